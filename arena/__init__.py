@@ -1,0 +1,1 @@
+"""Tournaments, the results store, statistics, leaderboards and the command line."""

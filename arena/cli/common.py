@@ -1,0 +1,98 @@
+"""What every command shares: options, one-line errors, and JSON output."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.markup import escape
+
+from arena.store import StoreError
+from engine import BoardSpec, EngineError, FirstClick, resolve_board
+from players import PlayerError
+
+__all__ = [
+    "Difficulty",
+    "FirstClickOpt",
+    "JsonOpt",
+    "Mines",
+    "PluginOpt",
+    "Seed",
+    "Size",
+    "StoreOpt",
+    "UsageError",
+    "board_from_options",
+    "cli_errors",
+    "console",
+    "err_console",
+    "print_json",
+]
+
+# Tables need room: when stdout is not a terminal (a pipe, a CI log) rich would assume 80 columns.
+console = Console(width=None if sys.stdout.isatty() else 160)
+err_console = Console(stderr=True)
+
+T = TypeVar("T", bound=Callable[..., Any])
+
+
+class UsageError(Exception):
+    """Bad input the command itself detects."""
+
+
+Difficulty = Annotated[
+    str | None,
+    typer.Option("--difficulty", "-d", help="beginner, intermediate or expert (or HxW/M).", show_default=False),
+]
+Size = Annotated[str | None, typer.Option("--size", help="Custom board HxW (rows x columns), with --mines.")]
+Mines = Annotated[int | None, typer.Option("--mines", help="Mine count for --size.")]
+FirstClickOpt = Annotated[str, typer.Option("--first-click", help="First-click rule: safe, opening, none or windows.")]
+Seed = Annotated[int, typer.Option("--seed", help="Tournament seed: the same seed plays the same boards.")]
+StoreOpt = Annotated[Path, typer.Option("--store", help="SQLite results store.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of a table.")]
+PluginOpt = Annotated[
+    list[Path] | None,
+    typer.Option("--plugin", help="Load players from a local Python file (repeatable).", show_default=False),
+]
+
+
+def board_from_options(
+    difficulty: str | None, size: str | None, mines: int | None, rule: str
+) -> tuple[BoardSpec, FirstClick]:
+    if difficulty is None and size is None:
+        difficulty = "beginner"
+    spec = resolve_board(difficulty, size, mines)
+    first_click = FirstClick.parse(rule)
+    spec.check_rule(first_click)
+    return spec, first_click
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+
+
+def _one_line(error: BaseException) -> str:
+    if isinstance(error, ValidationError):
+        return "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors())
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def cli_errors(func: T) -> T:
+    """Turn the errors a user can cause into one line on stderr and exit code 2."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except (EngineError, PlayerError, StoreError, UsageError, ValidationError, OSError) as error:
+            err_console.print("[bold red]error:[/]", escape(_one_line(error)), highlight=False, soft_wrap=True)
+            raise typer.Exit(2) from None
+
+    return wrapper  # type: ignore[return-value]

@@ -1,0 +1,155 @@
+"""`arena tournament`: play every registered (or named) player on the same seeded boards."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from arena.cli.common import (
+    Difficulty,
+    FirstClickOpt,
+    JsonOpt,
+    Mines,
+    PluginOpt,
+    Seed,
+    Size,
+    StoreOpt,
+    UsageError,
+    board_from_options,
+    cli_errors,
+    console,
+    err_console,
+    print_json,
+)
+from arena.cli.render import leaderboard_table
+from arena.config import PlayerRef, TournamentConfig, parse_player_list
+from arena.leaderboard import build_leaderboard
+from arena.store import DEFAULT_STORE, Store
+from arena.tournament import TournamentInterrupted, pending_work, run_tournament
+from players import Registry
+
+NAME = "tournament"
+HELP = "Play a tournament: every player on the same seeded boards; prints the leaderboard."
+
+
+def parse_options(items: list[str] | None, names: set[str]) -> dict[str, dict[str, Any]]:
+    """``NAME.KEY=VALUE`` pairs; values are read as JSON when they parse, else as text."""
+    options: dict[str, dict[str, Any]] = {}
+    for item in items or []:
+        target, sep, raw = item.partition("=")
+        name, dot, key = target.partition(".")
+        if not sep or not dot or not name or not key:
+            raise UsageError(f"--option {item!r} is not of the form PLAYER.KEY=VALUE")
+        if name not in names:
+            raise UsageError(f"--option {item!r} names player {name!r}, which is not in this tournament")
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw
+        options.setdefault(name, {})[key] = value
+    return options
+
+
+def resume_hint() -> str:
+    return shlex.join(["arena", *sys.argv[1:]])
+
+
+@cli_errors
+def command(
+    difficulty: Difficulty = None,
+    size: Size = None,
+    mines: Mines = None,
+    first_click: FirstClickOpt = "safe",
+    games: Annotated[int, typer.Option("--games", "-n", help="Number of boards; every player plays each.")] = 100,
+    seed: Seed = 0,
+    players: Annotated[
+        str | None, typer.Option("--players", "-p", help="NAME[,NAME...]; default: every registered player.")
+    ] = None,
+    option: Annotated[
+        list[str] | None, typer.Option("--option", "-o", help="Player option PLAYER.KEY=VALUE (repeatable).")
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option("--workers", "-w", help="Worker processes; default: one per core.")
+    ] = None,
+    store: StoreOpt = DEFAULT_STORE,
+    plugin: PluginOpt = None,
+    json_out: JsonOpt = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    spec, rule = board_from_options(difficulty, size, mines, first_click)
+    if games < 1:
+        raise UsageError(f"--games must be at least 1, got {games}")
+    if workers is not None and workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {workers}")
+    registry = Registry([str(p) for p in plugin or []])
+    for failure in registry.failures:
+        err_console.print(
+            f"[yellow]warning:[/] plugin {escape(failure.source)} skipped: {escape(failure.error)}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    refs = parse_player_list(players) or tuple(PlayerRef(name=n) for n in sorted(registry.players))
+    for ref in refs:
+        registry.get(ref.name)
+    options = parse_options(option, {r.name for r in refs})
+    refs = tuple(PlayerRef(name=r.name, options=options.get(r.name, {})) for r in refs)
+    config = TournamentConfig.build(spec, rule, seed=seed, games=games, players=refs)
+    with Store(store) as db:
+        todo = sum(len(keys) for _, keys in pending_work(config, db)[0])
+        started = time.perf_counter()
+        try:
+            if quiet or todo == 0:
+                summary = run_tournament(config, db, registry, workers=workers)
+            else:
+                columns = (
+                    TextColumn("[bold]{task.description}"),
+                    BarColumn(),
+                    MofNCompleteColumn(),
+                    TextColumn("{task.fields[rate]} games/s"),
+                    TimeElapsedColumn(),
+                    TextColumn("ETA"),
+                    TimeRemainingColumn(),
+                )
+                with Progress(*columns, console=err_console, transient=json_out) as progress:
+                    task = progress.add_task(config.difficulty, total=todo, rate="-")
+
+                    def advance(n: int) -> None:
+                        progress.advance(task, n)
+                        done = progress.tasks[0].completed
+                        elapsed = time.perf_counter() - started
+                        progress.update(task, rate=f"{done / elapsed:,.0f}" if elapsed > 0 else "-")
+
+                    summary = run_tournament(config, db, registry, workers=workers, progress=advance)
+        except TournamentInterrupted as stop:
+            err_console.print(
+                f"[yellow]interrupted:[/] {stop.recorded} games committed this run. Resume with:\n  {resume_hint()}",
+                highlight=False,
+            )
+            raise typer.Exit(130) from None
+        elapsed = time.perf_counter() - started
+        board = build_leaderboard(db, config.id, games)
+    if json_out:
+        data = board.model_dump()
+        data["run"] = {
+            "played": summary.played,
+            "skipped": summary.skipped,
+            "workers": summary.workers,
+            "seconds": round(elapsed, 3),
+            "store": str(Path(store)),
+        }
+        print_json(data)
+        return
+    console.print(leaderboard_table(board))
+    console.print(
+        f"played {summary.played} games ({summary.skipped} already in the store) with {summary.workers} "
+        f"worker(s) in {elapsed:.1f}s · store {store}",
+        highlight=False,
+    )

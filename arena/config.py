@@ -1,0 +1,104 @@
+"""What a tournament is, as a value: the board set it plays and who plays it.
+
+The tournament id hashes only what defines the *boards* (size, mines, first-click rule, seed and
+the engine's rules version). Players and the number of boards are the extent of the work, so a
+rerun with more games or another player extends the same tournament instead of starting anew,
+and every player's games stay paired on identical boards.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from engine import BoardSpec, FirstClick
+from engine.layout import MAX_SEED
+
+__all__ = ["RULES_VERSION", "PlayerRef", "TournamentConfig", "parse_player_list"]
+
+#: Bumped whenever a change to the engine could change any board or any game's outcome.
+RULES_VERSION = "1"
+
+
+class PlayerRef(BaseModel):
+    """A player by registered name plus the options it plays with."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    options: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        """The leaderboard identity: the name, plus the options when any are set."""
+        if not self.options:
+            return self.name
+        inner = ",".join(f"{k}={json.dumps(v, sort_keys=True)}" for k, v in sorted(self.options.items()))
+        return f"{self.name}[{inner}]"
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+
+class TournamentConfig(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    difficulty: str
+    height: int = Field(ge=1)
+    width: int = Field(ge=1)
+    mines: int = Field(ge=1)
+    rule: FirstClick = FirstClick.SAFE
+    seed: int = Field(default=0, ge=0, le=MAX_SEED)
+    games: int = Field(default=100, ge=1, le=100_000_000)
+    players: tuple[PlayerRef, ...] = ()
+    move_limit: int | None = Field(default=None, ge=1)
+
+    @field_validator("players")
+    @classmethod
+    def _unique(cls, players: tuple[PlayerRef, ...]) -> tuple[PlayerRef, ...]:
+        keys = [p.key for p in players]
+        dupes = sorted({k for k in keys if keys.count(k) > 1})
+        if dupes:
+            raise ValueError(f"player listed twice: {', '.join(dupes)}")
+        return players
+
+    @classmethod
+    def build(cls, spec: BoardSpec, rule: FirstClick, **fields: Any) -> TournamentConfig:
+        spec.check_rule(rule)
+        return cls(difficulty=spec.label, height=spec.height, width=spec.width, mines=spec.mines, rule=rule, **fields)
+
+    @property
+    def spec(self) -> BoardSpec:
+        name = self.difficulty if "/" not in self.difficulty else "custom"
+        return BoardSpec(self.height, self.width, self.mines, name)
+
+    @property
+    def board_set(self) -> dict[str, Any]:
+        return {
+            "height": self.height,
+            "width": self.width,
+            "mines": self.mines,
+            "rule": self.rule.value,
+            "seed": self.seed,
+            "rules_version": RULES_VERSION,
+        }
+
+    @property
+    def id(self) -> str:
+        digest = hashlib.sha256(json.dumps(self.board_set, sort_keys=True).encode()).hexdigest()
+        return digest[:16]
+
+    @property
+    def title(self) -> str:
+        size = f"{self.height}x{self.width}, {self.mines} mines"
+        return f"{self.difficulty} ({size}), first click {self.rule.value}, seed {self.seed}"
+
+
+def parse_player_list(text: str | None) -> tuple[PlayerRef, ...]:
+    """``NAME[,NAME...]`` from the command line (options come separately)."""
+    if not text:
+        return ()
+    return tuple(PlayerRef(name=part.strip()) for part in text.split(",") if part.strip())

@@ -1,0 +1,206 @@
+"""Leaderboards: per-player figures with honest intervals, and paired comparisons on equal boards.
+
+Win rates get a 95% Wilson interval. Differences are measured against the leader on the boards
+both played (the paired design): only boards exactly one of them won carry information, hence
+the exact McNemar test on those discordant boards.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel
+
+from arena.stats import compare_paired, wilson_interval
+from arena.store import Store
+
+__all__ = ["Leaderboard", "LeaderboardConfig", "LeaderboardRow", "build_leaderboard", "publish"]
+
+ERROR_OUTCOMES = ("illegal", "error", "crashed")
+
+
+class LeaderboardConfig(BaseModel):
+    tournament_id: str
+    difficulty: str
+    height: int
+    width: int
+    mines: int
+    rule: str
+    seed: int
+    boards: int
+    rules_version: str
+    project_version: str
+
+
+class LeaderboardRow(BaseModel):
+    rank: int
+    player: str
+    version: str
+    source: str
+    games: int
+    wins: int
+    win_rate: float
+    ci_low: float
+    ci_high: float
+    ms_per_game: float
+    guesses_per_game: float
+    moves_per_win: float | None
+    bbbv_solved_fraction: float
+    bbbv_per_second: float | None
+    first_click: str
+    errors: int
+    timeouts: int
+    #: Paired comparison with the leader on the boards both finished (None on the leader's row).
+    paired_games: int | None = None
+    only_leader: int | None = None
+    only_player: int | None = None
+    diff: float | None = None
+    diff_low: float | None = None
+    diff_high: float | None = None
+    p_value: float | None = None
+
+
+class Leaderboard(BaseModel):
+    config: LeaderboardConfig
+    rows: list[LeaderboardRow]
+
+    @property
+    def title(self) -> str:
+        c = self.config
+        return (
+            f"{c.difficulty} ({c.height}x{c.width}, {c.mines} mines) · first click {c.rule} · "
+            f"seed {c.seed} · {c.boards} boards"
+        )
+
+
+def _most_common_click(rows: list[dict[str, Any]]) -> str:
+    counts: dict[tuple[Any, Any], int] = defaultdict(int)
+    for r in rows:
+        counts[(r["first_row"], r["first_col"])] += 1
+    if not counts:
+        return "-"
+    (row, col), n = max(counts.items(), key=lambda kv: kv[1])
+    if row is None:
+        return "-"
+    return f"{row},{col}" if n == len(rows) else f"{row},{col} (mostly)"
+
+
+def build_leaderboard(store: Store, tournament_id: str | None = None, boards: int | None = None) -> Leaderboard:
+    """The leaderboard of a stored tournament over its first ``boards`` boards (default: all)."""
+    tid = tournament_id or store.latest()
+    meta = store.tournament(tid)
+    limit = boards if boards is not None else int(meta["games"])
+    config = LeaderboardConfig(
+        tournament_id=tid,
+        difficulty=meta["difficulty"],
+        height=meta["height"],
+        width=meta["width"],
+        mines=meta["mines"],
+        rule=meta["rule"],
+        seed=meta["seed"],
+        boards=limit,
+        rules_version=meta["rules_version"],
+        project_version=meta["project_version"],
+    )
+    info = {p["player"]: p for p in store.players(tid)}
+    by_player: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in store.games(tid, limit):
+        by_player[row["player"]].append(row)
+
+    rows: list[LeaderboardRow] = []
+    won_by_board: dict[str, dict[int, bool]] = {}
+    for player, games in by_player.items():
+        n = len(games)
+        wins = sum(g["won"] for g in games)
+        low, high = wilson_interval(wins, n)
+        cpu = float(np.mean([g["cpu_ms"] for g in games]))
+        moves_won = [g["moves"] for g in games if g["won"]]
+        fractions = [g["bbbv_solved"] / g["bbbv"] for g in games if g["bbbv"]]
+        won_bbbv = sum(g["bbbv"] for g in games if g["won"])
+        won_ms = sum(g["cpu_ms"] for g in games if g["won"])
+        rows.append(
+            LeaderboardRow(
+                rank=0,
+                player=player,
+                version=str(info.get(player, {}).get("version", "")),
+                source=str(info.get(player, {}).get("source", "")),
+                games=n,
+                wins=wins,
+                win_rate=wins / n,
+                ci_low=low,
+                ci_high=high,
+                ms_per_game=cpu,
+                guesses_per_game=float(np.mean([g["guesses"] for g in games])),
+                moves_per_win=float(np.mean(moves_won)) if moves_won else None,
+                bbbv_solved_fraction=float(np.mean(fractions)) if fractions else 0.0,
+                bbbv_per_second=(won_bbbv / (won_ms / 1000.0)) if won_ms > 0 else None,
+                first_click=_most_common_click(games),
+                errors=sum(g["outcome"] in ERROR_OUTCOMES for g in games),
+                timeouts=sum(g["outcome"] == "timeout" for g in games),
+            )
+        )
+        won_by_board[player] = {g["board"]: bool(g["won"]) for g in games}
+
+    rows.sort(key=lambda r: (-r.win_rate, -r.ci_low, r.player))
+    if rows:
+        leader = won_by_board[rows[0].player]
+        for rank, row in enumerate(rows, 1):
+            row.rank = rank
+            if rank == 1:
+                continue
+            mine = won_by_board[row.player]
+            common = sorted(set(leader) & set(mine))
+            if not common:
+                continue
+            cmp = compare_paired(np.array([mine[b] for b in common]), np.array([leader[b] for b in common]))
+            row.paired_games = cmp.games
+            row.only_player = cmp.only_a
+            row.only_leader = cmp.only_b
+            row.diff, row.diff_low, row.diff_high = cmp.diff, cmp.diff_low, cmp.diff_high
+            row.p_value = cmp.p_value
+    return Leaderboard(config=config, rows=rows)
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.2f}%"
+
+
+def to_markdown(board: Leaderboard) -> str:
+    c = board.config
+    lines = [
+        f"# Leaderboard: {c.difficulty}, first click `{c.rule}`",
+        "",
+        f"{c.height}x{c.width} with {c.mines} mines · seed {c.seed} · {c.boards} boards"
+        f" · tournament `{c.tournament_id}` · rules v{c.rules_version} · minesweeper-arena {c.project_version}",
+        "",
+        "Win rate with its 95% Wilson interval. `vs leader`: difference in win rate on the boards both played,"
+        " with its 95% interval and the exact McNemar p-value on the boards only one of the two won.",
+        "",
+        "| # | player | games | wins | win rate | 95% CI | vs leader | p | guesses/game | ms/game | first click |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in board.rows:
+        vs = "leader" if r.diff is None else f"{100 * r.diff:+.2f} [{100 * r.diff_low:+.2f}, {100 * r.diff_high:+.2f}]"
+        p = "" if r.p_value is None else f"{r.p_value:.3g}"
+        lines.append(
+            f"| {r.rank} | {r.player} | {r.games} | {r.wins} | {_pct(r.win_rate)} | "
+            f"{_pct(r.ci_low)} – {_pct(r.ci_high)} | {vs} | {p} | {r.guesses_per_game:.2f} | "
+            f"{r.ms_per_game:.3f} | {r.first_click} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def publish(board: Leaderboard, directory: str | Path = "leaderboards") -> tuple[Path, Path]:
+    """Write ``<difficulty>-<rule>.md`` and ``.json``; custom sizes use ``HxW-M`` as the name."""
+    c = board.config
+    stem = c.difficulty if "/" not in c.difficulty else f"{c.height}x{c.width}-{c.mines}"
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    md = folder / f"{stem}-{c.rule}.md"
+    js = folder / f"{stem}-{c.rule}.json"
+    md.write_text(to_markdown(board), encoding="utf-8")
+    js.write_text(board.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    return md, js

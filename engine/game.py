@@ -1,0 +1,440 @@
+"""One game: a small stateful class around the compiled kernels.
+
+The class validates at the edge (types, range, rules) and hands the flat arrays to
+``engine.kernels``. What a player may see is an ``Observation``; the mine layout lives only on
+the ``Game`` object, which the arena keeps to itself.
+"""
+
+from __future__ import annotations
+
+import enum
+import operator
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from engine import kernels
+from engine.board import BoardSpec, FirstClick
+from engine.errors import BoardConfigError, IllegalActionError, InvalidActionError
+from engine.kernels import COVERED, FLAGGED, MINE
+from engine.layout import board_permutation, check_seed, mines_from_permutation
+
+__all__ = [
+    "Action",
+    "ActionKind",
+    "Game",
+    "GameStats",
+    "GameStatus",
+    "Observation",
+]
+
+
+class ActionKind(enum.StrEnum):
+    REVEAL = "reveal"
+    FLAG = "flag"
+    UNFLAG = "unflag"
+    CHORD = "chord"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Action(NamedTuple):
+    """One move. ``str(action)`` is ``"reveal 3,4"`` and ``Action.parse`` reads it back.
+
+    ``guess`` is the player's own statement that a reveal was not certain; the engine ignores it
+    and the arena counts it as the player's guesses.
+    """
+
+    kind: ActionKind
+    row: int
+    col: int
+    guess: bool = False
+
+    @classmethod
+    def reveal(cls, row: int, col: int, *, guess: bool = False) -> Action:
+        return cls(ActionKind.REVEAL, row, col, guess)
+
+    @classmethod
+    def flag(cls, row: int, col: int) -> Action:
+        return cls(ActionKind.FLAG, row, col)
+
+    @classmethod
+    def unflag(cls, row: int, col: int) -> Action:
+        return cls(ActionKind.UNFLAG, row, col)
+
+    @classmethod
+    def chord(cls, row: int, col: int) -> Action:
+        return cls(ActionKind.CHORD, row, col)
+
+    @classmethod
+    def parse(cls, text: str) -> Action:
+        try:
+            kind, cell = text.strip().split(None, 1)
+            guess = cell.rstrip().endswith("?")
+            row, col = (int(part) for part in cell.replace(" ", "").rstrip("?").split(","))
+            return cls(ActionKind(kind.lower()), row, col, guess)
+        except ValueError:
+            raise InvalidActionError(
+                f"cannot read action {text!r}; write KIND ROW,COL with KIND one of "
+                f"{', '.join(k.value for k in ActionKind)}"
+            ) from None
+
+    def __str__(self) -> str:
+        return f"{ActionKind(self.kind).value} {self.row},{self.col}{'?' if self.guess else ''}"
+
+    def __repr__(self) -> str:
+        guess = ", guess=True" if self.guess else ""
+        return f"Action.{ActionKind(self.kind).value}({self.row}, {self.col}{guess})"
+
+
+class GameStatus(enum.StrEnum):
+    PLAYING = "playing"
+    WON = "won"
+    LOST = "lost"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """What a human would see, and nothing more.
+
+    ``grid`` is a read-only int8 (height, width) array: ``COVERED`` (-1), ``FLAGGED`` (-2) or
+    the revealed number 0-8. It is a copy, so a player may keep it; it holds no reference to
+    the layout or to the game.
+    """
+
+    grid: np.ndarray
+    mines: int
+    rule: FirstClick
+    moves: int
+    flags: int
+
+    @property
+    def height(self) -> int:
+        return self.grid.shape[0]
+
+    @property
+    def width(self) -> int:
+        return self.grid.shape[1]
+
+    @property
+    def mines_left(self) -> int:
+        """Total mines minus flags placed: the counter a human reads (it can go negative)."""
+        return self.mines - self.flags
+
+    @property
+    def first_move(self) -> bool:
+        return bool((self.grid >= 0).sum() == 0)
+
+
+@dataclass(frozen=True, slots=True)
+class GameStats:
+    """The per-game figures the arena aggregates (the arena adds guesses and timings)."""
+
+    status: GameStatus
+    rule: FirstClick
+    first_click: tuple[int, int] | None
+    moves: int
+    reveals: int
+    flags: int
+    chords: int
+    revealed_cells: int
+    bbbv: int
+    bbbv_solved: int
+
+    @property
+    def won(self) -> bool:
+        return self.status is GameStatus.WON
+
+
+class Game:
+    """A Minesweeper game on board ``index`` of ``seed``.
+
+    The layout is drawn at the first reveal, from the board's permutation and the first-click
+    rule, so that every player's board is as alike as the rule allows. ``Game.from_layout``
+    plays a fixed layout instead (no first-click protection).
+    """
+
+    __slots__ = (
+        "_bbbv",
+        "_chords",
+        "_exploded",
+        "_first_click",
+        "_flags",
+        "_flags_placed",
+        "_hit",
+        "_labels",
+        "_left",
+        "_moves",
+        "_openings",
+        "_perm",
+        "_reveals",
+        "_stack",
+        "_status",
+        "_truth",
+        "_view",
+        "height",
+        "index",
+        "rule",
+        "seed",
+        "spec",
+        "width",
+    )
+
+    def __init__(
+        self,
+        spec: BoardSpec,
+        rule: FirstClick | str = FirstClick.SAFE,
+        *,
+        seed: int = 0,
+        index: int = 0,
+        layout: np.ndarray | None = None,
+    ) -> None:
+        self.spec = spec
+        self.rule = FirstClick.parse(rule)
+        self.seed = check_seed(seed)
+        self.index = check_seed(index, "board index")
+        self.height = spec.height
+        self.width = spec.width
+        n = spec.cells
+        self._view = np.full(n, COVERED, dtype=np.int8)
+        self._stack = np.empty(n, dtype=np.int64)
+        self._hit = np.zeros(1, dtype=np.int64)
+        self._truth: np.ndarray | None = None
+        self._labels: np.ndarray | None = None
+        self._perm: np.ndarray | None = None
+        self._status = GameStatus.PLAYING
+        self._first_click: tuple[int, int] | None = None
+        self._exploded = -1
+        self._moves = self._reveals = self._flags = self._chords = self._flags_placed = 0
+        self._bbbv = self._openings = 0
+        self._left = n - spec.mines
+        if layout is None:
+            spec.check_rule(self.rule)
+        else:
+            grid = np.asarray(layout, dtype=bool)
+            if grid.shape != (spec.height, spec.width) or int(grid.sum()) != spec.mines:
+                raise BoardConfigError(
+                    f"layout of shape {grid.shape} with {int(grid.sum())} mines does not match the "
+                    f"{spec.height}x{spec.width} board with {spec.mines} mines"
+                )
+            self._set_layout(np.ascontiguousarray(grid).reshape(-1).astype(np.uint8))
+
+    @classmethod
+    def from_layout(cls, layout: np.ndarray, rule: FirstClick | str = FirstClick.NONE) -> Game:
+        """A game on a fixed layout (a boolean (height, width) array, True for a mine)."""
+        grid = np.asarray(layout, dtype=bool)
+        if grid.ndim != 2:
+            raise BoardConfigError(f"a layout is a 2-D grid; got an array of shape {grid.shape}")
+        spec = BoardSpec(grid.shape[0], grid.shape[1], int(grid.sum()))
+        return cls(spec, rule, layout=grid)
+
+    # -- layout ---------------------------------------------------------------------------
+    def _set_layout(self, is_mine: np.ndarray) -> None:
+        n = self.spec.cells
+        truth = np.empty(n, dtype=np.int8)
+        kernels.neighbour_numbers(is_mine, self.height, self.width, truth)
+        labels = np.empty(n, dtype=np.int32)
+        self._bbbv = kernels.label_openings(truth, self.height, self.width, labels, self._stack)
+        self._openings = int(labels.max(initial=0))
+        self._truth = truth
+        self._labels = labels
+
+    def _draw_layout(self, row: int, col: int) -> None:
+        if self._perm is None:
+            self._perm = board_permutation(self.spec, self.seed, self.index)
+        self._set_layout(mines_from_permutation(self.spec, self._perm, self.rule, (row, col)))
+
+    # -- validation -----------------------------------------------------------------------
+    def _cell(self, row: int, col: int) -> int:
+        try:
+            row = operator.index(row)
+            col = operator.index(col)
+        except TypeError:
+            raise InvalidActionError(f"a cell is two whole numbers ROW, COL; got {row!r}, {col!r}") from None
+        if not (0 <= row < self.height and 0 <= col < self.width):
+            raise InvalidActionError(
+                f"cell ({row}, {col}) is off the {self.height}x{self.width} board; rows run "
+                f"0..{self.height - 1} and columns 0..{self.width - 1}"
+            )
+        if self._status is not GameStatus.PLAYING:
+            raise IllegalActionError(f"the game is over ({self._status.value}); no more moves")
+        return row * self.width + col
+
+    # -- moves ----------------------------------------------------------------------------
+    def reveal(self, row: int, col: int) -> int:
+        """Reveal a covered cell (zeros flood-fill). Returns how many cells were revealed."""
+        cell = self._cell(row, col)
+        state = self._view[cell]
+        if state != COVERED:
+            if state == FLAGGED:
+                raise IllegalActionError(f"cell ({row}, {col}) is flagged; unflag it before revealing it")
+            raise IllegalActionError(f"cell ({row}, {col}) is already revealed")
+        if self._first_click is None:
+            self._first_click = (int(row), int(col))
+        if self._truth is None:
+            self._draw_layout(int(row), int(col))
+        self._moves += 1
+        self._reveals += 1
+        revealed = kernels.reveal_cells(self._view, self._truth, self.height, self.width, cell, self._stack)
+        return self._settle(revealed, cell)
+
+    def chord(self, row: int, col: int) -> int:
+        """Reveal the unflagged neighbours of a number whose adjacent flags equal it."""
+        cell = self._cell(row, col)
+        number = int(self._view[cell])
+        if number < 1:
+            raise IllegalActionError(f"cell ({row}, {col}) is not a revealed number; only numbers can be chorded")
+        result = kernels.chord_cells(self._view, self._truth, self.height, self.width, cell, self._stack, self._hit)
+        if result == kernels.FLAGS_MISMATCH:
+            raise IllegalActionError(f"cell ({row}, {col}) shows {number} but a different number of flags touch it")
+        if result == kernels.NOTHING_TO_CHORD:
+            raise IllegalActionError(f"cell ({row}, {col}) has no covered unflagged neighbour to chord")
+        self._moves += 1
+        self._chords += 1
+        return self._settle(result, int(self._hit[0]))
+
+    def _settle(self, revealed: int, cell: int) -> int:
+        if revealed == kernels.HIT_MINE:
+            # A mine hit is a loss whatever else is revealed: never a win on the last safe cell.
+            self._status = GameStatus.LOST
+            self._exploded = cell
+            return 0
+        self._left -= revealed
+        if self._left == 0:
+            self._status = GameStatus.WON
+        return revealed
+
+    def flag(self, row: int, col: int) -> None:
+        cell = self._cell(row, col)
+        if self._view[cell] != COVERED:
+            what = "already flagged" if self._view[cell] == FLAGGED else "revealed"
+            raise IllegalActionError(f"cell ({row}, {col}) is {what}; only covered cells can be flagged")
+        self._view[cell] = FLAGGED
+        self._moves += 1
+        self._flags += 1
+        self._flags_placed += 1
+
+    def unflag(self, row: int, col: int) -> None:
+        cell = self._cell(row, col)
+        if self._view[cell] != FLAGGED:
+            raise IllegalActionError(f"cell ({row}, {col}) is not flagged")
+        self._view[cell] = COVERED
+        self._moves += 1
+        self._flags_placed -= 1
+
+    def apply(self, action: Action) -> int:
+        """Play an ``Action``; returns the number of cells revealed (0 for flags)."""
+        try:
+            kind, row, col = action[0], action[1], action[2]
+            kind = ActionKind(kind)
+        except (TypeError, ValueError, IndexError, KeyError):
+            raise InvalidActionError(
+                f"{action!r} is not an action; use Action.reveal/flag/unflag/chord(row, col)"
+            ) from None
+        if kind is ActionKind.REVEAL:
+            return self.reveal(row, col)
+        if kind is ActionKind.CHORD:
+            return self.chord(row, col)
+        if kind is ActionKind.FLAG:
+            self.flag(row, col)
+        else:
+            self.unflag(row, col)
+        return 0
+
+    # -- what can be seen -----------------------------------------------------------------
+    @property
+    def status(self) -> GameStatus:
+        return self._status
+
+    @property
+    def over(self) -> bool:
+        return self._status is not GameStatus.PLAYING
+
+    @property
+    def won(self) -> bool:
+        return self._status is GameStatus.WON
+
+    @property
+    def moves(self) -> int:
+        return self._moves
+
+    @property
+    def first_click(self) -> tuple[int, int] | None:
+        return self._first_click
+
+    @property
+    def grid(self) -> np.ndarray:
+        """A live read-only (height, width) view of what is revealed: cheap, for the arena's own loop."""
+        grid = self._view.reshape(self.height, self.width).view()
+        grid.flags.writeable = False
+        return grid
+
+    @property
+    def safe_left(self) -> int:
+        """Covered safe cells still to reveal."""
+        return self._left
+
+    def observation(self) -> Observation:
+        grid = self._view.reshape(self.height, self.width).copy()
+        grid.flags.writeable = False
+        return Observation(grid, self.spec.mines, self.rule, self._moves, self._flags_placed)
+
+    def stats(self) -> GameStats:
+        solved = 0
+        if self._labels is not None:
+            solved = int(kernels.bbbv_solved(self._view, self._labels, self._openings))
+        return GameStats(
+            status=self._status,
+            rule=self.rule,
+            first_click=self._first_click,
+            moves=self._moves,
+            reveals=self._reveals,
+            flags=self._flags,
+            chords=self._chords,
+            revealed_cells=int((self._view >= 0).sum()),
+            bbbv=int(self._bbbv),
+            bbbv_solved=solved,
+        )
+
+    # -- hidden state, for the arena and for tests; never handed to a player ----------------
+    def mine_layout(self, click: tuple[int, int] | None = None) -> np.ndarray:
+        """The boolean (height, width) layout; before the first reveal, the one ``click`` would get."""
+        if self._truth is not None:
+            return (self._truth == MINE).reshape(self.height, self.width)
+        if click is None:
+            raise IllegalActionError("the layout is drawn at the first reveal; name the first click")
+        self.spec.check_cell(*click)
+        if self._perm is None:
+            self._perm = board_permutation(self.spec, self.seed, self.index)
+        return mines_from_permutation(self.spec, self._perm, self.rule, click).reshape(self.height, self.width) == 1
+
+    def numbers(self) -> np.ndarray:
+        """The full solution grid (0-8, ``MINE``) once the layout is drawn."""
+        if self._truth is None:
+            raise IllegalActionError("the layout is drawn at the first reveal")
+        return self._truth.reshape(self.height, self.width).copy()
+
+    def final_grid(self) -> np.ndarray:
+        """The view with every mine shown (``MINE``) once the game is over, for display."""
+        grid = self._view.copy()
+        if self.over and self._truth is not None:
+            hidden_mines = (self._truth == MINE) & (grid != FLAGGED)
+            grid[hidden_mines] = MINE
+        return grid.reshape(self.height, self.width)
+
+    @property
+    def exploded(self) -> tuple[int, int] | None:
+        if self._exploded < 0:
+            return None
+        return divmod(self._exploded, self.width)
+
+    def __repr__(self) -> str:
+        return (
+            f"<Game {self.spec.label} rule={self.rule.value} seed={self.seed} index={self.index} "
+            f"status={self._status.value} moves={self._moves}>"
+        )

@@ -1,0 +1,232 @@
+"""Compiled hot paths: pure functions over flat numpy arrays.
+
+Every board is stored row-major in flat arrays of ``height * width`` cells. Two int8 arrays
+describe a game: ``truth`` (0-8 for a safe cell's number, ``MINE`` for a mine) is hidden from
+players; ``view`` (``COVERED``, ``FLAGGED`` or the revealed 0-8) is what they see. The kernels
+never allocate on the hot path: callers pass a scratch ``stack`` of ``height * width`` int64.
+
+Rule codes follow ``engine.board.FirstClick`` in this order: safe, opening, none, windows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = [
+    "COVERED",
+    "FLAGGED",
+    "MINE",
+    "RULE_CODES",
+    "bbbv_solved",
+    "chord_cells",
+    "label_openings",
+    "neighbour_numbers",
+    "place_mines",
+    "reveal_cells",
+]
+
+COVERED = np.int8(-1)
+FLAGGED = np.int8(-2)
+MINE = np.int8(-3)
+
+RULE_SAFE, RULE_OPENING, RULE_NONE, RULE_WINDOWS = 0, 1, 2, 3
+RULE_CODES = {"safe": RULE_SAFE, "opening": RULE_OPENING, "none": RULE_NONE, "windows": RULE_WINDOWS}
+
+# Result codes of reveal_cells / chord_cells besides a count of newly revealed cells (>= 0).
+HIT_MINE = -1
+FLAGS_MISMATCH = -2
+NOTHING_TO_CHORD = -3
+
+
+@njit(cache=True)
+def _excluded(cell, click, width, rule):
+    """Whether ``rule`` keeps ``cell`` free of mines when the first click is ``click``."""
+    if rule == RULE_SAFE:
+        return cell == click
+    if rule == RULE_OPENING:
+        dr = cell // width - click // width
+        dc = cell % width - click % width
+        return -1 <= dr <= 1 and -1 <= dc <= 1
+    return False
+
+
+@njit(cache=True)
+def place_mines(perm, height, width, mines, click, rule, is_mine):
+    """Mark ``mines`` cells in ``is_mine`` (uint8, zeroed by the caller).
+
+    Mines go on the first cells of the board's permutation that the rule allows. For any first
+    click that is a uniform draw over the allowed layouts, and two clicks on the same board share
+    every mine the rule does not force to move: the boards of all players stay coupled.
+    """
+    placed = 0
+    for i in range(perm.shape[0]):
+        cell = perm[i]
+        if _excluded(cell, click, width, rule):
+            continue
+        is_mine[cell] = 1
+        placed += 1
+        if placed == mines:
+            break
+    if rule == RULE_WINDOWS and is_mine[click] == 1:
+        # Classic rule: the mine moves to the top-left-most free cell, scanning row by row.
+        is_mine[click] = 0
+        for cell in range(height * width):
+            if cell != click and is_mine[cell] == 0:
+                is_mine[cell] = 1
+                break
+    return placed
+
+
+@njit(cache=True)
+def neighbour_numbers(is_mine, height, width, truth):
+    """Fill ``truth`` with each safe cell's count of adjacent mines, ``MINE`` on mines."""
+    for r in range(height):
+        for c in range(width):
+            cell = r * width + c
+            if is_mine[cell]:
+                truth[cell] = MINE
+                continue
+            n = 0
+            for rr in range(max(r - 1, 0), min(r + 2, height)):
+                for cc in range(max(c - 1, 0), min(c + 2, width)):
+                    n += is_mine[rr * width + cc]
+            truth[cell] = n
+
+
+@njit(cache=True)
+def _flood(view, truth, height, width, stack, top, revealed):
+    """Reveal outward from the zeros on ``stack``; flags stop the flood as in the classic game."""
+    while top > 0:
+        top -= 1
+        cell = stack[top]
+        r = cell // width
+        c = cell % width
+        for rr in range(max(r - 1, 0), min(r + 2, height)):
+            for cc in range(max(c - 1, 0), min(c + 2, width)):
+                nb = rr * width + cc
+                if view[nb] == COVERED:
+                    view[nb] = truth[nb]
+                    revealed += 1
+                    if truth[nb] == 0:
+                        stack[top] = nb
+                        top += 1
+    return revealed
+
+
+@njit(cache=True)
+def reveal_cells(view, truth, height, width, cell, stack):
+    """Reveal one covered cell with flood fill. Returns the count revealed, or ``HIT_MINE``."""
+    if truth[cell] == MINE:
+        return HIT_MINE
+    view[cell] = truth[cell]
+    if truth[cell] != 0:
+        return 1
+    stack[0] = cell
+    return _flood(view, truth, height, width, stack, 1, 1)
+
+
+@njit(cache=True)
+def chord_cells(view, truth, height, width, cell, stack, hit):
+    """Reveal every covered, unflagged neighbour of a number whose flags match it.
+
+    Returns the count revealed, ``HIT_MINE`` (the first mine found is written to ``hit[0]``),
+    ``FLAGS_MISMATCH`` or ``NOTHING_TO_CHORD``. A wrong flag therefore loses, as it does for a human.
+    """
+    r = cell // width
+    c = cell % width
+    flags = 0
+    covered = 0
+    for rr in range(max(r - 1, 0), min(r + 2, height)):
+        for cc in range(max(c - 1, 0), min(c + 2, width)):
+            nb = rr * width + cc
+            if view[nb] == FLAGGED:
+                flags += 1
+            elif view[nb] == COVERED:
+                covered += 1
+    if flags != view[cell]:
+        return FLAGS_MISMATCH
+    if covered == 0:
+        return NOTHING_TO_CHORD
+    for rr in range(max(r - 1, 0), min(r + 2, height)):
+        for cc in range(max(c - 1, 0), min(c + 2, width)):
+            nb = rr * width + cc
+            if view[nb] == COVERED and truth[nb] == MINE:
+                hit[0] = nb
+                return HIT_MINE
+    top = 0
+    revealed = 0
+    for rr in range(max(r - 1, 0), min(r + 2, height)):
+        for cc in range(max(c - 1, 0), min(c + 2, width)):
+            nb = rr * width + cc
+            if view[nb] == COVERED:
+                view[nb] = truth[nb]
+                revealed += 1
+                if truth[nb] == 0:
+                    stack[top] = nb
+                    top += 1
+    return _flood(view, truth, height, width, stack, top, revealed)
+
+
+@njit(cache=True)
+def label_openings(truth, height, width, labels, stack):
+    """Label the board for 3BV and return the 3BV.
+
+    ``labels`` (int32) gets the opening id (1, 2, ...) on zero cells, -1 on numbers that border
+    no zero (each needs its own click), 0 elsewhere. 3BV = openings + such isolated numbers.
+    """
+    n = height * width
+    for i in range(n):
+        labels[i] = 0
+    openings = 0
+    for start in range(n):
+        if truth[start] != 0 or labels[start] != 0:
+            continue
+        openings += 1
+        labels[start] = openings
+        stack[0] = start
+        top = 1
+        while top > 0:
+            top -= 1
+            cell = stack[top]
+            r = cell // width
+            c = cell % width
+            for rr in range(max(r - 1, 0), min(r + 2, height)):
+                for cc in range(max(c - 1, 0), min(c + 2, width)):
+                    nb = rr * width + cc
+                    if truth[nb] == 0 and labels[nb] == 0:
+                        labels[nb] = openings
+                        stack[top] = nb
+                        top += 1
+    isolated = 0
+    for cell in range(n):
+        if truth[cell] <= 0:
+            continue
+        r = cell // width
+        c = cell % width
+        borders_zero = False
+        for rr in range(max(r - 1, 0), min(r + 2, height)):
+            for cc in range(max(c - 1, 0), min(c + 2, width)):
+                if truth[rr * width + cc] == 0:
+                    borders_zero = True
+        if not borders_zero:
+            labels[cell] = -1
+            isolated += 1
+    return openings + isolated
+
+
+@njit(cache=True)
+def bbbv_solved(view, labels, openings):
+    """How much of the 3BV the revealed cells account for: openings opened plus isolated numbers."""
+    seen = np.zeros(openings + 1, dtype=np.uint8)
+    solved = 0
+    for cell in range(view.shape[0]):
+        label = labels[cell]
+        if view[cell] < 0:
+            continue
+        if label == -1:
+            solved += 1
+        elif label > 0 and seen[label] == 0:
+            seen[label] = 1
+            solved += 1
+    return solved

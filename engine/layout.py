@@ -1,0 +1,128 @@
+"""Seeded boards and the text formats for layouts and positions.
+
+Derivation (documented so anyone can reproduce a board without this code): board ``index`` of
+seed ``seed`` uses ``numpy.random.Generator(PCG64(SeedSequence([seed, index])))`` and draws one
+``permutation(height * width)`` of the cells. Mines go on the first ``mines`` cells of that
+permutation the first-click rule allows (see ``engine.kernels.place_mines``). The layout is thus a
+pure function of (size, mines, seed, index, rule, first click): the same on every machine, for
+any number of workers, in any order, and never touched by global random state.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+
+from engine import kernels
+from engine.board import BoardSpec, FirstClick
+from engine.errors import BoardConfigError, LayoutFormatError
+
+__all__ = [
+    "MAX_SEED",
+    "board_permutation",
+    "check_seed",
+    "draw_layout",
+    "format_layout",
+    "format_position",
+    "parse_layout",
+    "parse_position",
+    "player_generator",
+]
+
+#: Seeds and board indices are stored as SQLite integers, hence the signed 64-bit bound.
+MAX_SEED = 2**63 - 1
+
+
+def check_seed(value: int, what: str = "seed") -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise BoardConfigError(f"{what} must be a whole number, got {value!r}")
+    value = int(value)
+    if not 0 <= value <= MAX_SEED:
+        raise BoardConfigError(f"{what} must be between 0 and 2**63-1, got {value}")
+    return value
+
+
+def board_permutation(spec: BoardSpec, seed: int, index: int) -> np.ndarray:
+    """The board's one random ordering of all cells, from which every first click's layout comes."""
+    sequence = np.random.SeedSequence([check_seed(seed), check_seed(index, "board index")])
+    return np.random.Generator(np.random.PCG64(sequence)).permutation(spec.cells)
+
+
+def player_generator(seed: int, index: int, player: str) -> np.random.Generator:
+    """The random generator a player gets for one board: independent of the board's own stream
+    (a different spawn key) and of other players' (keyed by the player's name)."""
+    key = zlib.crc32(player.encode("utf-8"))
+    sequence = np.random.SeedSequence([check_seed(seed), check_seed(index, "board index")], spawn_key=(1, key))
+    return np.random.Generator(np.random.PCG64(sequence))
+
+
+def mines_from_permutation(spec: BoardSpec, perm: np.ndarray, rule: FirstClick, click: tuple[int, int]) -> np.ndarray:
+    """Flat uint8 mine mask for one first click (validated by the caller)."""
+    is_mine = np.zeros(spec.cells, dtype=np.uint8)
+    cell = click[0] * spec.width + click[1]
+    kernels.place_mines(perm, spec.height, spec.width, spec.mines, cell, kernels.RULE_CODES[rule.value], is_mine)
+    return is_mine
+
+
+def draw_layout(spec: BoardSpec, rule: FirstClick | str, seed: int, index: int, click: tuple[int, int]) -> np.ndarray:
+    """The (height, width) boolean mine layout of board ``index`` when the first click is ``click``."""
+    rule = FirstClick.parse(rule)
+    spec.check_rule(rule)
+    spec.check_cell(*click)
+    perm = board_permutation(spec, seed, index)
+    return mines_from_permutation(spec, perm, rule, click).reshape(spec.height, spec.width).astype(bool)
+
+
+def format_layout(mines: np.ndarray) -> str:
+    """Layout text: one line per row, ``*`` for a mine and ``.`` for a safe cell."""
+    return "\n".join("".join("*" if m else "." for m in row) for row in np.asarray(mines, dtype=bool))
+
+
+def _rows(text: str, what: str) -> list[str]:
+    rows = [line.strip() for line in text.strip().splitlines()]
+    if not rows or not rows[0]:
+        raise LayoutFormatError(f"the {what} is empty")
+    width = len(rows[0])
+    for number, row in enumerate(rows, 1):
+        if len(row) != width:
+            raise LayoutFormatError(
+                f"{what} line {number} has {len(row)} cells but line 1 has {width}; every row needs the same width"
+            )
+    return rows
+
+
+def parse_layout(text: str) -> np.ndarray:
+    """Read layout text back into a boolean (height, width) array."""
+    rows = _rows(text, "layout")
+    grid = np.zeros((len(rows), len(rows[0])), dtype=bool)
+    for r, row in enumerate(rows):
+        for c, ch in enumerate(row):
+            if ch not in "*.":
+                raise LayoutFormatError(f"layout line {r + 1} column {c + 1}: {ch!r} is not '*' (mine) or '.' (safe)")
+            grid[r, c] = ch == "*"
+    return grid
+
+
+_POSITION_CODES = {"#": kernels.COVERED, "F": kernels.FLAGGED, **{str(n): n for n in range(9)}}
+
+
+def parse_position(text: str) -> np.ndarray:
+    """Read position text (``#`` covered, ``F`` flag, ``0``-``8`` revealed) into an int8 grid."""
+    rows = _rows(text, "position")
+    grid = np.empty((len(rows), len(rows[0])), dtype=np.int8)
+    for r, row in enumerate(rows):
+        for c, ch in enumerate(row):
+            code = _POSITION_CODES.get(ch.upper() if ch == "f" else ch)
+            if code is None:
+                raise LayoutFormatError(
+                    f"position line {r + 1} column {c + 1}: {ch!r} is not '#' (covered), 'F' (flag) or a digit 0-8"
+                )
+            grid[r, c] = code
+    return grid
+
+
+def format_position(grid: np.ndarray) -> str:
+    """Position text of an observation grid (mines shown after a loss print as ``*``)."""
+    symbols = {int(kernels.COVERED): "#", int(kernels.FLAGGED): "F", int(kernels.MINE): "*"}
+    return "\n".join("".join(symbols.get(int(v), str(int(v))) for v in row) for row in np.asarray(grid))

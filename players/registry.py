@@ -1,0 +1,181 @@
+"""The plugin host: finds players, validates them, and isolates broken plugins.
+
+Sources, in order: the built-in players (through the same hook as everyone else), installed
+distributions with an entry point in the ``minesweeper_arena`` group, and local files given
+with ``--plugin``. Nothing loads at import time; ``Registry.load`` does the work once, and a
+plugin that fails to import or to register is recorded as a failure and skipped, so one broken
+plugin never takes the command line down with it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.metadata
+import importlib.util
+import inspect
+import sys
+import traceback
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pluggy
+from pydantic import BaseModel
+
+from players import hookspecs
+from players.api import NAME_PATTERN, Player, PlayerError
+
+__all__ = [
+    "DuplicatePlayerError",
+    "PlayerEntry",
+    "PluginFailure",
+    "Registry",
+    "UnknownPlayerError",
+]
+
+BUILTIN_MODULE = "players.builtin"
+
+
+class DuplicatePlayerError(PlayerError):
+    """Two plugins claim the same player name; leaderboards could not tell them apart."""
+
+
+class UnknownPlayerError(PlayerError, LookupError):
+    """A player name that no loaded plugin provides."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerEntry:
+    name: str
+    cls: type[Player]
+    description: str
+    source: str
+    version: str
+
+    def create(self, options: Mapping[str, Any] | None = None) -> Player:
+        return self.cls(options)
+
+
+@dataclass(frozen=True, slots=True)
+class PluginFailure:
+    source: str
+    error: str
+    detail: str = ""
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
+
+
+class Registry:
+    """Players by name, loaded lazily from every plugin source."""
+
+    def __init__(self, plugin_files: Iterable[str | Path] = (), *, entry_points: bool = True) -> None:
+        self.plugin_files = tuple(str(p) for p in plugin_files)
+        self.use_entry_points = entry_points
+        self._players: dict[str, PlayerEntry] | None = None
+        self._failures: list[PluginFailure] = []
+        self._manager = pluggy.PluginManager(hookspecs.PROJECT)
+        self._manager.add_hookspecs(hookspecs)
+
+    # -- loading --------------------------------------------------------------------------
+    def load(self) -> Registry:
+        if self._players is not None:
+            return self
+        self._players = {}
+        self._load_module(BUILTIN_MODULE, "builtin", lambda: importlib.import_module(BUILTIN_MODULE))
+        if self.use_entry_points:
+            for ep in sorted(importlib.metadata.entry_points(group=hookspecs.PROJECT), key=lambda e: e.name):
+                dist = ep.dist.name if ep.dist is not None else "unknown distribution"
+                self._load_module(f"entrypoint:{ep.name}", f"package {dist} ({ep.value})", ep.load)
+        for path in self.plugin_files:
+            self._load_module(f"file:{path}", f"file {path}", lambda path=path: _import_file(path))
+        return self
+
+    def _load_module(self, plugin_name: str, source: str, importer: Any) -> None:
+        try:
+            module = importer()
+            if self._manager.is_registered(module):
+                return
+            self._manager.register(module, name=plugin_name)
+            impls = [i for i in self._manager.hook.register_players.get_hookimpls() if i.plugin is module]
+            if not impls:
+                raise PlayerError("it defines no register_players hook (decorate it with @hookimpl)")
+            for impl in impls:
+                staged: list[PlayerEntry] = []
+                impl.function(register=lambda cls, staged=staged: staged.append(self._check(cls, source, staged)))
+                for entry in staged:
+                    self._players[entry.name] = entry  # type: ignore[index]
+        except (Exception, SystemExit) as error:  # a plugin's failure is reported, never fatal
+            self._failures.append(PluginFailure(source, _first_line(error), traceback.format_exc(limit=-3)))
+
+    def _check(self, cls: Any, source: str, staged: list[PlayerEntry]) -> PlayerEntry:
+        if not (inspect.isclass(cls) and issubclass(cls, Player)):
+            raise PlayerError(f"register() takes a Player subclass, got {cls!r}")
+        name = getattr(cls, "name", "")
+        if not isinstance(name, str) or not NAME_PATTERN.match(name):
+            raise PlayerError(
+                f"{cls.__name__}.name must be 1-64 lower-case letters, digits, '.', '_' or '-' "
+                f"starting with a letter or digit; got {name!r}"
+            )
+        if inspect.isabstract(cls):
+            raise PlayerError(f"{cls.__name__} does not implement play(observation)")
+        if not (inspect.isclass(cls.Options) and issubclass(cls.Options, BaseModel)):
+            raise PlayerError(f"{cls.__name__}.Options must be a pydantic model")
+        assert self._players is not None
+        clash = self._players.get(name) or next((e for e in staged if e.name == name), None)
+        if clash is not None:
+            raise DuplicatePlayerError(
+                f"player name {name!r} from {source} is already registered by {clash.source}; "
+                "player names must be unique"
+            )
+        description = (cls.description or (inspect.getdoc(cls) or "").split("\n")[0]).strip()
+        return PlayerEntry(name, cls, description, source, str(getattr(cls, "version", "1")))
+
+    # -- queries --------------------------------------------------------------------------
+    @property
+    def players(self) -> dict[str, PlayerEntry]:
+        self.load()
+        assert self._players is not None
+        return dict(self._players)
+
+    @property
+    def failures(self) -> list[PluginFailure]:
+        self.load()
+        return list(self._failures)
+
+    def get(self, name: str) -> PlayerEntry:
+        players = self.players
+        if name not in players:
+            known = ", ".join(sorted(players)) or "none"
+            raise UnknownPlayerError(f"unknown player {name!r}; registered players: {known}")
+        return players[name]
+
+    def create(self, name: str, options: Mapping[str, Any] | None = None) -> Player:
+        return self.get(name).create(options)
+
+
+def _import_file(path: str) -> ModuleType:
+    """Import a local plugin file under a name unique to its path, so two files may share a stem."""
+    file = Path(path).expanduser()
+    if not file.is_file():
+        raise PlayerError(f"plugin file {path!r} does not exist")
+    resolved = str(file.resolve())
+    module_name = f"_arena_plugin_{file.stem}_{hashlib.sha1(resolved.encode()).hexdigest()[:10]}"
+    if module_name in sys.modules:
+        return sys.modules[module_name]
+    spec = importlib.util.spec_from_file_location(module_name, resolved)
+    if spec is None or spec.loader is None:
+        raise PlayerError(f"plugin file {path!r} is not a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[module_name]
+        raise
+    return module
