@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 import time
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -59,7 +59,7 @@ class GameResult:
         return self.outcome is Outcome.WON
 
     def as_row(self) -> dict[str, object]:
-        row = asdict(self)
+        row = {name: getattr(self, name) for name in self.__slots__}
         row["outcome"] = self.outcome.value
         row["won"] = int(self.won)
         return row

@@ -185,7 +185,11 @@ class Store:
 
     def record(self, tournament_id: str, results: Iterable[GameResult]) -> int:
         """Commit finished games; returns how many were new (a repeat is ignored, never duplicated)."""
-        rows = [(tournament_id, *(r.as_row()[c] for c in GAME_COLUMNS), _now()) for r in results]
+        now = _now()
+        rows = []
+        for result in results:
+            row = result.as_row()
+            rows.append((tournament_id, *(row[c] for c in GAME_COLUMNS), now))
         if not rows:
             return 0
         placeholders = ",".join("?" * (len(GAME_COLUMNS) + 2))

@@ -6,7 +6,6 @@ instance per player for the life of the process. Only plain values cross the pro
 
 from __future__ import annotations
 
-import os
 import signal
 from dataclasses import dataclass
 
@@ -45,13 +44,10 @@ def init_worker(plugin_files: tuple[str, ...] = (), single_thread: bool = True, 
     _registry = Registry(plugin_files)
     _instances.clear()
     if single_thread:
-        os.environ["NUMBA_NUM_THREADS"] = "1"
-        try:
-            import numba
+        # Only the runtime call: changing NUMBA_NUM_THREADS after numba is imported breaks it.
+        import numba
 
-            numba.set_num_threads(1)
-        except (ImportError, ValueError):
-            pass
+        numba.set_num_threads(1)
 
 
 def _player(ref: PlayerRef) -> Player:

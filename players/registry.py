@@ -91,7 +91,7 @@ class Registry:
         if self.use_entry_points:
             for ep in sorted(importlib.metadata.entry_points(group=hookspecs.PROJECT), key=lambda e: e.name):
                 dist = ep.dist.name if ep.dist is not None else "unknown distribution"
-                self._load_module(f"entrypoint:{ep.name}", f"package {dist} ({ep.value})", ep.load)
+                self._load_module(f"entrypoint:{dist}:{ep.name}", f"package {dist} ({ep.value})", ep.load)
         for path in self.plugin_files:
             self._load_module(f"file:{path}", f"file {path}", lambda path=path: _import_file(path))
         return self

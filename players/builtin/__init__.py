@@ -5,11 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from players.builtin.random_player import RandomPlayer
+from players.builtin.single_constraint import MaxSingleConstraintPlayer, MeanConstraintPlayer
 from players.hookspecs import hookimpl
 
-__all__ = ["BUILTIN_PLAYERS", "RandomPlayer", "register_players"]
+__all__ = [
+    "BUILTIN_PLAYERS",
+    "MaxSingleConstraintPlayer",
+    "MeanConstraintPlayer",
+    "RandomPlayer",
+    "register_players",
+]
 
-BUILTIN_PLAYERS: tuple[type, ...] = (RandomPlayer,)
+BUILTIN_PLAYERS: tuple[type, ...] = (RandomPlayer, MaxSingleConstraintPlayer, MeanConstraintPlayer)
 
 
 @hookimpl
