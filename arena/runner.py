@@ -58,6 +58,11 @@ class GameResult:
     def won(self) -> bool:
         return self.outcome is Outcome.WON
 
+    @classmethod
+    def failed(cls, player: str, board: int, outcome: Outcome, error: str) -> GameResult:
+        """A game that never started: the player could not even be set up."""
+        return cls(player, board, outcome, 0, 0, 0, 0, 0, 0, 0, 0, None, None, 0.0, 0.0, error[:2000])
+
     def as_row(self) -> dict[str, object]:
         row = {name: getattr(self, name) for name in self.__slots__}
         row["outcome"] = self.outcome.value

@@ -10,7 +10,7 @@ import signal
 from dataclasses import dataclass
 
 from arena.config import PlayerRef, TournamentConfig
-from arena.runner import GameResult, play_game
+from arena.runner import GameResult, Outcome, play_game
 from engine import BEGINNER, FirstClick
 from players import Player, Registry
 
@@ -75,7 +75,11 @@ def run_batch(batch: Batch) -> list[GameResult]:
     results = []
     for board, keys in batch.work:
         for key in keys:
-            results.append(
-                play_game(_player(refs[key]), key, spec, config.rule, config.seed, board, move_limit=config.move_limit)
-            )
+            try:
+                player = _player(refs[key])
+            except Exception as exc:  # a constructor that raises costs that player its games, nothing more
+                error = f"could not set up the player: {type(exc).__name__}: {exc}"
+                results.append(GameResult.failed(key, board, Outcome.ERROR, error))
+                continue
+            results.append(play_game(player, key, spec, config.rule, config.seed, board, move_limit=config.move_limit))
     return results

@@ -69,6 +69,7 @@ class Player(abc.ABC):
         self.options = self.parse_options(options)
         self.rng: np.random.Generator = np.random.default_rng(0)
         self.spec: BoardSpec | None = None
+        self.rule: FirstClick | None = None
 
     @classmethod
     def parse_options(cls, options: Mapping[str, Any] | BaseModel | None) -> Any:

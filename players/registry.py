@@ -126,6 +126,11 @@ class Registry:
             raise PlayerError(f"{cls.__name__} does not implement play(observation)")
         if not (inspect.isclass(cls.Options) and issubclass(cls.Options, BaseModel)):
             raise PlayerError(f"{cls.__name__}.Options must be a pydantic model")
+        if cls.Options.model_config.get("extra") != "forbid":
+            raise PlayerError(
+                f"{cls.__name__}.Options must refuse unknown options: subclass Player.Options "
+                "(or set model_config extra='forbid')"
+            )
         assert self._players is not None
         clash = self._players.get(name) or next((e for e in staged if e.name == name), None)
         if clash is not None:

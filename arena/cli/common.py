@@ -17,6 +17,7 @@ from rich.markup import escape
 from arena.store import StoreError
 from engine import BoardSpec, EngineError, FirstClick, resolve_board
 from players import PlayerError
+from players.solver import SolverError
 
 __all__ = [
     "Difficulty",
@@ -91,7 +92,7 @@ def cli_errors(func: T) -> T:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
-        except (EngineError, PlayerError, StoreError, UsageError, ValidationError, OSError) as error:
+        except (EngineError, PlayerError, SolverError, StoreError, UsageError, ValidationError, OSError) as error:
             err_console.print("[bold red]error:[/]", escape(_one_line(error)), highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
 
