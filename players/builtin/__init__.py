@@ -4,19 +4,29 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from players.builtin.enumeration_player import EnumerationPlayer
 from players.builtin.random_player import RandomPlayer
+from players.builtin.rref_player import RrefPlayer
 from players.builtin.single_constraint import MaxSingleConstraintPlayer, MeanConstraintPlayer
 from players.hookspecs import hookimpl
 
 __all__ = [
     "BUILTIN_PLAYERS",
+    "EnumerationPlayer",
     "MaxSingleConstraintPlayer",
     "MeanConstraintPlayer",
     "RandomPlayer",
+    "RrefPlayer",
     "register_players",
 ]
 
-BUILTIN_PLAYERS: tuple[type, ...] = (RandomPlayer, MaxSingleConstraintPlayer, MeanConstraintPlayer)
+BUILTIN_PLAYERS: tuple[type, ...] = (
+    RandomPlayer,
+    MaxSingleConstraintPlayer,
+    MeanConstraintPlayer,
+    RrefPlayer,
+    EnumerationPlayer,
+)
 
 
 @hookimpl

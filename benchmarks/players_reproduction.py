@@ -1,0 +1,199 @@
+"""Reproduce published win rates with the built-in players, and measure their speed.
+
+Each claim runs as a real tournament (all local cores, results in a SQLite store beside this
+file so an interrupted run resumes) and prints: games, wins, win rate with its 95% Wilson
+interval, the published figure, whether the figure lies in our interval, and the exact
+two-sided binomial p-value of our wins against the published rate (the published samples are
+so large that their own uncertainty is negligible next to ours).
+
+Speed: CPU ms per game per player and preset on one core, from the per-game CPU times the
+workers record (compile time excluded: each worker warms its players up first). The numba
+compile time is measured separately in a fresh process with an empty cache.
+
+    python benchmarks/players_reproduction.py [--scale 1.0] [--only enumeration]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from arena.config import PlayerRef, TournamentConfig
+from arena.stats import binomial_two_sided_p, wilson_interval
+from arena.store import Store
+from arena.tournament import default_workers, run_tournament
+from engine import PRESETS, FirstClick
+from players import Registry
+
+HERE = Path(__file__).parent
+RESULTS = HERE / "results" / "players_reproduction.json"
+STORE = HERE / "results" / "players_reproduction.db"
+SEED = 4_000_000
+
+
+@dataclass(frozen=True)
+class Claim:
+    player: str
+    preset: str
+    rule: str
+    published: float
+    source: str
+    games: int
+
+
+CLAIMS = (
+    Claim("enumeration", "beginner", "safe", 0.9105, "Rust solver, measured here: 1.2M games", 100_000),
+    Claim("enumeration", "intermediate", "safe", 0.7568, "Rust solver, measured here: 500k games", 40_000),
+    Claim("enumeration", "expert", "safe", 0.3251, "Rust solver, measured here: 240k games", 20_000),
+    Claim("random", "expert", "opening", 0.07, "C++ engine article: 10k games", 10_000),
+    Claim("max-single-constraint", "expert", "opening", 0.10, "C++ engine article: 10k games", 10_000),
+    Claim("mean-constraint", "expert", "opening", 0.14, "C++ engine article: 10k games", 10_000),
+)
+
+#: The Rust solver's per-game times on this kind of machine (REFERENCES.md), for the ratio.
+RUST_MS = {"beginner": 0.085, "intermediate": 0.53, "expert": 2.3}
+
+
+def compile_seconds() -> float:
+    """Seconds to compile every kernel the built-in players use, in a fresh process, no cache."""
+    code = (
+        "import time; t=time.perf_counter();"
+        "from players import Registry; from arena.worker import warm_up;"
+        "r=Registry(); [warm_up(r.create(n)) for n in sorted(r.players)];"
+        "print(time.perf_counter()-t)"
+    )
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def run_claim(claim: Claim, registry: Registry, store: Store, scale: float) -> dict[str, object]:
+    games = max(100, int(claim.games * scale))
+    config = TournamentConfig.build(
+        PRESETS[claim.preset], FirstClick(claim.rule), seed=SEED, games=games, players=(PlayerRef(name=claim.player),)
+    )
+    start = time.perf_counter()
+    run_tournament(config, store, registry, workers=default_workers())
+    rows = [g for g in store.games(config.id, games) if g["player"] == claim.player]
+    wins = sum(g["won"] for g in rows)
+    low, high = wilson_interval(wins, len(rows))
+    cpu = np.array([g["cpu_ms"] for g in rows])
+    return {
+        "player": claim.player,
+        "preset": claim.preset,
+        "rule": claim.rule,
+        "games": len(rows),
+        "wins": wins,
+        "win_rate": wins / len(rows),
+        "ci_low": low,
+        "ci_high": high,
+        "published": claim.published,
+        "published_source": claim.source,
+        "published_in_ci": low <= claim.published <= high,
+        "p_value_vs_published": binomial_two_sided_p(wins, len(rows), claim.published),
+        "ms_per_game_mean": float(cpu.mean()),
+        "ms_per_game_median": float(np.median(cpu)),
+        "errors": sum(g["outcome"] not in ("won", "lost") for g in rows),
+        "wall_seconds": time.perf_counter() - start,
+    }
+
+
+def speed_table(registry: Registry, store: Store, scale: float) -> list[dict[str, object]]:
+    """Every built-in player on every preset (safe rule), CPU ms per game."""
+    rows = []
+    names = sorted(registry.players)
+    for preset in ("beginner", "intermediate", "expert"):
+        games = max(50, int(1000 * scale))
+        config = TournamentConfig.build(
+            PRESETS[preset],
+            FirstClick.SAFE,
+            seed=SEED + 1,
+            games=games,
+            players=tuple(PlayerRef(name=n) for n in names),
+        )
+        run_tournament(config, store, registry, workers=default_workers())
+        by_player: dict[str, list[float]] = {}
+        for g in store.games(config.id, games):
+            by_player.setdefault(g["player"], []).append(g["cpu_ms"])
+        for name in names:
+            cpu = np.array(by_player[name])
+            row = {"player": name, "preset": preset, "games": cpu.size, "ms_per_game_mean": float(cpu.mean())}
+            row["ms_per_game_median"] = float(np.median(cpu))
+            if name == "enumeration":
+                row["rust_ms_per_game"] = RUST_MS[preset]
+                row["ratio_to_rust"] = row["ms_per_game_mean"] / RUST_MS[preset]
+            rows.append(row)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply every game count (0.1 for a quick look)")
+    parser.add_argument("--only", default="", help="comma-separated players to run (default: all claims)")
+    parser.add_argument("--no-speed", action="store_true", help="skip the speed table")
+    args = parser.parse_args()
+    only = {p for p in args.only.split(",") if p}
+    registry = Registry(entry_points=False)
+    STORE.parent.mkdir(exist_ok=True)
+    results: dict[str, object] = {
+        "machine": {
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "numba": numba.__version__,
+            "cpus": os.cpu_count(),
+            "workers": default_workers(),
+        },
+        "seed": SEED,
+    }
+    with Store(STORE) as store:
+        claims = []
+        for claim in CLAIMS:
+            if only and claim.player not in only:
+                continue
+            row = run_claim(claim, registry, store, args.scale)
+            claims.append(row)
+            verdict = "within" if row["published_in_ci"] else "OUTSIDE"
+            print(
+                f"{claim.player:>22} {claim.preset:>12} {claim.rule:>7}: {row['wins']}/{row['games']} = "
+                f"{100 * row['win_rate']:.2f}% [{100 * row['ci_low']:.2f}, {100 * row['ci_high']:.2f}] · published "
+                f"{100 * claim.published:.2f}% {verdict} our 95% CI (p = {row['p_value_vs_published']:.3g}) · "
+                f"{row['ms_per_game_mean']:.2f} ms/game",
+                flush=True,
+            )
+        results["claims"] = claims
+        if not args.no_speed:
+            speed = speed_table(registry, store, args.scale)
+            results["speed"] = speed
+            for row in speed:
+                extra = (
+                    f" · x{row['ratio_to_rust']:.2f} the Rust solver's {row['rust_ms_per_game']} ms"
+                    if "ratio_to_rust" in row
+                    else ""
+                )
+                print(
+                    f"speed {row['player']:>22} {row['preset']:>12}: {row['ms_per_game_mean']:.3f} ms/game mean, "
+                    f"{row['ms_per_game_median']:.3f} median ({row['games']} games){extra}",
+                    flush=True,
+                )
+            compile_s = compile_seconds()
+            results["compile_seconds_all_builtin_players"] = compile_s
+            print(f"numba compile time of every built-in player's kernels: {compile_s:.1f} s")
+    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    print(f"saved {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()

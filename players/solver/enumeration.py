@@ -1,0 +1,438 @@
+"""Exact enumeration of one component's solutions, by mine count, in compiled backtracking.
+
+For a component of ``n`` cells the result is, for every mine count ``k`` in ``0..n``:
+``totals[k]``, the number of 0/1 assignments satisfying every row with exactly ``k`` mines, and
+``mine_counts[k, j]``, how many of those make cell ``j`` a mine. That is all the weighting by the
+global mine count needs (``players.solver.weighting``).
+
+How the search stays small:
+
+* Cells with exactly the same set of rows are interchangeable, so they are merged into one
+  variable of capacity ``s`` (a "group"); the search picks how many of its ``s`` cells are mines
+  (``m``) and a solution counts ``C(s, m)`` times. Per cell that is ``C(s-1, m-1)`` of them.
+* Variables are ordered greedily to keep the set of "open" rows (partly assigned) small, like a
+  path decomposition of the frontier: a row is checked as soon as its last variable is set.
+  (Grouping and ordering live in ``players.solver.ordering``.)
+* Forward checking: before a variable is set, each of its rows bounds it between
+  ``need - (capacity of the row's other unset cells)`` and ``need``. A row can therefore never
+  end unsatisfied, and most dead ends are cut one level early. Mines above ``max_k`` (the mines
+  left on the board) are pruned too; they could never be weighted in.
+
+The work is proportional to the number of solutions (group-level) times the number of variables.
+That is small for real positions (see benchmarks/solver_speed.py) but exponential in the worst
+case: a long frontier of loose constraints (a row of 1s against a wall of covered cells two deep)
+has solution counts growing geometrically with its length. ``node_limit`` bounds the work and
+raises ``TooComplexError`` past it; RREF-first deduction (``players.solver.analysis``) removes
+determined cells before enumeration, which often splits such components in pieces.
+
+Counts: int64 when the component has at most ``EXACT_CELLS`` (66) cells, because then every
+count is at most ``max_k C(66, k) = C(66, 33) < 2**63`` and cannot overflow; exact integers make
+"certainly safe" (count 0) and "certainly a mine" (count = total) exact. Larger components count
+in float64 (relative error about 1e-16 per addition) and record, exactly, which cells were ever a
+mine / ever safe for each ``k`` in a separate bit array (``support``), so certainty stays exact.
+Counts never exceed ``2**cells``, so float64 cannot overflow up to ``MAX_CELLS`` (1020) cells;
+larger components raise ``TooComplexError`` (no real board comes near).
+
+Parallel search: a component whose serial search does not finish within ``parallel_threshold``
+nodes is split at its first variables into many prefixes (independent subtrees), dealt round
+robin to ``LANES`` lanes. Lanes run in a numba ``prange`` loop when ``parallel`` is true, or
+one after the other when false; each lane accumulates its own arrays and the lanes are summed in
+lane order. Both paths therefore do exactly the same arithmetic in the same order and return
+identical counts, in float64 as well as in int64. Tournament workers pass ``parallel=False`` so
+that they do not oversubscribe cores; numba's thread count (``numba.set_num_threads``) governs
+the rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit, prange
+
+from players.solver.errors import TooComplexError
+from players.solver.frontier import MAX_ARITY, ConstraintSystem
+from players.solver.ordering import prepare_search
+
+__all__ = [
+    "DEFAULT_NODE_LIMIT",
+    "DEFAULT_PARALLEL_THRESHOLD",
+    "EXACT_CELLS",
+    "LANES",
+    "MAX_CELLS",
+    "ComponentCounts",
+    "count_component",
+]
+
+#: Largest component counted in exact int64: max_k C(66, k) = C(66, 33) < 2**63 <= C(67, 33).
+EXACT_CELLS = 66
+#: Largest component counted at all: float64 holds 2**1020 (every count is at most 2**cells).
+MAX_CELLS = 1020
+#: Search nodes after which ``count_component`` gives up (a few minutes of one core at ~30M nodes/s).
+DEFAULT_NODE_LIMIT = 4_000_000_000
+#: Search nodes a component may take serially before it is split into lanes.
+DEFAULT_PARALLEL_THRESHOLD = 200_000
+#: Lanes of the split search; fixed so that serial and parallel runs add up identically.
+LANES = 16
+#: Prefixes (subtrees) to aim for when splitting: many per lane, for load balance.
+_PREFIX_TARGET = 16 * LANES
+
+
+def _binomials(dtype: type) -> np.ndarray:
+    table = np.zeros((MAX_ARITY + 1, MAX_ARITY + 1), dtype=dtype)
+    for s in range(MAX_ARITY + 1):
+        table[s, 0] = 1
+        for m in range(1, s + 1):
+            table[s, m] = table[s - 1, m - 1] + (table[s - 1, m] if m <= s - 1 else 0)
+    return table
+
+
+_BINOM_INT = _binomials(np.int64)
+_BINOM_FLOAT = _binomials(np.float64)
+
+
+@dataclass(frozen=True, slots=True)
+class ComponentCounts:
+    """Solution counts of one component, by its number of mines ``k`` (index ``0..n``).
+
+    ``totals[k]``: solutions with ``k`` mines; ``mine_counts[k, j]``: those where cell ``j`` of
+    ``system`` is a mine. ``support[k, j]`` bit 1: cell ``j`` is a mine in some solution with
+    ``k`` mines; bit 2: it is safe in some. int64 when ``exact``, else float64. Counts above
+    ``max_k`` were not searched and are zero. ``nodes`` is the search effort.
+    """
+
+    system: ConstraintSystem
+    totals: np.ndarray
+    mine_counts: np.ndarray
+    support: np.ndarray
+    exact: bool
+    nodes: int
+
+    @property
+    def cells(self) -> np.ndarray:
+        return self.system.cells
+
+    @property
+    def solutions(self) -> int | float:
+        """All solutions, whatever their mine count."""
+        return int(self.totals.sum()) if self.exact else float(self.totals.sum())
+
+
+@njit(cache=True)
+def _bounds(
+    d: int, s: int, var_ptr: np.ndarray, var_cons: np.ndarray, need: np.ndarray, cap: np.ndarray, rest: int
+) -> tuple[int, int]:
+    """Mines variable ``d`` (capacity ``s``) may take so that each of its rows stays satisfiable."""
+    lo = 0
+    hi = s if s < rest else rest
+    for t in range(var_ptr[d], var_ptr[d + 1]):
+        c = var_cons[t]
+        if need[c] < hi:
+            hi = need[c]
+        low = need[c] - (cap[c] - s)
+        if low > lo:
+            lo = low
+    return lo, hi
+
+
+@njit(cache=True)
+def _search(
+    sizes: np.ndarray,
+    var_ptr: np.ndarray,
+    var_cons: np.ndarray,
+    need0: np.ndarray,
+    cap0: np.ndarray,
+    binom: np.ndarray,
+    prefix: np.ndarray,
+    max_k: int,
+    total: np.ndarray,
+    counts: np.ndarray,
+    support: np.ndarray,
+    track: bool,
+    limit: int,
+) -> int:
+    """Depth-first search below ``prefix`` (the mines of the first variables), adding every
+    solution to ``total[k]`` and ``counts[k, var]``. Returns the nodes visited, or -1 past ``limit``.
+
+    Each solution is credited to every variable at its leaf (a tight loop over the variables).
+    Folding subtree sums into each variable once per node instead was measured 2-3x slower:
+    dead ends outnumber solutions about ten to one, so per-node work costs more than per-leaf.
+    """
+    nv = sizes.shape[0]
+    need = need0.copy()
+    cap = cap0.copy()
+    m = np.zeros(nv, np.int64)
+    hi = np.zeros(nv, np.int64)
+    weight = np.empty(nv + 1, total.dtype)
+    mines = np.zeros(nv + 1, np.int64)
+    weight[0] = 1
+    start = prefix.shape[0]
+    for d in range(start):
+        v = prefix[d]
+        s = sizes[d]
+        m[d] = v
+        for t in range(var_ptr[d], var_ptr[d + 1]):
+            need[var_cons[t]] -= v
+            cap[var_cons[t]] -= s
+        weight[d + 1] = weight[d] * binom[s, v]
+        mines[d + 1] = mines[d] + v
+    nodes = 0
+    d = start
+    descend = True
+    while True:
+        if descend:
+            nodes += 1
+            if nodes > limit:
+                return -1
+            if d == nv:
+                k = mines[nv]
+                w = weight[nv]
+                total[k] += w
+                for v in range(nv):
+                    mv = m[v]
+                    s = sizes[v]
+                    if mv > 0:
+                        if s == 1:
+                            counts[k, v] += w
+                        else:
+                            # Every solution here carries C(s, mv); per cell it is C(s-1, mv-1).
+                            counts[k, v] += (w // binom[s, mv]) * binom[s - 1, mv - 1]
+                    if track:
+                        if mv > 0:
+                            support[k, v] |= 1
+                        if mv < s:
+                            support[k, v] |= 2
+                descend = False
+                d -= 1
+                if d < start:
+                    break
+                continue
+            s = sizes[d]
+            lo, h = _bounds(d, s, var_ptr, var_cons, need, cap, max_k - mines[d])
+            if lo > h:
+                descend = False
+                d -= 1
+                if d < start:
+                    break
+                continue
+            m[d] = lo
+            hi[d] = h
+            for t in range(var_ptr[d], var_ptr[d + 1]):
+                need[var_cons[t]] -= lo
+                cap[var_cons[t]] -= s
+            weight[d + 1] = weight[d] * binom[s, lo]
+            mines[d + 1] = mines[d] + lo
+            d += 1
+        else:
+            v = m[d]
+            s = sizes[d]
+            if v < hi[d]:
+                for t in range(var_ptr[d], var_ptr[d + 1]):
+                    need[var_cons[t]] -= 1
+                m[d] = v + 1
+                weight[d + 1] = weight[d] * binom[s, v + 1]
+                mines[d + 1] = mines[d] + v + 1
+                d += 1
+                descend = True
+            else:
+                for t in range(var_ptr[d], var_ptr[d + 1]):
+                    need[var_cons[t]] += v
+                    cap[var_cons[t]] += s
+                d -= 1
+                if d < start:
+                    break
+    return nodes
+
+
+@njit(cache=True)
+def _expand(
+    sizes: np.ndarray,
+    var_ptr: np.ndarray,
+    var_cons: np.ndarray,
+    need0: np.ndarray,
+    cap0: np.ndarray,
+    max_k: int,
+    target: int,
+) -> np.ndarray:
+    """Feasible assignments of the first variables, level by level, until there are ``target``
+    of them (or every variable is set): the roots of independent subtrees."""
+    nv = sizes.shape[0]
+    current = np.zeros((1, 0), np.int64)
+    depth = 0
+    while depth < nv and 0 < current.shape[0] < target:
+        s = sizes[depth]
+        out = np.empty((current.shape[0] * (s + 1), depth + 1), np.int64)
+        count = 0
+        for p in range(current.shape[0]):
+            need = need0.copy()
+            cap = cap0.copy()
+            mines = 0
+            for d in range(depth):
+                v = current[p, d]
+                for t in range(var_ptr[d], var_ptr[d + 1]):
+                    need[var_cons[t]] -= v
+                    cap[var_cons[t]] -= sizes[d]
+                mines += v
+            lo, hi = _bounds(depth, s, var_ptr, var_cons, need, cap, max_k - mines)
+            for v in range(lo, hi + 1):
+                out[count, :depth] = current[p]
+                out[count, depth] = v
+                count += 1
+        current = out[:count]
+        depth += 1
+    return current
+
+
+@njit(cache=True)
+def _lane(
+    sizes: np.ndarray,
+    var_ptr: np.ndarray,
+    var_cons: np.ndarray,
+    need0: np.ndarray,
+    cap0: np.ndarray,
+    binom: np.ndarray,
+    prefixes: np.ndarray,
+    lane: int,
+    lanes: int,
+    max_k: int,
+    total: np.ndarray,
+    counts: np.ndarray,
+    support: np.ndarray,
+    track: bool,
+    limit: int,
+) -> int:
+    """Search the subtrees ``lane, lane + lanes, ...`` into one lane's arrays; nodes or -1."""
+    used = 0
+    for i in range(lane, prefixes.shape[0], lanes):
+        r = _search(
+            sizes,
+            var_ptr,
+            var_cons,
+            need0,
+            cap0,
+            binom,
+            prefixes[i],
+            max_k,
+            total,
+            counts,
+            support,
+            track,
+            limit - used,
+        )
+        if r < 0:
+            return -1
+        used += r
+    return used
+
+
+@njit(cache=True)
+def _lanes_serial(
+    sizes: np.ndarray,
+    var_ptr: np.ndarray,
+    var_cons: np.ndarray,
+    need0: np.ndarray,
+    cap0: np.ndarray,
+    binom: np.ndarray,
+    prefixes: np.ndarray,
+    max_k: int,
+    totals: np.ndarray,
+    counts: np.ndarray,
+    support: np.ndarray,
+    track: bool,
+    limit: int,
+    nodes: np.ndarray,
+) -> None:
+    lanes = totals.shape[0]
+    for lane in range(lanes):
+        nodes[lane] = _lane(
+            sizes, var_ptr, var_cons, need0, cap0, binom, prefixes, lane, lanes, max_k,
+            totals[lane], counts[lane], support[lane], track, limit,
+        )  # fmt: skip
+
+
+@njit(cache=True, parallel=True)
+def _lanes_parallel(
+    sizes: np.ndarray,
+    var_ptr: np.ndarray,
+    var_cons: np.ndarray,
+    need0: np.ndarray,
+    cap0: np.ndarray,
+    binom: np.ndarray,
+    prefixes: np.ndarray,
+    max_k: int,
+    totals: np.ndarray,
+    counts: np.ndarray,
+    support: np.ndarray,
+    track: bool,
+    limit: int,
+    nodes: np.ndarray,
+) -> None:
+    lanes = totals.shape[0]
+    for lane in prange(lanes):
+        nodes[lane] = _lane(
+            sizes, var_ptr, var_cons, need0, cap0, binom, prefixes, lane, lanes, max_k,
+            totals[lane], counts[lane], support[lane], track, limit,
+        )  # fmt: skip
+
+
+def count_component(
+    system: ConstraintSystem,
+    *,
+    max_mines: int | None = None,
+    parallel: bool = False,
+    parallel_threshold: int = DEFAULT_PARALLEL_THRESHOLD,
+    node_limit: int = DEFAULT_NODE_LIMIT,
+    exact_cells: int = EXACT_CELLS,
+) -> ComponentCounts:
+    """Count the solutions of one connected component by mine count, exactly.
+
+    ``max_mines`` prunes assignments with more mines (they could not fit the board); their
+    counts stay zero. A search that needs more than ``parallel_threshold`` nodes is redone split
+    into lanes, run in parallel threads when ``parallel`` is true; the result is the same either
+    way. More than about ``node_limit`` nodes (split evenly among the lanes) raises
+    ``TooComplexError``. ``exact_cells`` is the int64/float64 switch (tests lower it to exercise
+    the float path).
+    """
+    n = system.n_cells
+    if n > MAX_CELLS:
+        raise TooComplexError(f"a component of {n} cells is beyond float64 counts (at most {MAX_CELLS} cells)")
+    sizes, var_ptr, var_cons, cap, cell_var = prepare_search(system.constraints, system.rhs, n)
+    exact = n <= exact_cells
+    dtype = np.int64 if exact else np.float64
+    binom = _BINOM_INT if exact else _BINOM_FLOAT
+    max_k = n if max_mines is None else max(0, min(n, int(max_mines)))
+    need = system.rhs.astype(np.int64)
+    nv = sizes.shape[0]
+    total = np.zeros(n + 1, dtype)
+    counts = np.zeros((n + 1, nv), dtype)
+    support = np.zeros((n + 1, nv), np.uint8)
+    track = not exact
+    probe = min(parallel_threshold, node_limit)
+    args = (sizes, var_ptr, var_cons, need, cap, binom)
+    nodes = _search(*args, np.zeros(0, np.int64), max_k, total, counts, support, track, probe)
+    if nodes < 0:
+        if probe >= node_limit:
+            raise TooComplexError(f"a component of {n} cells needs more than {node_limit} search nodes")
+        prefixes = _expand(sizes, var_ptr, var_cons, need, cap, max_k, _PREFIX_TARGET)
+        totals = np.zeros((LANES, n + 1), dtype)
+        lane_counts = np.zeros((LANES, n + 1, nv), dtype)
+        lane_support = np.zeros((LANES, n + 1, nv), np.uint8)
+        lane_nodes = np.zeros(LANES, np.int64)
+        run = _lanes_parallel if parallel else _lanes_serial
+        limit = max(1, node_limit // LANES)
+        run(*args, prefixes, max_k, totals, lane_counts, lane_support, track, limit, lane_nodes)
+        if np.any(lane_nodes < 0):
+            raise TooComplexError(f"a component of {n} cells needs more than {node_limit} search nodes")
+        nodes = probe + int(lane_nodes.sum())
+        total = totals[0].copy()
+        counts = lane_counts[0].copy()
+        for lane in range(1, LANES):
+            total += totals[lane]
+            counts += lane_counts[lane]
+        support = np.bitwise_or.reduce(lane_support, axis=0)
+    mine_counts = counts[:, cell_var]
+    if exact:
+        cell_support = (mine_counts > 0).astype(np.uint8) | (2 * (mine_counts < total[:, None])).astype(np.uint8)
+    else:
+        cell_support = support[:, cell_var]
+    return ComponentCounts(system, total, mine_counts, cell_support, exact, int(nodes))
