@@ -57,7 +57,9 @@ CREATE TABLE IF NOT EXISTS tournaments (
     rules_version TEXT NOT NULL,
     project_version TEXT NOT NULL,
     created TEXT NOT NULL,
-    updated TEXT NOT NULL
+    updated TEXT NOT NULL,
+    -- Bumped on every run: orders tournaments by recency even when clocks tie or step back.
+    touched INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS players (
     tournament_id TEXT NOT NULL REFERENCES tournaments(id),
@@ -107,7 +109,8 @@ def project_version() -> str:
 
 
 def _now() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    # Microseconds: `latest` orders tournaments by this, and two may start within one second.
+    return dt.datetime.now(dt.UTC).isoformat(timespec="microseconds")
 
 
 class Store:
@@ -122,6 +125,15 @@ class Store:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
             self.db.row_factory = sqlite3.Row
+            tables = {row[0] for row in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if tables and "meta" not in tables:
+                self.db.close()
+                raise StoreError(
+                    f"{str(self.path)!r} is an SQLite database but not a results store; pass another --store PATH"
+                )
+            if not tables and not create:
+                self.db.close()
+                raise StoreError(f"{str(self.path)!r} is not a results store; run a tournament first")
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(_SCHEMA)
@@ -170,7 +182,8 @@ class Store:
                 ),
             )
             self.db.execute(
-                "UPDATE tournaments SET games = MAX(games, ?), updated = ?, project_version = ? WHERE id = ?",
+                "UPDATE tournaments SET games = MAX(games, ?), updated = ?, project_version = ?,"
+                " touched = (SELECT COALESCE(MAX(touched), 0) + 1 FROM tournaments) WHERE id = ?",
                 (config.games, now, project_version(), config.id),
             )
             for ref in config.players:
@@ -226,7 +239,7 @@ class Store:
     def tournaments(self) -> list[dict[str, Any]]:
         rows = self.db.execute(
             "SELECT t.*, (SELECT COUNT(*) FROM games g WHERE g.tournament_id = t.id) AS rows_stored"
-            " FROM tournaments t ORDER BY updated DESC, id"
+            " FROM tournaments t ORDER BY touched DESC, id"
         ).fetchall()
         return [dict(r) for r in rows]
 

@@ -1,0 +1,180 @@
+"""Shared fixtures of the arena tests: hand-made results, plugin files, the CLI runner and scripted players.
+
+Helpers are fixtures (not importable functions) because the suite runs with ``--import-mode=importlib``,
+where ``conftest`` is not an importable module.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from arena.cli import app
+from arena.runner import GameResult, Outcome
+from engine import Action, BoardSpec, FirstClick, Game, Observation
+from players import Player
+
+#: A plugin file with a player that plays like ``random`` but raises KeyboardInterrupt (a Ctrl-C) when it is
+#: reset for the board named in ARENA_TEST_INTERRUPT="SEED:BOARD". A player does not know its board index, but
+#: it can recognise the board from the generator the arena hands it (``player_generator(seed, board, name)``).
+INTERRUPTER_SOURCE = '''
+import os
+
+from engine import player_generator
+from players import hookimpl
+from players.builtin.random_player import RandomPlayer
+
+
+class Interrupter(RandomPlayer):
+    name = "interrupter"
+    description = "random, but presses Ctrl-C on one chosen board"
+
+    def reset(self, rng, spec, rule):
+        target = os.environ.get("ARENA_TEST_INTERRUPT")
+        if target:
+            seed, board = (int(part) for part in target.split(":"))
+            if rng.bit_generator.state == player_generator(seed, board, self.name).bit_generator.state:
+                raise KeyboardInterrupt
+        super().reset(rng, spec, rule)
+
+
+@hookimpl
+def register_players(register):
+    register(Interrupter)
+'''
+
+
+@pytest.fixture
+def write_plugin(tmp_path: Path) -> Callable[[str, str], Path]:
+    """Write plugin source to ``tmp_path/<name>.py`` and return the path."""
+
+    def write(source: str, name: str = "plugin") -> Path:
+        path = tmp_path / f"{name}.py"
+        path.write_text(textwrap.dedent(source), encoding="utf-8")
+        return path
+
+    return write
+
+
+@pytest.fixture
+def interrupter_plugin(write_plugin: Callable[[str, str], Path]) -> Path:
+    return write_plugin(INTERRUPTER_SOURCE, "interrupter_plugin")
+
+
+@pytest.fixture
+def make_result() -> Callable[..., GameResult]:
+    """A ``GameResult`` with plausible defaults; override any field by keyword."""
+
+    def make(player: str, board: int, outcome: Outcome | str = Outcome.WON, **fields: Any) -> GameResult:
+        values: dict[str, Any] = {
+            "moves": 20,
+            "reveals": 15,
+            "flags": 5,
+            "chords": 0,
+            "guesses": 1,
+            "bbbv": 10,
+            "bbbv_solved": 10,
+            "revealed_cells": 71,
+            "first_row": 0,
+            "first_col": 0,
+            "cpu_ms": 1.0,
+            "wall_ms": 1.5,
+            "error": "",
+        }
+        values.update(fields)
+        return GameResult(player=player, board=board, outcome=Outcome(outcome), **values)
+
+    return make
+
+
+@pytest.fixture
+def cli() -> Callable[..., Result]:
+    """Invoke the ``arena`` app in-process; ``result.stdout``/``result.stderr`` are separate, ``output`` mixes them."""
+    runner = CliRunner()
+
+    def invoke(*args: str | Path) -> Result:
+        return runner.invoke(app, [str(a) for a in args])
+
+    return invoke
+
+
+class ScriptedPlayer(Player):
+    """Answers with whatever ``script(observation)`` returns: the test decides every move."""
+
+    name = "scripted"
+
+    def __init__(self, script: Callable[[Observation], Any]) -> None:
+        super().__init__()
+        self.script = script
+
+    def play(self, observation: Observation) -> Any:
+        return self.script(observation)
+
+
+class LayoutPlayer(Player):
+    """A cheater for tests: it is handed the board's layout for its first click and reveals only safe cells.
+
+    ``batch=True`` answers every safe cell in one list (the click first, then row-major order, so that most of
+    them are opened by flood fill before their turn); otherwise one covered safe cell per answer. The first
+    ``guesses`` reveals it plays are marked as guesses. ``then`` is appended to the batch answer.
+    """
+
+    name = "layout-cheat"
+
+    def __init__(
+        self,
+        layout: Any,
+        click: tuple[int, int],
+        *,
+        batch: bool = False,
+        guesses: int = 0,
+        then: Sequence[Action] = (),
+    ) -> None:
+        super().__init__()
+        self.layout = layout
+        self.click = click
+        self.batch = batch
+        self.guesses = guesses
+        self.then = list(then)
+        self.played = 0
+
+    def _reveal(self, row: int, col: int) -> Action:
+        self.played += 1
+        return Action.reveal(row, col, guess=self.played <= self.guesses)
+
+    def safe_cells(self) -> list[tuple[int, int]]:
+        height, width = self.layout.shape
+        cells = [(r, c) for r in range(height) for c in range(width) if not self.layout[r, c]]
+        cells.remove(self.click)
+        return [self.click, *cells]
+
+    def play(self, observation: Observation) -> Any:
+        if self.batch:
+            return [self._reveal(r, c) for r, c in self.safe_cells()] + self.then
+        for r, c in self.safe_cells():
+            if observation.grid[r, c] < 0:
+                return self._reveal(r, c)
+        raise AssertionError("asked to play a finished game")
+
+
+@pytest.fixture
+def scripted() -> type[ScriptedPlayer]:
+    return ScriptedPlayer
+
+
+@pytest.fixture
+def cheater() -> Callable[..., LayoutPlayer]:
+    """``cheater(spec, rule, seed, board, click, **kw)``: a LayoutPlayer given that board's real layout."""
+
+    def make(
+        spec: BoardSpec, rule: FirstClick, seed: int, board: int, click: tuple[int, int], **kwargs: Any
+    ) -> LayoutPlayer:
+        layout = Game(spec, rule, seed=seed, index=board).mine_layout(click)
+        return LayoutPlayer(layout, click, **kwargs)
+
+    return make

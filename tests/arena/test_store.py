@@ -1,0 +1,286 @@
+"""The SQLite results store: schema, WAL, idempotent writes, resume queries and clear errors."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import arena.store as store_module
+from arena.config import PlayerRef, TournamentConfig
+from arena.runner import GameResult, Outcome
+from arena.store import GAME_COLUMNS, SCHEMA_VERSION, Store, StoreError
+from engine import BEGINNER, BoardSpec, FirstClick
+
+MakeResult = Callable[..., GameResult]
+
+
+def config(seed: int = 1, games: int = 10, players: tuple[str, ...] = ("alpha", "beta")) -> TournamentConfig:
+    refs = tuple(PlayerRef(name=n) for n in players)
+    return TournamentConfig.build(BEGINNER, FirstClick.SAFE, seed=seed, games=games, players=refs)
+
+
+def tables(path: Path) -> set[str]:
+    with sqlite3.connect(path) as db:
+        return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    with Store(tmp_path / "arena.db") as db:
+        yield db
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clock that advances one second per call, so 'updated' orders tournaments by recency."""
+    ticks = itertools.count()
+
+    def now() -> str:
+        tick = next(ticks)
+        return f"2030-01-01T{tick // 3600:02d}:{tick // 60 % 60:02d}:{tick % 60:02d}+00:00"
+
+    monkeypatch.setattr(store_module, "_now", now)
+
+
+# -- schema -------------------------------------------------------------------------------------------------------
+
+
+def test_new_store_creates_parent_folders_schema_and_meta(tmp_path: Path) -> None:
+    path = tmp_path / "a" / "b" / "arena.db"
+    with Store(path) as db:
+        version = db.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
+        columns = [row[1] for row in db.db.execute("PRAGMA table_info(games)")]
+        pk = [row[1] for row in sorted(db.db.execute("PRAGMA table_info(games)"), key=lambda r: r[5]) if row[5]]
+    assert path.is_file()
+    assert {"meta", "tournaments", "players", "games"} <= tables(path)
+    assert version == SCHEMA_VERSION
+    assert set(GAME_COLUMNS) <= set(columns)
+    assert {"tournament_id", "finished"} <= set(columns)
+    assert pk == ["tournament_id", "player", "board"]
+
+
+def test_store_uses_wal_journal(tmp_path: Path) -> None:
+    path = tmp_path / "arena.db"
+    with Store(path) as db:
+        assert db.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    # WAL is persistent: a plain connection opened later sees it too.
+    with sqlite3.connect(path) as other:
+        assert other.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_reopening_keeps_everything(tmp_path: Path, make_result: MakeResult) -> None:
+    path = tmp_path / "arena.db"
+    cfg = config()
+    with Store(path) as db:
+        db.ensure_tournament(cfg, {})
+        db.record(cfg.id, [make_result("alpha", 0)])
+    with Store(path, create=False) as db:
+        assert db.latest() == cfg.id
+        assert len(db.games(cfg.id)) == 1
+
+
+def test_reader_sees_committed_games_while_store_is_open(tmp_path: Path, make_result: MakeResult) -> None:
+    """Rows are committed as they are recorded: a second connection (a leaderboard mid-run) sees them at once."""
+    path = tmp_path / "arena.db"
+    cfg = config()
+    with Store(path) as writer, Store(path, create=False) as reader:
+        writer.ensure_tournament(cfg, {})
+        writer.record(cfg.id, [make_result("alpha", 0), make_result("beta", 0)])
+        assert len(reader.games(cfg.id)) == 2
+        writer.record(cfg.id, [make_result("alpha", 1)])
+        assert len(reader.games(cfg.id)) == 3
+
+
+# -- writing ------------------------------------------------------------------------------------------------------
+
+
+def test_record_returns_new_rows_and_ignores_duplicates(store: Store, make_result: MakeResult) -> None:
+    cfg = config()
+    store.ensure_tournament(cfg, {})
+    first = [make_result("alpha", b) for b in range(3)]
+    assert store.record(cfg.id, first) == 3
+    assert store.record(cfg.id, first) == 0
+    # A repeat with different figures is ignored too: the first result stands.
+    changed = make_result("alpha", 1, Outcome.LOST, moves=99)
+    assert store.record(cfg.id, [changed, make_result("alpha", 3), make_result("beta", 1)]) == 2
+    assert store.record(cfg.id, []) == 0
+    assert store.record(cfg.id, iter([make_result("beta", 2)])) == 1
+    count = store.db.execute("SELECT COUNT(*) FROM games WHERE tournament_id = ?", (cfg.id,)).fetchone()[0]
+    assert count == 6
+    row = next(g for g in store.games(cfg.id) if (g["player"], g["board"]) == ("alpha", 1))
+    assert row["outcome"] == "won"
+    assert row["moves"] == 20
+
+
+def test_record_round_trips_every_column(store: Store, make_result: MakeResult) -> None:
+    cfg = config()
+    store.ensure_tournament(cfg, {})
+    results = [
+        make_result("alpha", 0, Outcome.WON, cpu_ms=1.25, wall_ms=2.5, guesses=3),
+        make_result("alpha", 1, Outcome.ERROR, first_row=None, first_col=None, moves=0, error="ValueError: boom"),
+        make_result("beta", 0, Outcome.ILLEGAL, first_row=4, first_col=7, error="InvalidActionError: off"),
+    ]
+    store.record(cfg.id, results)
+    stored = store.games(cfg.id)
+    assert [(g["player"], g["board"]) for g in stored] == [("alpha", 0), ("alpha", 1), ("beta", 0)]
+    for got, result in zip(stored, results, strict=True):
+        assert got == {c: result.as_row()[c] for c in GAME_COLUMNS}
+    assert stored[0]["won"] == 1
+    assert stored[1]["won"] == 0
+    assert stored[1]["first_row"] is None
+
+
+def test_same_player_and_board_in_two_tournaments_are_two_rows(store: Store, make_result: MakeResult) -> None:
+    one, two = config(seed=1), config(seed=2)
+    store.ensure_tournament(one, {})
+    store.ensure_tournament(two, {})
+    assert store.record(one.id, [make_result("alpha", 0)]) == 1
+    assert store.record(two.id, [make_result("alpha", 0)]) == 1
+    assert len(store.games(one.id)) == len(store.games(two.id)) == 1
+
+
+def test_ensure_tournament_records_config_players_and_extends(store: Store) -> None:
+    refs = (PlayerRef(name="alpha"), PlayerRef(name="beta", options={"depth": 2}))
+    cfg = TournamentConfig.build(BEGINNER, FirstClick.OPENING, seed=9, games=10, players=refs)
+    assert store.ensure_tournament(cfg, {"alpha": ("3", "builtin")}) == cfg.id
+    row = store.tournament(cfg.id)
+    assert (row["difficulty"], row["height"], row["width"], row["mines"]) == ("beginner", 9, 9, 10)
+    assert (row["rule"], row["seed"], row["games"]) == ("opening", 9, 10)
+    assert json.loads(row["config"])["seed"] == 9
+    players = {p["player"]: p for p in store.players(cfg.id)}
+    assert set(players) == {"alpha", "beta[depth=2]"}
+    assert (players["alpha"]["version"], players["alpha"]["source"]) == ("3", "builtin")
+    assert players["beta[depth=2]"]["name"] == "beta"
+    assert json.loads(players["beta[depth=2]"]["options"]) == {"depth": 2}
+
+    # More games extend the tournament; fewer never shrink it. A new player is added, versions updated.
+    store.ensure_tournament(cfg.model_copy(update={"games": 25}), {"alpha": ("4", "builtin")})
+    assert store.tournament(cfg.id)["games"] == 25
+    more = cfg.model_copy(update={"games": 5, "players": (*refs, PlayerRef(name="gamma"))})
+    assert store.ensure_tournament(more, {"alpha": ("4", "builtin"), "gamma": ("1", "file g.py")}) == cfg.id
+    assert store.tournament(cfg.id)["games"] == 25
+    players = {p["player"]: p for p in store.players(cfg.id)}
+    assert set(players) == {"alpha", "beta[depth=2]", "gamma"}
+    assert players["alpha"]["version"] == "4"
+    assert players["gamma"]["source"] == "file g.py"
+    assert len(store.tournaments()) == 1
+
+
+# -- reading ------------------------------------------------------------------------------------------------------
+
+
+def test_finished_is_per_player_and_below_games(store: Store, make_result: MakeResult) -> None:
+    cfg, other = config(seed=1), config(seed=2)
+    store.ensure_tournament(cfg, {})
+    store.ensure_tournament(other, {})
+    store.record(cfg.id, [make_result("alpha", b) for b in (0, 1, 2, 7, 12)])
+    store.record(cfg.id, [make_result("beta", 1)])
+    store.record(other.id, [make_result("beta", b) for b in range(5)])
+    assert store.finished(cfg.id, ["alpha", "beta", "gamma"], 10) == {"alpha": {0, 1, 2, 7}, "beta": {1}, "gamma": set()}
+    assert store.finished(cfg.id, ["alpha"], 13) == {"alpha": {0, 1, 2, 7, 12}}
+    assert store.finished(cfg.id, [], 10) == {}
+
+
+def test_games_are_ordered_and_limited_to_the_first_boards(store: Store, make_result: MakeResult) -> None:
+    cfg = config()
+    store.ensure_tournament(cfg, {})
+    store.record(cfg.id, [make_result(p, b) for b in (3, 0, 2, 1) for p in ("beta", "alpha")])
+    assert [(g["player"], g["board"]) for g in store.games(cfg.id, 2)] == [
+        ("alpha", 0),
+        ("alpha", 1),
+        ("beta", 0),
+        ("beta", 1),
+    ]
+    assert len(store.games(cfg.id)) == 8
+
+
+def test_tournaments_and_latest(tmp_path: Path, clock: None, make_result: MakeResult) -> None:
+    with Store(tmp_path / "arena.db") as db:
+        with pytest.raises(StoreError, match="holds no tournament"):
+            db.latest()
+        one, two = config(seed=1), config(seed=2)
+        db.ensure_tournament(one, {})
+        db.ensure_tournament(two, {})
+        db.record(one.id, [make_result("alpha", b) for b in range(4)])
+        assert db.latest() == two.id
+        listed = db.tournaments()
+        assert [t["id"] for t in listed] == [two.id, one.id]
+        assert {t["id"]: t["rows_stored"] for t in listed} == {one.id: 4, two.id: 0}
+        assert listed[1]["seed"] == 1
+        # Resuming a tournament makes it the latest again.
+        db.ensure_tournament(one, {})
+        assert db.latest() == one.id
+        with pytest.raises(StoreError, match="no tournament 'nope'"):
+            db.tournament("nope")
+
+
+def test_latest_is_the_most_recent_even_within_one_second(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(store_module, "_now", lambda: "2030-01-01T00:00:00+00:00")
+    # The second tournament started has the larger id: an id tie-break puts the first one on top.
+    first, second = sorted((config(seed=s) for s in (1, 2)), key=lambda c: c.id)
+    with Store(tmp_path / "arena.db") as db:
+        db.ensure_tournament(first, {})
+        db.ensure_tournament(second, {})
+        assert db.latest() == second.id
+
+
+# -- what is not a store ------------------------------------------------------------------------------------------
+
+
+def test_missing_store_without_create_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "nowhere" / "arena.db"
+    with pytest.raises(StoreError, match="no results store at") as info:
+        Store(path, create=False)
+    assert str(path) in str(info.value)
+    assert "\n" not in str(info.value)
+    assert not path.parent.exists()
+
+
+def test_directory_is_not_a_store(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match=str(tmp_path)):
+        Store(tmp_path, create=False)
+    with pytest.raises(StoreError, match="cannot use"):
+        Store(tmp_path, create=True)
+
+
+@pytest.mark.parametrize("create", [False, True])
+def test_text_file_is_not_a_store_and_is_left_alone(tmp_path: Path, create: bool) -> None:
+    path = tmp_path / "notes.txt"
+    content = "these are my notes, not a database\n" * 50
+    path.write_text(content)
+    with pytest.raises(StoreError, match="cannot use .* as a results store") as info:
+        Store(path, create=create)
+    assert "not a database" in str(info.value)
+    assert path.read_text() == content
+
+
+def test_store_of_another_schema_version_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "arena.db"
+    with Store(path) as db:
+        db.db.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    with pytest.raises(StoreError, match="schema 99"):
+        Store(path, create=False)
+
+
+def test_foreign_sqlite_database_is_not_a_store(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE recipes (name TEXT)")
+    try:
+        with pytest.raises(StoreError):
+            Store(path, create=False)
+    finally:
+        assert tables(path) == {"recipes"}
+
+
+def test_custom_board_tournament_round_trips(store: Store) -> None:
+    cfg = TournamentConfig.build(BoardSpec(5, 6, 4), FirstClick.NONE, seed=3, games=2)
+    store.ensure_tournament(cfg, {})
+    row = store.tournament(cfg.id)
+    assert row["difficulty"] == "5x6/4"
+    assert TournamentConfig.model_validate_json(row["config"]) == cfg
