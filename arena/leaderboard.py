@@ -92,7 +92,8 @@ def build_leaderboard(store: Store, tournament_id: str | None = None, boards: in
     """The leaderboard of a stored tournament over its first ``boards`` boards (default: all)."""
     tid = tournament_id or store.latest()
     meta = store.tournament(tid)
-    limit = boards if boards is not None else int(meta["games"])
+    # Never claim more boards than the tournament has: `-n 1000` on a 10-board run shows 10.
+    limit = min(boards, int(meta["games"])) if boards is not None else int(meta["games"])
     config = LeaderboardConfig(
         tournament_id=tid,
         difficulty=meta["difficulty"],

@@ -182,9 +182,9 @@ class Store:
                 ),
             )
             self.db.execute(
-                "UPDATE tournaments SET games = MAX(games, ?), updated = ?, project_version = ?,"
+                "UPDATE tournaments SET games = MAX(games, ?), updated = ?, project_version = ?, config = ?,"
                 " touched = (SELECT COALESCE(MAX(touched), 0) + 1 FROM tournaments) WHERE id = ?",
-                (config.games, now, project_version(), config.id),
+                (config.games, now, project_version(), config.model_dump_json(), config.id),
             )
             for ref in config.players:
                 version, source = sources.get(ref.key, ("", ""))

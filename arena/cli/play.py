@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterable
 from typing import Annotated
 
+import numpy as np
 import typer
 from rich.console import Group
 from rich.live import Live
@@ -26,7 +28,7 @@ from arena.cli.common import (
     print_json,
 )
 from arena.cli.render import board_text
-from engine import Action, EngineError, Game, player_generator
+from engine import COVERED, Action, EngineError, Game, player_generator
 from engine.layout import check_seed
 from players import Registry
 
@@ -68,19 +70,29 @@ def command(
         body = Group(board_text(game.final_grid() if game.over else game.grid, game.exploded), f"{status} · {last}")
         return Panel(body, title=title, expand=False)
 
+    limit = 6 * spec.cells + 100
+    answers = 0
     with Live(frame(), console=console, auto_refresh=False, transient=False) if not json_out else _Null() as live:
-        while not game.over and game.moves <= 6 * spec.cells + 100:
+        while not game.over:
+            answers += 1
+            if game.moves > limit or answers > limit:
+                problem = f"no result after {limit} moves"
+                break
             try:
-                answer = bot.play(game.observation())
-                actions = [answer] if isinstance(answer, Action) else list(answer)
-                if not actions:
-                    problem = "play() returned no action"
-                    break
-                for action in actions:
+                actions = _actions(bot.play(game.observation()))
+            except Exception as error:  # the bot's own failure, shown as such
+                problem = f"the player raised {type(error).__name__}: {error}"
+                break
+            if not actions:
+                problem = "play() returned no action"
+                break
+            covered = game.grid == COVERED
+            try:
+                for number, action in enumerate(actions):
                     if game.over:
                         break
-                    if action[0] == "reveal" and game.grid[action[1], action[2]] >= 0:
-                        continue  # opened meanwhile by an earlier action of the same answer
+                    if number and _opened_meanwhile(action, covered, game.grid):
+                        continue  # flood-filled by an earlier action of the same answer
                     game.apply(action)
                     moves.append(str(action))
                     if live is not None:
@@ -108,6 +120,23 @@ def command(
         )
     elif problem:
         console.print(f"[red]{problem}[/]", highlight=False)
+
+
+def _actions(answer: object) -> list[Action]:
+    """One action or several; anything else becomes an engine error in ``Game.apply``."""
+    if answer is None:
+        return []
+    if isinstance(answer, Action | str) or not isinstance(answer, Iterable):
+        return [answer]  # type: ignore[list-item]
+    return list(answer)
+
+
+def _opened_meanwhile(action: object, covered: np.ndarray, grid: np.ndarray) -> bool:
+    try:
+        kind, row, col = action[0], action[1], action[2]  # type: ignore[index]
+        return kind == "reveal" and row >= 0 and col >= 0 and bool(covered[row, col]) and grid[row, col] >= 0
+    except (TypeError, IndexError, KeyError, ValueError):
+        return False
 
 
 class _Null:

@@ -101,6 +101,8 @@ def command(
         registry.get(ref.name)
     options = parse_options(option, {r.name for r in refs})
     refs = tuple(PlayerRef(name=r.name, options=options.get(r.name, {})) for r in refs)
+    for ref in refs:
+        registry.get(ref.name).cls.parse_options(ref.options)  # refuse bad options before touching the store
     config = TournamentConfig.build(spec, rule, seed=seed, games=games, players=refs)
     with Store(store) as db:
         todo = sum(len(keys) for _, keys in pending_work(config, db)[0])

@@ -22,7 +22,7 @@ from players import Player
 #: A plugin file with a player that plays like ``random`` but raises KeyboardInterrupt (a Ctrl-C) when it is
 #: reset for the board named in ARENA_TEST_INTERRUPT="SEED:BOARD". A player does not know its board index, but
 #: it can recognise the board from the generator the arena hands it (``player_generator(seed, board, name)``).
-INTERRUPTER_SOURCE = '''
+INTERRUPTER_SOURCE = """
 import os
 
 from engine import player_generator
@@ -46,7 +46,7 @@ class Interrupter(RandomPlayer):
 @hookimpl
 def register_players(register):
     register(Interrupter)
-'''
+"""
 
 
 @pytest.fixture

@@ -1,0 +1,406 @@
+"""The `arena` command line, in-process: JSON output, resuming, layouts, and one-line errors with exit code 2."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from typer.testing import Result
+
+from arena.runner import play_game
+from arena.store import Store
+from engine import EXPERT, BoardSpec, FirstClick, Game
+from players import Registry
+
+Cli = Callable[..., Result]
+PLAYERS = "random,max-single-constraint,mean-constraint"
+ROW_KEYS = {
+    "player",
+    "games",
+    "wins",
+    "win_rate",
+    "ci_low",
+    "ci_high",
+    "ms_per_game",
+    "guesses_per_game",
+    "moves_per_win",
+    "errors",
+}
+
+
+def ok_json(result: Result) -> Any:
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    return json.loads(result.stdout)
+
+
+def assert_usage_error(result: Result, *needles: str) -> None:
+    """Exit code 2, one line on stderr starting with 'error:', nothing on stdout, no traceback."""
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: ")
+    assert result.stdout.strip() == ""
+    for needle in needles:
+        assert needle in lines[0]
+
+
+# -- arena tournament / leaderboard -------------------------------------------------------------------------------
+
+
+def test_tournament_json_rerun_and_leaderboard(cli: Cli, tmp_path: Path) -> None:
+    store = tmp_path / "arena.db"
+    args = ("tournament", "-d", "beginner", "-n", "30", "--workers", "1", "--store", store, "-p", PLAYERS, "--json")
+    first = ok_json(cli(*args))
+    config = first["config"]
+    assert (config["difficulty"], config["height"], config["width"], config["mines"]) == ("beginner", 9, 9, 10)
+    assert (config["rule"], config["seed"], config["boards"]) == ("safe", 0, 30)
+    rows = first["rows"]
+    assert {r["player"] for r in rows} == set(PLAYERS.split(","))
+    for row in rows:
+        assert set(row) >= ROW_KEYS
+        assert row["games"] == 30
+        assert 0 <= row["wins"] <= 30
+        assert row["win_rate"] == pytest.approx(row["wins"] / 30)
+        assert row["ci_low"] <= row["win_rate"] <= row["ci_high"]
+        assert row["errors"] == 0
+    assert [r["rank"] for r in rows] == [1, 2, 3]
+    assert [r["win_rate"] for r in rows] == sorted((r["win_rate"] for r in rows), reverse=True)
+    assert first["run"]["played"] == 90
+    assert first["run"]["skipped"] == 0
+    assert first["run"]["workers"] == 1
+
+    second = ok_json(cli(*args))
+    assert (second["run"]["played"], second["run"]["skipped"]) == (0, 90)
+    assert second["rows"] == rows
+    with sqlite3.connect(store) as db:
+        assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 90
+
+    board = ok_json(cli("leaderboard", "--store", store, "--json"))
+    assert board["rows"] == rows
+    assert board["config"] == config
+
+    listed = ok_json(cli("leaderboard", "--list", "--json", "--store", store))
+    assert len(listed) == 1
+    assert listed[0]["id"] == config["tournament_id"]
+    assert (listed[0]["rows_stored"], listed[0]["games"], listed[0]["seed"]) == (90, 30, 0)
+
+    same = ok_json(cli("leaderboard", "--store", store, "--json", "-t", config["tournament_id"], "-n", "10"))
+    assert same["config"]["boards"] == 10
+    assert {r["games"] for r in same["rows"]} == {10}
+
+
+def test_tournament_table_output(cli: Cli, tmp_path: Path) -> None:
+    result = cli("tournament", "--size", "5x5", "--mines", "3", "-n", "4", "-w", "1", "--store", tmp_path / "a.db")
+    assert result.exit_code == 0, result.output
+    for player in Registry().players:
+        assert player in result.stdout
+    assert "played" in result.stdout
+    table = cli("leaderboard", "--store", tmp_path / "a.db")
+    assert table.exit_code == 0, table.output
+    assert "random" in table.stdout
+    listed = cli("leaderboard", "--list", "--store", tmp_path / "a.db")
+    assert listed.exit_code == 0, listed.output
+    assert "5x5/3" in listed.stdout
+
+
+def test_tournament_default_players_are_every_registered_player(cli: Cli, tmp_path: Path) -> None:
+    args = ("tournament", "--size", "5x5", "--mines", "3", "-n", "2", "-w", "1", "-q", "--json")
+    data = ok_json(cli(*args, "--store", tmp_path / "a.db"))
+    assert {r["player"] for r in data["rows"]} == set(Registry().players)
+
+
+def test_tournament_player_options(cli: Cli, tmp_path: Path) -> None:
+    store = tmp_path / "a.db"
+    args = ("tournament", "--size", "6x6", "--mines", "4", "-n", "5", "-w", "1", "--store", store, "--json")
+    data = ok_json(cli(*args, "-p", "random", "--option", "random.random_first_click=true"))
+    assert [r["player"] for r in data["rows"]] == ["random[random_first_click=true]"]
+
+
+def test_publish_from_the_command_line(cli: Cli, tmp_path: Path) -> None:
+    store = tmp_path / "a.db"
+    ok_json(cli("tournament", "-n", "3", "-w", "1", "-p", "random", "--store", store, "--json"))
+    result = cli("leaderboard", "--store", store, "--publish", tmp_path / "boards")
+    assert result.exit_code == 0, result.output
+    assert "published" in result.stdout
+    assert json.loads((tmp_path / "boards" / "beginner-safe.json").read_text())["rows"][0]["player"] == "random"
+    assert (tmp_path / "boards" / "beginner-safe.md").read_text().startswith("# Leaderboard: beginner")
+
+
+def test_interrupted_tournament_exits_130_and_resumes(
+    cli: Cli, tmp_path: Path, interrupter_plugin: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "a.db"
+    args = ("tournament", "--seed", "3", "-n", "40", "-w", "1", "-p", "interrupter,random", "--store", store)
+    monkeypatch.setenv("ARENA_TEST_INTERRUPT", "3:30")
+    stopped = cli(*args, "--plugin", interrupter_plugin, "-q")
+    assert stopped.exit_code == 130, stopped.output
+    assert "interrupted" in stopped.stderr
+    assert "Resume with" in stopped.stderr
+    assert "Traceback" not in stopped.output
+    with Store(store, create=False) as db:
+        kept = len(db.games(db.latest()))
+    assert 0 < kept < 80
+    monkeypatch.delenv("ARENA_TEST_INTERRUPT")
+    resumed = ok_json(cli(*args, "--plugin", interrupter_plugin, "--json"))
+    assert (resumed["run"]["played"], resumed["run"]["skipped"]) == (80 - kept, kept)
+    assert {r["games"] for r in resumed["rows"]} == {40}
+
+
+# -- arena boards -------------------------------------------------------------------------------------------------
+
+
+def test_boards_prints_expert_layouts(cli: Cli) -> None:
+    result = cli("boards", "-d", "expert", "--seed", "7", "-n", "3", "--click", "0,0")
+    assert result.exit_code == 0, result.output
+    blocks = result.stdout.rstrip("\n").split("\n\n")
+    assert len(blocks) == 3
+    for index, block in enumerate(blocks):
+        lines = block.split("\n")
+        assert len(lines) == 16
+        assert all(len(line) == 30 and set(line) <= {"*", "."} for line in lines)
+        assert block.count("*") == 99
+        assert lines[0][0] == "."  # the first click is safe
+        # The layout is the one the game draws for that first click.
+        expected = Game(EXPERT, FirstClick.SAFE, seed=7, index=index).mine_layout((0, 0))
+        assert np.array_equal(np.array([[ch == "*" for ch in line] for line in lines]), expected)
+    assert len(set(blocks)) == 3
+
+    data = ok_json(cli("boards", "-d", "expert", "--seed", "7", "-n", "3", "--click", "0,0", "--json"))
+    assert [d["index"] for d in data] == [0, 1, 2]
+    assert ["\n".join(d["rows"]) for d in data] == blocks
+    shifted = ok_json(cli("boards", "-d", "expert", "--seed", "7", "-n", "2", "--start", "1", "--json"))
+    assert shifted == data[1:]
+
+
+def test_boards_with_the_opening_rule_keep_the_zone_free(cli: Cli) -> None:
+    data = ok_json(cli("boards", "-d", "beginner", "--first-click", "opening", "--click", "5,5", "-n", "20", "--json"))
+    assert len(data) == 20
+    for board in data:
+        grid = np.array([[ch == "*" for ch in row] for row in board["rows"]])
+        assert grid.shape == (9, 9)
+        assert grid.sum() == 10
+        assert not grid[4:7, 4:7].any()
+
+
+def test_boards_custom_size(cli: Cli) -> None:
+    data = ok_json(cli("boards", "--size", "4x7", "--mines", "5", "--first-click", "none", "--json"))
+    assert len(data) == 1
+    assert [len(r) for r in data[0]["rows"]] == [7] * 4
+    assert "".join(data[0]["rows"]).count("*") == 5
+
+
+# -- arena play / players ----------------------------------------------------------------------------------------
+
+
+def test_play_json_matches_the_tournament_runner(cli: Cli) -> None:
+    data = ok_json(cli("play", "--player", "random", "-d", "beginner", "--seed", "1", "--json"))
+    assert (data["player"], data["seed"], data["board"], data["difficulty"], data["rule"]) == (
+        "random",
+        1,
+        0,
+        "beginner",
+        "safe",
+    )
+    assert data["status"] in ("won", "lost")
+    assert data["problem"] == ""
+    assert data["moves"][0] == "reveal 0,0"
+    again = ok_json(cli("play", "--player", "random", "-d", "beginner", "--seed", "1", "--json"))
+    assert again == data
+    spec = BoardSpec(9, 9, 10, "beginner")
+    result = play_game(Registry().create("random"), "random", spec, FirstClick.SAFE, 1, 0)
+    assert data["status"] == result.outcome.value
+    assert len(data["moves"]) == result.moves
+    assert (data["bbbv"], data["bbbv_solved"]) == (result.bbbv, result.bbbv_solved)
+
+
+def test_play_table_output(cli: Cli) -> None:
+    result = cli("play", "--player", "mean-constraint", "--size", "5x5", "--mines", "2", "--delay", "0")
+    assert result.exit_code == 0, result.output
+    assert "mean-constraint" in result.stdout
+
+
+BAD_BOTS = """
+from engine import Action
+from players import Player, hookimpl
+
+
+class OffBoard(Player):
+    name = "off-board"
+
+    def play(self, observation):
+        if observation.first_move:
+            return Action.reveal(0, 0)
+        return Action.reveal(observation.height, 0)
+
+
+class Raiser(Player):
+    name = "raiser"
+
+    def play(self, observation):
+        if observation.first_move:
+            return Action.reveal(0, 0)
+        raise RuntimeError("the bot broke")
+
+
+class Nothing(Player):
+    name = "nothing"
+
+    def play(self, observation):
+        return None
+
+
+class Stubborn(Player):
+    \"\"\"Reveals its first cell again and again; gives up (raises) after 10000 answers so a test cannot hang.\"\"\"
+
+    name = "stubborn"
+    answers = 0
+
+    def play(self, observation):
+        Stubborn.answers += 1
+        if Stubborn.answers > 10_000:
+            raise RuntimeError("still asked to play after 10000 answers")
+        return Action.reveal(0, 0)
+
+
+@hookimpl
+def register_players(register):
+    for cls in (OffBoard, Raiser, Nothing, Stubborn):
+        register(cls)
+"""
+
+
+@pytest.mark.parametrize("bot", ["off-board", "raiser", "nothing"])
+def test_play_reports_a_bots_mistake_without_a_traceback(
+    cli: Cli, write_plugin: Callable[[str, str], Path], bot: str
+) -> None:
+    plugin = write_plugin(BAD_BOTS, "bad_bots")
+    result = cli("play", "--plugin", plugin, "--player", bot, "--json")
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert "Traceback" not in result.output
+    assert result.exit_code in (0, 2)
+
+
+def test_play_stops_a_bot_that_reveals_a_revealed_cell(cli: Cli, write_plugin: Callable[[str, str], Path]) -> None:
+    plugin = write_plugin(BAD_BOTS, "bad_bots")
+    result = cli("play", "--plugin", plugin, "--player", "stubborn", "--json")
+    assert result.exit_code == 0, repr(result.exception)
+    data = json.loads(result.stdout)
+    assert data["problem"]
+    assert len(data["moves"]) < 100
+
+
+def test_players_lists_builtins_and_broken_plugins(cli: Cli, write_plugin: Callable[[str, str], Path]) -> None:
+    broken = write_plugin("raise ImportError('cannot load me')\n", "broken")
+    data = ok_json(cli("players", "--json", "--plugin", broken))
+    by_name = {r["name"]: r for r in data}
+    assert {"random", "max-single-constraint", "mean-constraint"} <= set(by_name)
+    assert by_name["random"]["status"] == "ok"
+    assert by_name["random"]["source"] == "builtin"
+    failures = [r for r in data if r["name"] is None]
+    assert len(failures) == 1
+    assert failures[0]["status"].startswith("error: ImportError: cannot load me")
+    table = cli("players", "--plugin", broken)
+    assert table.exit_code == 0
+    assert "random" in table.stdout
+
+
+def test_plugin_players_join_a_tournament(cli: Cli, tmp_path: Path, write_plugin: Callable[[str, str], Path]) -> None:
+    plugin = write_plugin(BAD_BOTS, "bad_bots")
+    args = ("tournament", "-n", "2", "-w", "1", "-q", "--json", "--store", tmp_path / "a.db", "--plugin", plugin)
+    data = ok_json(cli(*args, "-p", "off-board,raiser,nothing,random"))
+    rows = {r["player"]: r for r in data["rows"]}
+    assert {p: rows[p]["errors"] for p in ("off-board", "raiser", "nothing")} == {
+        "off-board": 2,
+        "raiser": 2,
+        "nothing": 2,
+    }
+    assert rows["random"]["rank"] == 1
+
+
+# -- bad input ----------------------------------------------------------------------------------------------------
+
+BAD_INPUT = {
+    "unknown-difficulty": (("tournament", "-d", "huge"), "unknown difficulty 'huge'"),
+    "empty-size": (("tournament", "--size", "0x5", "--mines", "1"), "0x5"),
+    "too-many-mines": (("tournament", "--size", "3x3", "--mines", "20"), "20 mines do not fit"),
+    "size-not-a-size": (("tournament", "--size", "abc", "--mines", "1"), "'abc'"),
+    "size-without-mines": (("tournament", "--size", "5x5"), "mine count"),
+    "difficulty-and-size": (("tournament", "-d", "expert", "--size", "5x5", "--mines", "2"), "either"),
+    "mines-do-not-fit-opening": (("boards", "--size", "3x3", "--mines", "1", "--first-click", "opening"), "opening"),
+    "unknown-rule": (("tournament", "--first-click", "sometimes"), "unknown first-click rule 'sometimes'"),
+    "unknown-player": (("tournament", "-p", "random,nobody"), "unknown player 'nobody'"),
+    "player-twice": (("tournament", "-p", "random,random"), "player listed twice"),
+    "negative-games": (("tournament", "-n", "-3"), "--games"),
+    "zero-games": (("tournament", "-n", "0"), "--games"),
+    "zero-workers": (("tournament", "--workers", "0"), "--workers"),
+    "negative-seed": (("tournament", "--seed", "-1"), "seed"),
+    "unknown-option": (("tournament", "-p", "random", "--option", "random.nope=1", "-q"), "nope"),
+    "unknown-option-json": (("tournament", "-p", "random", "--option", "random.nope=1", "--json"), "nope"),
+    "bad-option-value": (("tournament", "-p", "random", "-o", "random.random_first_click=[1]", "-q"), "random"),
+    "option-for-absent-player": (("tournament", "-p", "random", "--option", "rref.x=1"), "'rref'"),
+    "option-without-key": (("tournament", "-p", "random", "--option", "random=1"), "PLAYER.KEY=VALUE"),
+    "boards-click-one-number": (("boards", "--click", "5"), "ROW,COL"),
+    "boards-click-letters": (("boards", "--click", "a,b"), "ROW,COL"),
+    "boards-click-off-board": (("boards", "--click", "9,0"), "off the 9x9 board"),
+    "boards-negative-count": (("boards", "-n", "-1"), "--count"),
+    "boards-unknown-difficulty": (("boards", "-d", "huge"), "unknown difficulty"),
+    "play-unknown-player": (("play", "--player", "nobody"), "unknown player 'nobody'"),
+    "play-bad-size": (("play", "--size", "0x5", "--mines", "1"), "0x5"),
+    "play-negative-board": (("play", "--board", "-1"), "--board"),
+    "play-negative-delay": (("play", "--delay", "-1"), "--delay"),
+    "leaderboard-missing-store": (("leaderboard", "--store", "/nonexistent/x.db"), "/nonexistent/x.db"),
+    "leaderboard-list-missing-store": (("leaderboard", "--list", "--store", "/nonexistent/x.db"), "no results store"),
+    "leaderboard-zero-games": (("leaderboard", "-n", "0"), "--games"),
+}
+
+
+@pytest.mark.parametrize("args,needle", BAD_INPUT.values(), ids=BAD_INPUT.keys())
+def test_bad_input_is_one_line_and_exit_code_2(cli: Cli, tmp_path: Path, args: tuple[str, ...], needle: str) -> None:
+    extra = ("--store", tmp_path / "a.db") if args[0] == "tournament" else ()
+    if args[0] == "leaderboard" and "--store" not in args:
+        extra = ("--store", tmp_path / "a.db")
+    assert_usage_error(cli(*args, *extra), needle)
+
+
+@pytest.mark.parametrize("command", ["leaderboard", "tournament"])
+@pytest.mark.parametrize("kind", ["directory", "garbage", "foreign-sqlite-with-data"])
+def test_unusable_store_is_one_line_and_exit_code_2(cli: Cli, tmp_path: Path, command: str, kind: str) -> None:
+    if kind == "directory":
+        store = tmp_path / "folder"
+        store.mkdir()
+    elif kind == "garbage":
+        store = tmp_path / "garbage.db"
+        store.write_bytes(b"\x00\x01 not sqlite at all " * 100)
+    else:
+        store = tmp_path / "other.db"
+        with sqlite3.connect(store) as db:
+            db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            db.execute("INSERT INTO meta VALUES ('schema_version', '0')")
+    before = store.read_bytes() if store.is_file() else None
+    args = ("tournament", "-n", "1", "-p", "random", "-w", "1", "-q") if command == "tournament" else (command,)
+    assert_usage_error(cli(*args, "--store", store), str(store))
+    if before is not None and kind == "garbage":
+        assert store.read_bytes() == before
+
+
+def test_leaderboard_errors_on_an_existing_store(cli: Cli, tmp_path: Path) -> None:
+    store = tmp_path / "a.db"
+    Store(store).close()
+    assert_usage_error(cli("leaderboard", "--store", store), "holds no tournament")
+    ok_json(cli("tournament", "-n", "2", "-w", "1", "-p", "random", "--store", store, "--json"))
+    assert_usage_error(cli("leaderboard", "--store", store, "-t", "nope"), "no tournament 'nope'")
+    assert ok_json(cli("leaderboard", "--list", "--json", "--store", store))[0]["rows_stored"] == 2
+
+
+def test_bad_option_is_refused_before_touching_the_store(cli: Cli, tmp_path: Path) -> None:
+    store = tmp_path / "new.db"
+    assert_usage_error(cli("tournament", "-p", "random", "--option", "random.nope=1", "--store", store), "nope")
+    assert not store.exists()
