@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import numpy as np
-
-from engine import COVERED, Action, FirstClick, Observation
+from engine import Action, Observation
 from players.api import Player
+from players.builtin.common import opening_move, random_guess
 from players.rules import certain_actions
 
 __all__ = ["RandomPlayer"]
@@ -24,13 +23,6 @@ class RandomPlayer(Player):
         random_first_click: bool = False
 
     def play(self, observation: Observation) -> list[Action]:
-        grid = observation.grid
-        if observation.first_move and not self.options.random_first_click:
-            # Only the unprotected rule can lose on the first click: elsewhere it is no guess.
-            return [Action.reveal(*self.first_click(observation), guess=observation.rule is FirstClick.NONE)]
-        actions = certain_actions(observation)
-        if actions:
-            return actions
-        covered = np.flatnonzero(grid.reshape(-1) == COVERED)
-        cell = int(covered[self.rng.integers(covered.size)])
-        return [Action.reveal(cell // observation.width, cell % observation.width, guess=True)]
+        if not self.options.random_first_click and (opening := opening_move(self, observation)):
+            return opening
+        return certain_actions(observation) or [random_guess(observation, self.rng)]

@@ -9,10 +9,9 @@ players and the enumeration players, showing what deduction alone is worth.
 
 from __future__ import annotations
 
-import numpy as np
-
-from engine import COVERED, Action, FirstClick, Observation
+from engine import Action, Observation
 from players.api import Player
+from players.builtin.common import opening_move, random_guess
 from players.rules import certain_actions
 from players.solver import deduce
 
@@ -26,16 +25,12 @@ class RrefPlayer(Player):
     description = "RREF deductions (with the global mine count), else a uniformly random guess"
 
     def play(self, observation: Observation) -> list[Action]:
-        if observation.first_move:
-            return [Action.reveal(*self.first_click(observation), guess=observation.rule is FirstClick.NONE)]
+        if opening := opening_move(self, observation):
+            return opening
         # Single-cell rules are a special case of the bound rules, only compiled and cheap.
         actions = certain_actions(observation)
         if actions:
             return actions
         safe, mines = deduce(observation.grid, observation.mines)
         actions = [Action.reveal(r, c) for r, c in safe] + [Action.flag(r, c) for r, c in mines]
-        if actions:
-            return actions
-        covered = np.flatnonzero(observation.grid.reshape(-1) == COVERED)
-        cell = int(covered[self.rng.integers(covered.size)])
-        return [Action.reveal(cell // observation.width, cell % observation.width, guess=True)]
+        return actions or [random_guess(observation, self.rng)]

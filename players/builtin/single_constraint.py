@@ -16,8 +16,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine import COVERED, Action, FirstClick, Observation
+from engine import COVERED, Action, Observation
 from players.api import Player
+from players.builtin.common import opening_move
 from players.rules import certain_actions
 
 __all__ = ["MaxSingleConstraintPlayer", "MeanConstraintPlayer", "constraint_estimates"]
@@ -82,8 +83,8 @@ class _SingleConstraintPlayer(Player):
     mode = "max"
 
     def play(self, observation: Observation) -> list[Action]:
-        if observation.first_move:
-            return [Action.reveal(*self.first_click(observation), guess=observation.rule is FirstClick.NONE)]
+        if opening := opening_move(self, observation):
+            return opening
         actions = certain_actions(observation)
         if actions:
             return actions
