@@ -3,7 +3,9 @@
 The tournament id hashes only what defines the *boards* (size, mines, first-click rule, seed and
 the engine's rules version). Players and the number of boards are the extent of the work, so a
 rerun with more games or another player extends the same tournament instead of starting anew,
-and every player's games stay paired on identical boards.
+and every player's games stay paired on identical boards. How players run (isolation mode, time and
+memory limits, engine-bot commands) is recorded with the config but is not part of the id either: it
+changes timings, never an honest deterministic player's games.
 """
 
 from __future__ import annotations
@@ -14,13 +16,16 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from arena.isolation.settings import EngineBot, Isolation, Limits
 from engine import BoardSpec, FirstClick
 from engine.layout import MAX_SEED
 
 __all__ = ["RULES_VERSION", "PlayerRef", "TournamentConfig", "parse_player_list"]
 
 #: Bumped whenever a change to the engine could change any board or any game's outcome.
-RULES_VERSION = "1"
+#: 2: a player's generator is seeded from ``engine.layout.player_seed`` (the same 128-bit seed an
+#: isolated bot receives), so randomised players' games differ from version 1.
+RULES_VERSION = "2"
 
 
 class PlayerRef(BaseModel):
@@ -55,6 +60,18 @@ class TournamentConfig(BaseModel):
     games: int = Field(default=100, ge=1, le=100_000_000)
     players: tuple[PlayerRef, ...] = ()
     move_limit: int | None = Field(default=None, ge=1)
+    isolation: Isolation = Isolation.AUTO
+    limits: Limits = Field(default_factory=Limits)
+    engine_bots: tuple[EngineBot, ...] = ()
+
+    @field_validator("engine_bots")
+    @classmethod
+    def _unique_bots(cls, bots: tuple[EngineBot, ...]) -> tuple[EngineBot, ...]:
+        names = [b.name for b in bots]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"engine bot named twice: {', '.join(dupes)}")
+        return bots
 
     @field_validator("players")
     @classmethod

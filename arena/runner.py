@@ -1,7 +1,13 @@
 """Play one game between a player and a seeded board, and say exactly how it ended.
 
-Every game ends in exactly one ``Outcome``. A bot's mistake (a bad action, an exception, an
-endless stream of moves) is that bot's result for that game, never an exception in the arena.
+Every game ends in exactly one ``Outcome``. A bot's mistake (a bad action, an exception, a hang, a
+crash, an endless stream of moves) is that bot's result for that game, never an exception in the
+arena.
+
+The loop talks to an ``Agent``: a ``TrustedAgent`` wraps a ``Player`` object in this process, and
+``arena.isolation.RemoteAgent`` speaks the line protocol to a player in its own process. Both go
+through this one loop, so the rules (batches, guesses, the move limit, the time limits) are the same
+whichever way a player runs, and an honest deterministic player's games are identical in both.
 """
 
 from __future__ import annotations
@@ -10,24 +16,40 @@ import enum
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from engine import Action, ActionKind, BoardSpec, EngineError, FirstClick, Game, player_generator
+from arena.isolation.settings import DEFAULT_LIMITS, Limits
+from engine import Action, ActionKind, BoardSpec, EngineError, FirstClick, Game, InvalidActionError, Observation
 from engine.kernels import COVERED
+from engine.layout import player_seed
 from players import Player
 
-__all__ = ["GameResult", "Outcome", "default_move_limit", "play_game"]
+__all__ = [
+    "Agent",
+    "AgentFailure",
+    "GameResult",
+    "Outcome",
+    "TrustedAgent",
+    "as_actions",
+    "default_move_limit",
+    "play_game",
+]
+
+#: Room for the stderr lines an isolated bot left behind, after the message itself.
+ERROR_CHARS = 2000
 
 
 class Outcome(enum.StrEnum):
     WON = "won"
     LOST = "lost"
-    #: The bot asked for something the rules forbid or that is not an action at all.
+    #: The bot asked for something the rules forbid or that is not an action at all (isolated: also
+    #: output that is not the protocol).
     ILLEGAL = "illegal"
-    #: The bot raised, or would not finish (too many moves).
+    #: The bot raised (or reported an exception), or would not finish (too many moves).
     ERROR = "error"
-    #: The bot exceeded its time budget (isolated players).
+    #: The bot exceeded its time budget (a move, a game, or its CPU limit).
     TIMEOUT = "timeout"
     #: The bot's process died (isolated players).
     CRASHED = "crashed"
@@ -61,7 +83,7 @@ class GameResult:
     @classmethod
     def failed(cls, player: str, board: int, outcome: Outcome, error: str) -> GameResult:
         """A game that never started: the player could not even be set up."""
-        return cls(player, board, outcome, 0, 0, 0, 0, 0, 0, 0, 0, None, None, 0.0, 0.0, error[:2000])
+        return cls(player, board, outcome, 0, 0, 0, 0, 0, 0, 0, 0, None, None, 0.0, 0.0, error[:ERROR_CHARS])
 
     def as_row(self) -> dict[str, object]:
         row = {name: getattr(self, name) for name in self.__slots__}
@@ -70,20 +92,100 @@ class GameResult:
         return row
 
 
+class AgentFailure(Exception):
+    """Ends the game with ``outcome``: how an agent reports a timeout, a crash, garbage output or an
+    error the bot reported, without the loop knowing how the agent talks to its player."""
+
+    def __init__(self, outcome: Outcome, message: str) -> None:
+        super().__init__(message)
+        self.outcome = outcome
+        self.message = message
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """What the game loop needs from a player, wherever it runs."""
+
+    #: The registered name: it keys the player's own random seed on each board.
+    name: str
+
+    def prepare(self) -> None:
+        """Be ready for a game (start or restart a process); not billed to the game. May raise
+        ``AgentFailure`` when the player cannot be set up at all."""
+
+    def start(self, spec: BoardSpec, rule: FirstClick, seed: int, limits: Limits) -> None:
+        """A new game; ``seed`` is the player's own 128-bit seed for this board."""
+
+    def act(self, observation: Observation, budget: float) -> Action | Iterable[Action] | None:
+        """The player's answer, within ``budget`` seconds (the remote agent enforces it)."""
+
+    def finish(self, outcome: Outcome, message: str) -> None:
+        """The game is over. Must not raise."""
+
+    def cpu_seconds(self) -> float:
+        """CPU seconds used outside this thread so far (an isolated player's process), else 0."""
+
+    def diagnostics(self) -> list[str]:
+        """What the player left behind that explains a failure (its last stderr lines)."""
+
+    def close(self) -> None:
+        """Release the player for good (stop its process)."""
+
+
+class TrustedAgent:
+    """A ``Player`` object in this process: the fast path for code the arena trusts. It gets no time
+    limits: it could not be stopped mid-move anyway, and judging it after the fact would make an
+    honest player's results depend on the machine's load (a JIT compile on a busy machine)."""
+
+    def __init__(self, player: Player) -> None:
+        self.player = player
+        self.name = player.name
+
+    def prepare(self) -> None:
+        pass
+
+    def start(self, spec: BoardSpec, rule: FirstClick, seed: int, limits: Limits) -> None:
+        self.player.reset(np.random.Generator(np.random.PCG64(seed)), spec, rule)
+
+    def act(self, observation: Observation, budget: float) -> Action | Iterable[Action] | None:
+        return self.player.play(observation)
+
+    def finish(self, outcome: Outcome, message: str) -> None:
+        pass
+
+    def cpu_seconds(self) -> float:
+        return 0.0
+
+    def diagnostics(self) -> list[str]:
+        return []
+
+    def close(self) -> None:
+        pass
+
+
 def default_move_limit(spec: BoardSpec) -> int:
     """Generous: every cell revealed, flagged and unflagged twice over. Only a looping bot hits it."""
     return 6 * spec.cells + 100
 
 
-def _as_actions(answer: Action | Iterable[Action] | None) -> list[Action]:
+def as_actions(answer: Any) -> list[Any]:
+    """A player's answer as a list of would-be actions (one action, or an iterable of them). The
+    items are checked by the engine when played; an answer that is neither is illegal."""
     if answer is None:
         return []
     if isinstance(answer, Action) or (isinstance(answer, tuple) and answer and isinstance(answer[0], str)):
-        return [answer]  # type: ignore[list-item]
-    return list(answer)
+        return [answer]
+    if isinstance(answer, str | bytes):
+        return list(answer)  # each character is then refused as "not an action"
+    try:
+        return list(answer)
+    except TypeError:
+        raise InvalidActionError(
+            f"play() returned {answer!r}, which is neither an action nor a list of actions"
+        ) from None
 
 
-def _opened_meanwhile(action: Action, covered_before: np.ndarray, grid: np.ndarray) -> bool:
+def _opened_meanwhile(action: Any, covered_before: np.ndarray, grid: np.ndarray) -> bool:
     """A reveal of a cell that was covered when the bot answered and is revealed now."""
     try:
         kind, row, col = action[0], action[1], action[2]
@@ -98,8 +200,25 @@ def _opened_meanwhile(action: Action, covered_before: np.ndarray, grid: np.ndarr
         return False  # not an action at all: let the engine say why
 
 
+def _with_diagnostics(error: str, lines: list[str]) -> str:
+    """The message, then as many of the bot's last stderr lines as fit in the error column."""
+    if not lines:
+        return error[:ERROR_CHARS]
+    head = error[: ERROR_CHARS // 3]
+    room = ERROR_CHARS - len(head) - len("\nstderr:")
+    kept: list[str] = []
+    for line in reversed(lines):
+        if len(line) + 1 > room:
+            break
+        kept.append(line)
+        room -= len(line) + 1
+    if not kept:
+        return head
+    return head + "\nstderr:\n" + "\n".join(reversed(kept))
+
+
 def play_game(
-    player: Player,
+    player: Player | Agent,
     key: str,
     spec: BoardSpec,
     rule: FirstClick,
@@ -107,20 +226,34 @@ def play_game(
     board: int,
     *,
     move_limit: int | None = None,
+    limits: Limits | None = None,
 ) -> GameResult:
     """Play board ``board`` of ``seed`` to the end with ``player`` (registered as ``key``)."""
+    agent: Agent = TrustedAgent(player) if isinstance(player, Player) else player
+    limits = limits or DEFAULT_LIMITS
     limit = move_limit or default_move_limit(spec)
+    try:
+        agent.prepare()
+    except AgentFailure as failure:
+        return GameResult.failed(key, board, failure.outcome, _with_diagnostics(failure.message, agent.diagnostics()))
     game = Game(spec, rule, seed=seed, index=board)
     grid = game.grid
     guesses = 0
     outcome: Outcome | None = None
     error = ""
+    used = 0.0
     wall0 = time.perf_counter()
     cpu0 = time.thread_time()
+    outside0 = agent.cpu_seconds()
     try:
-        player.reset(player_generator(seed, board, player.name), spec, rule)
+        agent.start(spec, rule, player_seed(seed, board, agent.name), limits)
+        used = time.perf_counter() - wall0
         while not game.over:
-            actions = _as_actions(player.play(game.observation()))
+            observation = game.observation()
+            asked = time.perf_counter()
+            answer = agent.act(observation, limits.budget(used))
+            used += time.perf_counter() - asked
+            actions = as_actions(answer)
             if not actions:
                 outcome, error = Outcome.ILLEGAL, "play() returned no action"
                 break
@@ -135,17 +268,22 @@ def play_game(
                 game.apply(action)
                 if action[0] == ActionKind.REVEAL and len(action) > 3 and action[3]:
                     guesses += 1
-            if game.moves > limit:
+            if not game.over and game.moves > limit:
                 outcome, error = Outcome.ERROR, f"no result after {limit} moves"
                 break
+    except AgentFailure as failure:
+        outcome, error = failure.outcome, failure.message
     except EngineError as exc:
         outcome, error = Outcome.ILLEGAL, f"{type(exc).__name__}: {exc}"
-    except Exception as exc:  # the bot's exception is its own result
+    except (Exception, SystemExit) as exc:  # the bot's exception is its own result (KeyboardInterrupt is not)
         outcome, error = Outcome.ERROR, f"{type(exc).__name__}: {exc}"
-    cpu_ms = (time.thread_time() - cpu0) * 1000.0
+    cpu_ms = (time.thread_time() - cpu0 + agent.cpu_seconds() - outside0) * 1000.0
     wall_ms = (time.perf_counter() - wall0) * 1000.0
     if outcome is None:
         outcome = Outcome.WON if game.won else Outcome.LOST
+    agent.finish(outcome, error)
+    if outcome not in (Outcome.WON, Outcome.LOST):
+        error = _with_diagnostics(error, agent.diagnostics())
     stats = game.stats()
     first = stats.first_click
     return GameResult(
@@ -164,5 +302,5 @@ def play_game(
         first_col=first[1] if first else None,
         cpu_ms=round(cpu_ms, 4),
         wall_ms=round(wall_ms, 4),
-        error=error[:2000],
+        error=error[:ERROR_CHARS],
     )

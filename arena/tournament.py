@@ -1,32 +1,56 @@
 """Run a tournament: every player on every board, in parallel, resumable.
 
-The parent process owns the store. It asks which (player, board) pairs have no result yet,
-cuts them into batches of boards, and commits each batch's results as it comes back, so an
-interrupted run loses at most the batches in flight, and a rerun plays exactly what is missing.
+The parent process (the Dask client, with ``--backend dask``) owns the store. It asks which
+(player, board) pairs have no result yet, cuts them into batches of boards, hands the batches to
+a backend (``arena.backends``), and commits each batch's results as it comes back. So:
+
+- nothing lost: a result is committed as soon as its batch is back; SIGKILL of the arena loses
+  only batches in flight, which a rerun plays; Ctrl-C lets running batches finish and commits them;
+- nothing duplicated: a rerun plays only what has no row, and the primary key plus
+  ``INSERT OR IGNORE`` make a batch delivered twice (a retried Dask task) a no-op;
+- nothing different: every game's randomness comes from (seed, board, player) alone, so the
+  results (all but the timings) do not depend on the backend, the number of workers, the
+  batching or the order of play; ``order`` exists so that a test can prove the last point.
 """
 
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
-import os
+import signal
 import sys
-from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from types import FrameType
 
+from arena.backends import (
+    Backend,
+    BackendUnavailable,
+    StopFlag,
+    TournamentError,
+    WorkerCrashError,
+    default_workers,
+    make_backend,
+    start_method,
+)
 from arena.config import TournamentConfig
 from arena.store import Store
-from arena.worker import Batch, init_worker, run_batch
+from arena.worker import Batch
 from players import Registry
 
 __all__ = [
+    "BackendUnavailable",
+    "TournamentError",
     "TournamentInterrupted",
     "TournamentSummary",
+    "WorkerCrashError",
     "default_workers",
     "pending_work",
     "run_tournament",
+    "start_method",
 ]
+
+Work = list[tuple[int, tuple[str, ...]]]
 
 
 class TournamentInterrupted(Exception):
@@ -43,22 +67,10 @@ class TournamentSummary:
     played: int
     skipped: int
     workers: int
+    backend: str = "local"
 
 
-def default_workers() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
-def start_method() -> str:
-    """``forkserver`` where it exists (fast starts, no fork of a threaded parent), else ``spawn``."""
-    methods = multiprocessing.get_all_start_methods()
-    return "forkserver" if "forkserver" in methods and sys.platform != "darwin" else "spawn"
-
-
-def pending_work(config: TournamentConfig, store: Store) -> tuple[list[tuple[int, tuple[str, ...]]], int]:
+def pending_work(config: TournamentConfig, store: Store) -> tuple[Work, int]:
     """Per board, the player keys without a result yet; and how many games are already done."""
     keys = [ref.key for ref in config.players]
     done = store.finished(config.id, keys, config.games)
@@ -71,15 +83,46 @@ def pending_work(config: TournamentConfig, store: Store) -> tuple[list[tuple[int
     return work, skipped
 
 
-def batches(config: TournamentConfig, work: list[tuple[int, tuple[str, ...]]], size: int) -> Iterator[Batch]:
+def batches(config: TournamentConfig, work: Work, size: int) -> Iterator[Batch]:
     for start in range(0, len(work), size):
         yield Batch(config, tuple(work[start : start + size]))
 
 
-def _batch_size(boards: int, workers: int) -> int:
-    # Enough batches to balance the load and show progress; few enough that the per-task
-    # overhead (pickling, a store commit) stays small next to the games themselves.
-    return max(1, min(64, boards // (workers * 8) or 1))
+def _reorder(work: Work, order: Sequence[int]) -> Work:
+    """``work`` in the board order ``order`` (which must list every pending board)."""
+    position = {board: i for i, board in enumerate(order)}
+    missing = [board for board, _ in work if board not in position]
+    if missing:
+        raise ValueError(f"order does not list pending board(s) {missing[:5]}")
+    return sorted(work, key=lambda item: position[item[0]])
+
+
+@contextlib.contextmanager
+def _ctrl_c_stops(stop: StopFlag) -> Iterator[None]:
+    """While playing, the first Ctrl-C (SIGINT) sets ``stop``: running batches finish and are
+    committed. The second raises KeyboardInterrupt: stop at once. Only the main thread can set
+    signal handlers; elsewhere, and where SIGINT is ignored, nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    if previous in (signal.SIG_IGN, None):
+        yield
+        return
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        if stop:
+            raise KeyboardInterrupt
+        stop.set()
+        with contextlib.suppress(Exception):
+            sys.stderr.write("\nstopping: committing the games in progress (Ctrl-C again to stop at once)\n")
+            sys.stderr.flush()
+
+    signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def run_tournament(
@@ -89,85 +132,56 @@ def run_tournament(
     *,
     workers: int | None = None,
     progress: Callable[[int], None] | None = None,
+    backend: str | Backend = "local",
+    address: str | None = None,
+    order: Sequence[int] | None = None,
 ) -> TournamentSummary:
-    """Play every missing (player, board) game of ``config`` and commit it to ``store``."""
+    """Play every missing (player, board) game of ``config`` and commit it to ``store``.
+
+    ``backend`` is ``"local"`` (this process for one worker, else a process pool of ``workers``),
+    ``"dask"`` (the cluster at ``address`` or ``$DASK_SCHEDULER_ADDRESS``, else a LocalCluster of
+    ``workers``), or a ready ``Backend``, which the caller then owns and closes. ``order`` plays
+    the pending boards in that order instead of ascending (for tests; results never depend on it).
+    Raises ``TournamentInterrupted`` on Ctrl-C and ``TournamentError`` when the workers keep dying,
+    in both cases after committing every finished game.
+    """
     entries = {ref.key: registry.get(ref.name) for ref in config.players}
     for ref in config.players:
         entries[ref.key].cls.parse_options(ref.options)  # bad options fail here, not in a worker
     sources = {key: (entry.version, entry.source) for key, entry in entries.items()}
-    store.ensure_tournament(config, sources)
     work, skipped = pending_work(config, store)
-    workers = max(1, workers or default_workers())
-    workers = min(workers, max(1, len(work)))
-    todo = sum(len(keys) for _, keys in work)
-    recorded = 0
+    if order is not None:
+        work = _reorder(work, order)
+    owned = isinstance(backend, str)
+    if owned:
+        count = min(max(1, workers or default_workers()), max(1, len(work)))
+        engine = make_backend(str(backend), workers=count, address=address)  # fails before anything is stored
+    else:
+        engine = backend  # type: ignore[assignment]
+    store.ensure_tournament(config, sources)
     if not work:
-        return TournamentSummary(config.id, 0, skipped, workers)
-    size = _batch_size(len(work), workers)
+        if owned:
+            engine.close()
+        return TournamentSummary(config.id, 0, skipped, 1, engine.name)
+    todo = sum(len(keys) for _, keys in work)
+    stop = StopFlag()
+    recorded = delivered = 0
     try:
-        if workers == 1:
-            init_worker(registry.plugin_files, single_thread=False, pool=False)
-            for batch in batches(config, work, size):
-                results = run_batch(batch)
-                recorded += store.record(config.id, results)
-                if progress:
-                    progress(len(results))
-        else:
-            recorded += _run_pool(config, store, registry, work, size, workers, progress)
+        with _ctrl_c_stops(stop):
+            size = engine.batch_size(len(work))
+            used = engine.workers
+            stream = engine.run(batches(config, work, size), registry.plugin_files, stop)
+            with contextlib.closing(stream):
+                for results in stream:
+                    recorded += store.record(config.id, results)
+                    delivered += len(results)
+                    if progress:
+                        progress(len(results))
     except KeyboardInterrupt:
-        raise TournamentInterrupted(recorded) from None
-    return TournamentSummary(config.id, todo, skipped, workers)
-
-
-def _run_pool(
-    config: TournamentConfig,
-    store: Store,
-    registry: Registry,
-    work: list[tuple[int, tuple[str, ...]]],
-    size: int,
-    workers: int,
-    progress: Callable[[int], None] | None,
-) -> int:
-    context = multiprocessing.get_context(start_method())
-    recorded = 0
-    pending: set[Future] = set()
-    source = batches(config, work, size)
-    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=init_worker, initargs=(registry.plugin_files,))
-    try:
-        # Keep a bounded number of batches in flight: memory stays flat for huge tournaments
-        # and an interrupt has little queued work to throw away.
-        for batch in source:
-            pending.add(pool.submit(run_batch, batch))
-            if len(pending) >= workers * 3:
-                break
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                results = future.result()
-                recorded += store.record(config.id, results)
-                if progress:
-                    progress(len(results))
-                nxt = next(source, None)
-                if nxt is not None:
-                    pending.add(pool.submit(run_batch, nxt))
-    except KeyboardInterrupt:
-        # Stop cleanly: queued batches are dropped, batches already running finish (workers
-        # ignore SIGINT) and are committed. A second Ctrl-C stops at once.
-        pool.shutdown(wait=False, cancel_futures=True)
-        try:
-            for future in pending:
-                if not future.cancelled():
-                    # A batch that failed while stopping is simply replayed by the next run.
-                    with contextlib.suppress(Exception):
-                        recorded += store.record(config.id, future.result())
-        except KeyboardInterrupt:
-            _kill_workers(pool)
         raise TournamentInterrupted(recorded) from None
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-    return recorded
-
-
-def _kill_workers(pool: ProcessPoolExecutor) -> None:
-    for process in list(getattr(pool, "_processes", {}).values()):
-        process.kill()
+        if owned:
+            engine.close()
+    if stop and delivered < todo:
+        raise TournamentInterrupted(recorded)
+    return TournamentSummary(config.id, todo, skipped, used, engine.name)

@@ -1,20 +1,30 @@
 """What runs inside a worker process: a batch of boards, every pending player on each.
 
-Workers rebuild the registry themselves (plugins are code, not data to pickle) and keep one
-instance per player for the life of the process. Only plain values cross the process boundary.
+Workers rebuild players themselves (plugins are code, not data to pickle) and keep one agent per
+player for the life of the process: a trusted player is an object here, an isolated one a process
+of its own (``arena.isolation.RemoteAgent``), started once and reused across games. Only plain
+values cross the process boundary.
+
+A worker never imports third-party plugin code unless a plugin player was explicitly made trusted:
+an isolated player's code runs only in its own process, so it cannot patch the engine here either.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import multiprocessing.util
 import signal
 from dataclasses import dataclass
 
 from arena.config import PlayerRef, TournamentConfig
-from arena.runner import GameResult, Outcome, play_game
+from arena.isolation.remote import RemoteAgent, bot_environment, host_command
+from arena.isolation.settings import Isolation
+from arena.runner import Agent, GameResult, Outcome, TrustedAgent, play_game
 from engine import BEGINNER, FirstClick
 from players import Player, Registry
 
-__all__ = ["Batch", "init_worker", "run_batch"]
+__all__ = ["Batch", "close_agents", "init_worker", "isolation_of", "run_batch", "warm_up"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,19 +40,29 @@ class Batch:
 
 
 _WARM_UP_SEED = 2**62 + 12345
-_registry: Registry | None = None
-_instances: dict[str, Player] = {}
+_plugin_files: tuple[str, ...] = ()
+_registries: dict[bool, Registry] = {}
+#: Player key -> (what the agent was built from, the agent).
+_agents: dict[str, tuple[tuple[object, ...], Agent]] = {}
+_cleanup_registered = False
 
 
 def init_worker(plugin_files: tuple[str, ...] = (), single_thread: bool = True, pool: bool = True) -> None:
-    """Process initializer: load plugins once; keep numba's parallel code to one thread so that
-    N workers on N cores do not oversubscribe them. Pool workers ignore Ctrl-C: the parent
-    decides how to stop, and lets running batches finish so their games are committed."""
-    global _registry
+    """Process initializer: remember the plugins (loaded lazily, and only for trusted plugin players);
+    keep numba's parallel code to one thread so that N workers on N cores do not oversubscribe them.
+    Pool workers ignore Ctrl-C: the parent decides how to stop, and lets running batches finish so
+    their games are committed."""
+    global _plugin_files, _cleanup_registered
     if pool:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _registry = Registry(plugin_files)
-    _instances.clear()
+    close_agents()
+    _plugin_files = tuple(str(p) for p in plugin_files)
+    _registries.clear()
+    if not _cleanup_registered:
+        # Pool workers leave through os._exit, which skips atexit but runs multiprocessing finalizers.
+        atexit.register(close_agents)
+        multiprocessing.util.Finalize(None, close_agents, exitpriority=10)
+        _cleanup_registered = True
     if single_thread:
         # Only the runtime call: changing NUMBA_NUM_THREADS after numba is imported breaks it.
         import numba
@@ -50,16 +70,87 @@ def init_worker(plugin_files: tuple[str, ...] = (), single_thread: bool = True, 
         numba.set_num_threads(1)
 
 
-def _player(ref: PlayerRef) -> Player:
-    global _registry
-    if _registry is None:
-        _registry = Registry()
-    player = _instances.get(ref.key)
-    if player is None:
-        player = _registry.create(ref.name, ref.options)
+def close_agents() -> None:
+    """Stop every isolated player's process (and forget trusted ones)."""
+    agents = [agent for _, agent in _agents.values()]
+    _agents.clear()
+    for agent in agents:
+        with contextlib.suppress(Exception):  # cleaning up must not hide the real result
+            agent.close()
+
+
+def _builtin_names() -> frozenset[str]:
+    from players.builtin import BUILTIN_PLAYERS
+
+    return frozenset(getattr(cls, "name", "") for cls in BUILTIN_PLAYERS)
+
+
+def isolation_of(ref: PlayerRef, config: TournamentConfig) -> Isolation:
+    """How ``ref`` runs: engine bots always isolated; under ``auto``, built-in players trusted and
+    everything else isolated; otherwise as the tournament says."""
+    if any(bot.name == ref.name for bot in config.engine_bots):
+        return Isolation.ISOLATED
+    if config.isolation is Isolation.AUTO:
+        return Isolation.TRUSTED if ref.name in _builtin_names() else Isolation.ISOLATED
+    return config.isolation
+
+
+def _registry(builtin_only: bool) -> Registry:
+    registry = _registries.get(builtin_only)
+    if registry is None:
+        registry = Registry((), entry_points=False) if builtin_only else Registry(_plugin_files)
+        _registries[builtin_only] = registry
+    return registry
+
+
+def _numba_threads() -> int:
+    import numba
+
+    return int(numba.get_num_threads())
+
+
+def _signature(ref: PlayerRef, config: TournamentConfig) -> tuple[object, ...]:
+    """What the agent for ``ref`` is made of: a cached agent is reused only while this matches (a
+    long-lived worker may serve tournaments with other limits or commands)."""
+    mode = isolation_of(ref, config)
+    builtin = ref.name in _builtin_names()
+    if mode is Isolation.TRUSTED:
+        return (mode, builtin)
+    bot = next((b for b in config.engine_bots if b.name == ref.name), None)
+    if bot is not None:
+        command = bot.command
+    else:
+        command = tuple(
+            host_command(
+                ref.name,
+                ref.options,
+                plugin_files=() if builtin else _plugin_files,
+                entry_points=not builtin,
+                threads=_numba_threads(),
+                warm_up_time=config.limits.move_time + config.limits.grace,
+            )
+        )
+    return (mode, command, config.limits)
+
+
+def _agent(ref: PlayerRef, config: TournamentConfig) -> Agent:
+    signature = _signature(ref, config)
+    cached = _agents.pop(ref.key, None)
+    if cached is not None and cached[0] == signature:
+        _agents[ref.key] = cached
+        return cached[1]
+    if cached is not None:
+        cached[1].close()
+    agent: Agent
+    if signature[0] is Isolation.TRUSTED:
+        player = _registry(builtin_only=bool(signature[1])).create(ref.name, ref.options)
         warm_up(player)
-        _instances[ref.key] = player
-    return player
+        agent = TrustedAgent(player)
+    else:
+        command = [str(part) for part in signature[1]]  # type: ignore[attr-defined]
+        agent = RemoteAgent(ref.name, command, config.limits, env=bot_environment())
+    _agents[ref.key] = (signature, agent)
+    return agent
 
 
 def warm_up(player: Player) -> None:
@@ -76,10 +167,21 @@ def run_batch(batch: Batch) -> list[GameResult]:
     for board, keys in batch.work:
         for key in keys:
             try:
-                player = _player(refs[key])
+                agent = _agent(refs[key], config)
             except Exception as exc:  # a constructor that raises costs that player its games, nothing more
                 error = f"could not set up the player: {type(exc).__name__}: {exc}"
                 results.append(GameResult.failed(key, board, Outcome.ERROR, error))
                 continue
-            results.append(play_game(player, key, spec, config.rule, config.seed, board, move_limit=config.move_limit))
+            results.append(
+                play_game(
+                    agent,
+                    key,
+                    spec,
+                    config.rule,
+                    config.seed,
+                    board,
+                    move_limit=config.move_limit,
+                    limits=config.limits,
+                )
+            )
     return results

@@ -1,21 +1,36 @@
-"""Speed of the solver library: ``analyze`` on real expert positions, and the parallel search.
+"""Speed of the solver library: ``analyze`` on real expert positions, the enumeration player's
+games, the parallel search, and compile times.
 
 Part 1 plays expert games (rule ``safe``, first click in the corner) with a plain greedy player
 on ``analyze``: reveal every certain safe cell, otherwise the least likely mine (first in
-row-major order). Every position it analyses is timed; the "midgame" figures keep positions with
-20-80% of the safe cells revealed. Per-game time is the sum over the game's positions.
+row-major order). Every position it analyses is then timed through ``analyze`` (the compiled fast
+path, ``players.solver.fast``) and through ``analyze_general`` (the numpy pipeline that was all of
+``analyze`` before the fast path, still its fallback), one solver at a time, in CPU time, the least
+of ``--repeat`` passes; the two results are compared field by field (probabilities to the bit,
+weighted and unweighted). The "midgame" figures keep positions with 20-80% of the safe cells
+revealed. Per-game time is the sum over the game's positions.
 
-Part 2 times ``count_component`` on one large component, serial lanes versus ``prange`` lanes
+Part 2 is the built-in ``enumeration`` player (the published full-enumeration solver) through
+``arena.runner.play_game``: CPU ms per game (the runner's per-game thread time: the player and
+the engine together) on Beginner, Intermediate and Expert (rule ``safe``), one thread, numba
+cache warm, against the Rust solver's figures (REFERENCES.md). The "replay floor" replays the
+same games' moves with a player that only reads them from a list: the runner's and the engine's
+share of each game, which no player can go below. Game costs have a heavy tail (a rare position
+needs a search of millions of nodes: one expert game in a few hundred takes 100+ ms), so the mean
+of a few hundred games moves by 20% from one seed to another; the median is steadier.
+
+Part 3 times ``count_component`` on one large component, serial lanes versus ``prange`` lanes
 (``parallel=False`` / ``True``), checks that the counts are identical, and reports the speed-up.
 Real games never produce a component that needs it (the largest search below takes a few thousand
 nodes), so the component is a stress position: a 16x30 board with mines at density 0.2 and 30%
 of its safe cells revealed at random, which leaves a 100-cell component of about 16 million
 search nodes after deduction.
 
-Part 3 measures compile time in a fresh interpreter with an empty numba cache (cold) and with the
-normal on-disk cache (warm).
+Part 4 measures compile time in a fresh interpreter with an empty numba cache (cold) and with the
+normal on-disk cache (warm): the fast path (first ``analyze``), the general path's extra kernels
+(float counts and lanes), and the enumeration player's own kernels.
 
-    python benchmarks/solver_speed.py [--games 200] [--seed 1] [--repeat 3]
+    python benchmarks/solver_speed.py [--games 200] [--player-games 2000,1000,500] [--seed 1] [--repeat 3]
 
 Writes benchmarks/results/solver_speed.json.
 """
@@ -33,33 +48,65 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numba
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import COVERED, EXPERT, Game, parse_position
-from players.solver import analyze, count_component, extract_frontier
+from arena.runner import play_game
+from engine import COVERED, EXPERT, PRESETS, Action, FirstClick, Game, Observation, parse_position
+from players.api import Player
+from players.builtin.enumeration_player import EnumerationPlayer
+from players.solver import Analysis, analyze, count_component, extract_frontier
+from players.solver.analysis import analyze_general
 from players.solver.rref import reduce_system
 
 RESULTS = Path(__file__).resolve().parent / "results" / "solver_speed.json"
+#: The Rust solver's CPU ms per game on this kind of machine (REFERENCES.md).
+RUST_MS = {"beginner": 0.085, "intermediate": 0.53, "expert": 2.3}
+PRESET_ORDER = ("beginner", "intermediate", "expert")
+
+
+def identical(a: Analysis, b: Analysis) -> bool:
+    """Every field of two analyses equal, float arrays to the bit (NaN where NaN)."""
+    if not (
+        a.probabilities.tobytes() == b.probabilities.tobytes()
+        and a.frontier_mines.tobytes() == b.frontier_mines.tobytes()
+        and (a.safe, a.mines, a.log_weight, a.nodes) == (b.safe, b.mines, b.log_weight, b.nodes)
+        and np.array_equal([a.unconstrained_probability], [b.unconstrained_probability], equal_nan=True)
+        and len(a.components) == len(b.components)
+    ):
+        return False
+    pairs = [(a.frontier.system, b.frontier.system)]
+    pairs += [(x.system, y.system) for x, y in zip(a.components, b.components, strict=True)]
+    arrays = [(a.frontier.unconstrained, b.frontier.unconstrained), (a.frontier.flags, b.frontier.flags)]
+    for x, y in pairs:
+        arrays += [(x.cells, y.cells), (x.constraints, y.constraints), (x.rhs, y.rhs), (x.sources, y.sources)]
+    for x, y in zip(a.components, b.components, strict=True):
+        arrays += [(x.totals, y.totals), (x.mine_counts, y.mine_counts), (x.support, y.support)]
+    return all(x.dtype == y.dtype and np.array_equal(x, y) for x, y in arrays)
 
 
 def play(seed: int, index: int) -> tuple[bool, list[dict[str, Any]]]:
-    """One greedy expert game; returns (won, one record per analysed position)."""
+    """One greedy expert game; returns (won, one record per analysed position, with its grid).
+
+    Each position is also analysed by ``analyze_general``, weighted and unweighted, and the record
+    says whether the two paths agreed on every field (``identical``)."""
     game = Game(EXPERT, "safe", seed=seed, index=index)
     game.reveal(0, 0)
     safe_total = EXPERT.cells - EXPERT.mines
     records = []
     while not game.over:
         grid = game.grid.copy()
-        t = time.perf_counter()
         result = analyze(grid, EXPERT.mines)
-        elapsed = time.perf_counter() - t
-        revealed = int((grid >= 0).sum())
+        same = identical(result, analyze_general(grid, EXPERT.mines)) and identical(
+            analyze(grid, EXPERT.mines, weighted=False), analyze_general(grid, EXPERT.mines, weighted=False)
+        )
         records.append(
             {
-                "seconds": elapsed,
-                "progress": revealed / safe_total,
+                "grid": grid,
+                "identical": same,
+                "progress": int((grid >= 0).sum()) / safe_total,
                 "nodes": result.nodes,
                 "largest": max((c.system.n_cells for c in result.components), default=0),
                 "frontier": result.frontier.system.n_cells,
@@ -72,6 +119,18 @@ def play(seed: int, index: int) -> tuple[bool, list[dict[str, Any]]]:
         else:
             game.reveal(*result.best_guesses()[0])
     return game.won, records
+
+
+def time_positions(grids: list[np.ndarray], solver: Any, repeat: int) -> np.ndarray:
+    """CPU seconds of ``solver(grid, mines)`` per position: the least of ``repeat`` passes over all
+    the positions (one solver at a time, so that neither evicts the other from the caches)."""
+    best = np.full(len(grids), np.inf)
+    for _ in range(repeat):
+        for i, grid in enumerate(grids):
+            t = time.thread_time()
+            solver(grid, EXPERT.mines)
+            best[i] = min(best[i], time.thread_time() - t)
+    return best
 
 
 def summary(seconds: np.ndarray) -> dict[str, float]:
@@ -168,21 +227,102 @@ def parallel_speedup(repeat: int) -> dict[str, Any]:
     }
 
 
+class Replay(Player):
+    """Plays back a recorded game's answers: the runner and the engine at work, no thinking."""
+
+    name = "replay"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.script: list[list[Action]] = []
+
+    def play(self, observation: Observation) -> list[Action]:
+        return self.script.pop()
+
+
+class Recorder(EnumerationPlayer):
+    """The enumeration player, keeping its answers for ``Replay``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.answers: list[list[Action]] = []
+
+    def play(self, observation: Observation) -> list[Action]:
+        answer = super().play(observation)
+        self.answers.append(answer)
+        return answer
+
+
+def enumeration_games(games: dict[str, int], seed: int, repeat: int) -> dict[str, Any]:
+    """CPU ms per game of the ``enumeration`` player on each preset (one thread, warm cache)."""
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    player = EnumerationPlayer()
+    for board in range(5):  # load every kernel (rules, fast path, guess) before timing
+        play_game(player, "warm-up", EXPERT, FirstClick.SAFE, seed + 10_000, board)
+    out: dict[str, Any] = {}
+    for preset in PRESET_ORDER:
+        spec, n = PRESETS[preset], games[preset]
+        runs, wins, cpu = [], 0, np.zeros(n)
+        for _ in range(repeat):
+            results = [play_game(player, "enumeration", spec, FirstClick.SAFE, seed, b) for b in range(n)]
+            cpu = np.array([r.cpu_ms for r in results])
+            runs.append(float(cpu.mean()))
+            wins = sum(r.won for r in results)
+        recorder, replay, scripts = Recorder(), Replay(), []
+        for b in range(n):
+            recorder.answers = []
+            play_game(recorder, "enumeration", spec, FirstClick.SAFE, seed, b)
+            scripts.append(recorder.answers[::-1])
+        floors = []
+        for _ in range(repeat):
+            replayed = []
+            for b in range(n):
+                replay.script = list(scripts[b])
+                replayed.append(play_game(replay, "replay", spec, FirstClick.SAFE, seed, b).cpu_ms)
+            floors.append(float(np.mean(replayed)))
+        ms = float(np.median(runs))
+        out[preset] = {
+            "games": n,
+            "wins": wins,
+            "ms_per_game": ms,
+            "ms_per_game_runs": runs,
+            "median_ms_per_game": float(np.median(cpu)),
+            "p99_ms_per_game": float(np.percentile(cpu, 99)),
+            "max_ms_per_game": float(cpu.max()),
+            "replay_floor_ms_per_game": float(np.median(floors)),
+            "player_ms_per_game": ms - float(np.median(floors)),
+            "rust_ms_per_game": RUST_MS[preset],
+            "ratio_to_rust": ms / RUST_MS[preset],
+        }
+    numba.set_num_threads(threads)
+    return out
+
+
 _CHILD = """
 import time, numpy as np
-t0 = time.perf_counter()
+t0 = time.perf_counter(); c0 = time.process_time()
 from players.solver import analyze
 from engine import parse_position
-t1 = time.perf_counter()
-analyze(parse_position("1##\\n###\\n###"), 2)
-t2 = time.perf_counter()
-analyze(parse_position("1##\\n###\\n###"), 2, parallel=True, parallel_threshold=1, exact_cells=0)
-t3 = time.perf_counter()
-print(t1 - t0, t2 - t1, t3 - t2)
+grid = parse_position("1##\\n###\\n###")
+t1 = time.perf_counter(); c1 = time.process_time()
+analyze(grid, 2)
+analyze(grid, 2, weighted=False)
+t2 = time.perf_counter(); c2 = time.process_time()
+analyze(grid, 2, parallel=True, parallel_threshold=1, exact_cells=0)
+t3 = time.perf_counter(); c3 = time.process_time()
+from players.builtin.enumeration_player import _candidates, _rules
+t4 = time.perf_counter(); c4 = time.process_time()
+_rules(grid)
+_candidates(np.zeros(9), np.arange(3), np.arange(3, 9), 0.5, 3, 3)
+t5 = time.perf_counter(); c5 = time.process_time()
+print(t1 - t0, t2 - t1, t3 - t2, t5 - t4, (c3 - c0) + (c5 - c4))
 """
 
 
 def compile_times() -> dict[str, float]:
+    """Seconds (wall) per stage in a fresh interpreter, cold (empty numba cache) and warm; the CPU
+    total leaves out importing the other built-in players (the enumeration player's package)."""
     root = Path(__file__).resolve().parent.parent
     out = {}
     with tempfile.TemporaryDirectory() as cache:
@@ -193,33 +333,41 @@ def compile_times() -> dict[str, float]:
             done = subprocess.run(
                 [sys.executable, "-c", _CHILD], cwd=root, env=env, capture_output=True, text=True, check=True
             )
-            imports, first, other_paths = (float(x) for x in done.stdout.split())
+            imports, fast, general, player, cpu = (float(x) for x in done.stdout.split())
             out[f"{label}_import_s"] = imports
-            out[f"{label}_first_analyze_s"] = first
-            out[f"{label}_float_and_parallel_paths_s"] = other_paths
+            out[f"{label}_fast_path_s"] = fast
+            out[f"{label}_general_path_s"] = general
+            out[f"{label}_enumeration_player_s"] = player
+            out[f"{label}_total_cpu_s"] = cpu
     return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--games", type=int, default=200, help="greedy expert games of part 1")
+    parser.add_argument("--player-games", default="2000,1000,500", help="enumeration games per preset (part 2)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
+    player_games = dict(zip(PRESET_ORDER, (int(x) for x in args.player_games.split(",")), strict=True))
 
-    # Load every kernel (RREF, int and float counts) before timing: one untimed game and one float count.
+    # Load every kernel (fast path, general path, int and float counts) before timing.
     play(args.seed + 10_000, 0)
     analyze(parse_position("1##\n###\n###"), 2, exact_cells=0)
     wins = 0
     records: list[dict[str, Any]] = []
-    per_game = []
+    game_of = []
     for index in range(args.games):
         won, game_records = play(args.seed, index)
         wins += won
         records.extend(game_records)
-        per_game.append(sum(r["seconds"] for r in game_records))
-    seconds = np.array([r["seconds"] for r in records])
-    mid = np.array([r["seconds"] for r in records if 0.2 <= r["progress"] <= 0.8])
+        game_of += [index] * len(game_records)
+    grids = [r["grid"] for r in records]
+    seconds = time_positions(grids, analyze, args.repeat)
+    general = time_positions(grids, analyze_general, args.repeat)
+    per_game = np.bincount(game_of, weights=seconds, minlength=args.games)
+    per_game_general = np.bincount(game_of, weights=general, minlength=args.games)
+    mid = np.array([0.2 <= r["progress"] <= 0.8 for r in records])
     nodes = np.array([r["nodes"] for r in records])
     report = {
         "machine": {"python": platform.python_version(), "processor": platform.processor(), "cpus": os.cpu_count()},
@@ -227,9 +375,14 @@ def main() -> None:
         "seed": args.seed,
         "wins": wins,
         "positions": len(records),
+        "positions_identical_to_general_path": int(sum(r["identical"] for r in records)),
         "analyze_all": summary(seconds),
-        "analyze_midgame": {"positions": len(mid), **summary(mid)},
+        "analyze_general_all": summary(general),
+        "speedup_median": float(np.median(general) / np.median(seconds)),
+        "analyze_midgame": {"positions": int(mid.sum()), **summary(seconds[mid])},
+        "analyze_general_midgame": summary(general[mid]),
         "per_game_ms": {"mean": float(np.mean(per_game) * 1e3), "max": float(np.max(per_game) * 1e3)},
+        "per_game_general_ms": {"mean": float(np.mean(per_game_general) * 1e3)},
         "search_nodes": {
             "median": float(np.median(nodes)),
             "p99": float(np.percentile(nodes, 99)),
@@ -237,12 +390,20 @@ def main() -> None:
         },
         "largest_component_cells": int(max(r["largest"] for r in records)),
         "largest_frontier_cells": int(max(r["frontier"] for r in records)),
+        "enumeration_player": enumeration_games(player_games, args.seed, args.repeat),
         "parallel": parallel_speedup(args.repeat),
         "compile": compile_times(),
     }
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps(report, indent=2))
+    for preset, row in report["enumeration_player"].items():
+        print(
+            f"enumeration {preset:>12}: {row['ms_per_game']:.3f} CPU ms/game (median {row['median_ms_per_game']:.3f}, "
+            f"replay floor "
+            f"{row['replay_floor_ms_per_game']:.3f}) = x{row['ratio_to_rust']:.2f} the Rust solver's "
+            f"{row['rust_ms_per_game']} ms"
+        )
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ __all__ = [
     "parse_layout",
     "parse_position",
     "player_generator",
+    "player_seed",
 ]
 
 #: Seeds and board indices are stored as SQLite integers, hence the signed 64-bit bound.
@@ -49,12 +50,22 @@ def board_permutation(spec: BoardSpec, seed: int, index: int) -> np.ndarray:
     return np.random.Generator(np.random.PCG64(sequence)).permutation(spec.cells)
 
 
-def player_generator(seed: int, index: int, player: str) -> np.random.Generator:
-    """The random generator a player gets for one board: independent of the board's own stream
-    (a different spawn key) and of other players' (keyed by the player's name)."""
+def player_seed(seed: int, index: int, player: str) -> int:
+    """The 128-bit seed of a player's generator on one board: independent of the board's own stream
+    (a different spawn key) and of other players' (keyed by the player's name).
+
+    An isolated bot receives this number instead of (seed, index), from which it could rebuild the
+    board with ``board_permutation``; the trusted path seeds from the very same number, so a
+    deterministic player decides identically in both modes."""
     key = zlib.crc32(player.encode("utf-8"))
     sequence = np.random.SeedSequence([check_seed(seed), check_seed(index, "board index")], spawn_key=(1, key))
-    return np.random.Generator(np.random.PCG64(sequence))
+    words = sequence.generate_state(4, np.uint32)
+    return sum(int(word) << (32 * i) for i, word in enumerate(words))
+
+
+def player_generator(seed: int, index: int, player: str) -> np.random.Generator:
+    """The random generator a player gets for one board: ``PCG64(player_seed(seed, index, player))``."""
+    return np.random.Generator(np.random.PCG64(player_seed(seed, index, player)))
 
 
 def mines_from_permutation(spec: BoardSpec, perm: np.ndarray, rule: FirstClick, click: tuple[int, int]) -> np.ndarray:

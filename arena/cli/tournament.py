@@ -13,6 +13,7 @@ import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from arena.backends.dask_cluster import ADDRESS_ENV, INSTALL_HINT, dask_available
 from arena.cli.common import (
     Difficulty,
     FirstClickOpt,
@@ -31,10 +32,17 @@ from arena.cli.common import (
 )
 from arena.cli.render import leaderboard_table
 from arena.config import PlayerRef, TournamentConfig, parse_player_list
+from arena.isolation import EngineBot, Isolation, Limits
+from arena.isolation.catalog import PlayerCatalog
 from arena.leaderboard import build_leaderboard
 from arena.store import DEFAULT_STORE, Store
-from arena.tournament import TournamentInterrupted, pending_work, run_tournament
-from players import Registry
+from arena.tournament import (
+    BackendUnavailable,
+    TournamentError,
+    TournamentInterrupted,
+    pending_work,
+    run_tournament,
+)
 
 NAME = "tournament"
 HELP = "Play a tournament: every player on the same seeded boards; prints the leaderboard."
@@ -83,13 +91,57 @@ def command(
     plugin: PluginOpt = None,
     json_out: JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    isolation: Annotated[
+        Isolation,
+        typer.Option(
+            "--isolation",
+            help="auto: built-in players in the worker, plugins and engine bots in a process of their own; "
+            "trusted: every player in the worker; isolated: every player in its own process.",
+        ),
+    ] = Isolation.AUTO,
+    move_time: Annotated[float, typer.Option("--move-time", help="Seconds a player may think per move.")] = 10.0,
+    game_time: Annotated[float, typer.Option("--game-time", help="Seconds a player may think per game.")] = 300.0,
+    memory_mb: Annotated[
+        int, typer.Option("--memory-mb", help="Memory limit of an isolated player's process in MiB (0: none).")
+    ] = 2048,
+    engine_bot: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--engine-bot",
+            help="NAME=COMMAND [ARGS]: an external bot speaking docs/protocol.md (repeatable; always isolated).",
+        ),
+    ] = None,
+    backend: Annotated[
+        str,
+        typer.Option(
+            "--backend",
+            help="local: worker processes on this machine; dask: a Dask cluster (--address, else a LocalCluster "
+            "of --workers processes). Needs the 'dask' extra.",
+        ),
+    ] = "local",
+    address: Annotated[
+        str | None,
+        typer.Option(
+            "--address",
+            help=f"Dask scheduler, e.g. tcp://host:8786 (default: ${ADDRESS_ENV}; none: start a LocalCluster).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
+    if backend not in ("local", "dask"):
+        raise UsageError(f"--backend must be local or dask, got {backend!r}")
+    if backend == "dask" and not dask_available():
+        raise UsageError(INSTALL_HINT)
+    if address and backend != "dask":
+        raise UsageError("--address needs --backend dask")
     spec, rule = board_from_options(difficulty, size, mines, first_click)
     if games < 1:
         raise UsageError(f"--games must be at least 1, got {games}")
     if workers is not None and workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
-    registry = Registry([str(p) for p in plugin or []])
+    bots = tuple(EngineBot.parse(text) for text in engine_bot or [])
+    limits = Limits(move_time=move_time, game_time=game_time, memory_mb=memory_mb or None)
+    registry = PlayerCatalog.for_tournament([str(p) for p in plugin or []], bots, isolation)
     for failure in registry.failures:
         err_console.print(
             f"[yellow]warning:[/] plugin {escape(failure.source)} skipped: {escape(failure.error)}",
@@ -103,13 +155,15 @@ def command(
     refs = tuple(PlayerRef(name=r.name, options=options.get(r.name, {})) for r in refs)
     for ref in refs:
         registry.get(ref.name).cls.parse_options(ref.options)  # refuse bad options before touching the store
-    config = TournamentConfig.build(spec, rule, seed=seed, games=games, players=refs)
+    config = TournamentConfig.build(
+        spec, rule, seed=seed, games=games, players=refs, isolation=isolation, limits=limits, engine_bots=bots
+    )
     with Store(store) as db:
         todo = sum(len(keys) for _, keys in pending_work(config, db)[0])
         started = time.perf_counter()
         try:
             if quiet or todo == 0:
-                summary = run_tournament(config, db, registry, workers=workers)
+                summary = run_tournament(config, db, registry, workers=workers, backend=backend, address=address)
             else:
                 columns = (
                     TextColumn("[bold]{task.description}"),
@@ -129,13 +183,21 @@ def command(
                         elapsed = time.perf_counter() - started
                         progress.update(task, rate=f"{done / elapsed:,.0f}" if elapsed > 0 else "-")
 
-                    summary = run_tournament(config, db, registry, workers=workers, progress=advance)
+                    summary = run_tournament(
+                        config, db, registry, workers=workers, progress=advance, backend=backend, address=address
+                    )
         except TournamentInterrupted as stop:
             err_console.print(
                 f"[yellow]interrupted:[/] {stop.recorded} games committed this run. Resume with:\n  {resume_hint()}",
                 highlight=False,
+                soft_wrap=True,  # the command must stay one line, to copy and paste
             )
             raise typer.Exit(130) from None
+        except BackendUnavailable as error:
+            raise UsageError(str(error)) from None
+        except TournamentError as error:
+            err_console.print("[bold red]error:[/]", escape(str(error)), highlight=False, soft_wrap=True)
+            raise typer.Exit(1) from None
         elapsed = time.perf_counter() - started
         board = build_leaderboard(db, config.id, games)
     if json_out:
@@ -144,6 +206,8 @@ def command(
             "played": summary.played,
             "skipped": summary.skipped,
             "workers": summary.workers,
+            "backend": summary.backend,
+            "isolation": isolation.value,
             "seconds": round(elapsed, 3),
             "store": str(Path(store)),
         }
@@ -152,6 +216,6 @@ def command(
     console.print(leaderboard_table(board))
     console.print(
         f"played {summary.played} games ({summary.skipped} already in the store) with {summary.workers} "
-        f"worker(s) in {elapsed:.1f}s · store {store}",
+        f"worker(s) ({summary.backend}) in {elapsed:.1f}s · store {store}",
         highlight=False,
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from players.builtin.apex import ApexPlayer
 from players.builtin.enumeration_player import EnumerationPlayer
 from players.builtin.random_player import RandomPlayer
 from players.builtin.rref_player import RrefPlayer
@@ -26,6 +27,7 @@ BUILTIN_PLAYERS: tuple[type, ...] = (
     MeanConstraintPlayer,
     RrefPlayer,
     EnumerationPlayer,
+    ApexPlayer,
 )
 
 

@@ -8,20 +8,30 @@ frontier; a guess away from the frontier prefers a corner, then an edge, then an
 
 Reproduces the open-source Rust solver of REFERENCES.md (91.05 / 75.68 / 32.51% on Beginner /
 Intermediate / Expert with a safe first click in the corner).
+
+Speed: a move costs one compiled call for the first-move test and the single-cell rules
+(``_rules``: the sweeps of ``players.rules``), and only when those find nothing an ``analyze``
+(the solver's compiled fast path) and, for a guess, one compiled shortlist (``_candidates``).
+Every choice is the one the plain Python version made, down to the random draw among ties:
+``tests/players/test_solver_enumeration_player.py`` plays games against that version.
 """
 
 from __future__ import annotations
 
 import numba
 import numpy as np
+from numba import njit
 from pydantic import Field
 
-from engine import Action, FirstClick, Observation
+from engine import Action, ActionKind, BoardSpec, FirstClick, Observation
 from players.api import Player
-from players.rules import certain_actions
-from players.solver import DEFAULT_PARALLEL_THRESHOLD, analyze
+from players.solver import DEFAULT_PARALLEL_THRESHOLD, Analysis, analyze
 
 __all__ = ["EnumerationPlayer", "position_preference"]
+
+_REVEAL = ActionKind.REVEAL
+_FLAG = ActionKind.FLAG
+_new = tuple.__new__
 
 
 def position_preference(cells: list[tuple[int, int]], height: int, width: int) -> list[tuple[int, int]]:
@@ -31,6 +41,183 @@ def position_preference(cells: list[tuple[int, int]], height: int, width: int) -
         return corners
     edges = [(r, c) for r, c in cells if r in (0, height - 1) or c in (0, width - 1)]
     return edges or cells
+
+
+@njit(cache=True)
+def _number_rule(grid: np.ndarray, known: np.ndarray, r: int, c: int) -> int:
+    """One visit of ``players.rules._deduce`` to the number at (r, c): mark its unknown covered
+    neighbours if one of the two rules applies. Returns -1 when the number has no unknown
+    neighbour (nothing to do, now or later), 1 when it marked cells, 0 otherwise."""
+    height, width = grid.shape
+    number = grid[r, c]
+    mines = 0
+    unknown = 0
+    for rr in range(max(r - 1, 0), min(r + 2, height)):
+        for cc in range(max(c - 1, 0), min(c + 2, width)):
+            g = grid[rr, cc]
+            if g == -2 or (g == -1 and known[rr, cc] == 1):
+                mines += 1
+            elif g == -1 and known[rr, cc] == 0:
+                unknown += 1
+    if unknown == 0:
+        return -1
+    if mines == number:
+        mark = 2
+    elif mines + unknown == number:
+        mark = 1
+    else:
+        return 0
+    for rr in range(max(r - 1, 0), min(r + 2, height)):
+        for cc in range(max(c - 1, 0), min(c + 2, width)):
+            if grid[rr, cc] == -1 and known[rr, cc] == 0:
+                known[rr, cc] = mark
+    return 1
+
+
+@njit(cache=True)
+def _rules(grid: np.ndarray) -> tuple[bool, np.ndarray, np.ndarray]:
+    """``Observation.first_move`` and ``players.rules.certain_actions`` in one compiled call.
+
+    Returns ``(first_move, safe, mines)``, the cells as (2, k) row/col arrays in board order.
+    The deduction makes exactly the visits of ``players.rules._deduce`` (row-major sweeps until
+    one changes nothing) that can change anything: a number without unknown neighbours is skipped
+    by every later sweep (cells only ever leave "unknown"), so after the first sweep only the
+    numbers that still had unknown neighbours and fired no rule are visited again, in the same
+    order. Same marks in the same order, hence exactly the actions ``certain_actions`` returns.
+    It is a copy rather than a call because numba's cache of this module would not notice edits
+    to ``rules.py``.
+    """
+    height, width = grid.shape
+    known = np.zeros((height, width), np.int8)
+    first = True
+    active = np.empty(height * width, np.int64)
+    n_active = 0
+    changed = False
+    for r in range(height):
+        for c in range(width):
+            if grid[r, c] >= 0:
+                first = False
+            if grid[r, c] > 0:
+                done = _number_rule(grid, known, r, c)
+                if done == 1:
+                    changed = True
+                elif done == 0:
+                    active[n_active] = r * width + c
+                    n_active += 1
+    if first:
+        return True, np.zeros((2, 0), np.int64), np.zeros((2, 0), np.int64)
+    while changed:
+        changed = False
+        kept = 0
+        for i in range(n_active):
+            f = active[i]
+            done = _number_rule(grid, known, f // width, f % width)
+            if done == 1:
+                changed = True
+            elif done == 0:
+                active[kept] = f
+                kept += 1
+        n_active = kept
+    n_safe = 0
+    n_mines = 0
+    for r in range(height):
+        for c in range(width):
+            if known[r, c] == 2:
+                n_safe += 1
+            elif known[r, c] == 1:
+                n_mines += 1
+    safe = np.empty((2, n_safe), np.int64)
+    mine = np.empty((2, n_mines), np.int64)
+    n_safe = 0
+    n_mines = 0
+    for r in range(height):
+        for c in range(width):
+            if known[r, c] == 2:
+                safe[0, n_safe] = r
+                safe[1, n_safe] = c
+                n_safe += 1
+            elif known[r, c] == 1:
+                mine[0, n_mines] = r
+                mine[1, n_mines] = c
+                n_mines += 1
+    return False, safe, mine
+
+
+@njit(cache=True)
+def _candidates(
+    probabilities: np.ndarray, frontier: np.ndarray, unconstrained: np.ndarray, u: float, height: int, width: int
+) -> np.ndarray:
+    """The cells a guess is drawn from (flat indices, board order): the frontier cells (not
+    certain mines) of least probability, unless the unconstrained cells are less likely; then
+    ``position_preference`` of those (corners, else edges, else all)."""
+    best = np.inf
+    for f in frontier:
+        p = probabilities[f]
+        if p < 1.0 and p < best:
+            best = p
+    if unconstrained.shape[0] > 0 and u < best:
+        for level in range(3):
+            count = 0
+            for f in unconstrained:
+                r = f // width
+                c = f % width
+                row_edge = r == 0 or r == height - 1
+                col_edge = c == 0 or c == width - 1
+                if level == 2 or (row_edge and col_edge) or (level == 1 and (row_edge or col_edge)):
+                    count += 1
+            if count:
+                out = np.empty(count, np.int64)
+                count = 0
+                for f in unconstrained:
+                    r = f // width
+                    c = f % width
+                    row_edge = r == 0 or r == height - 1
+                    col_edge = c == 0 or c == width - 1
+                    if level == 2 or (row_edge and col_edge) or (level == 1 and (row_edge or col_edge)):
+                        out[count] = f
+                        count += 1
+                return out
+    count = 0
+    for f in frontier:
+        if probabilities[f] < 1.0 and probabilities[f] == best:
+            count += 1
+    out = np.empty(count, np.int64)
+    count = 0
+    for f in frontier:
+        if probabilities[f] < 1.0 and probabilities[f] == best:
+            out[count] = f
+            count += 1
+    return out
+
+
+_kernels_loaded = False
+
+
+def _load_kernels() -> None:
+    """Compile, or load from numba's cache, every kernel a game may need, once per process.
+
+    A game reaches the solver only at its first guess, so the arena's warm-up game (one beginner
+    board) often would not load the solver's kernels, and the first real game would be billed
+    for them (half a second from the cache). Loading them at the first ``reset`` puts that cost
+    where the warm-up expects it.
+    """
+    global _kernels_loaded
+    if _kernels_loaded:
+        return
+    grid = np.full((3, 3), -1, dtype=np.int8)
+    grid[0, 0] = 1
+    grid.flags.writeable = False  # like an observation's grid: the same compiled signatures
+    _rules(grid)
+    result = analyze(grid, 2, weighted=False)
+    _candidates(
+        result.probabilities.reshape(-1), result.frontier.system.cells, result.frontier.unconstrained, 0.5, 3, 3
+    )
+    _kernels_loaded = True
+
+
+def _actions(kind: ActionKind, rows: list[int], cols: list[int]) -> list[Action]:
+    """``[Action(kind, r, c) ...]`` built as the named tuples directly (a game makes hundreds)."""
+    return [_new(Action, (kind, r, c, False)) for r, c in zip(rows, cols, strict=True)]
 
 
 class EnumerationPlayer(Player):
@@ -46,38 +233,49 @@ class EnumerationPlayer(Player):
         #: Components with at least this many cells are searched in parallel.
         parallel_threshold: int = Field(default=DEFAULT_PARALLEL_THRESHOLD, ge=1)
 
+    def reset(self, rng: np.random.Generator, spec: BoardSpec, rule: FirstClick) -> None:
+        super().reset(rng, spec, rule)
+        _load_kernels()
+
     def play(self, observation: Observation) -> list[Action]:
-        if observation.first_move:
+        grid = observation.grid
+        first_move, safe, mines = _rules(grid)
+        if first_move:
             return [Action.reveal(*self.first_click(observation), guess=observation.rule is FirstClick.NONE)]
         # The compiled single-cell rules first: they find most certain moves for a fraction of the
         # cost, and the position reached before any guess is the same whatever order safe cells
         # are opened in, so no decision changes.
-        actions = certain_actions(observation)
-        if actions:
-            return actions
+        if safe.shape[1] or mines.shape[1]:
+            return _actions(_REVEAL, *safe.tolist()) + _actions(_FLAG, *mines.tolist())
         parallel = self.options.parallel
         if parallel is None:
             parallel = numba.get_num_threads() > 1
         result = analyze(
-            observation.grid,
+            grid,
             observation.mines,
             weighted=False,
             parallel=parallel,
             parallel_threshold=self.options.parallel_threshold,
         )
-        actions = [Action.reveal(r, c) for r, c in result.safe] + [Action.flag(r, c) for r, c in result.mines]
-        if actions:
-            return actions
+        if result.safe or result.mines:
+            return _actions(_REVEAL, *_columns(result.safe)) + _actions(_FLAG, *_columns(result.mines))
         return [Action.reveal(*self._guess(result, observation), guess=True)]
 
-    def _guess(self, result, observation: Observation) -> tuple[int, int]:
-        probabilities = result.probabilities
-        frontier = [divmod(int(f), observation.width) for f in result.frontier.system.cells]
-        frontier = [cell for cell in frontier if probabilities[cell] < 1.0]
-        unconstrained = [divmod(int(f), observation.width) for f in result.frontier.unconstrained]
-        best_frontier = min((probabilities[cell] for cell in frontier), default=np.inf)
-        if unconstrained and result.unconstrained_probability < best_frontier:
-            choices = position_preference(unconstrained, observation.height, observation.width)
-        else:
-            choices = [cell for cell in frontier if probabilities[cell] == best_frontier]
-        return choices[int(self.rng.integers(len(choices)))]
+    def _guess(self, result: Analysis, observation: Observation) -> tuple[int, int]:
+        """The least likely mine on the frontier, unless a cell away from it is less likely (then
+        a corner, an edge or any such cell); ties broken at random. Compiled, but the candidates
+        and their order are those of the original per-cell Python loops, so the draw is the same."""
+        choices = _candidates(
+            result.probabilities.reshape(-1),
+            result.frontier.system.cells,
+            result.frontier.unconstrained,
+            result.unconstrained_probability,
+            observation.height,
+            observation.width,
+        )
+        return divmod(int(choices[int(self.rng.integers(len(choices)))]), observation.width)
+
+
+def _columns(cells: list[tuple[int, int]]) -> tuple[list[int], list[int]]:
+    """Rows and columns of a list of cells (an empty list gives two empty lists)."""
+    return ([r for r, _ in cells], [c for _, c in cells]) if cells else ([], [])

@@ -8,6 +8,9 @@ Typical use::
     result.safe          # certainly safe cells, [(row, col), ...]
     result.best_guesses()  # otherwise the least likely mines
 
+``analyze`` takes typical positions through a compiled fast path (``players.solver.fast``) and
+everything else through ``players.solver.analysis.analyze_general``; both give identical results.
+
 Lower layers are public too, for players that need only part of the pipeline: ``extract_frontier``
 and ``split_components`` (max-single-constraint, mean-constraint), ``deduce`` (RREF-only),
 ``count_component`` and ``weigh`` (custom enumeration players).

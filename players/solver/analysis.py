@@ -12,10 +12,16 @@ Pipeline, each step chosen so that the expensive one (enumeration) sees as littl
 
 Determined mines lower the mines left before weighting. Certain cells come from exact integer
 reasoning at every step, so ``Analysis.safe`` never holds a cell that is a mine in some layout.
+
+Two implementations of these steps: ``analyze_general`` chains the numpy stages above (any
+position, any option) and ``players.solver.fast`` runs them in a few compiled calls, bit for bit
+alike, about five times faster on real positions. ``analyze`` tries the fast one and falls back.
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -29,11 +35,12 @@ from players.solver.enumeration import (
     count_component,
 )
 from players.solver.errors import InconsistentPositionError
-from players.solver.frontier import Frontier, extract_frontier
+from players.solver.fast import combine, finish, prepare
+from players.solver.frontier import ConstraintSystem, Frontier, check_grid, extract_frontier
 from players.solver.rref import reduce_system
-from players.solver.weighting import weigh
+from players.solver.weighting import log_weights, weigh
 
-__all__ = ["DEFAULT_RREF_MIN_CELLS", "Analysis", "analyze"]
+__all__ = ["DEFAULT_RREF_MIN_CELLS", "Analysis", "analyze", "analyze_general"]
 
 #: Components smaller than this are enumerated directly: cheaper than reducing them first.
 DEFAULT_RREF_MIN_CELLS = 24
@@ -124,6 +131,180 @@ def analyze(
     way); ``node_limit`` raises ``TooComplexError`` for absurd positions; ``exact_cells`` is the
     int64/float64 switch of the counts (tests only). Raises ``InconsistentPositionError`` when no
     layout fits the position.
+
+    Typical positions run in one compiled call (``players.solver.fast``); the rest (float counts,
+    searches big enough for lanes, inconsistent positions) go through ``analyze_general``. Both
+    give the same cells, counts and components, and probabilities equal to rounding.
+    """
+    result = _analyze_fast(
+        grid,
+        mines,
+        weighted,
+        use_rref,
+        rref_min_cells,
+        min(parallel_threshold, node_limit, _FAST_SEARCH_NODES),
+        exact_cells,
+    )
+    if result is not None:
+        return result
+    return analyze_general(
+        grid,
+        mines,
+        weighted=weighted,
+        use_rref=use_rref,
+        rref_min_cells=rref_min_cells,
+        parallel=parallel,
+        parallel_threshold=parallel_threshold,
+        node_limit=node_limit,
+        exact_cells=exact_cells,
+    )
+
+
+#: A component search longer than this leaves the fast path for the general one, which starts it
+#: over (its own probe, then lanes): declining early wastes little, and such searches (none in
+#: thousands of real positions; a few per thousand expert games) dwarf the general path's overhead.
+_FAST_SEARCH_NODES = 20_000
+#: Options and mine counts beyond this are left to the general path (the kernels take int64).
+_BOUND = 2**62
+_NO_PROBABILITIES = np.zeros(0)
+#: Number of int64 segments ``fast.prepare`` packs (see its docstring).
+_INT_PARTS = 17
+#: ``np.log(t)`` for counts ``t < 2**16`` (``-inf`` at 0), numpy's own values: the fast path looks
+#: logs of counts up here instead of calling numpy, and still gets exactly ``weigh``'s numbers.
+with np.errstate(divide="ignore"):
+    _LOG_TABLE = np.log(np.arange(2**16, dtype=np.float64))
+
+
+@functools.lru_cache(maxsize=4096)
+def _log_weights(n_frontier: int, unconstrained: int, mines_left: int, weighted: bool) -> np.ndarray:
+    """``log_weights``, memoised (never mutated): a game asks for the same few weight vectors again and again."""
+    return log_weights(n_frontier, unconstrained, mines_left, weighted=weighted)
+
+
+def _analyze_fast(
+    grid: np.ndarray,
+    mines: int,
+    weighted: bool,
+    use_rref: bool,
+    rref_min_cells: int,
+    probe: int,
+    exact_cells: int,
+) -> Analysis | None:
+    """``analyze`` through ``fast.run``, or ``None`` when the fast path declines the position."""
+    if not (
+        type(grid) is np.ndarray and grid.dtype == np.int8 and grid.ndim == 2 and grid.flags.c_contiguous and grid.size
+    ):
+        grid = check_grid(grid)  # the same ValueError the general path would raise
+    if not grid.flags.writeable:
+        grid = grid.copy()  # one compiled signature: numba types read-only arrays apart
+    mines = int(mines)
+    if not (-_BOUND < mines < _BOUND and -_BOUND < rref_min_cells < _BOUND and -_BOUND < exact_cells < _BOUND):
+        return None  # numbers int64 cannot hold: the general path copes (or complains)
+    if not 0 <= probe < _BOUND:
+        return None
+    out = prepare(
+        grid, mines, bool(weighted), bool(use_rref), int(rref_min_cells), int(probe), int(exact_cells), _LOG_TABLE
+    )
+    ok, combined, mines_left, mines_w, log_total, u_state, ints, rows, floats, states, support = out
+    if not ok:
+        return None
+    ends = ints[: _INT_PARTS + 1].tolist()
+    (cells, rhs, sources, unconstrained, flags, p_cells, p_rhs, p_src, totals, counts, log_index, feasible,
+     cell_ptr, _, log_ptr) = (ints[a:b] for a, b in itertools.pairwise(ends[:16]))  # fmt: skip
+    tail = ints[ends[12] :].tolist()  # the pointers and the nodes, as Python ints
+    count = len(tail) // 5
+    starts, row_at, lp, rp, efforts = (tail[i * (count + 1) : (i + 1) * (count + 1)] for i in range(5))
+    size = grid.size
+    m = rhs.shape[0]
+    probabilities = floats[:size]
+    logs = floats[size : size + lp[count]]
+    ratios = floats[size + lp[count] + log_index.shape[0] : size + lp[count] + log_index.shape[0] + rp[count]]
+    exponents = floats[size + lp[count] + log_index.shape[0] + rp[count] :]
+    state = states[:size]
+    piece_state = states[size:]
+    n_unconstrained = unconstrained.shape[0]
+    if not combined:
+        if log_index.shape[0]:
+            logs[log_index] = np.log(floats[size + lp[count] : size + lp[count] + log_index.shape[0]])
+        g = _log_weights(lp[count] - count, n_unconstrained, mines_w, bool(weighted))
+        ok, log_total, exponents, piece_state, feasible, u_state = combine(
+            cell_ptr, log_ptr, logs, g, support, n_unconstrained, mines_w
+        )
+        if not ok:
+            return None
+    # The floating-point steps that numpy took in ``weigh`` are taken by numpy here too (its SIMD
+    # exp/log and BLAS products round differently from compiled code), so that probabilities
+    # stay bit for bit those of the general path: players compare them for exact ties.
+    shares = np.exp(exponents)
+    parts = [
+        shares[lp[k] : lp[k + 1]] @ ratios[rp[k] : rp[k + 1]].reshape(lp[k + 1] - lp[k], starts[k + 1] - starts[k])
+        for k in range(count)
+    ]
+    frontier_mines = shares[lp[count] :]
+    u = math.nan
+    if n_unconstrained:
+        u = float(u_state) if u_state >= 0 else float(frontier_mines[feasible] @ (mines_w - feasible)) / n_unconstrained
+    shape = grid.shape
+    safe, mine = finish(
+        probabilities,
+        state,
+        p_cells,
+        np.concatenate(parts) if parts else _NO_PROBABILITIES,
+        piece_state,
+        unconstrained,
+        u,
+        u_state,
+        shape[1],
+    )
+    frontier = Frontier(ConstraintSystem(shape, cells, rows[:m], rhs, sources), unconstrained, flags, mines_left)
+    p_rows = rows[m:]
+    components = []
+    offset = 0
+    for k, effort in enumerate(efforts):
+        a, b = starts[k], starts[k + 1]
+        n = b - a
+        span = (n + 1) * n
+        r0, r1 = row_at[k], row_at[k + 1]
+        components.append(
+            ComponentCounts(
+                ConstraintSystem(shape, p_cells[a:b], p_rows[r0:r1], p_rhs[r0:r1], p_src[r0:r1]),
+                totals[a + k : b + k + 1],
+                counts[offset : offset + span].reshape(n + 1, n),
+                support[offset : offset + span].reshape(n + 1, n),
+                True,
+                effort,
+            )
+        )
+        offset += span
+    return Analysis(
+        probabilities=probabilities.reshape(shape),
+        safe=list(zip(safe[0].tolist(), safe[1].tolist(), strict=True)),
+        mines=list(zip(mine[0].tolist(), mine[1].tolist(), strict=True)),
+        log_weight=log_total,
+        weighted=weighted,
+        frontier=frontier,
+        components=tuple(components),
+        unconstrained_probability=u,
+        frontier_mines=frontier_mines,
+        nodes=sum(efforts),
+    )
+
+
+def analyze_general(
+    grid: np.ndarray,
+    mines: int,
+    *,
+    weighted: bool = True,
+    use_rref: bool = True,
+    rref_min_cells: int = DEFAULT_RREF_MIN_CELLS,
+    parallel: bool = False,
+    parallel_threshold: int = DEFAULT_PARALLEL_THRESHOLD,
+    node_limit: int = DEFAULT_NODE_LIMIT,
+    exact_cells: int = EXACT_CELLS,
+) -> Analysis:
+    """``analyze`` through the general numpy pipeline: every position, every option.
+
+    The reference the fast path is tested against, and where it hands over whatever it declines.
     """
     frontier = extract_frontier(grid, int(mines))
     system = frontier.system

@@ -88,7 +88,8 @@ def prepare_search(
                 con_vars[k] = g
                 k += 1
         con_ptr[i + 1] = k
-    order = _order(ng, rep, deg, cell_cons, con_ptr, con_vars)
+    # np.int64(): a literal argument would make numba compile a literal-typed copy of the callee too.
+    order = _order(np.int64(ng), rep, deg, cell_cons, con_ptr, con_vars)
     position = np.empty(ng, np.int64)
     for d in range(ng):
         position[order[d]] = d
@@ -149,8 +150,8 @@ def _order(
     one opening the fewest new rows, then the nearest to the start: along a long frontier this
     sweeps from one end to the other with a narrow band of open rows.
     """
-    dist = _bfs(0, ng, rep, deg, cell_cons, con_ptr, con_vars)
-    start = 0
+    start = np.int64(0)  # not a literal: see prepare_search
+    dist = _bfs(start, ng, rep, deg, cell_cons, con_ptr, con_vars)
     for _ in range(2):
         far = start
         for g in range(ng):

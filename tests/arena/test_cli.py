@@ -138,7 +138,9 @@ def test_interrupted_tournament_exits_130_and_resumes(
     cli: Cli, tmp_path: Path, interrupter_plugin: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = tmp_path / "a.db"
+    # Trusted: only a player inside the arena's process can press Ctrl-C for it (isolated, it is its own error).
     args = ("tournament", "--seed", "3", "-n", "40", "-w", "1", "-p", "interrupter,random", "--store", store)
+    args = (*args, "--isolation", "trusted")
     monkeypatch.setenv("ARENA_TEST_INTERRUPT", "3:30")
     stopped = cli(*args, "--plugin", interrupter_plugin, "-q")
     assert stopped.exit_code == 130, stopped.output

@@ -202,13 +202,6 @@ def test_illegal_first_answer(scripted: Callable[..., Any], answer: Any) -> None
     assert result.error
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG runner.play_game: a non-iterable non-action answer (an int, an arbitrary object) is recorded as "
-    "ERROR (\"TypeError: 'int' object is not iterable\") instead of ILLEGAL, although Outcome.ILLEGAL is "
-    "documented as 'something ... that is not an action at all' and None/strings are ILLEGAL "
-    "(_as_actions calls list(answer) outside any check)",
-)
 @pytest.mark.parametrize("answer", [42, object()], ids=["int", "object"])
 def test_non_iterable_non_action_is_illegal(scripted: Callable[..., Any], answer: Any) -> None:
     result = run(scripted(_then(answer)))
@@ -257,11 +250,6 @@ def test_a_win_within_the_move_limit_is_a_win(cheater: Callable[..., Any]) -> No
     assert result.outcome is Outcome.WON
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG runner.play_game: the move-limit check runs before the game's own end, so a game won by the "
-    "answer that crosses the limit is recorded as ERROR 'no result after N moves' instead of WON",
-)
 def test_a_win_on_the_move_that_crosses_the_limit_is_a_win(cheater: Callable[..., Any]) -> None:
     moves = run(cheater(SPEC, FirstClick.SAFE, SEED, 0, (0, 0))).moves
     result = run(cheater(SPEC, FirstClick.SAFE, SEED, 0, (0, 0)), move_limit=moves - 1)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from arena.config import PlayerRef, TournamentConfig
+from arena.isolation import Isolation
 from arena.store import Store
 from arena.tournament import TournamentInterrupted, pending_work, run_tournament
 from engine import BEGINNER, BoardSpec, FirstClick, draw_layout
@@ -97,6 +98,8 @@ def test_interrupted_tournament_keeps_finished_games_and_resumes(
     tmp_path: Path, interrupter_plugin: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     config = make_config(players=("interrupter", "random"), games=40, seed=8)
+    # Trusted: only a player inside the arena's process can press Ctrl-C for it (isolated, it is its own error).
+    config = config.model_copy(update={"isolation": Isolation.TRUSTED})
     registry = Registry([interrupter_plugin])
     path = tmp_path / "interrupted.db"
     monkeypatch.setenv("ARENA_TEST_INTERRUPT", "8:22")

@@ -1,0 +1,258 @@
+"""The local backends: games in this process (one worker), or in a pool of worker processes.
+
+The pool survives a dying worker. ``concurrent.futures`` marks the whole pool broken when one
+process dies (SIGKILL, the OOM killer): every batch in flight fails with ``BrokenProcessPool``,
+finished or not. We keep the results that did come back, start a new pool and resubmit only
+the batches that did not, so the tournament still completes in the same run. A batch lost twice
+is then played alone (so that innocent batches in flight with it are not blamed), and one that
+breaks the pool ``MAX_ATTEMPTS`` times is most likely killing its worker itself: we stop with an
+error that names its boards instead of looping forever.
+
+Workers also watch the arena process: if it is killed (SIGKILL gives it no chance to shut its
+pool down), they exit instead of lingering as orphans holding its terminal and pipes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+
+from arena.backends.base import StopFlag, WorkerCrashError, batch_label
+from arena.runner import GameResult
+from arena.worker import Batch, init_worker, run_batch
+
+__all__ = [
+    "MAX_ATTEMPTS",
+    "InProcessBackend",
+    "PoolBackend",
+    "default_workers",
+    "start_method",
+]
+
+#: How often a batch may be in flight when the pool breaks before we blame it.
+MAX_ATTEMPTS = 3
+#: Seconds between two checks of the stop flag while waiting for a batch.
+_POLL = 0.2
+#: Seconds between two checks, in a worker, that the arena process is still there.
+_WATCH_PARENT = 1.0
+
+
+def default_workers() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def start_method() -> str:
+    """``forkserver`` where it exists (fast starts, no fork of a threaded parent), else ``spawn``."""
+    methods = multiprocessing.get_all_start_methods()
+    return "forkserver" if "forkserver" in methods and sys.platform != "darwin" else "spawn"
+
+
+def batch_size(boards: int, workers: int) -> int:
+    # Enough batches to balance the load and show progress; few enough that the per-task
+    # overhead (pickling, a store commit) stays small next to the games themselves.
+    return max(1, min(64, boards // (workers * 8) or 1))
+
+
+class InProcessBackend:
+    """One worker: play in this process. Results are handed over per batch, but a stop (the
+    flag, or a KeyboardInterrupt raised by a player) hands over every game finished so far."""
+
+    name = "local"
+
+    @property
+    def workers(self) -> int:
+        return 1
+
+    def batch_size(self, boards: int) -> int:
+        return batch_size(boards, 1)
+
+    def run(
+        self, batches: Iterator[Batch], plugin_files: tuple[str, ...], stop: StopFlag
+    ) -> Iterator[list[GameResult]]:
+        init_worker(plugin_files, single_thread=False, pool=False)
+        for batch in batches:
+            results: list[GameResult] = []
+            try:
+                for board, keys in batch.work:
+                    for key in keys:
+                        # One game at a time, so that a stop loses no finished game of the batch.
+                        results.extend(run_batch(Batch(batch.config, ((board, (key,)),))))
+                        if stop:
+                            break
+                    if stop:
+                        break
+            except KeyboardInterrupt:
+                if results:
+                    yield results
+                raise
+            if results:
+                yield results
+            if stop:
+                return
+
+    def close(self) -> None:
+        pass
+
+
+def _parent_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else (cannot be ours, but do not guess)
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rpartition(")")[2].split()[0] != "Z"  # a zombie is dead
+    except OSError:  # no /proc (not Linux): os.kill said it exists
+        return True
+
+
+def _watch_parent(pid: int) -> None:
+    while _parent_alive(pid):
+        time.sleep(_WATCH_PARENT)
+    # Stop the players' own processes (isolated players) first: os._exit runs no finalizer.
+    with contextlib.suppress(Exception):
+        from arena import worker
+
+        getattr(worker, "close_agents", lambda: None)()
+    os._exit(0)
+
+
+def init_pool_worker(plugin_files: tuple[str, ...], parent: int) -> None:
+    """Pool initializer: ``arena.worker.init_worker`` plus a watchdog on the arena process.
+
+    The pool's parent is a forkserver, not the arena, and the forkserver outlives the arena too,
+    so ``getppid`` would not tell; we poll the arena's pid instead."""
+    init_worker(plugin_files)
+    threading.Thread(target=_watch_parent, args=(parent,), name="arena-parent-watch", daemon=True).start()
+
+
+class PoolBackend:
+    """``workers`` worker processes; a bounded number of batches in flight (memory stays flat
+    for huge tournaments, and a stop has little queued work to throw away)."""
+
+    name = "local"
+
+    def __init__(self, workers: int) -> None:
+        self._workers = max(1, workers)
+        self.restarts = 0
+
+    @property
+    def workers(self) -> int:
+        return self._workers
+
+    def batch_size(self, boards: int) -> int:
+        return batch_size(boards, self._workers)
+
+    def _pool(self, plugin_files: tuple[str, ...]) -> ProcessPoolExecutor:
+        context = multiprocessing.get_context(start_method())
+        return ProcessPoolExecutor(
+            self._workers, mp_context=context, initializer=init_pool_worker, initargs=(plugin_files, os.getpid())
+        )
+
+    def run(
+        self, batches: Iterator[Batch], plugin_files: tuple[str, ...], stop: StopFlag
+    ) -> Iterator[list[GameResult]]:
+        limit = self._workers * 3
+        lost: list[Batch] = []  # in flight when the pool broke
+        retry: deque[Batch] = deque()  # lost once: resubmitted as usual (a one-off kill, most likely)
+        suspects: deque[Batch] = deque()  # lost more than once: played alone, so the culprit is found
+        attempts: dict[int, int] = {}
+        pending: dict[Future[list[GameResult]], Batch] = {}
+        pool = self._pool(plugin_files)
+        finished = False
+
+        def fill() -> bool:
+            """Submit until ``limit`` batches are in flight; False if the pool turned out broken."""
+            while len(pending) < limit and not stop:
+                if suspects and pending:
+                    return True
+                batch = suspects.popleft() if suspects else retry.popleft() if retry else next(batches, None)
+                if batch is None:
+                    return True
+                try:
+                    pending[pool.submit(run_batch, batch)] = batch
+                except BrokenProcessPool:  # a worker died since the last wait
+                    lost.append(batch)
+                    return False
+                if attempts.get(batch.work[0][0], 0) >= 2:
+                    return True  # a suspect runs alone
+            return True
+
+        try:
+            broken = not fill()
+            while pending or broken:
+                if not broken:
+                    done, _ = wait(pending, timeout=_POLL, return_when=FIRST_COMPLETED)
+                    if stop:
+                        # Drop what has not started; what runs finishes and is committed.
+                        for future in [f for f in pending if f.cancel()]:
+                            del pending[future]
+                    for future in done:
+                        batch = pending.pop(future)
+                        if isinstance(future.exception(), BrokenProcessPool):
+                            lost.append(batch)
+                            broken = True
+                        else:
+                            yield future.result()  # another exception is a bug in the arena: raise it
+                if broken:
+                    # Every other batch in flight fails too (or has just finished): sort them out.
+                    wait(pending)
+                    for future, batch in list(pending.items()):
+                        del pending[future]
+                        if isinstance(future.exception(), BrokenProcessPool):
+                            lost.append(batch)
+                        else:
+                            yield future.result()
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    self._blame(lost, attempts)
+                    for batch in lost:
+                        (suspects if attempts[batch.work[0][0]] >= 2 else retry).append(batch)
+                    lost.clear()
+                    if stop:
+                        break  # the lost batches are replayed by the next run
+                    self.restarts += 1
+                    pool = self._pool(plugin_files)
+                    broken = False
+                if not broken:
+                    broken = not fill()
+            finished = True
+        finally:
+            if finished:
+                pool.shutdown(wait=True)
+            else:
+                # Abandoned (a second Ctrl-C, or an error): stop at once, kill what runs.
+                processes = list((getattr(pool, "_processes", None) or {}).values())
+                pool.shutdown(wait=False, cancel_futures=True)
+                for process in processes:
+                    with contextlib.suppress(Exception):
+                        process.kill()
+
+    @staticmethod
+    def _blame(lost: list[Batch], attempts: dict[int, int]) -> None:
+        """Count one more failed attempt for each lost batch; give up on one that failed too often."""
+        for batch in lost:
+            key = batch.work[0][0]
+            attempts[key] = attempts.get(key, 0) + 1
+        worst = [b for b in lost if attempts[b.work[0][0]] >= MAX_ATTEMPTS]
+        if worst:
+            labels = ", ".join(batch_label(b) for b in worst)
+            raise WorkerCrashError(
+                f"worker processes died {MAX_ATTEMPTS} times while playing {labels}; most likely a player kills "
+                "its process there. Every finished game is committed: rerun to resume."
+            )
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,247 @@
+"""``python -m arena.bot_host``: a registered Python player behind the line protocol.
+
+The arena starts one host per worker and isolated player, and reuses it game after game. The host
+loads the player the usual way (built-ins, entry points, ``--plugin`` files), warms it up, then
+answers the arena's messages (docs/protocol.md) until ``quit`` or the end of its input. It is one
+client of the protocol; a bot in any other language is another.
+
+What the player can reach here is only what the protocol brings: observations and its own seed.
+Its prints cannot corrupt the protocol (the real stdout is moved aside and fd 1 points at stderr),
+it cannot read the arena's input (fd 0 is /dev/null), and an exception, even ``SystemExit``, is
+reported as the player's error instead of ending the process.
+
+    python -m arena.bot_host --player NAME [--options JSON] [--plugin FILE]... [--no-entry-points]
+    python -m arena.bot_host --list [--plugin FILE]...      # the players these sources provide, as JSON
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gc
+import json
+import os
+import signal
+import sys
+import traceback
+from collections.abc import Iterator, Sequence
+from typing import IO, Any
+
+import numpy as np
+
+from arena.isolation import protocol
+from arena.runner import as_actions
+from engine import BoardSpec, FirstClick, InvalidActionError
+from players import Player, Registry
+
+__all__ = ["Host", "main"]
+
+
+def _describe(error: BaseException) -> str:
+    text = str(error).strip()
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def _claim_stdio() -> tuple[IO[bytes], int]:
+    """Keep private copies of the protocol's pipes, and point fd 0 at /dev/null and fd 1 at stderr,
+    so nothing the player does with the standard streams (even from C) can touch the protocol."""
+    sys.stdout.flush()
+    protocol_in, protocol_out = os.dup(0), os.dup(1)  # dup'ed descriptors are not inherited by children
+    os.dup2(2, 1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    sys.stdout = sys.stderr
+    sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - lives as long as the process
+    return os.fdopen(protocol_in, "rb"), protocol_out
+
+
+def _write(fd: int, line: str) -> None:
+    data = memoryview((line + "\n").encode("utf-8"))
+    while data:
+        data = data[os.write(fd, data) :]
+
+
+class Host:
+    """One player and its game state, driven by the arena's messages."""
+
+    def __init__(
+        self,
+        name: str,
+        options: dict[str, Any] | None = None,
+        *,
+        plugin_files: Sequence[str] = (),
+        entry_points: bool = True,
+        threads: int = 1,
+        warm_up_time: float = 10.0,
+    ) -> None:
+        self.name = name
+        self.version = ""
+        self.player: Player | None = None
+        self.error = ""
+        self.spec: BoardSpec | None = None
+        self.rule = FirstClick.SAFE
+        self.pending_error = ""
+        registry = Registry(plugin_files, entry_points=entry_points)
+        try:
+            _set_threads(threads)
+            entry = registry.get(name)
+            self.player = entry.create(options or {})
+            self.version = entry.version
+        except BaseException as error:  # reported in the hello reply: the arena scores every game
+            broken = "; ".join(f"{f.source}: {f.error}" for f in registry.failures)
+            self.error = _describe(error) + (f" (plugins skipped: {broken})" if broken else "")
+            traceback.print_exc(file=sys.stderr)
+            return
+        if warm_up_time > 0:
+            self.warm_up(warm_up_time)
+
+    def warm_up(self, seconds: float) -> None:
+        """One throwaway game, as trusted players get, so that compiling (or loading cached) numba
+        code is not billed to the first real game. Bounded by a timer, because the player is not
+        trusted: one that hangs or dies here is the arena's to score in a real game, not here."""
+        from arena.worker import warm_up
+
+        assert self.player is not None
+        try:
+            with _time_limit(seconds):
+                warm_up(self.player)
+        except BaseException as error:  # whatever it was, the real games will show it again
+            print(f"bot_host: warm-up stopped: {_describe(error)}", file=sys.stderr, flush=True)
+        gc.collect()  # the warm-up game (its own board, not a tournament's) is garbage now
+
+    def handle(self, message: dict[str, Any]) -> str | None:
+        """The reply line to one message, or None when the message takes no reply."""
+        kind = message["type"]
+        if kind == "hello":
+            return protocol.hello_reply(self.name, self.version, self.error)
+        if kind == "new_game":
+            self.new_game(message)
+        elif kind == "observation":
+            return self.answer(message)
+        return None  # game_over needs nothing; unknown types are for later protocol versions
+
+    def new_game(self, message: dict[str, Any]) -> None:
+        self.pending_error = ""
+        try:
+            self.spec = BoardSpec(
+                int(message["height"]),
+                int(message["width"]),
+                int(message["mines"]),
+                str(message.get("board", "custom")),
+            )
+            self.rule = FirstClick(message["rule"])
+            rng = np.random.Generator(np.random.PCG64(int(message["seed"], 16)))
+            if self.player is not None:
+                self.player.reset(rng, self.spec, self.rule)
+        except BaseException as error:  # the player's own reset may raise: its error, reported at its turn
+            self.pending_error = _describe(error)
+            traceback.print_exc(file=sys.stderr)
+
+    def answer(self, message: dict[str, Any]) -> str:
+        if self.player is None:
+            return protocol.encode_error(f"could not set up the player: {self.error}")
+        if self.pending_error:
+            return protocol.encode_error(self.pending_error)
+        if self.spec is None:
+            return protocol.encode_error("observation before new_game")
+        observation = protocol.observation_from(message, self.spec.height, self.spec.width, self.rule)
+        try:
+            answer = self.player.play(observation)
+            try:
+                actions = as_actions(answer)
+            except InvalidActionError:
+                actions = [answer]  # not an action and not a list: passed on for the arena to refuse
+            return protocol.encode_answer(actions)
+        except BaseException as error:  # SystemExit and KeyboardInterrupt too: the player's error
+            text = _describe(error)
+            with contextlib.suppress(MemoryError):
+                traceback.print_exc(file=sys.stderr)
+            return protocol.encode_error(text)
+
+
+class WarmUpTimeout(BaseException):
+    """The warm-up ran out of time (a BaseException, so a player's ``except Exception`` cannot eat it)."""
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    """Raise ``WarmUpTimeout`` in this thread after ``seconds`` (where there is a real-time timer)."""
+    if not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expire(signum: int, frame: Any) -> None:
+        raise WarmUpTimeout(f"no end after {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _set_threads(threads: int) -> None:
+    import numba
+
+    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
+
+
+def list_players(plugin_files: Sequence[str], entry_points: bool) -> dict[str, Any]:
+    registry = Registry(plugin_files, entry_points=entry_points)
+    return {
+        "players": [
+            {"name": e.name, "description": e.description, "version": e.version, "source": e.source}
+            for e in registry.players.values()
+        ],
+        "failures": [{"source": f.source, "error": f.error} for f in registry.failures],
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m arena.bot_host", description=__doc__.splitlines()[0])
+    parser.add_argument("--player", help="registered player name")
+    parser.add_argument("--options", default="{}", help="player options as a JSON object")
+    parser.add_argument("--plugin", action="append", default=[], help="plugin file (repeatable)")
+    parser.add_argument("--no-entry-points", action="store_true", help="skip installed plugins")
+    parser.add_argument("--threads", type=int, default=1, help="numba threads")
+    parser.add_argument("--warm-up-time", type=float, default=10.0, help="seconds for the warm-up game (0: none)")
+    parser.add_argument("--list", action="store_true", help="print the players these sources provide, as JSON")
+    args = parser.parse_args(argv)
+    if not args.list and not args.player:
+        parser.error("--player is required")
+    reader, out = _claim_stdio()  # before any plugin is imported: its prints go to stderr
+    if args.list:
+        _write(out, json.dumps(list_players(args.plugin, not args.no_entry_points)))
+        return 0
+    host = Host(
+        args.player,
+        json.loads(args.options),
+        plugin_files=args.plugin,
+        entry_points=not args.no_entry_points,
+        threads=args.threads,
+        warm_up_time=args.warm_up_time,
+    )
+    for raw in reader:
+        if not raw.strip():
+            continue
+        try:
+            message = protocol.read_message(raw)
+        except protocol.ProtocolError as error:
+            print(f"bot_host: ignoring a message that is not the protocol: {error}", file=sys.stderr)
+            continue
+        if message["type"] == "quit":
+            break
+        try:
+            reply = host.handle(message)
+        except protocol.ProtocolError as error:
+            reply = protocol.encode_error(f"bot_host: {error}")
+        if reply is not None:
+            _write(out, reply)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,316 @@
+"""One bot process: started under limits, spoken to line by line with deadlines, killed whole.
+
+Everything here is about never letting a bot block the arena: writes and reads are non-blocking and
+wait with ``poll`` until a deadline (no ``readline`` without one); stderr is drained by a thread so a
+chatty bot can never stall on a full pipe, and only its last lines are kept; the bot runs in its own
+session, so ``killpg`` takes its children down with it.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import ctypes
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import IO
+
+__all__ = ["BotExited", "BotOutputError", "BotProcess", "BotProcessError", "BotTimeout", "make_undumpable"]
+
+SANDBOX = Path(__file__).with_name("sandbox.py")
+_PR_SET_DUMPABLE = 4
+
+
+class BotProcessError(Exception):
+    """The bot process did not hold up its end of a read or a write."""
+
+
+class BotTimeout(BotProcessError):
+    """No complete line (or no room to write one) before the deadline."""
+
+
+class BotExited(BotProcessError):
+    """The process closed its pipes or died."""
+
+
+class BotOutputError(BotProcessError):
+    """A line longer than any honest reply could be."""
+
+
+def make_undumpable() -> None:
+    """Make the calling process non-dumpable (Linux), so that a bot running as the same user cannot
+    read its memory through ``/proc/<pid>/mem`` or ptrace. Called by the arena process that holds
+    the games before it starts any bot; harmless elsewhere (it only disables core dumps)."""
+    if not sys.platform.startswith("linux"):
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+
+
+class _Timespec(ctypes.Structure):
+    _fields_ = [("tv_sec", ctypes.c_long), ("tv_nsec", ctypes.c_long)]
+
+
+def _cpu_clock(pid: int) -> Callable[[], float] | None:
+    """A function reading the CPU seconds (all threads) of process ``pid``, at nanosecond resolution
+    through its POSIX CPU clock, else from /proc in clock ticks; None where neither exists."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        clock = ctypes.c_int()
+        if libc.clock_getcpuclockid(pid, ctypes.byref(clock)) == 0:
+            spec = _Timespec()
+
+            def read() -> float:
+                if libc.clock_gettime(clock.value, ctypes.byref(spec)) != 0:
+                    raise OSError(ctypes.get_errno(), "clock_gettime")
+                return spec.tv_sec + spec.tv_nsec / 1e9
+
+            read()
+            return read
+    except (OSError, AttributeError):
+        pass
+    stat = Path(f"/proc/{pid}/stat")
+    if stat.exists():
+        ticks = os.sysconf("SC_CLK_TCK")
+
+        def read_proc() -> float:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / ticks
+
+        return read_proc
+    return None
+
+
+class BotProcess:
+    """A bot's process and its three pipes. Not thread-safe: one game loop drives it."""
+
+    def __init__(
+        self,
+        command: Sequence[str],
+        *,
+        memory_mb: int | None = None,
+        cpu_seconds: int | None = None,
+        env: Mapping[str, str] | None = None,
+        stderr_lines: int = 20,
+        max_line: int = 1 << 20,
+    ) -> None:
+        self.command = list(command)
+        self.memory_mb = memory_mb
+        self.cpu_seconds_limit = cpu_seconds
+        self.env = dict(env) if env is not None else None
+        self.max_line = max_line
+        self._tail: collections.deque[str] = collections.deque(maxlen=stderr_lines)
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._buffer = bytearray()
+        self._reader: threading.Thread | None = None
+        self._cpu: Callable[[], float] | None = None
+        self._cpu_last = 0.0
+        self._poll_in: select.poll | None = None
+        self._poll_out: select.poll | None = None
+
+    # -- life -----------------------------------------------------------------------------------------------------
+    def start(self) -> None:
+        limits = json.dumps({"memory_mb": self.memory_mb, "cpu_seconds": self.cpu_seconds_limit})
+        argv = [sys.executable, "-I", "-S", str(SANDBOX), limits, "--", *self.command]
+        self._tail.clear()
+        self._buffer.clear()
+        self._cpu_last = 0.0
+        self._proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            close_fds=True,
+            bufsize=0,
+            env=self.env,
+        )
+        assert self._proc.stdin and self._proc.stdout and self._proc.stderr
+        os.set_blocking(self._proc.stdin.fileno(), False)
+        os.set_blocking(self._proc.stdout.fileno(), False)
+        self._poll_in = select.poll()
+        self._poll_in.register(self._proc.stdout.fileno(), select.POLLIN)
+        self._poll_out = select.poll()
+        self._poll_out.register(self._proc.stdin.fileno(), select.POLLOUT)
+        self._reader = threading.Thread(
+            target=_drain, args=(self._proc.stderr, self._tail), name=f"bot-stderr-{self._proc.pid}"
+        )
+        self._reader.daemon = True
+        self._reader.start()
+        self._cpu = _cpu_clock(self._proc.pid)
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    @property
+    def alive(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    @property
+    def started(self) -> bool:
+        return self._proc is not None
+
+    def kill(self) -> None:
+        """SIGKILL the whole process group (the bot and anything it started), then reap it."""
+        proc = self._proc
+        if proc is None:
+            return
+        self.cpu_seconds()  # the last reading: the clock goes with the process
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):  # SIGKILL cannot be stopped: this is a formality
+            proc.wait(timeout=5)
+        self._finish()
+
+    def close(self, goodbye: str | None = None, wait: float = 1.0) -> None:
+        """Say goodbye, give the bot ``wait`` seconds to leave, then kill whatever is left of its group."""
+        proc = self._proc
+        if proc is None:
+            return
+        if goodbye is not None and proc.poll() is None:
+            try:
+                self.send(goodbye, time.monotonic() + min(wait, 0.5))
+                proc.wait(timeout=wait)
+            except (BotProcessError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+        self._proc = None
+
+    def _finish(self) -> None:
+        proc = self._proc
+        if proc is None:
+            return
+        for stream in (proc.stdin, proc.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        if self._reader is not None:
+            # The reader ends at EOF, once every holder of the pipe is gone; a grandchild that left
+            # the process group could keep it open, so do not wait for it forever.
+            self._reader.join(timeout=1.0)
+        self._cpu = None
+
+    def exit_description(self) -> str:
+        """How the process ended, for the error column (waits briefly for a dying process)."""
+        proc = self._proc
+        if proc is None:
+            return "not started"
+        try:
+            code = proc.wait(timeout=2.0)
+        except subprocess.TimeoutExpired:
+            return "stopped answering"
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            return f"killed by {name}"
+        return f"exited with code {code}"
+
+    @property
+    def returncode(self) -> int | None:
+        return self._proc.poll() if self._proc is not None else None
+
+    # -- talking --------------------------------------------------------------------------------------------------
+    def send(self, line: str, deadline: float) -> None:
+        """Write one line, waiting for room in the pipe no later than ``deadline`` (monotonic)."""
+        proc = self._proc
+        if proc is None or proc.stdin is None or self._poll_out is None:
+            raise BotExited("the bot is not running")
+        data = memoryview((line + "\n").encode("utf-8"))
+        fd = proc.stdin.fileno()
+        while data:
+            try:
+                written = os.write(fd, data)
+                data = data[written:]
+                continue
+            except BlockingIOError:
+                pass
+            except (BrokenPipeError, ConnectionResetError, ValueError, OSError) as error:
+                raise BotExited(f"cannot write to the bot: {error}") from None
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise BotTimeout("the bot did not read its input in time")
+            self._poll_out.poll(max(1, int(remaining * 1000)))
+
+    def receive(self, deadline: float) -> bytes:
+        """Read one non-empty line, waiting no later than ``deadline`` (monotonic)."""
+        proc = self._proc
+        if proc is None or proc.stdout is None or self._poll_in is None:
+            raise BotExited("the bot is not running")
+        fd = proc.stdout.fileno()
+        buffer = self._buffer
+        while True:
+            end = buffer.find(b"\n")
+            while end >= 0:
+                line = bytes(buffer[:end]).strip()
+                del buffer[: end + 1]
+                if line:
+                    return line
+                end = buffer.find(b"\n")
+            if len(buffer) > self.max_line:
+                raise BotOutputError(f"the bot wrote more than {self.max_line} bytes without a newline")
+            remaining = deadline - time.monotonic()
+            # Past the deadline, still take what is already waiting (poll with a zero timeout): a
+            # line written in time must not be lost to a late reader.
+            if not self._poll_in.poll(max(0, int(remaining * 1000) + 1) if remaining > 0 else 0):
+                if remaining <= 0:
+                    raise BotTimeout("no complete line before the deadline")
+                continue
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except BlockingIOError:
+                continue
+            except OSError as error:
+                raise BotExited(f"cannot read from the bot: {error}") from None
+            if not chunk:
+                raise BotExited("the bot closed its output")
+            buffer += chunk
+
+    # -- what can be seen from outside ----------------------------------------------------------------------------
+    def cpu_seconds(self) -> float:
+        """CPU seconds the process has used so far (the last reading once it is gone)."""
+        if self._cpu is not None:
+            try:
+                self._cpu_last = self._cpu()
+            except (OSError, ValueError, IndexError):
+                self._cpu = None
+        return self._cpu_last
+
+    def stderr_tail(self) -> list[str]:
+        return list(self._tail)
+
+    def clear_stderr(self) -> None:
+        self._tail.clear()
+
+
+def _drain(stream: IO[bytes], tail: collections.deque[str], chunk: int = 1 << 16, longest: int = 300) -> None:
+    """Read stderr to EOF in big chunks, keeping only the last lines: a flood costs one decode of
+    a few lines per 64 KiB, and the bot never blocks on a full pipe. The thread owns the stream."""
+    pending = b""
+    while True:
+        try:
+            data = stream.read(chunk)
+        except (OSError, ValueError):
+            break
+        if not data:
+            break
+        lines = (pending + data).split(b"\n")
+        pending = lines.pop()[-longest:]
+        for raw in lines[-(tail.maxlen or 20) :]:
+            text = raw.decode("utf-8", "replace").rstrip("\r")
+            if text.strip():
+                tail.append(text[:longest])
+    if pending.strip():
+        tail.append(pending.decode("utf-8", "replace")[:longest])
+    with contextlib.suppress(OSError):
+        stream.close()

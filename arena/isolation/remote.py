@@ -1,0 +1,260 @@
+"""A player in its own process, seen by the game loop as an ``Agent``.
+
+The process is started once per worker and player and reused game after game (a ``new_game``
+message, not a new process); it is restarted only when it died, was killed for a timeout, wrote
+something that is not the protocol, or has used up a game's worth of its CPU limit. Only the line
+protocol crosses the boundary: the process never holds the tournament seed, a board index or a
+layout, and the arena process that does is made non-dumpable before the first bot starts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import arena
+from arena.isolation import protocol
+from arena.isolation.process import BotExited, BotOutputError, BotProcess, BotTimeout, make_undumpable
+from arena.isolation.settings import DEFAULT_LIMITS, Limits
+from arena.runner import AgentFailure, Outcome
+from engine import Action, BoardSpec, FirstClick, Observation
+
+__all__ = ["MAX_SETUP_FAILURES", "RemoteAgent", "bot_environment", "host_command"]
+
+#: Consecutive failed starts after which a worker stops trying and fails the player's games at once.
+MAX_SETUP_FAILURES = 3
+
+
+def bot_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of a bot process: the arena's own, with unbuffered Python output (a Python
+    bot that forgets to flush still works) and the project importable for the Python host."""
+    env = dict(os.environ)
+    root = str(Path(arena.__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
+    env["PYTHONUNBUFFERED"] = "1"
+    env.update(extra or {})
+    return env
+
+
+def host_command(
+    name: str,
+    options: Mapping[str, Any] | None = None,
+    *,
+    plugin_files: Sequence[str] = (),
+    entry_points: bool = True,
+    threads: int = 1,
+    warm_up_time: float = 10.0,
+) -> list[str]:
+    """The command that runs registered player ``name`` behind the protocol (``arena.bot_host``).
+    ``warm_up_time`` bounds the warm-up game the host plays before its hello (0: none)."""
+    command = [sys.executable, "-m", "arena.bot_host", "--player", name, "--threads", str(threads)]
+    command += ["--warm-up-time", f"{warm_up_time:g}"]
+    if options:
+        command += ["--options", json.dumps(dict(options), sort_keys=True)]
+    for path in plugin_files:
+        command += ["--plugin", str(Path(path).expanduser().resolve())]
+    if not entry_points:
+        command.append("--no-entry-points")
+    return command
+
+
+class RemoteAgent:
+    """Drives one bot process through the protocol; every failure becomes an ``AgentFailure``."""
+
+    def __init__(
+        self,
+        name: str,
+        command: Sequence[str],
+        limits: Limits = DEFAULT_LIMITS,
+        *,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.name = name
+        self.command = list(command)
+        self.limits = limits
+        self.env = dict(env) if env is not None else bot_environment()
+        self.bot_name = ""
+        self.bot_version = ""
+        self.starts = 0
+        self._process: BotProcess | None = None
+        #: A started process whose hello is not read yet: (process or None, why not, deadline).
+        self._pending: tuple[BotProcess | None, str, float] | None = None
+        self._last_process: BotProcess | None = None
+        self._in_game = False
+        self._outbox: list[str] = []
+        self._last_tail: list[str] = []
+        self._setup_failures = 0
+        self._setup_error: AgentFailure | None = None
+
+    # -- the process ----------------------------------------------------------------------------------------------
+    @property
+    def process(self) -> BotProcess | None:
+        return self._process
+
+    def prepare(self) -> None:
+        process = self._process
+        if process is not None and (
+            self._in_game or not process.alive or process.cpu_seconds() > self.limits.cpu_per_game
+        ):
+            # Mid-game (an interrupted game), dead, or a game's worth of CPU used: start afresh, so
+            # that every game begins in sync and with at least a game's CPU budget left.
+            self._stop()
+        if self._process is not None:
+            self._process.clear_stderr()
+            self._last_tail = []
+            return
+        if self._setup_error is not None and self._setup_failures >= MAX_SETUP_FAILURES:
+            raise AgentFailure(self._setup_error.outcome, self._setup_error.message)
+        if self._pending is None:
+            self._spawn()
+        self._handshake()
+
+    def _spawn(self) -> None:
+        """Start a process and send ``hello`` without waiting: after a kill the replacement starts
+        right away and loads while the worker plays other players' games."""
+        make_undumpable()
+        process = BotProcess(
+            self.command, memory_mb=self.limits.memory_mb, cpu_seconds=self.limits.cpu_rlimit, env=self.env
+        )
+        deadline = time.monotonic() + self.limits.startup_time
+        try:
+            process.start()
+        except OSError as error:
+            self._pending = (None, f"cannot start the bot {self.command[0]!r}: {error}", deadline)
+            return
+        self.starts += 1
+        with contextlib.suppress(BotTimeout, BotExited):  # the handshake will say what happened
+            process.send(protocol.hello(), deadline)
+        self._pending = (process, "", deadline)
+
+    def _handshake(self) -> None:
+        assert self._pending is not None
+        process, problem, deadline = self._pending
+        self._pending = None
+        if process is None:
+            self._setup_failed(None, Outcome.CRASHED, problem)
+            return
+        try:
+            self.bot_name, self.bot_version = protocol.decode_hello(process.receive(deadline))
+        except BotTimeout:
+            self._setup_failed(
+                process, Outcome.TIMEOUT, f"no answer to hello within {self.limits.startup_time:g} s (start-up)"
+            )
+        except BotExited:
+            self._setup_failed(process, Outcome.CRASHED, f"the bot {process.exit_description()} before its hello")
+        except (BotOutputError, protocol.ProtocolError) as error:
+            self._setup_failed(process, Outcome.ILLEGAL, f"bad answer to hello: {error}")
+        except protocol.BotReportedError as error:
+            self._setup_failed(process, Outcome.ERROR, f"could not set up the player: {error}")
+        self._process = process
+        self._setup_failures = 0
+        self._setup_error = None
+        self._last_tail = []
+
+    def _setup_failed(self, process: BotProcess | None, outcome: Outcome, message: str) -> None:
+        if process is not None:
+            process.kill()
+            self._last_tail = process.stderr_tail()
+        self._setup_failures += 1
+        self._setup_error = AgentFailure(outcome, message)
+        raise AgentFailure(outcome, message)
+
+    def _stop(self, *, kill: bool = True, respawn: bool = False) -> None:
+        process = self._process
+        outbox, self._outbox = self._outbox, []
+        self._process = None
+        self._in_game = False
+        if process is not None:
+            self._last_process = process
+            if kill:
+                process.kill()
+            else:
+                process.close("\n".join([*outbox, protocol.quit_message()]))
+            self._last_tail = process.stderr_tail()
+        if respawn and self._pending is None:
+            self._spawn()
+
+    def close(self) -> None:
+        """Ask the bot to quit, and kill its process group whatever it does."""
+        self._stop(kill=False)
+        pending, self._pending = self._pending, None
+        if pending is not None and pending[0] is not None:
+            pending[0].kill()
+
+    # -- a game ---------------------------------------------------------------------------------------------------
+    def _require(self) -> BotProcess:
+        if self._process is None:
+            raise AgentFailure(Outcome.CRASHED, "the bot is not running")
+        return self._process
+
+    def start(self, spec: BoardSpec, rule: FirstClick, seed: int, limits: Limits) -> None:
+        self._require()
+        self._in_game = True
+        # Messages that take no reply wait in the outbox and go out with the next observation: one
+        # write and one wake-up of the bot instead of two or three.
+        self._outbox.append(protocol.new_game(spec, rule, seed, limits.move_time, limits.game_time))
+
+    def act(self, observation: Observation, budget: float) -> list[Action]:
+        process = self._require()
+        message = "\n".join([*self._outbox, protocol.observation(observation)])
+        self._outbox.clear()
+        line = self._exchange(process, message, time.monotonic() + budget)
+        try:
+            return protocol.decode_reply(line)
+        except protocol.ProtocolError as error:
+            self._stop(respawn=True)  # where its output stands is anyone's guess now
+            raise AgentFailure(Outcome.ILLEGAL, str(error)) from None
+        except protocol.BotReportedError as error:
+            raise AgentFailure(Outcome.ERROR, str(error)) from None
+
+    def _exchange(self, process: BotProcess, message: str, deadline: float) -> bytes:
+        """Send ``message``, return the reply line; every way that fails ends the game."""
+        started = time.monotonic()
+        try:
+            process.send(message, deadline)
+            return process.receive(deadline)
+        except BotTimeout:
+            self._stop(respawn=True)
+            waited = time.monotonic() - started
+            raise AgentFailure(
+                Outcome.TIMEOUT,
+                f"no reply within {waited:.2f} s (limits: {self.limits.move_time:g} s per move, "
+                f"{self.limits.game_time:g} s per game, +{self.limits.grace:g} s grace); the bot was killed",
+            ) from None
+        except BotOutputError as error:
+            self._stop(respawn=True)
+            raise AgentFailure(Outcome.ILLEGAL, str(error)) from None
+        except BotExited:
+            description = process.exit_description()
+            code = process.returncode
+            self._stop(respawn=True)
+            if code is not None and code in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
+                raise AgentFailure(
+                    Outcome.TIMEOUT, f"the bot used up its CPU limit ({self.limits.cpu_rlimit} s) and was stopped"
+                ) from None
+            raise AgentFailure(Outcome.CRASHED, f"the bot process {description}") from None
+
+    def finish(self, outcome: Outcome, message: str) -> None:
+        if self._process is not None and self._in_game:
+            self._outbox.append(protocol.game_over(outcome.value, message))
+        self._in_game = False
+
+    def cpu_seconds(self) -> float:
+        """The CPU seconds of the process that plays (or, once killed, last played) the game."""
+        process = self._process or self._last_process
+        return process.cpu_seconds() if process is not None else 0.0
+
+    def diagnostics(self) -> list[str]:
+        if self._process is not None:
+            return self._process.stderr_tail()
+        return list(self._last_tail)
+
+    def __repr__(self) -> str:
+        return f"<RemoteAgent {self.name!r} {' '.join(self.command)!r}>"

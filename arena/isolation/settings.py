@@ -1,0 +1,120 @@
+"""How players run, as values: the isolation mode, the limits, and external engine bots.
+
+These travel inside ``TournamentConfig`` so that every worker (local or remote) applies the same
+rules without extra plumbing, but they are not part of the tournament id: for an honest,
+deterministic player they change timings only, never a game.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import shlex
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from players.api import NAME_PATTERN, PlayerError
+
+__all__ = ["DEFAULT_LIMITS", "EngineBot", "EngineBotError", "Isolation", "Limits"]
+
+
+class EngineBotError(PlayerError, ValueError):
+    """An ``--engine-bot`` that cannot be read."""
+
+
+class Isolation(enum.StrEnum):
+    """Where a player's code runs."""
+
+    #: Built-in players trusted, everything else (plugins, entry points, engine bots) isolated.
+    AUTO = "auto"
+    #: In the worker process, as a plain object: fastest, but the player could reach the layout.
+    TRUSTED = "trusted"
+    #: In its own process, seeing only observations: a crash, a hang or a cheat stays there.
+    ISOLATED = "isolated"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Limits(BaseModel):
+    """Time and resource limits of isolated players (trusted code is trusted to finish: it could not
+    be stopped anyway). Wall time is enforced while waiting for each reply; memory and CPU are kernel
+    limits on the process, because a wall clock caps neither a memory blow-up nor a busy thread."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    #: Seconds a player may think about one observation.
+    move_time: float = Field(default=10.0, gt=0)
+    #: Seconds a player may think in one game, all moves together.
+    game_time: float = Field(default=300.0, gt=0)
+    #: Added to every deadline: scheduling jitter and pipe latency are not the player's fault.
+    grace: float = Field(default=0.5, ge=0)
+    #: Address-space limit (RLIMIT_AS) of an isolated player's process; None for none.
+    memory_mb: int | None = Field(default=2048, ge=64)
+    #: CPU seconds an isolated process may use per game (RLIMIT_CPU); None: ``game_time``.
+    cpu_time: float | None = Field(default=None, gt=0)
+    #: Seconds an isolated process may take to start and answer the handshake (imports, warm-up).
+    startup_time: float = Field(default=60.0, gt=0)
+
+    @property
+    def cpu_per_game(self) -> float:
+        return self.cpu_time if self.cpu_time is not None else self.game_time
+
+    @property
+    def cpu_rlimit(self) -> int:
+        """The process-lifetime RLIMIT_CPU: two games' worth. The process is recycled before a game
+        once it has used one game's worth, so every game starts with at least ``cpu_per_game`` left,
+        and a bot that burns CPU in the background between moves is still stopped."""
+        return math.ceil(2 * self.cpu_per_game) + 1
+
+    def budget(self, used: float) -> float:
+        """Seconds the next move may take, grace included, after ``used`` seconds of this game."""
+        return max(0.0, min(self.move_time, self.game_time - used)) + self.grace
+
+
+DEFAULT_LIMITS = Limits()
+
+
+class EngineBot(BaseModel):
+    """An external executable that speaks the line protocol (docs/protocol.md), registered under
+    ``name``. It always runs isolated."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    command: tuple[str, ...]
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, name: str) -> str:
+        if not NAME_PATTERN.match(name):
+            raise ValueError(
+                f"engine bot name {name!r} must be 1-64 lower-case letters, digits, '.', '_' or '-' "
+                "starting with a letter or digit"
+            )
+        return name
+
+    @field_validator("command")
+    @classmethod
+    def _command(cls, command: tuple[str, ...]) -> tuple[str, ...]:
+        if not command or not command[0]:
+            raise ValueError("an engine bot needs a command to run")
+        return command
+
+    @classmethod
+    def parse(cls, text: str) -> EngineBot:
+        """``NAME=COMMAND ARGS...`` as ``--engine-bot`` takes it (the command is split like a shell)."""
+        name, sep, command = text.partition("=")
+        if not sep or not name.strip() or not command.strip():
+            raise EngineBotError(f"--engine-bot {text!r} is not of the form NAME=COMMAND [ARGS...]")
+        try:
+            return cls(name=name.strip(), command=tuple(shlex.split(command)))
+        except ValidationError as error:
+            problems = "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in error.errors())
+            raise EngineBotError(f"--engine-bot {text!r}: {problems}") from None
+        except ValueError as error:  # shlex: an unclosed quote
+            raise EngineBotError(f"--engine-bot {text!r}: cannot split the command: {error}") from None
+
+    @property
+    def label(self) -> str:
+        return shlex.join(self.command)

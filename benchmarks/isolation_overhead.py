@@ -1,0 +1,248 @@
+"""What isolation costs: games/s and ms per game of `random` and `enumeration` on Expert, trusted (an
+object in this process) vs isolated (its own process behind the line protocol), on the same boards.
+
+Also the protocol's own costs: the overhead per move and per game (isolated minus trusted, over the
+round trips actually made), a bare pipe round trip with an Expert observation, the encoders, and the
+start of a bot process (interpreter, imports, warm-up, handshake).
+
+Target (issue 5): isolated costs <= 20% more than trusted for `enumeration` on Expert.
+
+Both sides run numba on one thread, as a pool worker does. The machine may be shared: the load
+average is recorded with the results, and each configuration is timed in several interleaved rounds
+(the fastest round counts: noise from other processes only ever adds time).
+
+    python benchmarks/isolation_overhead.py [--games 300] [--rounds 3] [--players random,enumeration]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+import timeit
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numba
+import numpy as np
+
+from arena.config import PlayerRef, TournamentConfig
+from arena.isolation import Isolation, Limits
+from arena.isolation import protocol as proto
+from arena.isolation.process import BotProcess
+from arena.isolation.remote import RemoteAgent, host_command
+from arena.runner import Agent, Outcome, TrustedAgent, play_game
+from arena.store import Store
+from arena.tournament import run_tournament
+from arena.worker import warm_up
+from engine import EXPERT, Action, BoardSpec, FirstClick, Game, Observation
+from players import Registry
+
+RESULTS = Path(__file__).parent / "results" / "isolation_overhead.json"
+SEED = 20261122
+LIMITS = Limits(move_time=60, game_time=600)
+
+
+class Counting:
+    """An agent that counts round trips (the same thin wrapper on both sides)."""
+
+    def __init__(self, inner: Agent) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.moves = 0
+
+    def prepare(self) -> None:
+        self.inner.prepare()
+
+    def start(self, spec: BoardSpec, rule: FirstClick, seed: int, limits: Limits) -> None:
+        self.inner.start(spec, rule, seed, limits)
+
+    def act(self, observation: Observation, budget: float) -> Any:
+        self.moves += 1
+        return self.inner.act(observation, budget)
+
+    def finish(self, outcome: Outcome, message: str) -> None:
+        self.inner.finish(outcome, message)
+
+    def cpu_seconds(self) -> float:
+        return self.inner.cpu_seconds()
+
+    def diagnostics(self) -> list[str]:
+        return self.inner.diagnostics()
+
+
+def play_all(agent: Counting, name: str, boards: Iterable[int]) -> tuple[float, list[tuple[Any, ...]]]:
+    """Seconds to play ``boards`` one after the other, and each game's deterministic summary."""
+    games = []
+    start = time.perf_counter()
+    for board in boards:
+        result = play_game(agent, name, EXPERT, FirstClick.SAFE, SEED, board, limits=LIMITS)  # type: ignore[arg-type]
+        games.append((result.outcome.value, result.moves, result.guesses, result.revealed_cells))
+    return time.perf_counter() - start, games
+
+
+def bench_player(name: str, games: int, rounds: int) -> dict[str, Any]:
+    player = Registry().create(name)
+    warm_up(player)
+    trusted = Counting(TrustedAgent(player))
+    command = host_command(name, entry_points=False, threads=1)
+    started = time.perf_counter()
+    remote = RemoteAgent(name, command, LIMITS)
+    isolated = Counting(remote)
+    isolated.prepare()
+    startup = time.perf_counter() - started
+    times: dict[str, list[float]] = {"trusted": [], "isolated": []}
+    outcomes: dict[str, list[Any]] = {}
+    moves: dict[str, int] = {}
+    for _ in range(rounds):
+        for label, agent in (("trusted", trusted), ("isolated", isolated)):
+            agent.moves = 0
+            seconds, summary = play_all(agent, name, range(games))
+            times[label].append(seconds)
+            outcomes[label] = summary
+            moves[label] = agent.moves
+    remote.close()
+    if outcomes["trusted"] != outcomes["isolated"]:
+        raise SystemExit(f"{name}: trusted and isolated games differ; the comparison is meaningless")
+    best = {label: min(values) for label, values in times.items()}
+    per_game = {label: best[label] / games * 1000 for label in best}
+    extra = best["isolated"] - best["trusted"]
+    return {
+        "player": name,
+        "games": games,
+        "rounds": rounds,
+        "wins": sum(o[0] == "won" for o in outcomes["trusted"]),
+        "round_trips_per_game": moves["trusted"] / games,
+        "seconds": {label: [round(t, 4) for t in values] for label, values in times.items()},
+        "games_per_s": {label: round(games / best[label], 1) for label in best},
+        "ms_per_game": {label: round(value, 3) for label, value in per_game.items()},
+        "isolated_extra_percent": round(100 * extra / best["trusted"], 1),
+        "overhead_ms_per_game": round(extra / games * 1000, 3),
+        "overhead_us_per_round_trip": round(extra / moves["trusted"] * 1e6, 1),
+        # With this many round trips per game, isolation costs <= 20% once a game takes this long trusted.
+        "twenty_percent_at_trusted_ms_per_game": round(5 * extra / games * 1000, 2),
+        "process_start_s": round(startup, 3),
+        "tournament_seconds": tournament_seconds(name, games),
+    }
+
+
+def tournament_seconds(name: str, games: int) -> dict[str, float]:
+    """The whole ``run_tournament`` with one worker, process start and store included."""
+    seconds = {}
+    for isolation in (Isolation.TRUSTED, Isolation.ISOLATED):
+        config = TournamentConfig.build(
+            EXPERT, FirstClick.SAFE, seed=SEED + 1, games=games, players=(PlayerRef(name=name),), isolation=isolation
+        )
+        with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "bench.db") as store:
+            start = time.perf_counter()
+            run_tournament(config, store, Registry(), workers=1)
+            seconds[isolation.value] = round(time.perf_counter() - start, 3)
+    return seconds
+
+
+def bench_pipe(samples: int = 2000) -> dict[str, float]:
+    """A bare round trip: an Expert observation out, a one-action reply back, from a minimal echo bot."""
+    reply = '{"actions":[["reveal",0,0]]}'
+    echo = f"import sys\nfor line in sys.stdin:\n    sys.stdout.write({reply!r} + chr(10)); sys.stdout.flush()"
+    process = BotProcess([sys.executable, "-c", echo])
+    process.start()
+    game = Game(EXPERT, FirstClick.SAFE, seed=SEED, index=0)
+    game.reveal(0, 0)
+    line = proto.observation(game.observation())
+    for _ in range(100):
+        process.send(line, time.monotonic() + 5)
+        process.receive(time.monotonic() + 5)
+    laps = []
+    for _ in range(samples):
+        start = time.perf_counter()
+        process.send(line, time.monotonic() + 5)
+        process.receive(time.monotonic() + 5)
+        laps.append(time.perf_counter() - start)
+    process.close()
+    return {
+        "samples": samples,
+        "median_us": round(float(np.median(laps)) * 1e6, 1),
+        "p90_us": round(float(np.percentile(laps, 90)) * 1e6, 1),
+        "observation_bytes": len(line) + 1,
+    }
+
+
+def bench_codecs() -> dict[str, float]:
+    """Per-call costs of the codecs, and of the alternative grid encoding (a list of lists of numbers)."""
+    game = Game(EXPERT, FirstClick.SAFE, seed=SEED, index=0)
+    game.reveal(0, 0)
+    observation = game.observation()
+    line = proto.observation(observation)
+    message = json.loads(line)
+    as_lists = json.dumps({**message, "grid": observation.grid.tolist()}, separators=(",", ":"))
+    reply = proto.encode_answer([Action.reveal(r, c) for r in range(4) for c in range(10)])
+
+    def per_call(func: Any, number: int = 5000) -> float:
+        return round(timeit.timeit(func, number=number) / number * 1e6, 2)
+
+    return {
+        "encode_observation_us": per_call(lambda: proto.observation(observation)),
+        "decode_observation_us": per_call(lambda: proto.observation_from(json.loads(line), 16, 30, FirstClick.SAFE)),
+        "encode_grid_as_lists_us": per_call(
+            lambda: json.dumps({**message, "grid": observation.grid.tolist()}, separators=(",", ":"))
+        ),
+        "decode_grid_as_lists_us": per_call(lambda: np.array(json.loads(as_lists)["grid"], dtype=np.int8)),
+        "observation_bytes_rows": len(line) + 1,
+        "observation_bytes_lists": len(as_lists) + 1,
+        "encode_reply_40_actions_us": per_call(
+            lambda: proto.encode_answer([Action.reveal(r, c) for r in range(4) for c in range(10)])
+        ),
+        "decode_reply_40_actions_us": per_call(lambda: proto.decode_reply(reply)),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--players", default="random,enumeration")
+    args = parser.parse_args()
+    numba.set_num_threads(1)
+    load_before = os.getloadavg()
+    rows = [bench_player(name, args.games, args.rounds) for name in args.players.split(",")]
+    pipe = bench_pipe()
+    codecs = bench_codecs()
+    load_after = os.getloadavg()
+    data = {
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "numba": numba.__version__,
+            "load_average_before": [round(x, 2) for x in load_before],
+            "load_average_after": [round(x, 2) for x in load_after],
+            "note": "2 cores shared with other engineers' jobs while measuring",
+        },
+        "board": "expert 16x30/99, first click safe",
+        "players": rows,
+        "pipe_round_trip": pipe,
+        "codecs": codecs,
+        "target": "isolated <= 20% more than trusted for enumeration on Expert",
+    }
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(data, indent=2) + "\n")
+    for row in rows:
+        print(
+            f"{row['player']:12s} trusted {row['games_per_s']['trusted']:8.1f} games/s "
+            f"({row['ms_per_game']['trusted']:.2f} ms/game)  isolated {row['games_per_s']['isolated']:8.1f} games/s "
+            f"({row['ms_per_game']['isolated']:.2f} ms/game)  +{row['isolated_extra_percent']}%  "
+            f"{row['overhead_us_per_round_trip']} us/round trip, {row['round_trips_per_game']:.1f} round trips/game, "
+            f"process start {row['process_start_s']} s; whole tournament {row['tournament_seconds']}"
+        )
+    print(f"bare pipe round trip: median {pipe['median_us']} us, p90 {pipe['p90_us']} us")
+    print("codecs (us):", json.dumps(codecs))
+    print(f"load average {load_before} -> {load_after}; wrote {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""A complete arena bot in one file, standard library only: it speaks the line protocol of
+docs/protocol.md and imports nothing of the arena, so it stands for a bot written in any language.
+
+    arena tournament -d beginner -n 200 --engine-bot "standalone=python examples/standalone_bot.py" -p standalone,random
+
+It plays the two single-cell rules (a number whose covered neighbours are exactly its missing mines:
+flag them; a number with all its mines flagged: reveal the rest) and otherwise reveals a random
+covered cell, marked as a guess. Its randomness comes only from the seed in ``new_game``, so it
+plays every board the same way in every run.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+
+NAME = "standalone"
+VERSION = "1"
+PROTOCOL = 1
+
+
+def neighbours(row: int, col: int, height: int, width: int) -> list[tuple[int, int]]:
+    return [
+        (r, c)
+        for r in range(max(row - 1, 0), min(row + 2, height))
+        for c in range(max(col - 1, 0), min(col + 2, width))
+        if (r, c) != (row, col)
+    ]
+
+
+def certain_moves(grid: list[str]) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
+    """(safe cells, mine cells) the two single-cell rules decide, applied until nothing changes."""
+    height, width = len(grid), len(grid[0])
+    mines = {(r, c) for r in range(height) for c in range(width) if grid[r][c] == "F"}
+    safe: set[tuple[int, int]] = set()
+    changed = True
+    while changed:
+        changed = False
+        for r in range(height):
+            for c in range(width):
+                if not grid[r][c].isdigit() or grid[r][c] == "0":
+                    continue
+                around = neighbours(r, c, height, width)
+                known = [cell for cell in around if cell in mines]
+                unknown = [cell for cell in around if grid[cell[0]][cell[1]] == "#" and cell not in mines | safe]
+                if not unknown:
+                    continue
+                if len(known) == int(grid[r][c]):
+                    safe.update(unknown)
+                    changed = True
+                elif len(known) + len(unknown) == int(grid[r][c]):
+                    mines.update(unknown)
+                    changed = True
+    flagged = {(r, c) for r in range(height) for c in range(width) if grid[r][c] == "F"}
+    return safe, mines - flagged
+
+
+def decide(grid: list[str], rule: str, rng: random.Random) -> dict[str, object]:
+    height, width = len(grid), len(grid[0])
+    if all(ch in "#F" for row in grid for ch in row):  # the first move: a corner, or 3 in under "opening"
+        cell = [min(3, height - 1), min(3, width - 1)] if rule == "opening" else [0, 0]
+        reply: dict[str, object] = {"actions": [["reveal", *cell]]}
+        if rule == "none":
+            reply["guess"] = [cell]
+        return reply
+    safe, mines = certain_moves(grid)
+    if safe or mines:
+        actions = [["reveal", r, c] for r, c in sorted(safe)] + [["flag", r, c] for r, c in sorted(mines)]
+        return {"actions": actions}
+    covered = [[r, c] for r in range(height) for c in range(width) if grid[r][c] == "#"]
+    cell = rng.choice(covered)
+    return {"actions": [["reveal", *cell]], "guess": [cell]}
+
+
+def main() -> None:
+    rng = random.Random(0)
+    rule = "safe"
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        message = json.loads(line)
+        kind = message.get("type")
+        if kind == "hello":
+            reply: dict[str, object] | None = {"protocol": PROTOCOL, "name": NAME, "version": VERSION}
+        elif kind == "new_game":
+            rng = random.Random(int(message["seed"], 16))
+            rule = message["rule"]
+            reply = None
+        elif kind == "observation":
+            reply = decide(message["grid"], rule, rng)
+        elif kind == "quit":
+            return
+        else:  # game_over, and whatever later protocol versions add
+            reply = None
+        if reply is not None:
+            sys.stdout.write(json.dumps(reply) + "\n")
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,242 @@
+"""What revealing one cell would show, and what the position would be worth afterwards.
+
+A guess is better judged by what it leads to than by its own safety alone: among cells that are
+about as safe, one whose number is likely to make some other cell certain ("progress") or to
+leave a safe next guess ("secondary safety") wins more games. Both need, for a candidate cell
+``c`` and each number ``v`` it could show, the exact weight of the layouts in which ``c`` is safe
+and shows ``v``, and the probabilities of the position where it does.
+
+Re-running ``analyze`` on the grid with ``c`` set to ``v`` is the simplest way, but it re-extracts
+the frontier and re-counts every component for each (cell, value) pair. ``Outlook`` does the same
+computation incrementally on top of the base ``Analysis``: the new number adds one row over ``c``'s
+unknown neighbours; the components that row touches (and ``c``'s own, with ``c`` set safe) merge
+into one piece, which alone is re-counted with ``count_component``; every other component's counts
+are reused and ``weigh`` recombines them under the global mine count. The layouts of the new
+position are in one-to-one correspondence with the old layouts where ``c`` is safe and shows
+``v``, so ``P(c safe and shows v) = exp(log_total' - log_total)`` exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine import COVERED, FLAGGED
+from players.solver import (
+    Analysis,
+    ComponentCounts,
+    ConstraintSystem,
+    InconsistentPositionError,
+    TooComplexError,
+    count_component,
+    substitute,
+    weigh,
+)
+
+__all__ = ["Outlook", "RevealOutcome", "neighbours"]
+
+Cell = tuple[int, int]
+
+
+def neighbours(flat: int, height: int, width: int) -> list[int]:
+    """Flat indices of the (up to 8) cells around ``flat``."""
+    r, c = divmod(flat, width)
+    out = []
+    for rr in range(max(r - 1, 0), min(r + 2, height)):
+        for cc in range(max(c - 1, 0), min(c + 2, width)):
+            if rr != r or cc != c:
+                out.append(rr * width + cc)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class RevealOutcome:
+    """One number ``value`` that the candidate could show.
+
+    ``probability`` is P(the candidate is safe and shows ``value``) in the current position;
+    ``progress`` says whether some covered cell is then certainly safe; ``best_safety`` is the
+    safety of the safest covered cell then (1.0 with progress), the survival chance of the next
+    click for a greedy continuation.
+    """
+
+    value: int
+    probability: float
+    progress: bool
+    best_safety: float
+
+
+@dataclass(frozen=True, slots=True)
+class CellOutlook:
+    """The summary of one candidate over every number it could show."""
+
+    cell: Cell
+    safety: float
+    progress: float
+    secondary: float
+    values: int
+
+    def score(self, progress_weight: float) -> float:
+        """Survival of this click and a greedy next one, plus a bonus for likely progress."""
+        return self.secondary + progress_weight * self.progress
+
+
+class Outlook:
+    """The base position, indexed for fast what-if reveals.
+
+    Variables are the cells of ``analysis.components`` and the unconstrained cells; constants are
+    the flags and the cells the solver's deduction removed before counting (their mines already
+    lowered the mines left). That is exactly the model ``analyze`` weighted, so the weights of
+    what-if positions are comparable with ``analysis.log_weight``.
+    """
+
+    def __init__(self, grid: np.ndarray, mines: int, analysis: Analysis) -> None:
+        self.grid = np.asarray(grid)
+        self.height, self.width = self.grid.shape
+        self.analysis = analysis
+        self.mines = int(mines)
+        self.components: tuple[ComponentCounts, ...] = analysis.components
+        n = self.height * self.width
+        flat = self.grid.reshape(-1)
+        self.comp_of = np.full(n, -1, dtype=np.int64)
+        for i, comp in enumerate(self.components):
+            self.comp_of[comp.cells] = i
+        self.unconstrained = np.zeros(n, dtype=bool)
+        self.unconstrained[analysis.frontier.unconstrained] = True
+        self.n_unconstrained = int(analysis.frontier.n_unconstrained)
+        # Constant mines: flags, and frontier cells the deduction fixed as mines before counting.
+        probabilities = analysis.probabilities.reshape(-1)
+        self.constant_mine = flat == FLAGGED
+        deduced = np.zeros(n, dtype=bool)
+        deduced[analysis.frontier.system.cells] = True
+        deduced &= self.comp_of < 0
+        self.constant_mine |= deduced & (probabilities == 1.0)
+        self.mines_left = int(mines) - int(self.constant_mine.sum())
+        self.covered = flat == COVERED
+        self.probabilities = probabilities
+        self.log_weight = analysis.log_weight
+        self._cache: dict[int, list[RevealOutcome]] = {}
+
+    # -- the what-if ----------------------------------------------------------------------
+    def outcomes(self, row: int, col: int) -> list[RevealOutcome]:
+        """Every number the covered cell could show, with its probability and what follows."""
+        cell = row * self.width + col
+        cached = self._cache.get(cell)
+        if cached is not None:
+            return cached
+        around = neighbours(cell, self.height, self.width)
+        base = sum(1 for x in around if self.constant_mine[x])
+        variables = [x for x in around if self.comp_of[x] >= 0 or self.unconstrained[x]]
+        involved = sorted({int(self.comp_of[x]) for x in variables if self.comp_of[x] >= 0})
+        own = int(self.comp_of[cell])
+        if own >= 0 and own not in involved:
+            involved.append(own)
+            involved.sort()
+        rest = [comp for i, comp in enumerate(self.components) if i not in involved]
+        n_free = self.n_unconstrained - sum(1 for x in variables if self.unconstrained[x])
+        if self.unconstrained[cell]:
+            n_free -= 1
+        out: list[RevealOutcome] = []
+        try:
+            frame = self._merge(involved, cell, variables)
+        except InconsistentPositionError:  # the cell is a certain mine: it shows nothing
+            frame = None
+        if frame is not None:
+            for v in range(base, base + len(variables) + 1):
+                outcome = self._evaluate(v, v - base, frame, rest, n_free)
+                if outcome is not None:
+                    out.append(outcome)
+        self._cache[cell] = out
+        return out
+
+    def summary(self, row: int, col: int) -> CellOutlook:
+        outs = self.outcomes(row, col)
+        safety = sum(o.probability for o in outs)
+        progress = sum(o.probability for o in outs if o.progress)
+        secondary = sum(o.probability * o.best_safety for o in outs)
+        return CellOutlook((row, col), safety, progress, secondary, len(outs))
+
+    def _merge(self, involved: list[int], cell: int, variables: list[int]) -> _Frame:
+        """The union of the involved components with ``cell`` set safe, over the union of their
+        cells and the new row's: rows in local ids, ready for one more row per shown number."""
+        parts = []
+        cells_parts = [np.asarray(variables, dtype=np.int64)]
+        for i in involved:
+            system = self.components[i].system
+            if self.comp_of[cell] == i:
+                values = np.full(system.n_cells, -1, dtype=np.int64)
+                values[int(np.searchsorted(system.cells, cell))] = 0
+                system = substitute(system, values)
+            parts.append(system)
+            cells_parts.append(system.cells)
+        cells = np.unique(np.concatenate(cells_parts))
+        rows = [np.zeros((0, 8), dtype=np.int32)]
+        rhs = [np.zeros(0, dtype=np.int64)]
+        for system in parts:
+            # Component rows are distinct and ascending; the map to merged ids is monotone.
+            local = np.searchsorted(cells, system.cells)
+            c = system.constraints
+            rows.append(np.where(c >= 0, local[np.maximum(c, 0)], -1).astype(np.int32))
+            rhs.append(system.rhs.astype(np.int64))
+        base_rows = np.concatenate(rows)
+        base_rhs = np.concatenate(rhs)
+        new_row = np.full(8, -1, dtype=np.int32)
+        new_row[: len(variables)] = np.searchsorted(cells, np.sort(np.asarray(variables, dtype=np.int64)))
+        same = np.flatnonzero((base_rows == new_row).all(axis=1)) if variables else np.zeros(0, dtype=np.int64)
+        fixed = int(base_rhs[same[0]]) if same.size else -1
+        return _Frame(cells, base_rows, base_rhs, new_row, bool(variables), fixed)
+
+    def _evaluate(
+        self, value: int, need: int, frame: _Frame, rest: list[ComponentCounts], n_free: int
+    ) -> RevealOutcome | None:
+        if need < 0 or need > int((frame.new_row >= 0).sum()):
+            return None
+        if frame.fixed >= 0 and need != frame.fixed:
+            return None  # an existing row over the same cells already says how many
+        pieces = list(rest)
+        if frame.cells.size:
+            if frame.has_row and frame.fixed < 0:
+                rows = np.concatenate([frame.rows, frame.new_row[None, :]])
+                rhs = np.concatenate([frame.rhs, [need]])
+            else:
+                rows, rhs = frame.rows, frame.rhs
+            sources = np.zeros(rows.shape[0], dtype=np.int64)
+            system = ConstraintSystem(self.grid.shape, frame.cells, rows, rhs, sources)
+            try:
+                pieces.append(count_component(system, max_mines=self.mines_left))
+            except TooComplexError:
+                return None
+        try:
+            weighting = weigh(pieces, n_free, self.mines_left)
+        except InconsistentPositionError:
+            return None
+        probability = math.exp(weighting.log_total - self.log_weight)
+        if probability <= 0.0:
+            return None
+        progress = any(bool(s.any()) for s in weighting.safe) or (n_free > 0 and weighting.unconstrained_safe)
+        if progress:
+            best = 1.0
+        else:
+            lowest = 1.0
+            for p, m in zip(weighting.probabilities, weighting.mine, strict=True):
+                live = p[~m]
+                if live.size:
+                    lowest = min(lowest, float(live.min()))
+            if n_free > 0 and not weighting.unconstrained_mine:
+                lowest = min(lowest, weighting.unconstrained_probability)
+            # Every covered cell a certain mine: the reveal wins the game.
+            best = 1.0 - lowest if lowest < 1.0 else 1.0
+        return RevealOutcome(value, probability, progress, best)
+
+
+@dataclass(frozen=True, slots=True)
+class _Frame:
+    """One candidate's merged piece before its number is known (see ``Outlook._merge``)."""
+
+    cells: np.ndarray
+    rows: np.ndarray
+    rhs: np.ndarray
+    new_row: np.ndarray
+    has_row: bool
+    fixed: int

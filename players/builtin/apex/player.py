@@ -1,0 +1,259 @@
+"""`apex`: the strongest player we know how to build, in the order of what each part is worth.
+
+1. Certain moves first: the compiled single-cell rules, then the exact solver (``analyze``). No
+   guess is ever made while a certain move exists.
+2. Guesses start from exact mine probabilities weighted by the global mine count: greedy on them
+   alone wins 38.2% of Expert / safe games here (20000 boards), published about 39%.
+3. Unavoidable 50/50s are guessed at once (``patterns``): a free choice, saves later work.
+4. When at most 400 layouts remain, an exact game-tree search picks the guess that maximises the
+   probability of winning (``endgame``): +0.76 points on Expert, the largest single part.
+5. Otherwise, among the cells nearly as safe as the safest, the one that maximises the chance to
+   survive this click and a greedy next one ("secondary safety"), plus a bonus for making some
+   cell certain ("progress"), computed exactly for every number the cell could show
+   (``outlook``). Cells whose number is already determined ("dead") teach nothing and are only
+   played when every candidate is dead. +0.57 points; with 4, +2.33 over greedy (40.5%).
+6. Optionally (``deep``, off: too slow for the budget), the best few candidates are re-scored on
+   the survival of three clicks.
+
+Every choice is a deterministic function of the observation (ties go to the safest, then to the
+cell with the fewest unknown neighbours, then to board order), so a game replays exactly. The
+measured effect of each option is on ``Options`` and in ``benchmarks/results/apex_ablation_*``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numba
+import numpy as np
+from pydantic import BaseModel, Field
+
+from engine import COVERED, Action, ActionKind, BoardSpec, FirstClick, Game, Observation
+from players.api import Player
+from players.builtin.apex.endgame import solve_endgame
+from players.builtin.apex.outlook import CellOutlook, Outlook
+from players.builtin.apex.patterns import unavoidable_pair
+from players.rules import certain_actions
+from players.solver import DEFAULT_PARALLEL_THRESHOLD, InconsistentPositionError, analyze
+
+__all__ = ["ApexPlayer"]
+
+Cell = tuple[int, int]
+
+
+_WARM = False
+
+
+def _warm_up_kernels(player: ApexPlayer) -> None:
+    """Once per process: play a few tiny games so that loading (or compiling) the numba code of
+    the solver, the what-if reveals and the endgame search happens at construction, as the
+    arena's own warm-up intends, and is never billed to a real game's time."""
+    global _WARM
+    if _WARM:
+        return
+    _WARM = True
+    spec = BoardSpec(5, 5, 6, "warm-up")
+    for index in range(4):
+        game = Game(spec, FirstClick.SAFE, seed=2**40 + 7, index=index)
+        player.reset(np.random.default_rng(index), spec, FirstClick.SAFE)
+        while not game.over:
+            for action in player.play(game.observation()):
+                if game.over:
+                    break
+                if action.kind is ActionKind.REVEAL and game.grid[action.row, action.col] >= 0:
+                    continue
+                game.apply(action)
+
+
+def _unknown_neighbours(unknown: np.ndarray, height: int, width: int) -> np.ndarray:
+    """Per cell (flat), how many of its neighbours are unknown: fewer means a likelier zero."""
+    grid = np.zeros((height + 2, width + 2), dtype=np.int64)
+    grid[1:-1, 1:-1] = unknown.reshape(height, width)
+    total = np.zeros((height, width), dtype=np.int64)
+    for dr in (0, 1, 2):
+        for dc in (0, 1, 2):
+            if dr != 1 or dc != 1:
+                total += grid[dr : dr + height, dc : dc + width]
+    return total.reshape(-1)
+
+
+class ApexPlayer(Player):
+    """Exact weighted probabilities, secondary-safety/progress lookahead, 50/50s, endgame search."""
+
+    name = "apex"
+    description = "exact weighted probabilities + progress/secondary-safety lookahead + 50/50s + exact endgame search"
+    #: 2: the 50/50 rule requires every number to see both cells of the pair or neither.
+    version = "2"
+
+    class Options(Player.Options):
+        """The knobs, each with its measured effect on Expert / safe / corner, paired on the same
+        boards against the defaults (benchmarks/apex_ablation.py; points with 95% intervals;
+        "n.s." = the interval holds 0; 20000 boards unless said). Everything off together
+        (greedy): -2.33 [-2.80, -1.86]."""
+
+        #: Judge near-safest guesses by what they lead to (secondary safety and progress). Off:
+        #: greedy on exact weighted probabilities. Off: -0.57 [-0.98, -0.18], McNemar p = 0.005.
+        lookahead: bool = True
+        #: Candidates are the cells whose safety is at least ``1 - tolerance`` times the best.
+        #: 0.05: +0.12 [-0.51, +0.74]; 0.2: +0.14 [-0.24, +0.54] (3456 boards, version 1, n.s.).
+        tolerance: float = Field(default=0.1, ge=0.0, le=1.0)
+        #: At most this many candidates next to the numbers (safest first) get the lookahead.
+        max_candidates: int = Field(default=8, ge=1, le=64)
+        #: And at most this many cells away from them (fewest unknown neighbours first).
+        #: 5: -0.06 [-0.33, +0.20] (3456 boards, version 1, n.s.).
+        off_frontier: int = Field(default=2, ge=0, le=16)
+        #: Score = secondary safety + ``progress_weight`` x P(safe and some cell becomes certain).
+        #: 0: +0.03 [-0.27, +0.34] (n.s.); 0.3: -0.03 [-0.55, +0.49] (3456 boards, n.s.).
+        progress_weight: float = Field(default=0.1, ge=0.0, le=10.0)
+        #: Re-score this many of the best candidates one click deeper (survival of three clicks:
+        #: each number's position is analysed and its own candidates scored); below 2: off.
+        #: 3: +0.27 [+0.00, +0.53] (McNemar p = 0.051) at ~46 ms per Expert game instead of
+        #: ~11; off by default because it misses the 30 ms budget.
+        deep: int = Field(default=0, ge=0, le=16)
+        #: Only candidates whose two-click score is within this of the best are re-scored.
+        #: 0.02 with ``deep=3``: +0.21 [-0.10, +0.52] (12000 boards, p = 0.20) at ~31 ms/game.
+        deep_margin: float = Field(default=1.0, ge=0.0, le=1.0)
+        #: Skip dead candidates (whose number is already determined) unless all are dead.
+        #: Off: -0.04 [-0.10, +0.00] (8 vs 17 discordant boards, n.s.).
+        avoid_dead: bool = True
+        #: Guess an unavoidable 50/50 pair as soon as it appears. Off: 2 boards of 20000 changed
+        #: (-0.01; such a pair is independent of the rest); it saves later search work.
+        fifty_fifty: bool = True
+        #: Search the game tree exactly when at most this many layouts remain (0: never).
+        #: 0: -0.76 [-0.99, -0.54], McNemar p = 3e-11; 2000: +0.04 [-0.02, +0.10] (n.s.).
+        endgame_layouts: int = Field(default=400, ge=0, le=100_000)
+        #: Work allowed per endgame decision (layouts summed over the states it expands) before
+        #: falling back on the heuristics: about 1 ms per 100k on one core.
+        endgame_effort: int = Field(default=300_000, ge=1)
+        #: Threaded enumeration of large components: None = when numba has several threads.
+        parallel: bool | None = None
+        parallel_threshold: int = Field(default=DEFAULT_PARALLEL_THRESHOLD, ge=1)
+
+    def __init__(self, options: Mapping[str, Any] | BaseModel | None = None) -> None:
+        super().__init__(options)
+        _warm_up_kernels(self)
+
+    def play(self, observation: Observation) -> list[Action]:
+        if observation.first_move:
+            return [Action.reveal(*self.first_click(observation), guess=observation.rule is FirstClick.NONE)]
+        # The single-cell rules find most certain moves at a fraction of the solver's cost, and
+        # the position reached before the next guess is the same whichever order they run in.
+        actions = certain_actions(observation)
+        if actions:
+            return actions
+        options = self.options
+        parallel = options.parallel if options.parallel is not None else numba.get_num_threads() > 1
+        analysis = analyze(
+            observation.grid,
+            observation.mines,
+            parallel=parallel,
+            parallel_threshold=options.parallel_threshold,
+        )
+        flags = [Action.flag(r, c) for r, c in analysis.mines]
+        if analysis.safe:
+            return [Action.reveal(r, c) for r, c in analysis.safe] + flags
+        outlook = Outlook(observation.grid, observation.mines, analysis)
+        row, col = self.choose_guess(outlook)
+        return [*flags, Action.reveal(row, col, guess=True)]
+
+    # -- guessing -------------------------------------------------------------------------
+    def choose_guess(self, outlook: Outlook) -> Cell:
+        """The guess in a position without certain moves (see the module docstring)."""
+        options = self.options
+        if options.fifty_fifty:
+            pair = unavoidable_pair(outlook)
+            if pair is not None:
+                return pair
+        if options.endgame_layouts > 0:
+            solved = solve_endgame(outlook, options.endgame_layouts, options.endgame_effort)
+            if solved is not None:
+                return solved[0], solved[1]
+        candidates = self.candidates(outlook)
+        if not options.lookahead or len(candidates) == 1:
+            return candidates[0]
+        return self.best_by_lookahead(outlook, candidates)
+
+    def candidates(self, outlook: Outlook) -> list[Cell]:
+        """Near-safest cells, safest first: frontier cells, then a few cells away from it."""
+        options = self.options
+        p = outlook.probabilities
+        live = outlook.covered & (p < 1.0)
+        cells = np.flatnonzero(live)
+        best = float(p[cells].min())
+        tolerance = options.tolerance if options.lookahead else 0.0
+        limit = 1.0 - (1.0 - best) * (1.0 - tolerance) + 1e-12
+        near = cells[p[cells] <= limit]
+        frontier = [int(x) for x in near if outlook.comp_of[x] >= 0]
+        away = [int(x) for x in near if outlook.unconstrained[x]]
+        width = outlook.width
+        counts = _unknown_neighbours(live & ~outlook.constant_mine, outlook.height, width)
+
+        def crowd(x: int) -> int:
+            return int(counts[x])
+
+        frontier.sort(key=lambda x: (round(float(p[x]), 12), crowd(x), x))
+        away.sort(key=lambda x: (crowd(x), x))
+        picked = frontier[: options.max_candidates]
+        picked += away[: max(options.off_frontier, 0 if picked else 1)]
+        picked.sort(key=lambda x: (round(float(p[x]), 12), crowd(x), x))
+        return [divmod(x, width) for x in picked]
+
+    def best_by_lookahead(self, outlook: Outlook, candidates: list[Cell]) -> Cell:
+        """The candidate with the best score; candidates whose safety bounds their score below
+        the best so far are skipped (a score never exceeds ``safety x (1 + progress_weight)``)."""
+        options = self.options
+        weight = options.progress_weight
+        p = outlook.probabilities
+        summaries: list[CellOutlook] = []
+        best_score = -1.0
+        for row, col in candidates:
+            safety = 1.0 - float(p[row * outlook.width + col])
+            if safety * (1.0 + weight) <= best_score:
+                continue
+            summary = outlook.summary(row, col)
+            summaries.append(summary)
+            if not (options.avoid_dead and summary.values <= 1):
+                best_score = max(best_score, summary.score(weight))
+        if options.avoid_dead:
+            alive = [s for s in summaries if s.values > 1]
+            if alive:
+                summaries = alive
+        # max() keeps the first of equal scores: candidates come safest first, then by crowd.
+        best = max(summaries, key=lambda s: s.score(weight))
+        if options.deep > 1 and len(summaries) > 1:
+            top = best.score(weight) - options.deep_margin
+            ranked = [s for s in sorted(summaries, key=lambda s: -s.score(weight)) if s.score(weight) >= top]
+            if len(ranked) > 1:
+                return max(ranked[: options.deep], key=lambda s: self.deep_score(outlook, s.cell)).cell
+        return best.cell
+
+    def deep_score(self, outlook: Outlook, cell: Cell) -> float:
+        """P(surviving ``cell``, then the best two-click continuation): depth-3 survival. A number
+        that makes some cell certain counts as survival, as in the two-click score."""
+        total = 0.0
+        grid = np.array(outlook.grid, dtype=np.int8)
+        for outcome in outlook.outcomes(*cell):
+            if outcome.progress or outcome.best_safety >= 1.0:
+                total += outcome.probability
+                continue
+            grid[cell] = outcome.value
+            try:
+                child = Outlook(grid, outlook.mines, analyze(grid, outlook.mines))
+            except InconsistentPositionError:
+                continue
+            finally:
+                grid[cell] = COVERED
+            total += outcome.probability * self._best_secondary(child)
+        return total
+
+    def _best_secondary(self, outlook: Outlook) -> float:
+        """The best two-click survival among the candidates of a position. Candidates come safest
+        first and a two-click survival never exceeds the first click's safety: stop there."""
+        best = 0.0
+        p = outlook.probabilities
+        for row, col in self.candidates(outlook):
+            if 1.0 - float(p[row * outlook.width + col]) <= best:
+                break
+            best = max(best, outlook.summary(row, col).secondary)
+        return best

@@ -1,0 +1,456 @@
+"""The fast path of ``analyze``: the whole pipeline of a typical position in a few compiled calls.
+
+Why: on real positions the search itself is tiny (a median of 32 nodes on expert boards), so the
+general path spent nearly all its time in Python and numpy overhead, a few dozen small array
+operations per stage and per component at microseconds each. Here ``prepare`` does frontier
+extraction, the trivial rules, substitution, component splitting, RREF deduction on large
+components, the int64 enumeration of every component and (unweighted) the log-space convolutions
+in one numba call; ``players.solver.analysis`` then takes numpy's steps (below), ``finish`` writes
+the board arrays, and the flat results are wrapped into the usual ``Analysis``, with the same
+``Frontier`` and ``ComponentCounts`` the general path builds.
+
+The fast path is a twin, not a replacement: every step mirrors the numpy reference (same row
+order, same kept sources, same RREF, the same search and convolution kernels called in the same
+order), so the result is the general path's to the last bit. Bit for bit matters because players
+break ties by comparing probabilities exactly (the ``enumeration`` player draws among the
+frontier cells of least probability): a one-ulp difference changes their moves. numpy's SIMD
+``exp`` / ``log`` and its BLAS products do not round like compiled code, so those few steps stay
+numpy's: logs of counts come from a table numpy filled (``analysis._LOG_TABLE``), and the caller
+exponentiates and multiplies with numpy between ``prepare`` and ``finish``; weighted runs also
+take the weights from ``log_weights`` (CPython's ``lgamma``) and call ``combine`` themselves.
+
+It declines, and the general path takes over, whenever anything is unusual: an inconsistent
+position (the general path raises the well-worded error), a component counted in float64 (more
+than ``exact_cells`` cells), a search that outgrows ``min(parallel_threshold, node_limit)`` nodes
+(the general path splits it into lanes or raises ``TooComplexError``), or an RREF operand past the
+int64 overflow guard. Compiled calls into other files' kernels are linked into this module's
+numba cache, hence ``fast_system.stamp_dependencies``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+from numba import njit
+
+from players.solver.enumeration import _BINOM_INT, MAX_CELLS, _search
+from players.solver.fast_system import deduce_matrix, extract, split, stamp_dependencies, substitute
+from players.solver.frontier import MAX_ARITY
+from players.solver.ordering import prepare_search
+from players.solver.rref import _propagate
+from players.solver.weighting import log_convolve, log_correlate
+
+__all__ = ["combine", "finish", "prepare"]
+
+
+@njit(cache=True, no_cpython_wrapper=True, error_model="numpy")
+def _reduce(
+    constraints: np.ndarray,
+    rhs: np.ndarray,
+    sources: np.ndarray,
+    values: np.ndarray,
+    use_rref: bool,
+    rref_min_cells: int,
+) -> tuple:
+    """``rref.reduce_system`` after the first trivial pass: RREF on large pieces until nothing new.
+
+    Returns ``(ok, rest rows, rest rhs, rest sources, keep, count, cell_ptr, piece_cells, row_ptr,
+    row_order, remapped)``: the undetermined system (``keep`` maps its cells to the frontier's)
+    and its pieces as ``fast_system.split`` gives them. ``values`` is updated in place.
+    """
+    n = values.shape[0]
+    while True:
+        determined = False
+        for j in range(n):
+            if values[j] >= 0:
+                determined = True
+                break
+        if determined:
+            ok, r_cons, r_rhs, r_src, keep = substitute(constraints, rhs, sources, values)
+            if not ok:  # an unsatisfiable row: nothing to split
+                r_cons, keep = r_cons[:0], keep[:0]
+        else:
+            ok, r_cons, r_rhs, r_src, keep = True, constraints, rhs, sources, np.arange(n)
+        count, cell_ptr, piece_cells, row_ptr, row_order, remapped = split(r_cons, keep.shape[0])
+        if not ok or not use_rref:
+            return ok, r_cons, r_rhs, r_src, keep, count, cell_ptr, piece_cells, row_ptr, row_order, remapped
+        found = False
+        for k in range(count):
+            nk = cell_ptr[k + 1] - cell_ptr[k]
+            mk = row_ptr[k + 1] - row_ptr[k]
+            if nk < rref_min_cells or mk < 2:
+                continue
+            a = np.zeros((mk, nk), np.int64)
+            b = np.empty(mk, np.int64)
+            for p in range(mk):
+                i = row_order[row_ptr[k] + p]
+                b[p] = r_rhs[i]
+                for t in range(MAX_ARITY):
+                    x = remapped[i, t]
+                    if x < 0:
+                        break
+                    a[p, x] = 1
+            ok, piece_values = deduce_matrix(a, b)
+            if not ok:
+                return ok, r_cons, r_rhs, r_src, keep, count, cell_ptr, piece_cells, row_ptr, row_order, remapped
+            for j in range(nk):
+                if piece_values[j] >= 0:
+                    values[keep[piece_cells[cell_ptr[k] + j]]] = piece_values[j]
+                    found = True
+        if not found:
+            return True, r_cons, r_rhs, r_src, keep, count, cell_ptr, piece_cells, row_ptr, row_order, remapped
+        # The new cells may make other rows trivially tight.
+        if _propagate(constraints, rhs, values) >= 0:
+            return False, r_cons, r_rhs, r_src, keep, count, cell_ptr, piece_cells, row_ptr, row_order, remapped
+
+
+@njit(cache=True, no_cpython_wrapper=True, error_model="numpy")
+def _declined() -> tuple:
+    """What ``prepare`` returns when the general path has to take over (same types as a result)."""
+    e = np.zeros(0, np.int64)
+    r = np.zeros((0, MAX_ARITY), np.int32)
+    return False, False, 0, 0, 0.0, 0, e, r, np.zeros(0), np.zeros(0, np.int8), np.zeros(0, np.uint8)
+
+
+@njit(cache=True, no_cpython_wrapper=True, error_model="numpy")
+def _concat(parts: tuple) -> np.ndarray:
+    """The arrays of ``parts`` (same dtype) back to back: one array for Python to unbox instead of
+    many (numba spends about 0.3 us boxing each array it returns, numpy 0.1 us slicing one)."""
+    total = 0
+    for a in parts:
+        total += a.shape[0]
+    out = np.empty(total, parts[0].dtype)
+    pos = 0
+    for a in parts:
+        for x in a:
+            out[pos] = x
+            pos += 1
+    return out
+
+
+@njit(cache=True, error_model="numpy")
+def prepare(
+    grid: np.ndarray,
+    mines: int,
+    weighted: bool,
+    use_rref: bool,
+    rref_min_cells: int,
+    probe: int,
+    exact_cells: int,
+    log_table: np.ndarray,
+) -> tuple:
+    """Frontier, deduction and the int64 counts of every component, or a decline (``ok`` false).
+
+    Returns ``(ok, combined, mines_left, mines_w, log_total, u_state, ints, rows, floats, states,
+    support)``: ``ints`` is a header and then the int64 arrays ``cells, rhs, sources,
+    unconstrained, flags, piece_cells, piece_rhs, piece_sources, totals, mine_counts, log_index,
+    feasible, cell_ptr, row_ptr, log_ptr, ratio_ptr, nodes``; ``rows`` the frontier's rows
+    (``constraints``) then the pieces'; ``floats`` holds ``probabilities, logs, log_of, ratios,
+    exponents``; ``states`` holds ``state`` then ``piece_state``. What they mean:
+
+    * the frontier's arrays and its mines left; ``mines_w`` the mines left for the weighting
+      (minus the deduced mines);
+    * ``probabilities`` (flat: NaN, 1.0 on flags, 0.0 / 1.0 on deduced cells) and ``state``
+      (flat: 0 safe, 1 mine, -1 otherwise), to be completed by ``finish``;
+    * the components back to back: component ``k`` owns cells ``cell_ptr[k]:cell_ptr[k + 1]``
+      of ``piece_cells`` (board indices), rows ``row_ptr[k]:row_ptr[k + 1]`` of the ``piece_*``
+      arrays, ``n_k + 1`` totals from ``cell_ptr[k] + k``, ``(n_k + 1) * n_k`` counts and support
+      bytes after those of the components before it, ``nodes[k]`` search nodes;
+    * for ``weighting.weigh``'s arithmetic: component ``k``'s log counts are
+      ``logs[log_ptr[k]:log_ptr[k + 1]]`` (trailing zero counts cut), except that counts past
+      ``log_table`` are left for numpy: ``log_of`` holds them as float64, their logs go to
+      ``log_index``; ``ratios[ratio_ptr[k]:ratio_ptr[k + 1]]`` is the ``(size_k, n_k)`` matrix
+      ``mine_counts / totals``;
+    * when ``combined`` (unweighted, every log from the table), the results of ``combine``
+      (``log_total, exponents, piece_state, feasible, u_state``); otherwise the caller completes
+      ``logs``, computes the weights and calls ``combine``.
+    """
+    height, width = grid.shape
+    size = height * width
+    ok, cells, constraints, rhs, sources, unconstrained, flags, mines_left = extract(grid, mines)
+    if not ok:
+        return _declined()
+    n = cells.shape[0]
+    values = np.full(n, -1, np.int8)
+    if _propagate(constraints, rhs, values) >= 0:
+        return _declined()
+    ok, r_cons, r_rhs, r_src, keep, count, cell_ptr, piece_cells, row_ptr, row_order, remapped = _reduce(
+        constraints, rhs, sources, values, use_rref, rref_min_cells
+    )
+    if not ok:
+        return _declined()
+    probabilities = np.full(size, np.nan)
+    state = np.full(size, -1, np.int8)
+    for f in flags:
+        probabilities[f] = 1.0
+    mines_w = mines_left
+    for j in range(n):
+        if values[j] >= 0:
+            probabilities[cells[j]] = float(values[j])
+            state[cells[j]] = values[j]
+            mines_w -= values[j]
+    if mines_w < 0:
+        return _declined()
+
+    # Enumerate every component with the general path's kernels (int64 counts only).
+    n_rest = keep.shape[0]
+    mc_ptr = np.zeros(count + 1, np.int64)
+    for k in range(count):
+        nk = cell_ptr[k + 1] - cell_ptr[k]
+        if nk > exact_cells or nk > MAX_CELLS:
+            return _declined()
+        mc_ptr[k + 1] = mc_ptr[k] + (nk + 1) * nk
+    tot_buf = np.zeros(n_rest + count, np.int64)
+    mc_buf = np.zeros(mc_ptr[count], np.int64)
+    sup_buf = np.zeros(mc_ptr[count], np.uint8)
+    nodes = np.zeros(count, np.int64)
+    p_rows = np.empty((r_cons.shape[0], MAX_ARITY), np.int32)
+    p_rhs = np.empty(r_cons.shape[0], np.int64)
+    p_src = np.empty(r_cons.shape[0], np.int64)
+    p_cells = np.empty(n_rest, np.int64)
+    no_prefix = np.zeros(0, np.int64)
+    log_ptr = np.zeros(count + 1, np.int64)
+    for k in range(count):
+        c0 = cell_ptr[k]
+        nk = cell_ptr[k + 1] - c0
+        r0 = row_ptr[k]
+        mk = row_ptr[k + 1] - r0
+        for p in range(mk):
+            i = row_order[r0 + p]
+            for t in range(MAX_ARITY):
+                p_rows[r0 + p, t] = remapped[i, t]
+            p_rhs[r0 + p] = r_rhs[i]
+            p_src[r0 + p] = r_src[i]
+        for j in range(nk):
+            p_cells[c0 + j] = cells[keep[piece_cells[c0 + j]]]
+        cons_k = p_rows[r0 : r0 + mk].copy()
+        rhs_k = p_rhs[r0 : r0 + mk].copy()
+        sizes, var_ptr, var_cons, cap, cell_var = prepare_search(cons_k, rhs_k, nk)
+        nv = sizes.shape[0]
+        total = np.zeros(nk + 1, np.int64)
+        counts = np.zeros((nk + 1, nv), np.int64)
+        support = np.zeros((nk + 1, nv), np.uint8)
+        max_k = max(0, min(nk, mines_w))
+        used = _search(
+            sizes, var_ptr, var_cons, rhs_k, cap, _BINOM_INT, no_prefix, max_k, total, counts, support, False, probe
+        )
+        if used < 0:
+            return _declined()
+        nodes[k] = used
+        for i in range(nk + 1):
+            tot_buf[c0 + k + i] = total[i]
+        off = mc_ptr[k]
+        for i in range(nk + 1):
+            for j in range(nk):
+                v = counts[i, cell_var[j]]
+                mc_buf[off + i * nk + j] = v
+                sup_buf[off + i * nk + j] = (1 if v > 0 else 0) | (2 if v < total[i] else 0)
+        length = 1
+        for i in range(nk, -1, -1):
+            if total[i] != 0:
+                length = i + 1
+                break
+        log_ptr[k + 1] = log_ptr[k] + length
+
+    # What weighting.weigh computes with numpy before its log-space convolutions. Logs of counts
+    # come from ``log_table`` (numpy's own values); larger counts are left to numpy.
+    logs = np.full(log_ptr[count], -np.inf)
+    ratio_ptr = np.zeros(count + 1, np.int64)
+    n_log = 0
+    for k in range(count):
+        nk = cell_ptr[k + 1] - cell_ptr[k]
+        ratio_ptr[k + 1] = ratio_ptr[k] + (log_ptr[k + 1] - log_ptr[k]) * nk
+        for i in range(log_ptr[k + 1] - log_ptr[k]):
+            if tot_buf[cell_ptr[k] + k + i] >= log_table.shape[0]:
+                n_log += 1
+    log_index = np.empty(n_log, np.int64)
+    log_of = np.empty(n_log)
+    ratios = np.zeros(ratio_ptr[count])
+    n_log = 0
+    for k in range(count):
+        nk = cell_ptr[k + 1] - cell_ptr[k]
+        for i in range(log_ptr[k + 1] - log_ptr[k]):
+            t = tot_buf[cell_ptr[k] + k + i]
+            if t <= 0:
+                continue
+            if t < log_table.shape[0]:
+                logs[log_ptr[k] + i] = log_table[t]
+            else:
+                log_index[n_log] = log_ptr[k] + i
+                log_of[n_log] = float(t)
+                n_log += 1
+            for j in range(nk):
+                ratios[ratio_ptr[k] + i * nk + j] = mc_buf[mc_ptr[k] + i * nk + j] / float(t)
+
+    # Unweighted weights are exactly 0 or -inf, so the convolutions can run here at once.
+    combined = not weighted and n_log == 0
+    log_total = -np.inf
+    exponents = np.zeros(0)
+    piece_state = np.zeros(0, np.int8)
+    feasible = no_prefix
+    u_state = -1
+    if combined:
+        n_total = log_ptr[count] - count
+        g = np.full(n_total + 1, -np.inf)
+        for k in range(n_total + 1):
+            if 0 <= mines_w - k <= unconstrained.shape[0]:
+                g[k] = 0.0
+        ok, log_total, exponents, piece_state, feasible, u_state = combine(
+            cell_ptr, log_ptr, logs, g, sup_buf, unconstrained.shape[0], mines_w
+        )
+        if not ok:
+            return _declined()
+    # Everything in five arrays; ``_INT_PARTS`` in analysis.py names the int64 segments, whose
+    # ends the header (their count + 1 entries, from 0) gives.
+    ints_parts = (
+        cells, rhs, sources, unconstrained, flags, p_cells, p_rhs, p_src, tot_buf, mc_buf, log_index, feasible,
+        cell_ptr, row_ptr, log_ptr, ratio_ptr, nodes,
+    )  # fmt: skip
+    header = np.empty(len(ints_parts) + 1, np.int64)
+    header[0] = header.shape[0]
+    for i in range(len(ints_parts)):
+        header[i + 1] = header[i] + ints_parts[i].shape[0]
+    ints = _concat((header, *ints_parts))
+    rows = np.empty((constraints.shape[0] + p_rows.shape[0], MAX_ARITY), np.int32)
+    for i in range(constraints.shape[0]):
+        for t in range(MAX_ARITY):
+            rows[i, t] = constraints[i, t]
+    for i in range(p_rows.shape[0]):
+        for t in range(MAX_ARITY):
+            rows[constraints.shape[0] + i, t] = p_rows[i, t]
+    floats = _concat((probabilities, logs, log_of, ratios, exponents))
+    return (
+        True, combined, mines_left, mines_w, log_total, u_state,
+        ints, rows, floats, _concat((state, piece_state)), sup_buf,
+    )  # fmt: skip
+
+
+@njit(cache=True, error_model="numpy")
+def combine(
+    cell_ptr: np.ndarray,
+    log_ptr: np.ndarray,
+    logs: np.ndarray,
+    g: np.ndarray,
+    support: np.ndarray,
+    unconstrained: int,
+    mines_left: int,
+) -> tuple[bool, float, np.ndarray, np.ndarray, np.ndarray, int]:
+    """``weighting.weigh``'s convolutions, with the same compiled kernels in the same order.
+
+    Returns ``(ok, log_total, exponents, piece_state, feasible, u_state)``: ``exponents`` holds,
+    at ``log_ptr``, each component's ``context + log counts - log_total`` and then
+    ``frontier_log - log_total`` (``weigh`` exponentiates both; numpy does that here too, see the
+    module docstring); ``piece_state`` per component cell is 0 (safe in every counted layout), 1
+    (a mine in every one) or -1; ``feasible`` the frontier mine counts with nonzero weight;
+    ``u_state`` the same 0 / 1 / -1 for the unconstrained cells. ``ok`` is false when no layout
+    fits (the general path raises) or a cell is in no counted layout at all (cannot happen).
+    """
+    count = cell_ptr.shape[0] - 1
+    n_total = log_ptr[count] - count
+    forward = np.full((count + 1, n_total + 1), -np.inf)
+    backward = np.full((count + 1, n_total + 1), -np.inf)
+    f_len = np.empty(count + 1, np.int64)
+    b_len = np.empty(count + 1, np.int64)
+    forward[0, 0] = 0.0
+    f_len[0] = 1
+    for k in range(count):
+        out = log_convolve(forward[k, : f_len[k]].copy(), logs[log_ptr[k] : log_ptr[k + 1]].copy())
+        f_len[k + 1] = out.shape[0]
+        for i in range(f_len[k + 1]):
+            forward[k + 1, i] = out[i]
+    for i in range(n_total + 1):
+        backward[count, i] = g[i]
+    b_len[count] = n_total + 1
+    for k in range(count - 1, -1, -1):
+        out = log_correlate(logs[log_ptr[k] : log_ptr[k + 1]].copy(), backward[k + 1, : b_len[k + 1]].copy())
+        b_len[k] = out.shape[0]
+        for i in range(b_len[k]):
+            backward[k, i] = out[i]
+    log_total = backward[0, 0]
+    ok = log_total > -np.inf
+    exponents = np.empty(log_ptr[count] + n_total + 1)
+    piece_state = np.full(cell_ptr[count], -1, np.int8)
+    off = 0
+    for k in range(count):
+        # Length b_len[k + 1] - f_len[k] + 1: the component's own number of log counts.
+        context = log_correlate(forward[k, : f_len[k]].copy(), backward[k + 1, : b_len[k + 1]].copy())
+        lp = log_ptr[k]
+        nk = cell_ptr[k + 1] - cell_ptr[k]
+        for i in range(log_ptr[k + 1] - lp):
+            exponents[lp + i] = context[i] + logs[lp + i] - log_total
+        for j in range(nk):
+            seen = 0
+            for i in range(log_ptr[k + 1] - lp):
+                if logs[lp + i] > -np.inf and context[i] > -np.inf:
+                    seen |= support[off + i * nk + j]
+            if (seen & 3) == 0:
+                ok = False
+            elif (seen & 1) == 0:
+                piece_state[cell_ptr[k] + j] = 0
+            elif (seen & 2) == 0:
+                piece_state[cell_ptr[k] + j] = 1
+        off += (nk + 1) * nk
+    n_feasible = 0
+    for i in range(n_total + 1):
+        e = forward[count, i] + g[i]
+        exponents[log_ptr[count] + i] = e - log_total
+        if e > -np.inf:
+            n_feasible += 1
+    feasible = np.empty(n_feasible, np.int64)
+    n_feasible = 0
+    rest_max = -1
+    rest_min = unconstrained + 1
+    for i in range(n_total + 1):
+        if forward[count, i] + g[i] > -np.inf:
+            feasible[n_feasible] = i
+            n_feasible += 1
+            rest_max = max(rest_max, mines_left - i)
+            rest_min = min(rest_min, mines_left - i)
+    u_state = 0 if rest_max == 0 else (1 if rest_min == unconstrained else -1)
+    return ok, log_total, exponents, piece_state, feasible, u_state
+
+
+@njit(cache=True, no_cpython_wrapper=True, error_model="numpy")
+def _certain(state: np.ndarray, width: int, value: int) -> np.ndarray:
+    """Board cells whose state is ``value``, in board order, as a (2, k) array of rows and cols."""
+    k = 0
+    for f in range(state.shape[0]):
+        if state[f] == value:
+            k += 1
+    out = np.empty((2, k), np.int64)
+    k = 0
+    for f in range(state.shape[0]):
+        if state[f] == value:
+            out[0, k] = f // width
+            out[1, k] = f % width
+            k += 1
+    return out
+
+
+@njit(cache=True, error_model="numpy")
+def finish(
+    probabilities: np.ndarray,
+    state: np.ndarray,
+    piece_cells: np.ndarray,
+    piece_p: np.ndarray,
+    piece_state: np.ndarray,
+    unconstrained: np.ndarray,
+    u: float,
+    u_state: int,
+    width: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Write the component and unconstrained probabilities (certain cells exactly 0.0 / 1.0) into
+    the flat board arrays; return the certain safe cells and mines as (2, k) row/col arrays."""
+    for j in range(piece_cells.shape[0]):
+        f = piece_cells[j]
+        s = piece_state[j]
+        state[f] = s
+        probabilities[f] = piece_p[j] if s < 0 else float(s)
+    for f in unconstrained:
+        probabilities[f] = u
+        state[f] = u_state
+    return _certain(state, width, np.int64(0)), _certain(state, width, np.int64(1))
+
+
+stamp_dependencies(sys.modules[__name__])

@@ -1,0 +1,159 @@
+"""Hostile bots: each is recorded as its own outcome, the tournament always finishes, the honest players'
+games are exactly what they are without the hostile ones, and a bot hunting for the layout finds nothing.
+
+Every bot is a small plugin file under ``hostile_bots/`` (one is an external executable). Limits are small
+(1 s per move) so the file stays fast.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.config import PlayerRef, TournamentConfig
+from arena.isolation import EngineBot, Isolation, Limits
+from arena.isolation.catalog import PlayerCatalog
+from arena.runner import Outcome
+from arena.store import Store
+from arena.tournament import run_tournament
+from engine import BEGINNER, EXPERT, BoardSpec, FirstClick
+
+HOSTILE = Path(__file__).parent / "hostile_bots"
+EXAMPLES = Path(__file__).parents[2] / "examples"
+LIMITS = Limits(move_time=1.0, game_time=3.0, grace=0.25, memory_mb=1024, startup_time=60)
+GAMES = 3
+SEED = 7
+TIMINGS = ("cpu_ms", "wall_ms")
+
+HOSTILE_PLUGINS = ("raiser", "looper", "sleeper", "garbage", "exiter", "suicide", "hog", "flooder")
+#: player -> (every game's outcome, a text every game's error column holds)
+EXPECTED: dict[str, tuple[Outcome, str]] = {
+    "hostile-raiser": (Outcome.ERROR, "RuntimeError: the raiser raised"),
+    "hostile-looper": (Outcome.TIMEOUT, "no reply within"),
+    "hostile-sleeper": (Outcome.TIMEOUT, "no reply within"),
+    "hostile-garbage": (Outcome.ILLEGAL, "is not an action"),
+    "hostile-exiter": (Outcome.ERROR, "SystemExit: 3"),
+    "hostile-suicide": (Outcome.CRASHED, "the bot process killed by SIGKILL"),
+    "hostile-hog": (Outcome.ERROR, "MemoryError"),
+    "stdout-garbage": (Outcome.ILLEGAL, "unparsable output"),
+}
+HONEST = ("random", "mean-constraint", "local-bot", "standalone")
+ENGINE_BOTS = (
+    EngineBot(name="standalone", command=(sys.executable, str(EXAMPLES / "standalone_bot.py"))),
+    EngineBot(name="stdout-garbage", command=(sys.executable, str(HOSTILE / "stdout_garbage_bot.py"))),
+)
+
+
+def deterministic(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in row.items() if k not in TIMINGS} for row in rows]
+
+
+def tournament(
+    path: Path,
+    players: tuple[str, ...],
+    *,
+    plugins: tuple[Path, ...],
+    spec: BoardSpec = BEGINNER,
+    games: int = GAMES,
+    workers: int = 1,
+    isolation: Isolation = Isolation.AUTO,
+    engine_bots: tuple[EngineBot, ...] = (),
+) -> list[dict[str, Any]]:
+    bots = tuple(b for b in engine_bots if b.name in players)
+    config = TournamentConfig.build(
+        spec,
+        FirstClick.SAFE,
+        seed=SEED,
+        games=games,
+        players=tuple(PlayerRef(name=p) for p in players),
+        isolation=isolation,
+        limits=LIMITS,
+        engine_bots=bots,
+    )
+    catalog = PlayerCatalog.for_tournament([str(p) for p in plugins], bots, isolation)
+    with Store(path) as store:
+        summary = run_tournament(config, store, catalog, workers=workers)  # type: ignore[arg-type]
+        assert summary.played == games * len(players)  # the tournament always finishes
+        return store.games(config.id)
+
+
+@pytest.fixture(scope="module")
+def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, Any]]]:
+    folder = tmp_path_factory.mktemp("hostile")
+    plugins = (*(HOSTILE / f"{name}.py" for name in HOSTILE_PLUGINS), EXAMPLES / "local_bot.py")
+    players = (*HONEST, *EXPECTED, "hostile-flooder")
+    rows = tournament(folder / "hostile.db", players, plugins=plugins, workers=1, engine_bots=ENGINE_BOTS)
+    clean = tournament(
+        folder / "clean.db", HONEST, plugins=(EXAMPLES / "local_bot.py",), workers=1, engine_bots=ENGINE_BOTS
+    )
+    by_player: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_player.setdefault(row["player"], []).append(row)
+    by_player["clean"] = clean
+    return by_player
+
+
+@pytest.mark.parametrize("player", EXPECTED)
+def test_each_hostile_bot_is_recorded_as_its_outcome(hostile_run: dict[str, list[dict[str, Any]]], player: str) -> None:
+    outcome, text = EXPECTED[player]
+    rows = hostile_run[player]
+    assert len(rows) == GAMES
+    for row in rows:
+        assert row["outcome"] == outcome.value, row["error"]
+        assert text in row["error"]
+        assert len(row["error"]) <= 2000
+        assert not row["won"]
+
+
+def test_the_stderr_tail_is_kept_in_the_error_column(hostile_run: dict[str, list[dict[str, Any]]]) -> None:
+    for row in hostile_run["hostile-raiser"]:
+        assert "\nstderr:\n" in row["error"]
+        assert "raiser-marker: about to raise" in row["error"]
+
+
+def test_a_timed_out_bot_is_killed_with_its_whole_process_group(hostile_run: dict[str, list[dict[str, Any]]]) -> None:
+    pids = [
+        int(m) for row in hostile_run["hostile-sleeper"] for m in re.findall(r"sleeper-child-pid (\d+)", row["error"])
+    ]
+    assert pids, "the sleeper's stderr should name its child"
+    for pid in pids:
+        stat = Path(f"/proc/{pid}/stat")
+        alive = stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+        assert not alive, f"the sleeper's child {pid} survived the timeout"
+
+
+def test_a_chatty_bot_neither_blocks_nor_corrupts_the_protocol(hostile_run: dict[str, list[dict[str, Any]]]) -> None:
+    rows = hostile_run["hostile-flooder"]
+    assert len(rows) == GAMES
+    assert {r["outcome"] for r in rows} <= {"won", "lost"}
+    assert all(r["error"] == "" for r in rows)
+
+
+def test_honest_players_are_unaffected_by_hostile_ones(hostile_run: dict[str, list[dict[str, Any]]]) -> None:
+    honest = sorted((r for p in HONEST for r in hostile_run[p]), key=lambda r: (r["player"], r["board"]))
+    clean = sorted(hostile_run["clean"], key=lambda r: (r["player"], r["board"]))
+    assert deterministic(honest) == deterministic(clean)
+    assert {r["outcome"] for r in honest} <= {"won", "lost"}
+
+
+def test_the_cheater_wins_in_process_but_not_isolated(tmp_path: Path) -> None:
+    """Expert with blind guesses practically never wins; with the layout it always does. The cheater
+    finds the layout when trusted (so the test can tell), and nothing when isolated."""
+    cheater = (HOSTILE / "cheater.py",)
+    trusted = tournament(
+        tmp_path / "trusted.db",
+        ("hostile-cheater",),
+        plugins=cheater,
+        spec=EXPERT,
+        games=4,
+        isolation=Isolation.TRUSTED,
+    )
+    assert sum(r["won"] for r in trusted) >= 3
+    isolated = tournament(tmp_path / "isolated.db", ("hostile-cheater",), plugins=cheater, spec=EXPERT, games=25)
+    assert len(isolated) == 25
+    assert {r["outcome"] for r in isolated} <= {"won", "lost"}
+    assert sum(r["won"] for r in isolated) == 0

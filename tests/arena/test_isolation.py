@@ -1,0 +1,353 @@
+"""Isolated players: the same games as trusted ones, limits set by the kernel, deadlines on every read and
+write, restarts after a failure, and an external bot (the stdlib example) in a real tournament."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import signal
+import sys
+import textwrap
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import Result
+
+from arena.config import PlayerRef, TournamentConfig
+from arena.isolation import Isolation, Limits
+from arena.isolation.catalog import PlayerCatalog
+from arena.isolation.process import BotOutputError, BotProcess, BotTimeout
+from arena.isolation.remote import MAX_SETUP_FAILURES, RemoteAgent, host_command
+from arena.runner import Outcome, play_game
+from arena.store import Store
+from arena.tournament import run_tournament
+from engine import BEGINNER, EXPERT, BoardSpec, FirstClick
+from players import Registry
+
+ROOT = Path(__file__).parents[2]
+STANDALONE = (sys.executable, str(ROOT / "examples" / "standalone_bot.py"))
+TIMINGS = ("cpu_ms", "wall_ms")
+LINUX = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux /proc and prctl")
+FAST = Limits(move_time=1.0, game_time=5.0, grace=0.25, startup_time=30)
+
+#: The start of every scripted engine bot: answers hello, then calls on_observation(message) for a reply.
+PREAMBLE = """
+import json, sys
+def serve(on_observation, protocol=1):
+    for line in sys.stdin:
+        message = json.loads(line)
+        if message["type"] == "hello":
+            print(json.dumps({"protocol": protocol, "name": "scripted", "version": "0"}), flush=True)
+        elif message["type"] == "observation":
+            reply = on_observation(message)
+            if reply is not None:
+                print(json.dumps(reply), flush=True)
+        elif message["type"] == "quit":
+            return
+"""
+
+
+@pytest.fixture
+def script_bot(tmp_path: Path) -> Callable[[str], list[str]]:
+    """Write a stdlib bot (the preamble plus ``body``) and return its command."""
+
+    def write(body: str) -> list[str]:
+        path = tmp_path / f"bot_{abs(hash(body))}.py"
+        path.write_text(PREAMBLE + textwrap.dedent(body), encoding="utf-8")
+        return [sys.executable, str(path)]
+
+    return write
+
+
+def deterministic(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in row.items() if k not in TIMINGS} for row in rows]
+
+
+def play_tournament(path: Path, config: TournamentConfig, registry: Any = None, workers: int = 1) -> list[dict]:
+    with Store(path) as store:
+        run_tournament(config, store, registry or Registry(), workers=workers)
+        return store.games(config.id)
+
+
+# -- the same games, trusted or isolated --------------------------------------------------------------------------
+
+
+def test_trusted_and_isolated_play_identical_games(tmp_path: Path) -> None:
+    refs = (
+        PlayerRef(name="random"),
+        PlayerRef(name="random", options={"random_first_click": True}),
+        PlayerRef(name="mean-constraint"),
+    )
+    config = TournamentConfig.build(BEGINNER, FirstClick.SAFE, seed=31, games=30, players=refs)
+    trusted = play_tournament(tmp_path / "t.db", config.model_copy(update={"isolation": Isolation.TRUSTED}))
+    isolated = config.model_copy(update={"isolation": Isolation.ISOLATED})
+    one = play_tournament(tmp_path / "i1.db", isolated)
+    two = play_tournament(tmp_path / "i2.db", isolated, workers=2)
+    assert len(trusted) == 90
+    assert deterministic(one) == deterministic(trusted)
+    assert deterministic(two) == deterministic(trusted)
+    assert {r["outcome"] for r in trusted} == {"won", "lost"}
+    assert sum(r["guesses"] for r in one) > 0  # guess markers cross the boundary
+
+
+def run_cli(*args: str | Path) -> Result:
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def test_the_standalone_example_bot_plays_a_tournament(tmp_path: Path) -> None:
+    bot = f"standalone={' '.join(STANDALONE)}"
+    args = ("tournament", "-n", "40", "--seed", "5", "-w", "1", "-q", "--json", "--engine-bot", bot)
+    first = run_cli(*args, "-p", "standalone,random", "--store", tmp_path / "a.db")
+    assert first.exit_code == 0, first.output
+    data = json.loads(first.stdout)
+    rows = {r["player"]: r for r in data["rows"]}
+    assert rows["standalone"]["games"] == 40
+    assert rows["standalone"]["errors"] == 0
+    assert rows["standalone"]["wins"] > 10  # the single-cell rules win most beginner boards
+    assert data["run"]["isolation"] == "auto"
+    # Again, with `random` isolated too: the same games for both (the bot's seed makes it repeatable).
+    again = run_cli(*args, "-p", "standalone,random", "--isolation", "isolated", "--store", tmp_path / "b.db")
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.stdout)["run"]["isolation"] == "isolated"
+    with Store(tmp_path / "a.db", create=False) as a, Store(tmp_path / "b.db", create=False) as b:
+        first_rows, second_rows = a.games(a.latest()), b.games(b.latest())
+        assert len(first_rows) == 80
+        assert deterministic(first_rows) == deterministic(second_rows)
+        mine = [r for r in first_rows if r["player"] == "standalone"]
+        assert sum(r["guesses"] for r in mine) > 0
+        sources = {p["player"]: p["source"] for p in a.players(a.latest())}
+        assert sources["standalone"].startswith("engine ") and sources["random"] == "builtin"
+
+
+PID_PLUGIN = """
+import os
+from pathlib import Path
+
+from players import hookimpl
+from players.builtin.random_player import RandomPlayer
+
+print("a plugin printing at import time")
+with open(Path(__file__).with_suffix(".pids"), "a") as pids:
+    pids.write(f"{os.getpid()}\\n")
+
+
+class Imported(RandomPlayer):
+    name = "imported"
+
+
+@hookimpl
+def register_players(register):
+    register(Imported)
+"""
+
+
+def test_third_party_code_never_runs_in_the_arena_unless_trusted(tmp_path: Path) -> None:
+    plugin = tmp_path / "pid_plugin.py"
+    plugin.write_text(PID_PLUGIN, encoding="utf-8")
+    pids = tmp_path / "pid_plugin.pids"
+    broken = tmp_path / "broken.py"
+    broken.write_text("raise ImportError('cannot load me')\n", encoding="utf-8")
+    refs = (PlayerRef(name="imported"), PlayerRef(name="random"))
+    config = TournamentConfig.build(BEGINNER, FirstClick.SAFE, seed=2, games=6, players=refs)
+    catalog = PlayerCatalog.for_tournament([str(plugin), str(broken)], (), Isolation.AUTO)
+    assert catalog.get("imported").source.startswith("file ")
+    assert [f.error for f in catalog.failures] == ["ImportError: cannot load me"]
+    isolated = play_tournament(tmp_path / "auto.db", config, catalog)
+    seen = {int(line) for line in pids.read_text().split()}
+    assert os.getpid() not in seen
+    assert len(seen) == 2  # the listing process and the player's own process
+    trusted = config.model_copy(update={"isolation": Isolation.TRUSTED})
+    in_process = play_tournament(
+        tmp_path / "trusted.db", trusted, PlayerCatalog.for_tournament([str(plugin)], (), Isolation.TRUSTED)
+    )
+    assert os.getpid() in {int(line) for line in pids.read_text().split()}
+    assert deterministic(isolated) == deterministic(in_process)
+
+
+def test_an_engine_bot_that_cannot_start_is_reported_before_the_tournament(tmp_path: Path) -> None:
+    result = run_cli("tournament", "-n", "2", "--engine-bot", "ghost=/nonexistent/bot", "-p", "ghost")
+    assert result.exit_code == 2
+    assert "engine bot 'ghost'" in result.stderr and "unknown player 'ghost'" in result.stderr
+
+
+# -- limits and the sandbox ---------------------------------------------------------------------------------------
+
+
+@LINUX
+def test_the_kernel_limits_are_set_and_the_arena_is_not_readable() -> None:
+    limits = Limits(memory_mb=700, game_time=20)
+    agent = RemoteAgent("standalone", STANDALONE, limits)
+    agent.prepare()
+    try:
+        assert agent.process is not None and agent.process.pid is not None
+        pid = agent.process.pid
+        table = {line[:26].strip(): line[26:].split() for line in Path(f"/proc/{pid}/limits").read_text().splitlines()}
+        assert table["Max address space"][0] == str(700 * 1024 * 1024)
+        assert table["Max cpu time"][0] == str(limits.cpu_rlimit)
+        assert table["Max core file size"][0] == "0"
+        stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        assert stat[2] == str(pid)  # its own process group (and session): killpg takes all of it
+        assert stat[3] != Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[3]
+        # The arena process that holds the layouts is non-dumpable, and a root bot has no CAP_SYS_PTRACE.
+        assert ctypes.CDLL(None).prctl(3, 0, 0, 0, 0) == 0  # PR_GET_DUMPABLE
+        capabilities = int(
+            next(
+                line for line in Path(f"/proc/{pid}/status").read_text().splitlines() if line.startswith("CapEff")
+            ).split()[1],
+            16,
+        )
+        assert not capabilities & (1 << 19)
+    finally:
+        agent.close()
+    assert not Path(f"/proc/{pid}").exists() or Path(f"/proc/{pid}/stat").read_text().split()[2] in "ZX"
+
+
+@LINUX
+def test_the_cheater_finds_nothing_in_its_own_process() -> None:
+    cheater = ROOT / "tests" / "arena" / "hostile_bots" / "cheater.py"
+    command = host_command("hostile-cheater", plugin_files=[str(cheater)], warm_up_time=0)
+    agent = RemoteAgent("hostile-cheater", command, FAST)
+    try:
+        result = play_game(agent, "hostile-cheater", EXPERT, FirstClick.SAFE, 5, 0, limits=FAST)
+        said = "\n".join(agent.diagnostics())
+    finally:
+        agent.close()
+    assert result.outcome in (Outcome.WON, Outcome.LOST)
+    assert "game not found" in said
+    assert "mem: PermissionError" in said
+
+
+def test_a_bot_over_its_cpu_limit_is_a_timeout(script_bot: Callable[[str], list[str]]) -> None:
+    command = script_bot(
+        """
+        def spin(message):
+            while True:
+                pass
+        serve(spin)
+        """
+    )
+    limits = Limits(move_time=30, cpu_time=0.4, grace=0.25)  # RLIMIT_CPU 2 s: it fires long before the wall clock
+    agent = RemoteAgent("spinner", command, limits)
+    started = time.monotonic()
+    result = play_game(agent, "spinner", BEGINNER, FirstClick.SAFE, 1, 0, limits=limits)
+    agent.close()
+    assert result.outcome is Outcome.TIMEOUT
+    assert "CPU limit" in result.error
+    assert time.monotonic() - started < 25
+
+
+def test_a_process_that_used_a_games_cpu_is_recycled_before_the_next_game() -> None:
+    limits = Limits(cpu_time=0.001)  # every start-up already uses more
+    agent = RemoteAgent("standalone", STANDALONE, limits)
+    results = [play_game(agent, "standalone", BEGINNER, FirstClick.SAFE, 1, b, limits=limits) for b in range(3)]
+    agent.close()
+    assert {r.outcome for r in results} <= {Outcome.WON, Outcome.LOST}
+    assert agent.starts == 3
+
+
+# -- deadlines and the pipes --------------------------------------------------------------------------------------
+
+
+def test_writing_to_a_bot_that_never_reads_stops_at_the_deadline() -> None:
+    process = BotProcess([sys.executable, "-c", "import time; time.sleep(30)"])
+    process.start()
+    started = time.monotonic()
+    with pytest.raises(BotTimeout):
+        process.send("x" * (4 << 20), time.monotonic() + 0.5)  # far more than a pipe holds
+    assert time.monotonic() - started < 3
+    process.kill()
+
+
+def test_an_endless_line_is_refused() -> None:
+    code = "import sys, time; sys.stdout.write('x' * 200000); sys.stdout.flush(); time.sleep(30)"
+    process = BotProcess([sys.executable, "-c", code], max_line=50_000)
+    process.start()
+    with pytest.raises(BotOutputError):
+        process.receive(time.monotonic() + 10)
+    process.kill()
+
+
+def test_a_bot_that_never_answers_times_out_and_is_restarted(script_bot: Callable[[str], list[str]]) -> None:
+    command = script_bot(
+        """
+        def ignore(message):
+            return None
+        serve(ignore)
+        """
+    )
+    agent = RemoteAgent("mute", command, FAST)
+    results = [play_game(agent, "mute", BEGINNER, FirstClick.SAFE, 1, b, limits=FAST) for b in range(2)]
+    agent.close()
+    assert [r.outcome for r in results] == [Outcome.TIMEOUT, Outcome.TIMEOUT]
+    assert all(1.0 <= r.wall_ms / 1000 < 3.0 for r in results)
+    assert agent.starts >= 2
+
+
+def test_a_bot_that_cannot_start_fails_its_games_and_is_not_retried_forever(
+    script_bot: Callable[[str], list[str]],
+) -> None:
+    agent = RemoteAgent("dead", [sys.executable, "-c", "import sys; print('broken', file=sys.stderr); sys.exit(3)"])
+    results = [play_game(agent, "dead", BEGINNER, FirstClick.SAFE, 1, b, limits=FAST) for b in range(5)]
+    assert {r.outcome for r in results} == {Outcome.CRASHED}
+    assert "exited with code 3 before its hello" in results[0].error
+    assert "broken" in results[0].error
+    assert agent.starts == MAX_SETUP_FAILURES
+
+
+def test_a_bot_speaking_another_protocol_version_is_illegal(script_bot: Callable[[str], list[str]]) -> None:
+    command = script_bot("serve(lambda message: None, protocol=2)\n")
+    result = play_game(RemoteAgent("future", command, FAST), "future", BEGINNER, FirstClick.SAFE, 1, 0, limits=FAST)
+    assert result.outcome is Outcome.ILLEGAL
+    assert "speaks protocol 2" in result.error
+
+
+def test_an_isolated_player_with_bad_options_is_an_error() -> None:
+    command = host_command("random", {"no_such_option": 1}, entry_points=False, warm_up_time=0)
+    agent = RemoteAgent("random", command, FAST)
+    result = play_game(agent, "random", BEGINNER, FirstClick.SAFE, 1, 0, limits=FAST)
+    agent.close()
+    assert result.outcome is Outcome.ERROR
+    assert "could not set up the player: PlayerOptionsError" in result.error
+
+
+def test_ctrl_c_while_waiting_for_a_bot_stops_at_once_and_the_bot_restarts(
+    script_bot: Callable[[str], list[str]],
+) -> None:
+    command = script_bot("serve(lambda message: None)\n")
+    limits = Limits(move_time=20, startup_time=30)
+    agent = RemoteAgent("mute", command, limits)
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 0.5)
+    started = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            play_game(agent, "mute", BEGINNER, FirstClick.SAFE, 1, 0, limits=limits)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert time.monotonic() - started < 5
+    agent.prepare()  # the interrupted game left the bot mid-game: it starts afresh
+    assert agent.starts == 2
+    agent.close()
+
+
+def test_the_standalone_bot_needs_nothing_but_the_standard_library() -> None:
+    spec = BoardSpec(2, 3, 1)
+    # -I -S: no site-packages, no PYTHONPATH, no current directory: the project cannot be imported.
+    agent = RemoteAgent("standalone", [sys.executable, "-I", "-S", STANDALONE[1]], FAST)
+    results = [play_game(agent, "standalone", spec, FirstClick.SAFE, 9, b, limits=FAST) for b in range(5)]
+    agent.close()
+    assert {r.outcome for r in results} <= {Outcome.WON, Outcome.LOST}
+    assert agent.starts == 1  # one process for every game

@@ -1,0 +1,341 @@
+"""Nothing lost, nothing duplicated: a real ``arena tournament`` process, stopped by real signals.
+
+Each test starts the command line, waits (polling the SQLite store) until some games are committed,
+then sends SIGINT (to the process, or to its process group as a terminal's Ctrl-C does), SIGKILL to the
+arena, or SIGKILL to one of its worker processes. Afterwards the store must hold exactly one row per
+(player, board) once the tournament is rerun, and every game (all columns but the timings) must equal
+the same tournament played without interruption.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.backends.dask_cluster import dask_available
+from arena.config import PlayerRef, TournamentConfig
+from arena.isolation import Isolation
+from arena.store import Store
+from arena.tournament import WorkerCrashError, run_tournament
+from engine import BEGINNER, EXPERT, FirstClick
+from players import Registry
+
+SEED = 20261122
+GAMES = 4000  # expert `random`: a few seconds with 2 workers, long enough to be stopped half-way
+PLAYERS = ("random",)
+TIMINGS = ("cpu_ms", "wall_ms")
+ARENA = Path(sys.executable).with_name("arena")
+
+
+def arena_command() -> list[str]:
+    if ARENA.exists():
+        return [str(ARENA)]
+    return [sys.executable, "-c", "import sys; from arena.cli import main; sys.argv[0] = 'arena'; sys.exit(main())"]
+
+
+def config() -> TournamentConfig:
+    refs = tuple(PlayerRef(name=name) for name in PLAYERS)
+    return TournamentConfig.build(EXPERT, FirstClick.SAFE, seed=SEED, games=GAMES, players=refs)
+
+
+def tournament_args(store: Path) -> list[str]:
+    players = ",".join(PLAYERS)
+    return ["tournament", "-d", "expert", "-n", str(GAMES), "--seed", str(SEED), "-p", players, "--store", str(store)]
+
+
+def deterministic(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+    return [{k: v for k, v in row.items() if k not in TIMINGS} for row in rows]
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, object]]:
+    """The reference: the same tournament, played in this process without any interruption."""
+    path = tmp_path_factory.mktemp("reference") / "reference.db"
+    with Store(path) as store:
+        run_tournament(config(), store, Registry(), workers=1)
+        return deterministic(store.games(config().id))
+
+
+class Arena:
+    """A running ``arena tournament`` process whose output goes to files (orphans must not hold our pipes)."""
+
+    def __init__(self, args: list[str], cwd: Path, name: str) -> None:
+        self.out = cwd / f"{name}.out"
+        self.err = cwd / f"{name}.err"
+        with open(self.out, "w") as out, open(self.err, "w") as err:
+            # A session of its own: its process group is what a terminal's Ctrl-C would reach.
+            self.process = subprocess.Popen(
+                arena_command() + args,
+                cwd=cwd,
+                stdout=out,
+                stderr=err,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def wait(self, timeout: float = 180.0) -> int:
+        return self.process.wait(timeout=timeout)
+
+    def stderr(self) -> str:
+        return self.err.read_text()
+
+    def descendants(self) -> list[int]:
+        return descendants(self.pid)
+
+    def kill_all(self) -> None:
+        """Teardown: whatever is left of this arena's process tree (only processes we started)."""
+        for pid in [*self.descendants(), self.pid]:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=10)
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live descendant of ``pid``, from /proc (Linux)."""
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for task in tasks:
+        try:
+            children = Path(f"/proc/{pid}/task/{task}/children").read_text().split()
+        except OSError:
+            continue
+        for child in map(int, children):
+            found.append(child)
+            found.extend(descendants(child))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+def parent_of(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1])
+
+
+def committed(store: Path) -> int:
+    try:
+        with sqlite3.connect(store, timeout=5) as db:
+            return db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    except sqlite3.Error:  # not created yet
+        return 0
+
+
+def wait_for_rows(arena: Arena, store: Path, timeout: float = 120.0) -> int:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        rows = committed(store)
+        if rows:
+            return rows
+        assert arena.process.poll() is None, f"the arena exited early:\n{arena.stderr()}"
+        time.sleep(0.02)
+    raise AssertionError(f"no game committed within {timeout}s:\n{arena.stderr()}")
+
+
+def stored(store: Path) -> list[dict[str, object]]:
+    with Store(store, create=False) as db:
+        return db.games(config().id)
+
+
+def assert_complete(store: Path, reference: list[dict[str, object]]) -> None:
+    """One row per (player, board), none twice, every game as in the uninterrupted run."""
+    with sqlite3.connect(store) as db:
+        (count,) = db.execute("SELECT COUNT(*) FROM games").fetchone()
+        twice = db.execute("SELECT player, board FROM games GROUP BY tournament_id, player, board HAVING COUNT(*) > 1")
+        assert twice.fetchall() == []
+    assert count == GAMES * len(PLAYERS)
+    assert deterministic(stored(store)) == reference
+
+
+@pytest.fixture
+def arenas() -> Iterator[list[Arena]]:
+    started: list[Arena] = []
+    yield started
+    for arena in started:
+        arena.kill_all()
+
+
+def start(arenas: list[Arena], args: list[str], cwd: Path, name: str) -> Arena:
+    arena = Arena(args, cwd, name)
+    arenas.append(arena)
+    return arena
+
+
+def resume_command(stderr: str) -> list[str]:
+    lines = stderr.splitlines()
+    line = lines[next(i for i, text in enumerate(lines) if "Resume with:" in text) + 1]
+    words = shlex.split(line)
+    assert words[0] == "arena"
+    return words[1:]
+
+
+# -- SIGINT -------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", ["process", "group"])
+def test_sigint_commits_finished_games_and_prints_the_command_that_resumes(
+    target: str, tmp_path: Path, arenas: list[Arena], uninterrupted: list[dict[str, object]]
+) -> None:
+    store = tmp_path / "arena.db"
+    # The group variant keeps the progress bar: the Ctrl-C a user sends from a terminal.
+    quiet = ["-q"] if target == "process" else []
+    arena = start(arenas, [*tournament_args(store), "-w", "2", *quiet], tmp_path, "first")
+    wait_for_rows(arena, store)
+    if target == "group":
+        os.killpg(arena.pid, signal.SIGINT)
+    else:
+        os.kill(arena.pid, signal.SIGINT)
+    assert arena.wait() == 130, arena.stderr()
+    stderr = arena.stderr()
+    assert "Traceback" not in stderr
+    kept = stored(store)
+    assert 0 < len(kept) < GAMES
+    assert f"interrupted: {len(kept)} games committed this run" in stderr
+    assert deterministic(kept) == [r for r in uninterrupted if (r["player"], r["board"]) in _keys(kept)]
+
+    again = start(arenas, resume_command(stderr), tmp_path, "resumed")
+    assert again.wait() == 0, again.stderr()
+    assert_complete(store, uninterrupted)
+    resumed = {(r["player"], r["board"]): r for r in stored(store)}
+    assert all(resumed[(r["player"], r["board"])] == r for r in kept)  # timings too: nothing was replayed
+
+
+def _keys(rows: list[dict[str, object]]) -> set[tuple[object, object]]:
+    return {(r["player"], r["board"]) for r in rows}
+
+
+# -- SIGKILL ------------------------------------------------------------------------------------------------------
+
+
+def test_sigkill_of_the_arena_loses_nothing_and_leaves_no_worker_behind(
+    tmp_path: Path, arenas: list[Arena], uninterrupted: list[dict[str, object]]
+) -> None:
+    store = tmp_path / "arena.db"
+    arena = start(arenas, [*tournament_args(store), "-w", "2", "-q"], tmp_path, "killed")
+    wait_for_rows(arena, store)
+    family = arena.descendants()
+    assert family, "the pool's processes should be running"
+    os.kill(arena.pid, signal.SIGKILL)
+    assert arena.wait() == -signal.SIGKILL
+    # Workers notice that the arena is gone and exit instead of lingering as orphans.
+    deadline = time.monotonic() + 15
+    while any(alive(pid) for pid in family) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert [pid for pid in family if alive(pid)] == []
+    kept = stored(store)
+    assert 0 < len(kept) < GAMES
+
+    # Resumed by one worker in its own process: the number of workers changes nothing either.
+    again = start(arenas, [*tournament_args(store), "-w", "1", "-q", "--json"], tmp_path, "rerun")
+    assert again.wait() == 0, again.stderr()
+    assert_complete(store, uninterrupted)
+    resumed = {(r["player"], r["board"]): r for r in stored(store)}
+    assert all(resumed[(r["player"], r["board"])] == r for r in kept)
+
+
+def test_sigkill_of_a_worker_is_survived_in_the_same_run(
+    tmp_path: Path, arenas: list[Arena], uninterrupted: list[dict[str, object]]
+) -> None:
+    store = tmp_path / "arena.db"
+    arena = start(arenas, [*tournament_args(store), "-w", "2", "-q"], tmp_path, "worker-killed")
+    wait_for_rows(arena, store)
+    # Pool workers are the forkserver's children, so grandchildren of the arena.
+    workers = [pid for pid in arena.descendants() if parent_of(pid) != arena.pid]
+    assert len(workers) == 2, workers
+    os.kill(workers[0], signal.SIGKILL)
+    assert arena.wait() == 0, arena.stderr()
+    assert "Traceback" not in arena.stderr()
+    assert_complete(store, uninterrupted)
+
+
+# -- the Dask backend ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not dask_available(), reason="dask is not installed: pip install -e '.[dask]'")
+def test_ctrl_c_with_the_dask_backend_lets_running_batches_finish_and_resumes(
+    tmp_path: Path, arenas: list[Arena], uninterrupted: list[dict[str, object]]
+) -> None:
+    store = tmp_path / "arena.db"
+    arena = start(arenas, [*tournament_args(store), "-w", "2", "-q", "--backend", "dask"], tmp_path, "dask")
+    wait_for_rows(arena, store)
+    os.killpg(arena.pid, signal.SIGINT)  # the LocalCluster's workers get it too, as from a terminal
+    assert arena.wait() == 130, arena.stderr()
+    stderr = arena.stderr()
+    kept = stored(store)
+    assert 0 < len(kept) < GAMES
+    assert f"interrupted: {len(kept)} games committed this run" in stderr
+    assert "--backend dask" in stderr
+
+    again = start(arenas, resume_command(stderr), tmp_path, "dask-resumed")
+    assert again.wait() == 0, again.stderr()
+    assert_complete(store, uninterrupted)
+
+
+# -- a player that kills its own worker ---------------------------------------------------------------------------
+
+CRASHER = """
+import os
+import signal
+
+from engine import player_generator
+from players import hookimpl
+from players.builtin.random_player import RandomPlayer
+
+
+class Crasher(RandomPlayer):
+    name = "crasher"
+    description = "random, but it SIGKILLs its own process on one board"
+
+    def reset(self, rng, spec, rule):
+        if rng.bit_generator.state == player_generator(SEED, BOARD, self.name).bit_generator.state:
+            os.kill(os.getpid(), signal.SIGKILL)
+        super().reset(rng, spec, rule)
+
+
+@hookimpl
+def register_players(register):
+    register(Crasher)
+"""
+
+
+def test_a_batch_that_keeps_killing_its_worker_is_named_not_retried_forever(
+    tmp_path: Path, write_plugin: Callable[..., Path]
+) -> None:
+    seed, board, games = 5, 100, 200
+    plugin = write_plugin(CRASHER.replace("SEED", str(seed)).replace("BOARD", str(board)), "crasher_plugin")
+    refs = (PlayerRef(name="crasher"), PlayerRef(name="random"))
+    # Trusted: the player runs inside the pool's worker, so its SIGKILL takes the worker down.
+    crashing = TournamentConfig.build(
+        BEGINNER, FirstClick.SAFE, seed=seed, games=games, players=refs, isolation=Isolation.TRUSTED
+    )
+    with Store(tmp_path / "a.db") as store:
+        with pytest.raises(WorkerCrashError) as error:
+            run_tournament(crashing, store, Registry([plugin]), workers=2)
+        rows = store.games(crashing.id)
+    # 200 boards, 2 workers: batches of 12 boards; only the culprit's batch is named (suspects run alone).
+    assert "died 3 times while playing boards 96-107;" in str(error.value)
+    assert "rerun to resume" in str(error.value)
+    assert rows and all(r["board"] not in range(96, 108) for r in rows)
+    assert len({(r["player"], r["board"]) for r in rows}) == len(rows)
