@@ -31,6 +31,7 @@ from players.api import NAME_PATTERN, Player, PlayerError
 __all__ = [
     "DuplicatePlayerError",
     "PlayerEntry",
+    "PlayerLookup",
     "PluginFailure",
     "Registry",
     "UnknownPlayerError",
@@ -71,7 +72,25 @@ def _first_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
 
 
-class Registry:
+class PlayerLookup:
+    """Lookup by name over a ``players`` mapping, shared by every kind of player catalogue."""
+
+    @property
+    def players(self) -> dict[str, PlayerEntry]:
+        raise NotImplementedError
+
+    def get(self, name: str) -> PlayerEntry:
+        players = self.players
+        if name not in players:
+            known = ", ".join(sorted(players)) or "none"
+            raise UnknownPlayerError(f"unknown player {name!r}; registered players: {known}")
+        return players[name]
+
+    def create(self, name: str, options: Mapping[str, Any] | None = None) -> Player:
+        return self.get(name).create(options)
+
+
+class Registry(PlayerLookup):
     """Players by name, loaded lazily from every plugin source."""
 
     def __init__(self, plugin_files: Iterable[str | Path] = (), *, entry_points: bool = True) -> None:
@@ -152,16 +171,6 @@ class Registry:
     def failures(self) -> list[PluginFailure]:
         self.load()
         return list(self._failures)
-
-    def get(self, name: str) -> PlayerEntry:
-        players = self.players
-        if name not in players:
-            known = ", ".join(sorted(players)) or "none"
-            raise UnknownPlayerError(f"unknown player {name!r}; registered players: {known}")
-        return players[name]
-
-    def create(self, name: str, options: Mapping[str, Any] | None = None) -> Player:
-        return self.get(name).create(options)
 
 
 def _import_file(path: str) -> ModuleType:

@@ -18,9 +18,8 @@ import importlib.metadata
 import json
 import sys
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 from pydantic import ConfigDict
 
@@ -29,8 +28,9 @@ from arena.isolation.process import BotExited, BotProcess, BotProcessError
 from arena.isolation.remote import bot_environment
 from arena.isolation.settings import EngineBot, Isolation
 from engine import Action, Observation
-from players import DuplicatePlayerError, Player, PlayerEntry, PlayerError, PluginFailure, Registry, UnknownPlayerError
+from players import DuplicatePlayerError, Player, PlayerEntry, PlayerError, PluginFailure, Registry
 from players.hookspecs import PROJECT
+from players.registry import PlayerLookup
 
 __all__ = ["ExternalPlayer", "PlayerCatalog", "discover", "probe"]
 
@@ -118,7 +118,7 @@ def probe(bot: EngineBot, timeout: float = 20.0) -> tuple[str, str]:
         process.close(protocol.quit_message(), wait=0.5)
 
 
-class PlayerCatalog:
+class PlayerCatalog(PlayerLookup):
     """A ``Registry``, players discovered out of process, and engine bots, answering the registry's
     questions for all of them."""
 
@@ -192,13 +192,3 @@ class PlayerCatalog:
     def failures(self) -> list[PluginFailure]:
         self.load()
         return [*self.registry.failures, *self._failures]
-
-    def get(self, name: str) -> PlayerEntry:
-        players = self.players
-        if name not in players:
-            known = ", ".join(sorted(players)) or "none"
-            raise UnknownPlayerError(f"unknown player {name!r}; registered players: {known}")
-        return players[name]
-
-    def create(self, name: str, options: Mapping[str, Any] | None = None) -> Player:
-        return self.get(name).create(options)
