@@ -111,6 +111,7 @@ class BotProcess:
         self._proc: subprocess.Popen[bytes] | None = None
         self._buffer = bytearray()
         self._reader: threading.Thread | None = None
+        self._stderr: _StderrTail | None = None
         self._cpu: Callable[[], float] | None = None
         self._cpu_last = 0.0
         self._poll_in: select.poll | None = None
@@ -140,9 +141,8 @@ class BotProcess:
         self._poll_in.register(self._proc.stdout.fileno(), select.POLLIN)
         self._poll_out = select.poll()
         self._poll_out.register(self._proc.stdin.fileno(), select.POLLOUT)
-        self._reader = threading.Thread(
-            target=_drain, args=(self._proc.stderr, self._tail), name=f"bot-stderr-{self._proc.pid}"
-        )
+        self._stderr = _StderrTail(self._proc.stderr, self._tail)
+        self._reader = threading.Thread(target=self._stderr.drain, name=f"bot-stderr-{self._proc.pid}")
         self._reader.daemon = True
         self._reader.start()
         self._cpu = _cpu_clock(self._proc.pid)
@@ -286,31 +286,73 @@ class BotProcess:
                 self._cpu = None
         return self._cpu_last
 
-    def stderr_tail(self) -> list[str]:
+    def stderr_tail(self, settle: float = 0.2) -> list[str]:
+        """The last stderr lines. A live bot's lines already in the pipe are waited for (up to
+        ``settle`` seconds): a bot that writes to stderr and then replies must find its lines here
+        when the reply is read, although a thread drains stderr."""
+        if self._stderr is not None and self.alive:
+            self._stderr.settle(time.monotonic() + settle)
         return list(self._tail)
 
     def clear_stderr(self) -> None:
         self._tail.clear()
 
 
-def _drain(stream: IO[bytes], tail: collections.deque[str], chunk: int = 1 << 16, longest: int = 300) -> None:
-    """Read stderr to EOF in big chunks, keeping only the last lines: a flood costs one decode of
-    a few lines per 64 KiB, and the bot never blocks on a full pipe. The thread owns the stream."""
-    pending = b""
-    while True:
+class _StderrTail:
+    """Reads stderr to EOF in big chunks, keeping only the last lines: a flood costs one decode of a
+    few lines per 64 KiB, and the bot never blocks on a full pipe. The draining thread owns the stream.
+
+    ``settle`` tells whether everything written so far has been read and kept: the thread marks itself
+    busy (under the lock) after ``poll`` saw data and before it reads, and idle once the lines are kept,
+    so "not busy and nothing readable" means nothing is in flight."""
+
+    def __init__(self, stream: IO[bytes], tail: collections.deque[str], chunk: int = 1 << 16, longest: int = 300):
+        self.stream = stream
+        self.tail = tail
+        self.chunk = chunk
+        self.longest = longest
+        self._lock = threading.Lock()
+        self._busy = False
+        self._poll = select.poll()
+        self._poll.register(stream.fileno(), select.POLLIN)
+
+    def drain(self) -> None:
+        pending = b""
+        fd = self.stream.fileno()
+        while True:
+            try:
+                self._poll.poll()
+                with self._lock:
+                    self._busy = True
+                data = os.read(fd, self.chunk)
+            except (OSError, ValueError):
+                break
+            if not data:
+                break
+            lines = (pending + data).split(b"\n")
+            pending = lines.pop()[-self.longest :]
+            for raw in lines[-(self.tail.maxlen or 20) :]:
+                text = raw.decode("utf-8", "replace").rstrip("\r")
+                if text.strip():
+                    self.tail.append(text[: self.longest])
+            with self._lock:
+                self._busy = False
+        if pending.strip():
+            self.tail.append(pending.decode("utf-8", "replace")[: self.longest])
+        with self._lock:
+            self._busy = False
+        with contextlib.suppress(OSError):
+            self.stream.close()
+
+    def settle(self, deadline: float) -> None:
+        """Wait (no later than ``deadline``) until what is in the pipe now has been read and kept."""
+        probe = select.poll()
         try:
-            data = stream.read(chunk)
+            probe.register(self.stream.fileno(), select.POLLIN)
         except (OSError, ValueError):
-            break
-        if not data:
-            break
-        lines = (pending + data).split(b"\n")
-        pending = lines.pop()[-longest:]
-        for raw in lines[-(tail.maxlen or 20) :]:
-            text = raw.decode("utf-8", "replace").rstrip("\r")
-            if text.strip():
-                tail.append(text[:longest])
-    if pending.strip():
-        tail.append(pending.decode("utf-8", "replace")[:longest])
-    with contextlib.suppress(OSError):
-        stream.close()
+            return  # closed: the thread has finished
+        while time.monotonic() < deadline:
+            with self._lock:
+                if not self._busy and not any(events & select.POLLIN for _, events in probe.poll(0)):
+                    return
+            time.sleep(0.001)

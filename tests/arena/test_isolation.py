@@ -275,6 +275,27 @@ def test_an_endless_line_is_refused() -> None:
     process.kill()
 
 
+def test_stderr_written_before_a_reply_is_in_the_tail_when_the_reply_arrives() -> None:
+    # A thread drains stderr; the reply on stdout can overtake it. The tail must wait for it.
+    code = textwrap.dedent(
+        """
+        import sys
+        for i, line in enumerate(sys.stdin):
+            sys.stderr.write(f"marker {i}\\n"); sys.stderr.flush()
+            sys.stdout.write("reply\\n"); sys.stdout.flush()
+        """
+    )
+    process = BotProcess([sys.executable, "-c", code])
+    process.start()
+    try:
+        for i in range(300):
+            process.send("go", time.monotonic() + 10)
+            assert process.receive(time.monotonic() + 10) == b"reply"
+            assert process.stderr_tail()[-1] == f"marker {i}"
+    finally:
+        process.kill()
+
+
 def test_a_bot_that_never_answers_times_out_and_is_restarted(script_bot: Callable[[str], list[str]]) -> None:
     command = script_bot(
         """
