@@ -30,6 +30,7 @@ from typing import IO, Any
 import numpy as np
 
 from arena.isolation import protocol
+from arena.isolation.spin import LineReader
 from arena.runner import as_actions
 from engine import BoardSpec, FirstClick, InvalidActionError
 from players import Player, Registry
@@ -110,15 +111,16 @@ class Host:
             print(f"bot_host: warm-up stopped: {_describe(error)}", file=sys.stderr, flush=True)
         gc.collect()  # the warm-up game (its own board, not a tournament's) is garbage now
 
-    def handle(self, message: dict[str, Any]) -> str | None:
-        """The reply line to one message, or None when the message takes no reply."""
+    def handle(self, message: dict[str, Any], spun: float = 0.0) -> str | None:
+        """The reply line to one message, or None when the message takes no reply. ``spun``: CPU
+        seconds spent busy-waiting for messages since the last reply (reported with the answer)."""
         kind = message["type"]
         if kind == "hello":
             return protocol.hello_reply(self.name, self.version, self.error)
         if kind == "new_game":
             self.new_game(message)
         elif kind == "observation":
-            return self.answer(message)
+            return self.answer(message, spun)
         return None  # game_over needs nothing; unknown types are for later protocol versions
 
     def new_game(self, message: dict[str, Any]) -> None:
@@ -138,7 +140,7 @@ class Host:
             self.pending_error = _describe(error)
             traceback.print_exc(file=sys.stderr)
 
-    def answer(self, message: dict[str, Any]) -> str:
+    def answer(self, message: dict[str, Any], spun: float = 0.0) -> str:
         if self.player is None:
             return protocol.encode_error(f"could not set up the player: {self.error}")
         if self.pending_error:
@@ -152,7 +154,7 @@ class Host:
                 actions = as_actions(answer)
             except InvalidActionError:
                 actions = [answer]  # not an action and not a list: passed on for the arena to refuse
-            return protocol.encode_answer(actions)
+            return protocol.encode_answer(actions, spun)
         except BaseException as error:  # SystemExit and KeyboardInterrupt too: the player's error
             text = _describe(error)
             with contextlib.suppress(MemoryError):
@@ -208,6 +210,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-entry-points", action="store_true", help="skip installed plugins")
     parser.add_argument("--threads", type=int, default=1, help="numba threads")
     parser.add_argument("--warm-up-time", type=float, default=10.0, help="seconds for the warm-up game (0: none)")
+    parser.add_argument(
+        "--spin-us", type=float, default=0.0, help="microseconds to keep reading before blocking (0: never spin)"
+    )
     parser.add_argument("--list", action="store_true", help="print the players these sources provide, as JSON")
     args = parser.parse_args(argv)
     if not args.list and not args.player:
@@ -224,7 +229,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         threads=args.threads,
         warm_up_time=args.warm_up_time,
     )
-    for raw in reader:
+    lines = LineReader(reader.fileno(), args.spin_us * 1e-6)
+    for raw in lines:
         if not raw.strip():
             continue
         try:
@@ -235,7 +241,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if message["type"] == "quit":
             break
         try:
-            reply = host.handle(message)
+            reply = host.handle(message, lines.spun)
+            lines.spun = 0.0
         except protocol.ProtocolError as error:
             reply = protocol.encode_error(f"bot_host: {error}")
         if reply is not None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation.remote import RemoteAgent, bot_environment, host_command
 from arena.isolation.settings import Isolation
+from arena.isolation.spin import spin_window
 from arena.runner import Agent, GameResult, Outcome, TrustedAgent, play_game
 from engine import BEGINNER, FirstClick
 from players import Player, Registry
@@ -45,14 +46,20 @@ _registries: dict[bool, Registry] = {}
 #: Player key -> (what the agent was built from, the agent).
 _agents: dict[str, tuple[tuple[object, ...], Agent]] = {}
 _cleanup_registered = False
+#: Seconds each side of an isolated player's pipe busy-waits before blocking (``arena.isolation.spin``).
+_spin = 0.0
 
 
-def init_worker(plugin_files: tuple[str, ...] = (), single_thread: bool = True, pool: bool = True) -> None:
+def init_worker(
+    plugin_files: tuple[str, ...] = (), single_thread: bool = True, pool: bool = True, workers: int | None = None
+) -> None:
     """Process initializer: remember the plugins (loaded lazily, and only for trusted plugin players);
     keep numba's parallel code to one thread so that N workers on N cores do not oversubscribe them.
     Pool workers ignore Ctrl-C: the parent decides how to stop, and lets running batches finish so
-    their games are committed."""
-    global _plugin_files, _cleanup_registered
+    their games are committed. ``workers`` (when known: the workers on this machine) decides whether
+    isolated players' pipes busy-wait: only when each worker and its bot have a core each."""
+    global _plugin_files, _cleanup_registered, _spin
+    _spin = spin_window(2 * workers) if workers is not None else 0.0
     if pool:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     close_agents()
@@ -128,9 +135,10 @@ def _signature(ref: PlayerRef, config: TournamentConfig) -> tuple[object, ...]:
                 entry_points=not builtin,
                 threads=_numba_threads(),
                 warm_up_time=config.limits.move_time + config.limits.grace,
+                spin=_spin,
             )
         )
-    return (mode, command, config.limits)
+    return (mode, command, config.limits, _spin)
 
 
 def _agent(ref: PlayerRef, config: TournamentConfig) -> Agent:
@@ -148,7 +156,7 @@ def _agent(ref: PlayerRef, config: TournamentConfig) -> Agent:
         agent = TrustedAgent(player)
     else:
         command = [str(part) for part in signature[1]]  # type: ignore[attr-defined]
-        agent = RemoteAgent(ref.name, command, config.limits, env=bot_environment())
+        agent = RemoteAgent(ref.name, command, config.limits, env=bot_environment(), spin=_spin)
     _agents[ref.key] = (signature, agent)
     return agent
 

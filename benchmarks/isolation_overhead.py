@@ -36,6 +36,7 @@ from arena.isolation import Isolation, Limits
 from arena.isolation import protocol as proto
 from arena.isolation.process import BotProcess
 from arena.isolation.remote import RemoteAgent, host_command
+from arena.isolation.spin import DEFAULT_SPIN
 from arena.runner import Agent, Outcome, TrustedAgent, play_game
 from arena.store import Store
 from arena.tournament import run_tournament
@@ -86,49 +87,60 @@ def play_all(agent: Counting, name: str, boards: Iterable[int]) -> tuple[float, 
     return time.perf_counter() - start, games
 
 
-def bench_player(name: str, games: int, rounds: int) -> dict[str, Any]:
+def bench_player(name: str, games: int, rounds: int, spin: float) -> dict[str, Any]:
+    """Trusted against isolated, the pipes blocking at once and busy-waiting ``spin`` seconds first."""
     player = Registry().create(name)
     warm_up(player)
-    trusted = Counting(TrustedAgent(player))
-    command = host_command(name, entry_points=False, threads=1)
-    started = time.perf_counter()
-    remote = RemoteAgent(name, command, LIMITS)
-    isolated = Counting(remote)
-    isolated.prepare()
-    startup = time.perf_counter() - started
-    times: dict[str, list[float]] = {"trusted": [], "isolated": []}
+    agents: dict[str, Counting] = {"trusted": Counting(TrustedAgent(player))}
+    remotes: list[RemoteAgent] = []
+    startup: dict[str, float] = {}
+    for label, window in (("isolated", 0.0), ("isolated_spin", spin)):
+        command = host_command(name, entry_points=False, threads=1, spin=window)
+        started = time.perf_counter()
+        remote = RemoteAgent(name, command, LIMITS, spin=window)
+        agents[label] = Counting(remote)
+        agents[label].prepare()
+        startup[label] = round(time.perf_counter() - started, 3)
+        remotes.append(remote)
+    times: dict[str, list[float]] = {label: [] for label in agents}
     outcomes: dict[str, list[Any]] = {}
     moves: dict[str, int] = {}
     for _ in range(rounds):
-        for label, agent in (("trusted", trusted), ("isolated", isolated)):
+        for label, agent in agents.items():
             agent.moves = 0
             seconds, summary = play_all(agent, name, range(games))
             times[label].append(seconds)
             outcomes[label] = summary
             moves[label] = agent.moves
-    remote.close()
-    if outcomes["trusted"] != outcomes["isolated"]:
+    for remote in remotes:
+        remote.close()
+    if any(summary != outcomes["trusted"] for summary in outcomes.values()):
         raise SystemExit(f"{name}: trusted and isolated games differ; the comparison is meaningless")
     best = {label: min(values) for label, values in times.items()}
     per_game = {label: best[label] / games * 1000 for label in best}
-    extra = best["isolated"] - best["trusted"]
-    return {
+    row: dict[str, Any] = {
         "player": name,
         "games": games,
         "rounds": rounds,
         "wins": sum(o[0] == "won" for o in outcomes["trusted"]),
         "round_trips_per_game": moves["trusted"] / games,
+        "spin_us": round(spin * 1e6, 1),
         "seconds": {label: [round(t, 4) for t in values] for label, values in times.items()},
         "games_per_s": {label: round(games / best[label], 1) for label in best},
         "ms_per_game": {label: round(value, 3) for label, value in per_game.items()},
-        "isolated_extra_percent": round(100 * extra / best["trusted"], 1),
-        "overhead_ms_per_game": round(extra / games * 1000, 3),
-        "overhead_us_per_round_trip": round(extra / moves["trusted"] * 1e6, 1),
-        # With this many round trips per game, isolation costs <= 20% once a game takes this long trusted.
-        "twenty_percent_at_trusted_ms_per_game": round(5 * extra / games * 1000, 2),
-        "process_start_s": round(startup, 3),
-        "tournament_seconds": tournament_seconds(name, games),
+        "process_start_s": startup,
     }
+    for label in ("isolated", "isolated_spin"):
+        extra = best[label] - best["trusted"]
+        row[label] = {
+            "extra_percent": round(100 * extra / best["trusted"], 1),
+            "overhead_ms_per_game": round(extra / games * 1000, 3),
+            "overhead_us_per_round_trip": round(extra / moves["trusted"] * 1e6, 1),
+            # With this many round trips per game, isolation costs <= 20% once a game takes this long trusted.
+            "twenty_percent_at_trusted_ms_per_game": round(5 * extra / games * 1000, 2),
+        }
+    row["tournament_seconds"] = tournament_seconds(name, games)
+    return row
 
 
 def tournament_seconds(name: str, games: int) -> dict[str, float]:
@@ -145,11 +157,15 @@ def tournament_seconds(name: str, games: int) -> dict[str, float]:
     return seconds
 
 
-def bench_pipe(samples: int = 2000) -> dict[str, float]:
-    """A bare round trip: an Expert observation out, a one-action reply back, from a minimal echo bot."""
+def bench_pipe(spin: float, samples: int = 2000) -> dict[str, float]:
+    """A bare round trip: an Expert observation out, a one-action reply back, from a minimal echo bot
+    (both ends busy-waiting ``spin`` seconds before they block)."""
     reply = '{"actions":[["reveal",0,0]]}'
-    echo = f"import sys\nfor line in sys.stdin:\n    sys.stdout.write({reply!r} + chr(10)); sys.stdout.flush()"
-    process = BotProcess([sys.executable, "-c", echo])
+    echo = (
+        "import os\nfrom arena.isolation.spin import LineReader\n"
+        f"for line in LineReader(0, {spin!r}):\n    os.write(1, {reply!r}.encode() + bytes([10]))"
+    )
+    process = BotProcess([sys.executable, "-c", echo], spin=spin)
     process.start()
     game = Game(EXPERT, FirstClick.SAFE, seed=SEED, index=0)
     game.reveal(0, 0)
@@ -206,11 +222,13 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--players", default="random,enumeration")
+    parser.add_argument("--spin-us", type=float, default=DEFAULT_SPIN * 1e6, help="busy-wait window of the spin runs")
     args = parser.parse_args()
     numba.set_num_threads(1)
+    spin = args.spin_us * 1e-6
     load_before = os.getloadavg()
-    rows = [bench_player(name, args.games, args.rounds) for name in args.players.split(",")]
-    pipe = bench_pipe()
+    rows = [bench_player(name, args.games, args.rounds, spin) for name in args.players.split(",")]
+    pipe = {"blocking": bench_pipe(0.0), "spinning": bench_pipe(spin)}
     codecs = bench_codecs()
     load_after = os.getloadavg()
     data = {
@@ -221,7 +239,7 @@ def main() -> None:
             "numba": numba.__version__,
             "load_average_before": [round(x, 2) for x in load_before],
             "load_average_after": [round(x, 2) for x in load_after],
-            "note": "2 cores shared with other engineers' jobs while measuring",
+            "note": "see the load averages: on an idle machine, waking a blocked reader dominates a round trip",
         },
         "board": "expert 16x30/99, first click safe",
         "players": rows,
@@ -234,12 +252,17 @@ def main() -> None:
     for row in rows:
         print(
             f"{row['player']:12s} trusted {row['games_per_s']['trusted']:8.1f} games/s "
-            f"({row['ms_per_game']['trusted']:.2f} ms/game)  isolated {row['games_per_s']['isolated']:8.1f} games/s "
-            f"({row['ms_per_game']['isolated']:.2f} ms/game)  +{row['isolated_extra_percent']}%  "
-            f"{row['overhead_us_per_round_trip']} us/round trip, {row['round_trips_per_game']:.1f} round trips/game, "
+            f"({row['ms_per_game']['trusted']:.2f} ms/game), {row['round_trips_per_game']:.1f} round trips/game, "
             f"process start {row['process_start_s']} s; whole tournament {row['tournament_seconds']}"
         )
-    print(f"bare pipe round trip: median {pipe['median_us']} us, p90 {pipe['p90_us']} us")
+        for label in ("isolated", "isolated_spin"):
+            extra = row[label]
+            print(
+                f"  {label:13s} {row['games_per_s'][label]:8.1f} games/s ({row['ms_per_game'][label]:.2f} ms/game)"
+                f"  +{extra['extra_percent']}%  {extra['overhead_us_per_round_trip']} us/round trip"
+            )
+    for label, lap in pipe.items():
+        print(f"bare pipe round trip, {label}: median {lap['median_us']} us, p90 {lap['p90_us']} us")
     print("codecs (us):", json.dumps(codecs))
     print(f"load average {load_before} -> {load_after}; wrote {RESULTS}")
 

@@ -80,7 +80,7 @@ class InProcessBackend:
     def run(
         self, batches: Iterator[Batch], plugin_files: tuple[str, ...], stop: StopFlag
     ) -> Iterator[list[GameResult]]:
-        init_worker(plugin_files, single_thread=False, pool=False)
+        init_worker(plugin_files, single_thread=False, pool=False, workers=1)
         for batch in batches:
             results: list[GameResult] = []
             try:
@@ -130,12 +130,12 @@ def _watch_parent(pid: int) -> None:
     os._exit(0)
 
 
-def init_pool_worker(plugin_files: tuple[str, ...], parent: int) -> None:
+def init_pool_worker(plugin_files: tuple[str, ...], parent: int, workers: int | None = None) -> None:
     """Pool initializer: ``arena.worker.init_worker`` plus a watchdog on the arena process.
 
     The pool's parent is a forkserver, not the arena, and the forkserver outlives the arena too,
     so ``getppid`` would not tell; we poll the arena's pid instead."""
-    init_worker(plugin_files)
+    init_worker(plugin_files, workers=workers)
     threading.Thread(target=_watch_parent, args=(parent,), name="arena-parent-watch", daemon=True).start()
 
 
@@ -159,7 +159,10 @@ class PoolBackend:
     def _pool(self, plugin_files: tuple[str, ...]) -> ProcessPoolExecutor:
         context = multiprocessing.get_context(start_method())
         return ProcessPoolExecutor(
-            self._workers, mp_context=context, initializer=init_pool_worker, initargs=(plugin_files, os.getpid())
+            self._workers,
+            mp_context=context,
+            initializer=init_pool_worker,
+            initargs=(plugin_files, os.getpid(), self._workers),
         )
 
     def run(

@@ -23,6 +23,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
+from arena.isolation.spin import read_spinning
+
 __all__ = ["BotExited", "BotOutputError", "BotProcess", "BotProcessError", "BotTimeout", "make_undumpable"]
 
 SANDBOX = Path(__file__).with_name("sandbox.py")
@@ -101,12 +103,17 @@ class BotProcess:
         env: Mapping[str, str] | None = None,
         stderr_lines: int = 20,
         max_line: int = 1 << 20,
+        spin: float = 0.0,
     ) -> None:
         self.command = list(command)
         self.memory_mb = memory_mb
         self.cpu_seconds_limit = cpu_seconds
         self.env = dict(env) if env is not None else None
         self.max_line = max_line
+        #: Seconds ``receive`` keeps reading before it blocks (``arena.isolation.spin``).
+        self.spin = spin
+        #: CPU seconds of this thread that busy waits in ``receive`` have cost so far.
+        self.spun = 0.0
         self._tail: collections.deque[str] = collections.deque(maxlen=stderr_lines)
         self._proc: subprocess.Popen[bytes] | None = None
         self._buffer = bytearray()
@@ -249,6 +256,7 @@ class BotProcess:
             raise BotExited("the bot is not running")
         fd = proc.stdout.fileno()
         buffer = self._buffer
+        spin = self.spin
         while True:
             end = buffer.find(b"\n")
             while end >= 0:
@@ -259,6 +267,20 @@ class BotProcess:
                 end = buffer.find(b"\n")
             if len(buffer) > self.max_line:
                 raise BotOutputError(f"the bot wrote more than {self.max_line} bytes without a newline")
+            if spin > 0:
+                started = time.thread_time()
+                try:
+                    chunk = read_spinning(fd, min(spin, deadline - time.monotonic()))
+                except OSError as error:
+                    raise BotExited(f"cannot read from the bot: {error}") from None
+                finally:
+                    self.spun += time.thread_time() - started
+                spin = 0.0  # once per reply: a slow bot is waited for by poll
+                if chunk is not None:
+                    if not chunk:
+                        raise BotExited("the bot closed its output")
+                    buffer += chunk
+                    continue
             remaining = deadline - time.monotonic()
             # Past the deadline, still take what is already waiting (poll with a zero timeout): a
             # line written in time must not be lost to a late reader.

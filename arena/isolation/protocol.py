@@ -186,7 +186,15 @@ def _action(number: int, item: Any) -> Action:
 
 
 def decode_reply(line: bytes | str) -> list[Action]:
-    """The actions of a reply to an observation, with the reveals named in ``guess`` marked.
+    """The actions of a reply to an observation, with the reveals named in ``guess`` marked (see
+    ``parse_reply``)."""
+    return parse_reply(line)[0]
+
+
+def parse_reply(line: bytes | str) -> tuple[list[Action], float]:
+    """The actions of a reply to an observation, with the reveals named in ``guess`` marked, and
+    the seconds the bot says it spent busy-waiting for the observation (``spin_us``; 0 if absent
+    or not a number: the field is optional and only informs the CPU figures).
 
     Raises ``ProtocolError`` for a line that is not a JSON object, ``BotReportedError`` for
     ``{"error": ...}`` and ``InvalidActionError`` (the engine's own error, so the runner scores it
@@ -207,9 +215,11 @@ def decode_reply(line: bytes | str) -> list[Action]:
                 actions.append(Action(known, row, col))
                 continue
         actions.append(_action(number, item))
+    spun = message.get("spin_us", 0)
+    spin = spun / 1e6 if type(spun) in (int, float) and 0 < spun < 1e9 else 0.0
     guesses = message.get("guess")
     if guesses is None:
-        return actions
+        return actions, spin
     if not isinstance(guesses, list):
         raise InvalidActionError(f"guess must be a list of [ROW, COL] cells, got {guesses!r}")
     marked: set[tuple[int, int]] = set()
@@ -225,7 +235,7 @@ def decode_reply(line: bytes | str) -> list[Action]:
         actions = [
             a._replace(guess=True) if a.kind is ActionKind.REVEAL and (a.row, a.col) in marked else a for a in actions
         ]
-    return actions
+    return actions, spin
 
 
 # -- the bot's side (used by arena.bot_host) ----------------------------------------------------------------------
@@ -237,13 +247,21 @@ def read_message(line: bytes | str) -> dict[str, Any]:
     return message
 
 
-def encode_answer(actions: Iterable[Any]) -> str:
+def encode_answer(actions: Iterable[Any], spun: float = 0.0) -> str:
     """A reply from what a Python player returned: ``Action`` values or (kind, row, col[, guess])
     tuples. Anything that is not an action is passed on as text, so the arena scores it as illegal
-    exactly as it would in process. Written out by hand, like ``observation``: it runs every move."""
+    exactly as it would in process. ``spun``: seconds of busy-waiting for this observation, sent as
+    ``spin_us`` when positive. Written out by hand, like ``observation``: it runs every move."""
     items: list[str] = []
     guesses: list[str] = []
     for action in actions:
+        if type(action) is Action and type(action.row) is int and type(action.col) is int:
+            kind = _KIND_TEXT.get(action.kind)
+            if kind is not None:  # the fast path: a well-formed Action
+                items.append(f'["{kind}",{action.row},{action.col}]')
+                if action.guess and kind == "reveal":
+                    guesses.append(f"[{action.row},{action.col}]")
+                continue
         try:
             kind = _KIND_TEXT.get(action[0]) or ActionKind(action[0]).value
             row, col = operator.index(action[1]), operator.index(action[2])
@@ -253,9 +271,10 @@ def encode_answer(actions: Iterable[Any]) -> str:
         items.append(f'["{kind}",{row},{col}]')
         if kind == "reveal" and len(action) > 3 and action[3]:
             guesses.append(f"[{row},{col}]")
-    if guesses:
-        return f'{{"actions":[{",".join(items)}],"guess":[{",".join(guesses)}]}}'
-    return f'{{"actions":[{",".join(items)}]}}'
+    tail = f',"guess":[{",".join(guesses)}]' if guesses else ""
+    if spun > 0:
+        tail += f',"spin_us":{spun * 1e6:.1f}'
+    return f'{{"actions":[{",".join(items)}]{tail}}}'
 
 
 def encode_error(text: str) -> str:

@@ -30,6 +30,8 @@ __all__ = ["MAX_SETUP_FAILURES", "RemoteAgent", "bot_environment", "host_command
 
 #: Consecutive failed starts after which a worker stops trying and fails the player's games at once.
 MAX_SETUP_FAILURES = 3
+#: Pipe latency allowed on top of the arena's own turnaround when a bot reports busy-waiting.
+SPIN_SLACK = 50e-6
 
 
 def bot_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -51,11 +53,15 @@ def host_command(
     entry_points: bool = True,
     threads: int = 1,
     warm_up_time: float = 10.0,
+    spin: float = 0.0,
 ) -> list[str]:
     """The command that runs registered player ``name`` behind the protocol (``arena.bot_host``).
-    ``warm_up_time`` bounds the warm-up game the host plays before its hello (0: none)."""
+    ``warm_up_time`` bounds the warm-up game the host plays before its hello (0: none); ``spin`` is
+    how long the host keeps reading before it blocks (``arena.isolation.spin``)."""
     command = [sys.executable, "-m", "arena.bot_host", "--player", name, "--threads", str(threads)]
     command += ["--warm-up-time", f"{warm_up_time:g}"]
+    if spin > 0:
+        command += ["--spin-us", f"{spin * 1e6:g}"]
     if options:
         command += ["--options", json.dumps(dict(options), sort_keys=True)]
     for path in plugin_files:
@@ -75,8 +81,14 @@ class RemoteAgent:
         limits: Limits = DEFAULT_LIMITS,
         *,
         env: Mapping[str, str] | None = None,
+        spin: float = 0.0,
     ) -> None:
         self.name = name
+        #: Seconds each end of the pipe busy-waits before blocking (``arena.isolation.spin``).
+        self.spin = spin
+        #: CPU seconds spent busy-waiting, on both ends, that ``cpu_seconds`` does not count.
+        self._idle = 0.0
+        self._replied_at = 0.0
         self.command = list(command)
         self.limits = limits
         self.env = dict(env) if env is not None else bot_environment()
@@ -121,7 +133,11 @@ class RemoteAgent:
         right away and loads while the worker plays other players' games."""
         make_undumpable()
         process = BotProcess(
-            self.command, memory_mb=self.limits.memory_mb, cpu_seconds=self.limits.cpu_rlimit, env=self.env
+            self.command,
+            memory_mb=self.limits.memory_mb,
+            cpu_seconds=self.limits.cpu_rlimit,
+            env=self.env,
+            spin=self.spin,
         )
         deadline = time.monotonic() + self.limits.startup_time
         try:
@@ -205,14 +221,23 @@ class RemoteAgent:
         process = self._require()
         message = "\n".join([*self._outbox, protocol.observation(observation)])
         self._outbox.clear()
+        sent = time.perf_counter()
+        spun = process.spun
         line = self._exchange(process, message, time.monotonic() + budget)
+        self._idle += process.spun - spun
         try:
-            return protocol.decode_reply(line)
+            actions, waited = protocol.parse_reply(line)
         except protocol.ProtocolError as error:
             self._stop(respawn=True)  # where its output stands is anyone's guess now
             raise AgentFailure(Outcome.ILLEGAL, str(error)) from None
         except protocol.BotReportedError as error:
             raise AgentFailure(Outcome.ERROR, str(error)) from None
+        # The bot may have busy-waited for this observation at most while we were busy between its
+        # last reply and this message (plus a little pipe latency), and never longer than its window.
+        if waited > 0 and self._replied_at > 0:
+            self._idle += min(waited, self.spin, sent - self._replied_at + SPIN_SLACK)
+        self._replied_at = time.perf_counter()
+        return actions
 
     def _exchange(self, process: BotProcess, message: str, deadline: float) -> bytes:
         """Send ``message``, return the reply line; every way that fails ends the game."""
@@ -247,9 +272,11 @@ class RemoteAgent:
         self._in_game = False
 
     def cpu_seconds(self) -> float:
-        """The CPU seconds of the process that plays (or, once killed, last played) the game."""
+        """The CPU seconds of the process that plays (or, once killed, last played) the game, less
+        the busy waits of both ends of the pipe (the arena's in this thread, the bot's as it reports
+        them, bounded by what we saw): listening for the other end is not thinking."""
         process = self._process or self._last_process
-        return process.cpu_seconds() if process is not None else 0.0
+        return (process.cpu_seconds() if process is not None else 0.0) - self._idle
 
     def diagnostics(self) -> list[str]:
         if self._process is not None:

@@ -1,0 +1,153 @@
+"""Busy-waiting pipes: the line reader, when spinning is allowed, and that busy waits are not billed
+as a bot's thinking (nor can a bot that claims to have waited shave more than the arena saw)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable
+
+import pytest
+
+from arena.isolation import protocol
+from arena.isolation.remote import RemoteAgent, host_command
+from arena.isolation.settings import Limits
+from arena.isolation.spin import DEFAULT_SPIN, LineReader, read_spinning, spin_window
+from arena.runner import play_game
+from engine import BEGINNER, Action, FirstClick
+from players.builtin.random_player import RandomPlayer
+
+LIMITS = Limits(move_time=2.0, game_time=10.0, grace=0.25, startup_time=30)
+
+
+@pytest.mark.parametrize("spin", [0.0, 0.001])
+def test_the_line_reader_splits_joins_and_ends(spin: float) -> None:
+    read, write = os.pipe()
+    reader = LineReader(read, spin)
+
+    def feed() -> None:
+        for chunk in (b"one\ntw", b"o\n", b"", b"\nthree\nfour"):
+            os.write(write, chunk) if chunk else time.sleep(0.01)
+        os.close(write)
+
+    thread = threading.Thread(target=feed)
+    thread.start()
+    assert list(reader) == [b"one", b"two", b"", b"three", b"four"]
+    thread.join()
+    os.close(read)
+
+
+def test_read_spinning_gives_up_after_its_window_and_sees_the_end() -> None:
+    read, write = os.pipe()
+    os.set_blocking(read, False)
+    started = time.perf_counter()
+    assert read_spinning(read, 0.002) is None
+    assert time.perf_counter() - started >= 0.002
+    assert read_spinning(read, 0.0) is None  # no window: never tries
+    os.write(write, b"x")
+    assert read_spinning(read, 0.002) == b"x"
+    os.close(write)
+    assert read_spinning(read, 0.002) == b""
+    os.close(read)
+
+
+def test_spinning_only_when_every_process_has_a_core() -> None:
+    assert spin_window(2, cores=2) == DEFAULT_SPIN
+    assert spin_window(3, cores=2) == 0.0
+    assert spin_window(4, cores=8) == DEFAULT_SPIN
+
+
+def test_a_reply_reports_its_busy_wait_and_the_arena_reads_it() -> None:
+    line = protocol.encode_answer([Action.reveal(1, 2, guess=True)], 0.000125)
+    actions, spun = protocol.parse_reply(line)
+    assert actions == [Action.reveal(1, 2, guess=True)]
+    assert spun == pytest.approx(0.000125)
+    assert protocol.parse_reply(protocol.encode_answer([Action.flag(0, 0)]))[1] == 0.0
+    for bogus in ('"lots"', "-5", "1e12", "true"):
+        assert protocol.parse_reply(f'{{"actions":[["reveal",0,0]],"spin_us":{bogus}}}')[1] == 0.0
+
+
+@pytest.fixture
+def liar(tmp_path: os.PathLike[str]) -> Callable[[float], list[str]]:
+    """A stdlib bot that claims ``claim_us`` of busy waiting in every reply and burns no CPU."""
+
+    def command(claim_us: float) -> list[str]:
+        path = os.path.join(tmp_path, f"liar_{int(claim_us)}.py")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(
+                "import json, sys\n"
+                "for line in sys.stdin:\n"
+                "    m = json.loads(line)\n"
+                "    if m['type'] == 'hello':\n"
+                "        print(json.dumps({'protocol': 1, 'name': 'liar', 'version': '0'}), flush=True)\n"
+                "    elif m['type'] == 'observation':\n"
+                "        g = m['grid']\n"
+                "        cell = next((r, c) for r, row in enumerate(g) for c, v in enumerate(row) if v == '#')\n"
+                f"        print(json.dumps({{'actions': [['reveal', *cell]], 'spin_us': {claim_us}}}), flush=True)\n"
+                "    elif m['type'] == 'quit':\n"
+                "        break\n"
+            )
+        return [sys.executable, path]
+
+    return command
+
+
+def test_a_bot_cannot_claim_more_busy_waiting_than_its_window(liar: Callable[[float], list[str]]) -> None:
+    # It claims a whole second per reply; at most the arena's window (1 ms here) is taken off.
+    window = 0.001
+    honest = RemoteAgent("liar", liar(0), LIMITS, spin=window)
+    lying = RemoteAgent("liar", liar(1e6), LIMITS, spin=window)
+    try:
+        for agent in (honest, lying):
+            play_game(agent, "liar", BEGINNER, FirstClick.SAFE, 3, 99, limits=LIMITS)  # loads the engine's kernels
+            idle = agent._idle
+            results = [
+                play_game(agent, "liar", BEGINNER, FirstClick.SAFE, 3, board, limits=LIMITS) for board in range(4)
+            ]
+            moves = sum(r.moves for r in results)
+            cpu = sum(r.cpu_ms for r in results)
+            if agent is honest:
+                honest_cpu = cpu
+            else:
+                assert cpu >= honest_cpu - moves * window * 1000 - 5.0
+                assert agent._idle - idle <= moves * window + 1e-9
+    finally:
+        honest.close()
+        lying.close()
+
+
+class SlowArena:
+    """An agent whose arena side takes 1 ms between a reply and the next observation: a spinning
+    bot busy-waits through all of it."""
+
+    def __init__(self, inner: RemoteAgent) -> None:
+        self.inner = inner
+        self.name = inner.name
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+    def act(self, observation: object, budget: float) -> object:
+        time.sleep(0.001)
+        return self.inner.act(observation, budget)  # type: ignore[arg-type]
+
+
+def test_busy_waits_are_not_billed_as_thinking() -> None:
+    # The same player behind spinning and blocking pipes: unbilled, the bot's busy waits would add
+    # about 1 ms per move here.
+    figures = {}
+    play_game(RandomPlayer(), "random", BEGINNER, FirstClick.SAFE, 11, 99)  # loads the engine's kernels
+    for window in (0.0, 0.002):
+        agent = RemoteAgent("random", host_command("random", entry_points=False, spin=window), LIMITS, spin=window)
+        try:
+            results = [
+                play_game(SlowArena(agent), "random", BEGINNER, FirstClick.SAFE, 11, board, limits=LIMITS)  # type: ignore[arg-type]
+                for board in range(30)
+            ]
+        finally:
+            agent.close()
+        figures[window] = (sum(r.cpu_ms for r in results), sum(r.moves for r in results))
+    (blocking, moves), (spinning, _) = figures[0.0], figures[0.002]
+    assert spinning < blocking + moves * 0.3
