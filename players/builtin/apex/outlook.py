@@ -11,8 +11,8 @@ the frontier and re-counts every component for each (cell, value) pair. ``Outloo
 computation incrementally on top of the base ``Analysis``: the new number adds one row over ``c``'s
 unknown neighbours; the components that row touches (and ``c``'s own, with ``c`` set safe) merge
 into one piece, which alone is re-counted with ``count_component``; every other component's counts
-are reused and ``weigh`` recombines them under the global mine count. The layouts of the new
-position are in one-to-one correspondence with the old layouts where ``c`` is safe and shows
+are reused and ``whatif.summarize`` recombines them under the global mine count (as ``weigh``
+would, compiled, keeping only what the lookahead reads). The layouts of the new position are in one-to-one correspondence with the old layouts where ``c`` is safe and shows
 ``v``, so ``P(c safe and shows v) = exp(log_total' - log_total)`` exactly.
 """
 
@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine import COVERED, FLAGGED
+from players.builtin.apex.whatif import ComponentStore
 from players.solver import (
     Analysis,
     ComponentCounts,
@@ -32,7 +33,6 @@ from players.solver import (
     TooComplexError,
     count_component,
     substitute,
-    weigh,
 )
 
 __all__ = ["Outlook", "RevealOutcome", "neighbours"]
@@ -117,6 +117,7 @@ class Outlook:
         self.probabilities = probabilities
         self.log_weight = analysis.log_weight
         self._cache: dict[int, list[RevealOutcome]] = {}
+        self._store = ComponentStore(self.components)
 
     # -- the what-if ----------------------------------------------------------------------
     def outcomes(self, row: int, col: int) -> list[RevealOutcome]:
@@ -133,7 +134,7 @@ class Outlook:
         if own >= 0 and own not in involved:
             involved.append(own)
             involved.sort()
-        rest = [comp for i, comp in enumerate(self.components) if i not in involved]
+        rest = np.array([i for i in range(len(self.components)) if i not in involved], dtype=np.int64)
         n_free = self.n_unconstrained - sum(1 for x in variables if self.unconstrained[x])
         if self.unconstrained[cell]:
             n_free -= 1
@@ -187,14 +188,12 @@ class Outlook:
         fixed = int(base_rhs[same[0]]) if same.size else -1
         return _Frame(cells, base_rows, base_rhs, new_row, bool(variables), fixed)
 
-    def _evaluate(
-        self, value: int, need: int, frame: _Frame, rest: list[ComponentCounts], n_free: int
-    ) -> RevealOutcome | None:
+    def _evaluate(self, value: int, need: int, frame: _Frame, rest: np.ndarray, n_free: int) -> RevealOutcome | None:
         if need < 0 or need > int((frame.new_row >= 0).sum()):
             return None
         if frame.fixed >= 0 and need != frame.fixed:
             return None  # an existing row over the same cells already says how many
-        pieces = list(rest)
+        piece = None
         if frame.cells.size:
             if frame.has_row and frame.fixed < 0:
                 rows = np.concatenate([frame.rows, frame.new_row[None, :]])
@@ -204,29 +203,16 @@ class Outlook:
             sources = np.zeros(rows.shape[0], dtype=np.int64)
             system = ConstraintSystem(self.grid.shape, frame.cells, rows, rhs, sources)
             try:
-                pieces.append(count_component(system, max_mines=self.mines_left))
+                piece = count_component(system, max_mines=self.mines_left)
             except TooComplexError:
                 return None
-        try:
-            weighting = weigh(pieces, n_free, self.mines_left)
-        except InconsistentPositionError:
+        # Every covered cell a certain mine afterwards: best_safety 1.0, the reveal wins the game.
+        ok, log_total, progress, best = self._store.summarize(rest, piece, n_free, self.mines_left)
+        if not ok:
             return None
-        probability = math.exp(weighting.log_total - self.log_weight)
+        probability = math.exp(log_total - self.log_weight)
         if probability <= 0.0:
             return None
-        progress = any(bool(s.any()) for s in weighting.safe) or (n_free > 0 and weighting.unconstrained_safe)
-        if progress:
-            best = 1.0
-        else:
-            lowest = 1.0
-            for p, m in zip(weighting.probabilities, weighting.mine, strict=True):
-                live = p[~m]
-                if live.size:
-                    lowest = min(lowest, float(live.min()))
-            if n_free > 0 and not weighting.unconstrained_mine:
-                lowest = min(lowest, weighting.unconstrained_probability)
-            # Every covered cell a certain mine: the reveal wins the game.
-            best = 1.0 - lowest if lowest < 1.0 else 1.0
         return RevealOutcome(value, probability, progress, best)
 
 

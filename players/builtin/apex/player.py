@@ -43,6 +43,8 @@ Cell = tuple[int, int]
 
 
 _WARM = False
+#: Scores are compared to this many decimals (their rounding error is around 1e-13).
+_SCORE_DIGITS = 10
 
 
 def _warm_up_kernels(player: ApexPlayer) -> None:
@@ -220,7 +222,9 @@ class ApexPlayer(Player):
             if alive:
                 summaries = alive
         # max() keeps the first of equal scores: candidates come safest first, then by crowd.
-        best = max(summaries, key=lambda s: s.score(weight))
+        # Scores equal but for rounding (symmetric cells reached through different sums) are
+        # equal: the tie-break decides, not the last bits of the arithmetic.
+        best = max(summaries, key=lambda s: round(s.score(weight), _SCORE_DIGITS))
         if options.deep > 1 and len(summaries) > 1:
             top = best.score(weight) - options.deep_margin
             ranked = [s for s in sorted(summaries, key=lambda s: -s.score(weight)) if s.score(weight) >= top]

@@ -1,0 +1,218 @@
+"""The compiled core of a what-if reveal: ``weighting.weigh`` reduced to what ``Outlook`` reads.
+
+``Outlook._evaluate`` recombines, for every number a candidate could show, the counts of the
+components it does not touch with the one re-counted piece it does. ``weigh`` returns every
+probability of that position as numpy arrays, in Python, per component; the lookahead only needs
+three numbers from it: the total weight, whether some cell became certainly safe ("progress"),
+and the lowest mine probability among the cells that are not certain mines. ``summarize``
+computes exactly those with the same log-space arithmetic (the same ``log_convolve`` and
+``log_correlate`` kernels in the same order, the same weights ``C(U, M - k)``), over the
+components stored back to back once per position (``ComponentStore``) plus the new piece.
+Results agree with ``weigh`` to rounding (tests compare them to 1e-12).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from numba import njit
+
+from players.solver import ComponentCounts
+from players.solver.weighting import log_convolve, log_correlate
+
+__all__ = ["ComponentStore", "summarize"]
+
+
+class ComponentStore:
+    """The components of one position, back to back: component ``k`` has ``n[k]`` cells, its
+    ``n[k] + 1`` totals (float64) from ``total_ptr[k]`` and its ``(n[k] + 1) x n[k]`` mine counts
+    (float64) and support bytes from ``cell_ptr[k]``."""
+
+    def __init__(self, components: Sequence[ComponentCounts]) -> None:
+        count = len(components)
+        self.n = np.array([c.totals.shape[0] - 1 for c in components], dtype=np.int64)
+        self.total_ptr = np.zeros(count + 1, dtype=np.int64)
+        self.cell_ptr = np.zeros(count + 1, dtype=np.int64)
+        if count:
+            self.total_ptr[1:] = np.cumsum(self.n + 1)
+            self.cell_ptr[1:] = np.cumsum((self.n + 1) * self.n)
+            self.totals = np.concatenate([c.totals.astype(np.float64) for c in components])
+            self.mine_counts = np.concatenate([c.mine_counts.astype(np.float64).reshape(-1) for c in components])
+            self.support = np.concatenate([c.support.astype(np.uint8).reshape(-1) for c in components])
+        else:
+            self.totals = np.zeros(0)
+            self.mine_counts = np.zeros(0)
+            self.support = np.zeros(0, dtype=np.uint8)
+
+    def summarize(
+        self, order: np.ndarray, extra: ComponentCounts | None, unconstrained: int, mines_left: int
+    ) -> tuple[bool, float, bool, float]:
+        """``summarize`` over components ``order`` of this store and then ``extra`` (if any)."""
+        if extra is None:
+            e_totals, e_counts, e_support = np.zeros(1), np.zeros((1, 0)), np.zeros((1, 0), dtype=np.uint8)
+        else:
+            e_totals = extra.totals.astype(np.float64)
+            e_counts = extra.mine_counts.astype(np.float64)
+            e_support = extra.support.astype(np.uint8)
+        return summarize(
+            self.n,
+            self.total_ptr,
+            self.cell_ptr,
+            self.totals,
+            self.mine_counts,
+            self.support,
+            order,
+            e_totals,
+            e_counts,
+            e_support,
+            extra is not None,
+            unconstrained,
+            mines_left,
+        )
+
+
+@njit(cache=True, error_model="numpy")
+def _log_weights(n_frontier: int, unconstrained: int, mines_left: int) -> np.ndarray:
+    """``weighting.log_weights`` (weighted): ``log C(U, M - k)`` for ``k = 0 .. n_frontier``."""
+    out = np.full(n_frontier + 1, -np.inf)
+    r_lo, r_hi = -1, -1
+    for k in range(n_frontier + 1):
+        r = mines_left - k
+        if 0 <= r <= unconstrained:
+            if r_lo < 0 or r < r_lo:
+                r_lo = r
+            if r > r_hi:
+                r_hi = r
+    if r_lo < 0:
+        return out
+    u = unconstrained
+    logs = np.empty(r_hi - r_lo + 1)
+    logs[0] = math.lgamma(u + 1) - math.lgamma(r_lo + 1) - math.lgamma(u - r_lo + 1)
+    for s in range(r_lo, r_hi):
+        logs[s - r_lo + 1] = logs[s - r_lo] + np.log((u - s) / (s + 1.0))
+    for k in range(n_frontier + 1):
+        r = mines_left - k
+        if 0 <= r <= unconstrained:
+            out[k] = logs[r - r_lo]
+    return out
+
+
+@njit(cache=True, error_model="numpy")
+def summarize(
+    n: np.ndarray,
+    total_ptr: np.ndarray,
+    cell_ptr: np.ndarray,
+    totals: np.ndarray,
+    mine_counts: np.ndarray,
+    support: np.ndarray,
+    order: np.ndarray,
+    e_totals: np.ndarray,
+    e_counts: np.ndarray,
+    e_support: np.ndarray,
+    has_extra: bool,
+    unconstrained: int,
+    mines_left: int,
+) -> tuple[bool, float, bool, float]:
+    """``(ok, log_total, progress, best_safety)`` of the position made of components ``order``
+    of the store, then the extra piece, and ``unconstrained`` free cells with ``mines_left``
+    mines. ``ok`` is false when no layout fits. ``best_safety`` is 1.0 with progress, else one
+    minus the lowest mine probability among covered cells that are not certain mines (1.0 when
+    every one is a mine)."""
+    count = order.shape[0] + (1 if has_extra else 0)
+    # Each piece's log counts, cut after its last nonzero total, as weighting._log_counts does.
+    length = np.empty(count, np.int64)
+    cells = np.empty(count, np.int64)
+    for q in range(count):
+        if q < order.shape[0]:
+            k = order[q]
+            t = totals[total_ptr[k] : total_ptr[k + 1]]
+            cells[q] = n[k]
+        else:
+            t = e_totals
+            cells[q] = e_counts.shape[1]
+        size = 1
+        for i in range(t.shape[0] - 1, -1, -1):
+            if t[i] != 0:
+                size = i + 1
+                break
+        length[q] = size
+    log_ptr = np.zeros(count + 1, np.int64)
+    for q in range(count):
+        log_ptr[q + 1] = log_ptr[q] + length[q]
+    logs = np.full(log_ptr[count], -np.inf)
+    for q in range(count):
+        t = totals[total_ptr[order[q]] : total_ptr[order[q] + 1]] if q < order.shape[0] else e_totals
+        for i in range(length[q]):
+            if t[i] > 0:
+                logs[log_ptr[q] + i] = np.log(t[i])
+    n_total = log_ptr[count] - count
+    g = _log_weights(n_total, unconstrained, mines_left)
+    forward = np.full((count + 1, n_total + 1), -np.inf)
+    backward = np.full((count + 1, n_total + 1), -np.inf)
+    f_len = np.empty(count + 1, np.int64)
+    b_len = np.empty(count + 1, np.int64)
+    forward[0, 0] = 0.0
+    f_len[0] = 1
+    for q in range(count):
+        out = log_convolve(forward[q, : f_len[q]].copy(), logs[log_ptr[q] : log_ptr[q + 1]].copy())
+        f_len[q + 1] = out.shape[0]
+        forward[q + 1, : f_len[q + 1]] = out
+    backward[count, :] = g
+    b_len[count] = n_total + 1
+    for q in range(count - 1, -1, -1):
+        out = log_correlate(logs[log_ptr[q] : log_ptr[q + 1]].copy(), backward[q + 1, : b_len[q + 1]].copy())
+        b_len[q] = out.shape[0]
+        backward[q, : b_len[q]] = out
+    log_total = backward[0, 0]
+    if log_total == -np.inf:
+        return False, log_total, False, 0.0
+    progress = False
+    lowest = 1.0
+    for q in range(count):
+        context = log_correlate(forward[q, : f_len[q]].copy(), backward[q + 1, : b_len[q + 1]].copy())
+        nq = cells[q]
+        if q < order.shape[0]:
+            k = order[q]
+            t = totals[total_ptr[k] : total_ptr[k + 1]]
+            mc = mine_counts[cell_ptr[k] : cell_ptr[k + 1]].reshape((nq + 1, nq))
+            sup = support[cell_ptr[k] : cell_ptr[k + 1]].reshape((nq + 1, nq))
+        else:
+            t = e_totals
+            mc = e_counts
+            sup = e_support
+        lp = log_ptr[q]
+        share = np.empty(length[q])
+        for i in range(length[q]):
+            share[i] = np.exp(context[i] + logs[lp + i] - log_total)
+        for j in range(nq):
+            p = 0.0
+            seen = 0
+            for i in range(length[q]):
+                if t[i] > 0:
+                    p += share[i] * (mc[i, j] / t[i])
+                    if context[i] > -np.inf:
+                        seen |= sup[i, j]
+            if (seen & 1) == 0:
+                progress = True
+            if (seen & 2) != 0 and p < lowest:
+                lowest = p
+    # The unconstrained cells share the expected remaining mines.
+    expected = 0.0
+    rest_max, rest_min = -1, unconstrained + 1
+    for k in range(n_total + 1):
+        e = forward[count, k] + g[k]
+        if e > -np.inf:
+            rest = mines_left - k
+            expected += np.exp(e - log_total) * rest
+            rest_max = max(rest_max, rest)
+            rest_min = min(rest_min, rest)
+    if unconstrained > 0:
+        if rest_max == 0:
+            progress = True
+        if rest_min != unconstrained:
+            lowest = min(lowest, expected / unconstrained)
+    if progress:
+        return True, log_total, True, 1.0
+    return True, log_total, False, 1.0 - lowest if lowest < 1.0 else 1.0
