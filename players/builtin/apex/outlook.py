@@ -13,7 +13,8 @@ unknown neighbours; the components that row touches (and ``c``'s own, with ``c``
 into one piece, which alone is re-counted with ``count_component``; every other component's counts
 are reused and ``whatif.summarize`` recombines them under the global mine count (as ``weigh``
 would, compiled, keeping only what the lookahead reads). The layouts of the new position are in
-one-to-one correspondence with the old layouts where ``c`` is safe and shows ``v``, so ``P(c safe and shows v) = exp(log_total' - log_total)`` exactly.
+one-to-one correspondence with the old layouts where ``c`` is safe and shows ``v``, so
+``P(c safe and shows v) = exp(log_total' - log_total)`` exactly.
 """
 
 from __future__ import annotations
