@@ -62,6 +62,9 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "candidates-16": {"max_candidates": 16},
     "deep-3": {"deep": 3},
     "deep-3-close": {"deep": 3, "deep_margin": 0.02},
+    "deep-5": {"deep": 5},
+    "deep-5-wide": {"deep": 5, "max_candidates": 12, "off_frontier": 3},
+    "deep-3-endgame-2000": {"deep": 3, "endgame_layouts": 2000},
 }
 #: The table reported by default: every part switched off in turn, plus the largest endgame.
 DEFAULT_VARIANTS = (

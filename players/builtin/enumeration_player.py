@@ -18,12 +18,14 @@ Every choice is the one the plain Python version made, down to the random draw a
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numba
 import numpy as np
 from numba import njit
 from pydantic import Field
 
-from engine import Action, ActionKind, BoardSpec, FirstClick, Observation
+from engine import COVERED, Action, ActionKind, BoardSpec, FirstClick, Observation
 from players.api import Player
 from players.solver import DEFAULT_PARALLEL_THRESHOLD, Analysis, analyze
 
@@ -145,17 +147,24 @@ def _rules(grid: np.ndarray) -> tuple[bool, np.ndarray, np.ndarray]:
 
 @njit(cache=True)
 def _candidates(
-    probabilities: np.ndarray, frontier: np.ndarray, unconstrained: np.ndarray, u: float, height: int, width: int
+    probabilities: np.ndarray,
+    frontier: np.ndarray,
+    unconstrained: np.ndarray,
+    u: float,
+    height: int,
+    width: int,
+    ties_away: bool = False,
 ) -> np.ndarray:
     """The cells a guess is drawn from (flat indices, board order): the frontier cells (not
-    certain mines) of least probability, unless the unconstrained cells are less likely; then
-    ``position_preference`` of those (corners, else edges, else all)."""
+    certain mines) of least probability, unless the unconstrained cells are less likely (or as
+    likely, with ``ties_away``); then ``position_preference`` of those (corners, else edges, else
+    all)."""
     best = np.inf
     for f in frontier:
         p = probabilities[f]
         if p < 1.0 and p < best:
             best = p
-    if unconstrained.shape[0] > 0 and u < best:
+    if unconstrained.shape[0] > 0 and (u < best or (ties_away and u == best)):
         for level in range(3):
             count = 0
             for f in unconstrained:
@@ -210,7 +219,7 @@ def _load_kernels() -> None:
     _rules(grid)
     result = analyze(grid, 2, weighted=False)
     _candidates(
-        result.probabilities.reshape(-1), result.frontier.system.cells, result.frontier.unconstrained, 0.5, 3, 3
+        result.probabilities.reshape(-1), result.frontier.system.cells, result.frontier.unconstrained, 0.5, 3, 3, False
     )
     _kernels_loaded = True
 
@@ -232,6 +241,12 @@ class EnumerationPlayer(Player):
         parallel: bool | None = None
         #: Components with at least this many cells are searched in parallel.
         parallel_threshold: int = Field(default=DEFAULT_PARALLEL_THRESHOLD, ge=1)
+        #: The mine probability a guess away from the frontier is compared with. ``expected``: the
+        #: mines the unconstrained cells hold on average over the counted solutions, per cell.
+        #: ``density``: mines left over all covered cells, frontier included, with ties going
+        #: away from the frontier: what the published Rust solver compares with (for
+        #: ``benchmarks/players_reproduction.py``, which measures the difference).
+        interior: Literal["expected", "density"] = "expected"
 
     def reset(self, rng: np.random.Generator, spec: BoardSpec, rule: FirstClick) -> None:
         super().reset(rng, spec, rule)
@@ -265,13 +280,19 @@ class EnumerationPlayer(Player):
         """The least likely mine on the frontier, unless a cell away from it is less likely (then
         a corner, an edge or any such cell); ties broken at random. Compiled, but the candidates
         and their order are those of the original per-cell Python loops, so the draw is the same."""
+        u = result.unconstrained_probability
+        density = self.options.interior == "density"
+        if density:
+            covered = int(np.count_nonzero(observation.grid == COVERED))
+            u = (observation.mines - observation.flags) / covered if covered else 1.0
         choices = _candidates(
             result.probabilities.reshape(-1),
             result.frontier.system.cells,
             result.frontier.unconstrained,
-            result.unconstrained_probability,
+            u,
             observation.height,
             observation.width,
+            density,
         )
         return divmod(int(choices[int(self.rng.integers(len(choices)))]), observation.width)
 

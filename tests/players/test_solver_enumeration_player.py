@@ -137,3 +137,25 @@ def test_games_are_move_for_move_those_of_the_reference(spec, rule: FirstClick, 
         for row in (got, want):
             del row["cpu_ms"], row["wall_ms"]
         assert got == want, board
+
+
+def test_the_rust_threshold_sends_ties_and_denser_frontiers_away() -> None:
+    from players.builtin.enumeration_player import _candidates
+
+    probabilities = np.full(9, np.nan)
+    probabilities[[1, 3]] = 0.25  # the frontier
+    frontier = np.array([1, 3], dtype=np.int64)
+    unconstrained = np.array([0, 4, 8], dtype=np.int64)  # corners 0 and 8, centre 4
+    assert list(_candidates(probabilities, frontier, unconstrained, 0.25, 3, 3, False)) == [1, 3]
+    assert list(_candidates(probabilities, frontier, unconstrained, 0.25, 3, 3, True)) == [0, 8]
+    assert list(_candidates(probabilities, frontier, unconstrained, 0.30, 3, 3, True)) == [1, 3]
+
+
+def test_the_density_threshold_is_a_validated_option() -> None:
+    from players import Registry
+    from players.api import PlayerError
+
+    player = Registry(entry_points=False).create("enumeration", {"interior": "density"})
+    assert player.options.interior == "density"
+    with pytest.raises(PlayerError):
+        Registry(entry_points=False).create("enumeration", {"interior": "sometimes"})
