@@ -13,7 +13,8 @@ options, not by code; after changing the player, start a new store (``--store``)
     python benchmarks/apex_ablation.py --variants full,greedy --games 2000 --workers 2
 
 The saved Expert table (20000 boards, 2 cores, about 25 minutes) is
-``results/apex_ablation_expert_safe.json``; ``_deep.json`` holds the gated ``deep`` variant and
+``results/apex_ablation_expert_safe.json`` (version 2, before ``deep=3`` became the default, which
+``_deep_v3.json`` supports: 10000 boards); ``_deep.json`` holds the gated ``deep`` variant and
 ``_v1.json`` the version-1 table that exposed the flawed 50/50 rule.
 """
 
@@ -60,11 +61,10 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "off-frontier-5": {"off_frontier": 5},
     "progress-0.3": {"progress_weight": 0.3},
     "candidates-16": {"max_candidates": 16},
-    "deep-3": {"deep": 3},
-    "deep-3-close": {"deep": 3, "deep_margin": 0.02},
+    "no-deep": {"deep": 0},
+    "deep-close": {"deep_margin": 0.02},
     "deep-5": {"deep": 5},
     "deep-5-wide": {"deep": 5, "max_candidates": 12, "off_frontier": 3},
-    "deep-3-endgame-2000": {"deep": 3, "endgame_layouts": 2000},
 }
 #: The table reported by default: every part switched off in turn, plus the largest endgame.
 DEFAULT_VARIANTS = (
@@ -76,7 +76,7 @@ DEFAULT_VARIANTS = (
     "no-dead-cells",
     "no-progress-bonus",
     "endgame-2000",
-    "deep-3",
+    "no-deep",
 )
 
 

@@ -12,8 +12,7 @@
    cell certain ("progress"), computed exactly for every number the cell could show
    (``outlook``). Cells whose number is already determined ("dead") teach nothing and are only
    played when every candidate is dead. +0.57 points; with 4, +2.33 over greedy (40.5%).
-6. Optionally (``deep``, off: too slow for the budget), the best few candidates are re-scored on
-   the survival of three clicks.
+6. The best three candidates are re-scored on the survival of three clicks (``deep``): +0.34.
 
 Every choice is a deterministic function of the observation (ties go to the safest, then to the
 cell with the fewest unknown neighbours, then to board order), so a game replays exactly. The
@@ -86,13 +85,15 @@ class ApexPlayer(Player):
     name = "apex"
     description = "exact weighted probabilities + progress/secondary-safety lookahead + 50/50s + exact endgame search"
     #: 2: the 50/50 rule requires every number to see both cells of the pair or neither.
-    version = "2"
+    #: 3: three-click re-scoring on by default; near-equal scores tie (compiled what-if summary).
+    version = "3"
 
     class Options(Player.Options):
         """The knobs, each with its measured effect on Expert / safe / corner, paired on the same
         boards against the defaults (benchmarks/apex_ablation.py; points with 95% intervals;
-        "n.s." = the interval holds 0; 20000 boards unless said). Everything off together
-        (greedy): -2.33 [-2.80, -1.86]."""
+        "n.s." = the interval holds 0; 20000 boards unless said; measured with version 2, whose
+        defaults were these with ``deep=0``, except ``deep``). Everything off together (greedy):
+        -2.33 [-2.80, -1.86]."""
 
         #: Judge near-safest guesses by what they lead to (secondary safety and progress). Off:
         #: greedy on exact weighted probabilities. Off: -0.57 [-0.98, -0.18], McNemar p = 0.005.
@@ -110,11 +111,12 @@ class ApexPlayer(Player):
         progress_weight: float = Field(default=0.1, ge=0.0, le=10.0)
         #: Re-score this many of the best candidates one click deeper (survival of three clicks:
         #: each number's position is analysed and its own candidates scored); below 2: off.
-        #: 3: +0.27 [+0.00, +0.53] (McNemar p = 0.051) at ~46 ms per Expert game instead of
-        #: ~11; off by default because it misses the 30 ms budget.
-        deep: int = Field(default=0, ge=0, le=16)
+        #: Off (0): -0.34 [-0.73, +0.04] (10000 boards, McNemar p = 0.09; 20000 boards of version
+        #: 2: -0.27 [-0.53, 0.00], p = 0.05) at 6.2 instead of 20.7 ms per Expert game; 5: -0.05.
+        deep: int = Field(default=3, ge=0, le=16)
         #: Only candidates whose two-click score is within this of the best are re-scored.
-        #: 0.02 with ``deep=3``: +0.21 [-0.10, +0.52] (12000 boards, p = 0.20) at ~31 ms/game.
+        #: 0.02 with ``deep=3``: +0.21 [-0.10, +0.52] against ``deep=0`` (12000 boards of version 2,
+        #: p = 0.20), about 13 ms per Expert game now.
         deep_margin: float = Field(default=1.0, ge=0.0, le=1.0)
         #: Skip dead candidates (whose number is already determined) unless all are dead.
         #: Off: -0.04 [-0.10, +0.00] (8 vs 17 discordant boards, n.s.).
