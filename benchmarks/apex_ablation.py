@@ -7,7 +7,8 @@ CPU ms per game, and the paired difference to the full player: boards only one o
 the difference with Tango's 95% interval and the exact McNemar p-value. Results go to a resumable
 SQLite store and a JSON file under ``benchmarks/results/``; re-running plays only missing games,
 and a larger ``--games`` extends the same boards. Caveat: the store keys games by player key and
-options, not by code; after changing the player, start a new store (``--store``).
+options, not by code: the default store is named after the player's version (``apex_v3.db``); after
+changing the player without a new version, start a new store (``--store``).
 
     python benchmarks/apex_ablation.py --preset expert --rule safe --games 20000   # the saved table
     python benchmarks/apex_ablation.py --variants full,greedy --games 2000 --workers 2
@@ -37,6 +38,7 @@ from arena.store import Store
 from arena.tournament import default_workers, run_tournament
 from engine import PRESETS, FirstClick
 from players import Registry
+from players.builtin.apex import ApexPlayer
 
 HERE = Path(__file__).parent
 RESULTS = HERE / "results"
@@ -175,7 +177,7 @@ def main() -> None:
         "--variants", default=",".join(DEFAULT_VARIANTS), help="comma-separated, from: " + ", ".join(VARIANTS)
     )
     parser.add_argument("--workers", type=int, default=default_workers())
-    parser.add_argument("--store", type=Path, default=RESULTS / "apex.db")
+    parser.add_argument("--store", type=Path, default=RESULTS / f"apex_v{ApexPlayer.version}.db")
     parser.add_argument("--out", type=Path, default=None, help="JSON file (default: results/apex_ablation_*.json)")
     args = parser.parse_args()
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]

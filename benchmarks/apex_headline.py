@@ -35,6 +35,7 @@ from arena.store import Store
 from arena.tournament import default_workers, run_tournament
 from engine import PRESETS, FirstClick
 from players import Registry
+from players.builtin.apex import ApexPlayer
 
 HERE = Path(__file__).parent
 RESULTS = HERE / "results"
@@ -122,7 +123,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=default_workers())
     parser.add_argument("--backend", default="local", help="local, or a backend the arena offers (e.g. dask)")
     parser.add_argument("--scheduler", default=None, help="address of a Dask scheduler, for --backend dask")
-    parser.add_argument("--store", type=Path, default=RESULTS / "apex.db")
+    parser.add_argument("--store", type=Path, default=RESULTS / f"apex_v{ApexPlayer.version}.db")
     parser.add_argument("--out", type=Path, default=None, help="JSON file (default: results/apex_headline*.json)")
     args = parser.parse_args()
     only = {p for p in args.only.split(",") if p}
