@@ -180,14 +180,15 @@ def to_markdown(board: Leaderboard) -> str:
         "Win rate with its 95% Wilson interval. `vs leader`: difference in win rate on the boards both played,"
         " with its 95% interval and the exact McNemar p-value on the boards only one of the two won.",
         "",
-        "| # | player | games | wins | win rate | 95% CI | vs leader | p | guesses/game | ms/game | first click |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| # | player | version | games | wins | win rate | 95% CI | vs leader | p | guesses/game | ms/game"
+        " | first click |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in board.rows:
         vs = "leader" if r.diff is None else f"{100 * r.diff:+.2f} [{100 * r.diff_low:+.2f}, {100 * r.diff_high:+.2f}]"
         p = "" if r.p_value is None else f"{r.p_value:.3g}"
         lines.append(
-            f"| {r.rank} | {r.player} | {r.games} | {r.wins} | {_pct(r.win_rate)} | "
+            f"| {r.rank} | {r.player} | {r.version} | {r.games} | {r.wins} | {_pct(r.win_rate)} | "
             f"{_pct(r.ci_low)} – {_pct(r.ci_high)} | {vs} | {p} | {r.guesses_per_game:.2f} | "
             f"{r.ms_per_game:.3f} | {r.first_click} |"
         )

@@ -214,9 +214,10 @@ def test_publish_writes_markdown_and_json(three_players: tuple[Store, str], tmp_
     assert text.startswith("# Leaderboard: beginner, first click `safe`\n")
     assert f"tournament `{tid}`" in text
     table = [line for line in text.splitlines() if line.startswith("| ")]
-    assert table[0].startswith("| # | player | games | wins | win rate | 95% CI | vs leader | p |")
+    assert table[0].startswith("| # | player | version | games | wins | win rate | 95% CI | vs leader | p |")
     assert [line.split(" | ")[1] for line in table[1:]] == ["alpha", "beta", "gamma"]
-    assert table[1].startswith("| 1 | alpha | 10 | 7 | 70.00% | ")
+    version = board.rows[0].version
+    assert table[1].startswith(f"| 1 | alpha | {version} | 10 | 7 | 70.00% | ")
     assert "| leader |" in table[1]
     assert "| -40.00 [" in table[2]
     assert "| 0.219 |" in table[2]
