@@ -242,11 +242,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             break
         try:
             reply = host.handle(message, lines.spun)
-            lines.spun = 0.0
         except protocol.ProtocolError as error:
             reply = protocol.encode_error(f"bot_host: {error}")
         if reply is not None:
             _write(out, reply)
+            lines.spun = 0.0  # what it waited since its last reply went with this one
     return 0
 
 

@@ -277,7 +277,7 @@ def play_game(
         outcome, error = Outcome.ILLEGAL, f"{type(exc).__name__}: {exc}"
     except (Exception, SystemExit) as exc:  # the bot's exception is its own result (KeyboardInterrupt is not)
         outcome, error = Outcome.ERROR, f"{type(exc).__name__}: {exc}"
-    cpu_ms = (time.thread_time() - cpu0 + agent.cpu_seconds() - outside0) * 1000.0
+    cpu_ms = max(0.0, (time.thread_time() - cpu0 + agent.cpu_seconds() - outside0) * 1000.0)
     wall_ms = (time.perf_counter() - wall0) * 1000.0
     if outcome is None:
         outcome = Outcome.WON if game.won else Outcome.LOST

@@ -88,7 +88,11 @@ class RemoteAgent:
         self.spin = spin
         #: CPU seconds spent busy-waiting, on both ends, that ``cpu_seconds`` does not count.
         self._idle = 0.0
+        #: When the bot last replied, or the game started (a bot's claim of busy waiting is bounded
+        #: by the wall time since then), and what it claimed this game against its CPU then.
         self._replied_at = 0.0
+        self._claimed = 0.0
+        self._game_cpu = 0.0
         self.command = list(command)
         self.limits = limits
         self.env = dict(env) if env is not None else bot_environment()
@@ -211,8 +215,11 @@ class RemoteAgent:
         return self._process
 
     def start(self, spec: BoardSpec, rule: FirstClick, seed: int, limits: Limits) -> None:
-        self._require()
+        process = self._require()
         self._in_game = True
+        self._replied_at = time.perf_counter()
+        self._claimed = 0.0
+        self._game_cpu = process.cpu_seconds() if self.spin > 0 else 0.0
         # Messages that take no reply wait in the outbox and go out with the next observation: one
         # write and one wake-up of the bot instead of two or three.
         self._outbox.append(protocol.new_game(spec, rule, seed, limits.move_time, limits.game_time))
@@ -234,8 +241,13 @@ class RemoteAgent:
             raise AgentFailure(Outcome.ERROR, str(error)) from None
         # The bot may have busy-waited for this observation at most while we were busy between its
         # last reply and this message (plus a little pipe latency), and never longer than its window.
-        if waited > 0 and self._replied_at > 0:
-            self._idle += min(waited, self.spin, sent - self._replied_at + SPIN_SLACK)
+        if waited > 0 and self.spin > 0:
+            # Never more than the window, than the wall time the bot had to wait, nor in all than the
+            # CPU its process used this game: a claim can only lower the bill toward zero.
+            allowed = min(waited, self.spin, max(0.0, sent - self._replied_at) + SPIN_SLACK)
+            claimed = min(self._claimed + allowed, max(0.0, process.cpu_seconds() - self._game_cpu))
+            self._idle += max(0.0, claimed - self._claimed)
+            self._claimed = max(self._claimed, claimed)
         self._replied_at = time.perf_counter()
         return actions
 

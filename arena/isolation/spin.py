@@ -24,8 +24,15 @@ DEFAULT_SPIN = 200e-6
 def spin_window(processes: int, cores: int | None = None) -> float:
     """The busy-wait window for ``processes`` runnable processes (workers and their bots) on this
     machine: ``DEFAULT_SPIN`` when every one has a core, otherwise 0 (never spin)."""
-    available = cores if cores is not None else len(os.sched_getaffinity(0))
+    available = cores if cores is not None else _cores()
     return DEFAULT_SPIN if processes <= available else 0.0
+
+
+def _cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def read_spinning(fd: int, seconds: float, size: int = 1 << 16) -> bytes | None:

@@ -130,6 +130,9 @@ class ApexPlayer(Player):
         #: Work allowed per endgame decision (layouts summed over the states it expands) before
         #: falling back on the heuristics: about 1 ms per 100k on one core.
         endgame_effort: int = Field(default=300_000, ge=1)
+        #: The first click under the ``opening`` rule (row, column); None: three in from the corner,
+        #: (3, 3). Under the other rules the first click is the corner (0, 0).
+        opening_cell: tuple[int, int] | None = None
         #: Threaded enumeration of large components: None = when numba has several threads.
         parallel: bool | None = None
         parallel_threshold: int = Field(default=DEFAULT_PARALLEL_THRESHOLD, ge=1)
@@ -140,7 +143,11 @@ class ApexPlayer(Player):
 
     def play(self, observation: Observation) -> list[Action]:
         if observation.first_move:
-            return [Action.reveal(*self.first_click(observation), guess=observation.rule is FirstClick.NONE)]
+            cell = self.first_click(observation)
+            wanted = self.options.opening_cell
+            if observation.rule is FirstClick.OPENING and wanted is not None:
+                cell = (min(wanted[0], observation.height - 1), min(wanted[1], observation.width - 1))
+            return [Action.reveal(*cell, guess=observation.rule is FirstClick.NONE)]
         # The single-cell rules find most certain moves at a fraction of the solver's cost, and
         # the position reached before the next guess is the same whichever order they run in.
         actions = certain_actions(observation)
@@ -229,9 +236,11 @@ class ApexPlayer(Player):
         best = max(summaries, key=lambda s: round(s.score(weight), _SCORE_DIGITS))
         if options.deep > 1 and len(summaries) > 1:
             top = best.score(weight) - options.deep_margin
-            ranked = [s for s in sorted(summaries, key=lambda s: -s.score(weight)) if s.score(weight) >= top]
+            ranked = [s for s in sorted(summaries, key=lambda s: -round(s.score(weight), _SCORE_DIGITS))]
+            ranked = [s for s in ranked if s.score(weight) >= top]
             if len(ranked) > 1:
-                return max(ranked[: options.deep], key=lambda s: self.deep_score(outlook, s.cell)).cell
+                deep = {s.cell: round(self.deep_score(outlook, s.cell), _SCORE_DIGITS) for s in ranked[: options.deep]}
+                return max(ranked[: options.deep], key=lambda s: deep[s.cell]).cell
         return best.cell
 
     def deep_score(self, outlook: Outlook, cell: Cell) -> float:
