@@ -67,9 +67,13 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "deep-close": {"deep_margin": 0.02},
     "deep-5": {"deep": 5},
     "deep-5-wide": {"deep": 5, "max_candidates": 12, "off_frontier": 3},
+    "opening-0-0": {"opening_cell": [0, 0]},
+    "opening-1-1": {"opening_cell": [1, 1]},
     "opening-2-2": {"opening_cell": [2, 2]},
     "opening-4-4": {"opening_cell": [4, 4]},
     "opening-2-4": {"opening_cell": [2, 4]},
+    "opening-2-3": {"opening_cell": [2, 3]},
+    "opening-3-2": {"opening_cell": [3, 2]},
 }
 #: The table reported by default: every part switched off in turn, plus the largest endgame.
 DEFAULT_VARIANTS = (

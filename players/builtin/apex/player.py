@@ -131,7 +131,10 @@ class ApexPlayer(Player):
         #: falling back on the heuristics: about 1 ms per 100k on one core.
         endgame_effort: int = Field(default=300_000, ge=1)
         #: The first click under the ``opening`` rule (row, column); None: three in from the corner,
-        #: (3, 3). Under the other rules the first click is the corner (0, 0).
+        #: (3, 3). Under the other rules the first click is the corner (0, 0). Against (3, 3) on
+        #: 8000 Expert boards: (0, 0) -5.33, (1, 1) -1.95, (2, 2) +0.81 [+0.19, +1.43], (2, 3) +0.66,
+        #: (3, 2) +0.35, (2, 4) -0.43, (4, 4) -1.06; but (2, 2) on 8000 fresh boards (seed 7000000):
+        #: -0.46 [-1.07, +0.14]: the best of seven on one seed was luck, (3, 3) stays.
         opening_cell: tuple[int, int] | None = None
         #: Threaded enumeration of large components: None = when numba has several threads.
         parallel: bool | None = None
