@@ -39,7 +39,7 @@ from players.solver.fast_system import deduce_matrix, extract, split, stamp_depe
 from players.solver.frontier import MAX_ARITY
 from players.solver.ordering import prepare_search
 from players.solver.rref import _propagate
-from players.solver.weighting import log_convolve, log_correlate
+from players.solver.weighting import forward_backward, log_correlate
 
 __all__ = ["combine", "finish", "prepare"]
 
@@ -348,25 +348,7 @@ def combine(
     """
     count = cell_ptr.shape[0] - 1
     n_total = log_ptr[count] - count
-    forward = np.full((count + 1, n_total + 1), -np.inf)
-    backward = np.full((count + 1, n_total + 1), -np.inf)
-    f_len = np.empty(count + 1, np.int64)
-    b_len = np.empty(count + 1, np.int64)
-    forward[0, 0] = 0.0
-    f_len[0] = 1
-    for k in range(count):
-        out = log_convolve(forward[k, : f_len[k]].copy(), logs[log_ptr[k] : log_ptr[k + 1]].copy())
-        f_len[k + 1] = out.shape[0]
-        for i in range(f_len[k + 1]):
-            forward[k + 1, i] = out[i]
-    for i in range(n_total + 1):
-        backward[count, i] = g[i]
-    b_len[count] = n_total + 1
-    for k in range(count - 1, -1, -1):
-        out = log_correlate(logs[log_ptr[k] : log_ptr[k + 1]].copy(), backward[k + 1, : b_len[k + 1]].copy())
-        b_len[k] = out.shape[0]
-        for i in range(b_len[k]):
-            backward[k, i] = out[i]
+    forward, backward, f_len, b_len = forward_backward(logs, log_ptr, g)
     log_total = backward[0, 0]
     ok = log_total > -np.inf
     exponents = np.empty(log_ptr[count] + n_total + 1)

@@ -38,7 +38,7 @@ from numba import njit
 from players.solver.enumeration import ComponentCounts
 from players.solver.errors import InconsistentPositionError
 
-__all__ = ["Weighting", "log_convolve", "log_correlate", "log_weights", "weigh"]
+__all__ = ["Weighting", "forward_backward", "log_convolve", "log_correlate", "log_weights", "weigh"]
 
 _NEG_INF = -np.inf
 
@@ -90,6 +90,38 @@ def log_correlate(a: np.ndarray, g: np.ndarray) -> np.ndarray:
                 acc += np.exp(v - top)
         out[j] = top + np.log(acc)
     return out
+
+
+@njit(cache=True)
+def forward_backward(
+    logs: np.ndarray, log_ptr: np.ndarray, g: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``weigh``'s two passes over pieces stored back to back (piece ``k``'s log counts are
+    ``logs[log_ptr[k]:log_ptr[k + 1]]``), with the weights ``g``: ``forward[k]`` is the log
+    convolution of pieces ``0..k-1`` (``f_len[k]`` entries), ``backward[k]`` the correlation of
+    pieces ``k..`` with ``g`` (``b_len[k]`` entries); ``backward[0, 0]`` is the log total."""
+    count = log_ptr.shape[0] - 1
+    n_total = log_ptr[count] - count
+    forward = np.full((count + 1, n_total + 1), -np.inf)
+    backward = np.full((count + 1, n_total + 1), -np.inf)
+    f_len = np.empty(count + 1, np.int64)
+    b_len = np.empty(count + 1, np.int64)
+    forward[0, 0] = 0.0
+    f_len[0] = 1
+    for k in range(count):
+        out = log_convolve(forward[k, : f_len[k]].copy(), logs[log_ptr[k] : log_ptr[k + 1]].copy())
+        f_len[k + 1] = out.shape[0]
+        for i in range(f_len[k + 1]):
+            forward[k + 1, i] = out[i]
+    for i in range(n_total + 1):
+        backward[count, i] = g[i]
+    b_len[count] = n_total + 1
+    for k in range(count - 1, -1, -1):
+        out = log_correlate(logs[log_ptr[k] : log_ptr[k + 1]].copy(), backward[k + 1, : b_len[k + 1]].copy())
+        b_len[k] = out.shape[0]
+        for i in range(b_len[k]):
+            backward[k, i] = out[i]
+    return forward, backward, f_len, b_len
 
 
 def log_weights(n_frontier: int, unconstrained: int, mines_left: int, *, weighted: bool = True) -> np.ndarray:

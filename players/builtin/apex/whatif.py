@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from players.solver import ComponentCounts
-from players.solver.weighting import log_convolve, log_correlate
+from players.solver.weighting import forward_backward, log_correlate
 
 __all__ = ["ComponentStore", "summarize"]
 
@@ -149,22 +149,7 @@ def summarize(
                 logs[log_ptr[q] + i] = np.log(t[i])
     n_total = log_ptr[count] - count
     g = _log_weights(n_total, unconstrained, mines_left)
-    forward = np.full((count + 1, n_total + 1), -np.inf)
-    backward = np.full((count + 1, n_total + 1), -np.inf)
-    f_len = np.empty(count + 1, np.int64)
-    b_len = np.empty(count + 1, np.int64)
-    forward[0, 0] = 0.0
-    f_len[0] = 1
-    for q in range(count):
-        out = log_convolve(forward[q, : f_len[q]].copy(), logs[log_ptr[q] : log_ptr[q + 1]].copy())
-        f_len[q + 1] = out.shape[0]
-        forward[q + 1, : f_len[q + 1]] = out
-    backward[count, :] = g
-    b_len[count] = n_total + 1
-    for q in range(count - 1, -1, -1):
-        out = log_correlate(logs[log_ptr[q] : log_ptr[q + 1]].copy(), backward[q + 1, : b_len[q + 1]].copy())
-        b_len[q] = out.shape[0]
-        backward[q, : b_len[q]] = out
+    forward, backward, f_len, b_len = forward_backward(logs, log_ptr, g)
     log_total = backward[0, 0]
     if log_total == -np.inf:
         return False, log_total, False, 0.0
