@@ -64,6 +64,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "progress-0.3": {"progress_weight": 0.3},
     "candidates-16": {"max_candidates": 16},
     "no-deep": {"deep": 0},
+    "tolerance-0.15": {"tolerance": 0.15},
     "deep-close": {"deep_margin": 0.02},
     "deep-5": {"deep": 5},
     "deep-5-wide": {"deep": 5, "max_candidates": 12, "off_frontier": 3},

@@ -239,8 +239,6 @@ class RemoteAgent:
             raise AgentFailure(Outcome.ILLEGAL, str(error)) from None
         except protocol.BotReportedError as error:
             raise AgentFailure(Outcome.ERROR, str(error)) from None
-        # The bot may have busy-waited for this observation at most while we were busy between its
-        # last reply and this message (plus a little pipe latency), and never longer than its window.
         if waited > 0 and self.spin > 0:
             # Never more than the window, than the wall time the bot had to wait, nor in all than the
             # CPU its process used this game: a claim can only lower the bill toward zero.

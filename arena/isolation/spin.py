@@ -1,11 +1,12 @@
 """Waiting for a pipe without falling asleep: a short busy wait before a blocking one.
 
 A process blocked on a pipe is woken by the kernel when data arrives; on an idle (virtual) machine
-that wake-up, not the copy, dominates a round trip: 85 µs here against 3 µs for a reader that keeps
-trying for a moment first. Bots and the arena answer each other within tens of microseconds, so
-both ends try for a short window, yielding the core to anyone else who wants it, and only then
-block. Used only where each side has a core of its own (see ``spin_window``): on a busy machine
-the wake-ups are fast anyway and the busy wait would take time from real work.
+that wake-up, not the copy, dominates a round trip: about 80 µs here against 3-5 µs for a reader
+that keeps trying for a moment first (``benchmarks/isolation_overhead.py``). Bots and the arena
+answer each other within tens of microseconds, so both ends try for a short window, yielding the
+core to anyone else who wants it, and only then block. Used only where each side has a core of its
+own (see ``spin_window``): on a busy machine the wake-ups are fast anyway and the busy wait would
+take time from real work.
 """
 
 from __future__ import annotations
