@@ -247,6 +247,14 @@ class EnumerationPlayer(Player):
         #: away from the frontier: what the published Rust solver compares with (for
         #: ``benchmarks/players_reproduction.py``, which measures the difference).
         interior: Literal["expected", "density"] = "expected"
+        #: How solutions are counted. ``joint``: combinations of component solutions whose mine
+        #: total fits the mines left, above and below (as described above). ``rust``: what the
+        #: published Rust solver does, for ``benchmarks/players_reproduction.py`` only: each
+        #: component alone, keeping a solution when its mines plus every other component's fewest
+        #: fit under the mines left (no lower bound, so nothing is ever deduced from the count);
+        #: mines found by enumeration are not flagged; the Rust guess threshold (``interior`` is
+        #: then ignored), and with no cell away from the frontier a corner, edge or any covered cell.
+        counting: Literal["joint", "rust"] = "joint"
 
     def reset(self, rng: np.random.Generator, spec: BoardSpec, rule: FirstClick) -> None:
         super().reset(rng, spec, rule)
@@ -272,9 +280,48 @@ class EnumerationPlayer(Player):
             parallel=parallel,
             parallel_threshold=self.options.parallel_threshold,
         )
+        if self.options.counting == "rust":
+            return self._play_rust(result, observation)
         if result.safe or result.mines:
             return _actions(_REVEAL, *_columns(result.safe)) + _actions(_FLAG, *_columns(result.mines))
         return [Action.reveal(*self._guess(result, observation), guess=True)]
+
+    def _play_rust(self, result: Analysis, observation: Observation) -> list[Action]:
+        """The Rust solver's counting and guessing (see ``Options.counting``)."""
+        width = observation.width
+        flat = result.probabilities.reshape(-1)
+        in_component = np.zeros(flat.size, dtype=bool)
+        for comp in result.components:
+            in_component[comp.cells] = True
+        # Cells settled by the local deductions, before any counting, stay settled.
+        settled = result.frontier.system.cells[~in_component[result.frontier.system.cells]]
+        safe = [int(x) for x in settled if flat[x] == 0.0]
+        mines = [int(x) for x in settled if flat[x] == 1.0]
+        left = observation.mines - observation.flags
+        lowest = [int(np.flatnonzero(comp.totals)[0]) for comp in result.components]
+        p = np.full(flat.size, np.nan)
+        for comp, low in zip(result.components, lowest, strict=True):
+            kept = np.arange(comp.totals.shape[0]) + sum(lowest) - low <= left
+            total = float(comp.totals[kept].sum())
+            counts = comp.mine_counts[kept].sum(axis=0).astype(np.float64)
+            p[comp.cells] = counts / total
+            safe += [int(x) for x, n in zip(comp.cells, counts, strict=True) if n == 0]
+        if safe or mines:
+            return _actions(_REVEAL, *_columns([divmod(x, width) for x in sorted(safe)])) + _actions(
+                _FLAG, *_columns([divmod(x, width) for x in sorted(mines)])
+            )
+        frontier = [int(x) for x in result.frontier.system.cells if in_component[x] and p[x] < 1.0]
+        best = min((p[x] for x in frontier), default=np.inf)
+        covered = np.flatnonzero(observation.grid.reshape(-1) == COVERED)
+        density = left / covered.size if covered.size else 1.0
+        if best < density:
+            choices = [x for x in frontier if p[x] == best]
+        else:
+            pool = result.frontier.unconstrained if result.frontier.unconstrained.size else covered
+            cells = position_preference([divmod(int(x), width) for x in pool], observation.height, width)
+            choices = [r * width + c for r, c in cells]
+        cell = choices[int(self.rng.integers(len(choices)))]
+        return [Action.reveal(*divmod(cell, width), guess=True)]
 
     def _guess(self, result: Analysis, observation: Observation) -> tuple[int, int]:
         """The least likely mine on the frontier, unless a cell away from it is less likely (then

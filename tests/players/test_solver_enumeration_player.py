@@ -159,3 +159,15 @@ def test_the_density_threshold_is_a_validated_option() -> None:
     assert player.options.interior == "density"
     with pytest.raises(PlayerError):
         Registry(entry_points=False).create("enumeration", {"interior": "sometimes"})
+
+
+def test_the_rust_counting_plays_whole_games_the_same_way_twice() -> None:
+    from players import Registry
+
+    registry = Registry(entry_points=False)
+    runs = []
+    for _ in range(2):
+        player = registry.create("enumeration", {"counting": "rust"})
+        runs.append([play_game(player, "enumeration", EXPERT, FirstClick.SAFE, 4, b) for b in range(12)])
+    assert [(r.outcome, r.moves, r.guesses) for r in runs[0]] == [(r.outcome, r.moves, r.guesses) for r in runs[1]]
+    assert {r.outcome.value for r in runs[0]} <= {"won", "lost"}
