@@ -6,8 +6,10 @@ every solution is played. Otherwise the best frontier cell's probability, from p
 counts (unweighted, as published), is compared with the probability of a cell away from the
 frontier; a guess away from the frontier prefers a corner, then an edge, then any other cell.
 
-Reproduces the open-source Rust solver of REFERENCES.md (91.05 / 75.68 / 32.51% on Beginner /
-Intermediate / Expert with a safe first click in the corner).
+The open-source Rust solver of REFERENCES.md wins 91.05 / 75.68 / 32.51% on Beginner /
+Intermediate / Expert (safe first click, corner); this player, 91.25 / 76.32 / 33.93%. The Rust
+solver's own guess threshold, counting and scoring (options ``interior`` and ``counting``, see
+``benchmarks/players_reproduction.py``) bring ours to 91.05 / 75.91 / 33.03%.
 
 Speed: a move costs one compiled call for the first-move test and the single-cell rules
 (``_rules``: the sweeps of ``players.rules``), and only when those find nothing an ``analyze``
