@@ -9,6 +9,7 @@ plugin never takes the command line down with it.
 
 from __future__ import annotations
 
+import abc
 import hashlib
 import importlib
 import importlib.metadata
@@ -72,12 +73,13 @@ def _first_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
 
 
-class PlayerLookup:
+class PlayerLookup(abc.ABC):
     """Lookup by name over a ``players`` mapping, shared by every kind of player catalogue."""
 
     @property
+    @abc.abstractmethod
     def players(self) -> dict[str, PlayerEntry]:
-        raise NotImplementedError
+        """Every player the catalogue offers, by name."""
 
     def get(self, name: str) -> PlayerEntry:
         players = self.players

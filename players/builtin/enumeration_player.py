@@ -167,6 +167,7 @@ def _candidates(
         if p < 1.0 and p < best:
             best = p
     if unconstrained.shape[0] > 0 and (u < best or (ties_away and u == best)):
+        out = np.empty(unconstrained.shape[0], np.int64)
         for level in range(3):
             count = 0
             for f in unconstrained:
@@ -175,30 +176,17 @@ def _candidates(
                 row_edge = r == 0 or r == height - 1
                 col_edge = c == 0 or c == width - 1
                 if level == 2 or (row_edge and col_edge) or (level == 1 and (row_edge or col_edge)):
+                    out[count] = f
                     count += 1
             if count:
-                out = np.empty(count, np.int64)
-                count = 0
-                for f in unconstrained:
-                    r = f // width
-                    c = f % width
-                    row_edge = r == 0 or r == height - 1
-                    col_edge = c == 0 or c == width - 1
-                    if level == 2 or (row_edge and col_edge) or (level == 1 and (row_edge or col_edge)):
-                        out[count] = f
-                        count += 1
-                return out
-    count = 0
-    for f in frontier:
-        if probabilities[f] < 1.0 and probabilities[f] == best:
-            count += 1
-    out = np.empty(count, np.int64)
+                return out[:count]
+    out = np.empty(frontier.shape[0], np.int64)
     count = 0
     for f in frontier:
         if probabilities[f] < 1.0 and probabilities[f] == best:
             out[count] = f
             count += 1
-    return out
+    return out[:count]
 
 
 _kernels_loaded = False

@@ -410,28 +410,20 @@ def deduce_matrix(a: np.ndarray, b: np.ndarray) -> tuple[bool, np.ndarray]:
                 new_live[k] = live[j]
                 k += 1
         live = new_live
-        nonzero = 0
+        nonzero = np.zeros(rows, np.bool_)
         for i in range(rows):
-            zero = True
             for j in range(kept):
                 if new_a[i, j] != 0:
-                    zero = False
+                    nonzero[i] = True
                     break
-            if zero:
-                if new_b[i] != 0:
-                    return False, values
-            else:
-                nonzero += 1
-        a = np.empty((nonzero, kept), np.int64)
-        b = np.empty(nonzero, np.int64)
+            if not nonzero[i] and new_b[i] != 0:
+                return False, values
+        count = int(nonzero.sum())
+        a = np.empty((count, kept), np.int64)
+        b = np.empty(count, np.int64)
         k = 0
         for i in range(rows):
-            zero = True
-            for j in range(kept):
-                if new_a[i, j] != 0:
-                    zero = False
-                    break
-            if not zero:
+            if nonzero[i]:
                 for j in range(kept):
                     a[k, j] = new_a[i, j]
                 b[k] = new_b[i]
