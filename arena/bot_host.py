@@ -21,18 +21,20 @@ import contextlib
 import gc
 import json
 import os
+import select
 import signal
 import sys
+import time
 import traceback
 from collections.abc import Iterator, Sequence
 from typing import IO, Any
 
 import numpy as np
 
-from arena.isolation import protocol
+from arena.isolation import protocol, shared
 from arena.isolation.spin import LineReader
 from arena.runner import as_actions
-from engine import BoardSpec, FirstClick, InvalidActionError
+from engine import BoardSpec, FirstClick, InvalidActionError, Observation
 from players import Player, Registry
 
 __all__ = ["Host", "main"]
@@ -83,6 +85,8 @@ class Host:
         self.spec: BoardSpec | None = None
         self.rule = FirstClick.SAFE
         self.pending_error = ""
+        #: Whether observations come through shared memory (``arena.isolation.shared``).
+        self.shared = False
         registry = Registry(plugin_files, entry_points=entry_points)
         try:
             _set_threads(threads)
@@ -116,7 +120,7 @@ class Host:
         seconds spent busy-waiting for messages since the last reply (reported with the answer)."""
         kind = message["type"]
         if kind == "hello":
-            return protocol.hello_reply(self.name, self.version, self.error)
+            return protocol.hello_reply(self.name, self.version, self.error, "shared" if self.shared else "")
         if kind == "new_game":
             self.new_game(message)
         elif kind == "observation":
@@ -141,20 +145,42 @@ class Host:
             traceback.print_exc(file=sys.stderr)
 
     def answer(self, message: dict[str, Any], spun: float = 0.0) -> str:
+        refusal = self.refusal()
+        if refusal is not None:
+            return refusal
+        assert self.spec is not None
+        observation = protocol.observation_from(message, self.spec.height, self.spec.width, self.rule)
+        reply = self.respond(observation)
+        return reply if isinstance(reply, str) else self.encode(reply, spun)
+
+    def refusal(self) -> str | None:
+        """The error line for an observation this host cannot pass to a player, else None."""
         if self.player is None:
             return protocol.encode_error(f"could not set up the player: {self.error}")
         if self.pending_error:
             return protocol.encode_error(self.pending_error)
         if self.spec is None:
             return protocol.encode_error("observation before new_game")
-        observation = protocol.observation_from(message, self.spec.height, self.spec.width, self.rule)
+        return None
+
+    @staticmethod
+    def encode(actions: list[Any], spun: float) -> str:
+        """The reply line for the player's would-be actions (whatever they hold: a value whose truth
+        or text raises is the player's error, as it would be in process)."""
+        try:
+            return protocol.encode_answer(actions, spun)
+        except BaseException as error:
+            return protocol.encode_error(_describe(error))
+
+    def respond(self, observation: Observation) -> list[Any] | str:
+        """What the player answers: its would-be actions (checked by the arena), or an error line."""
+        assert self.player is not None
         try:
             answer = self.player.play(observation)
             try:
-                actions = as_actions(answer)
+                return as_actions(answer)
             except InvalidActionError:
-                actions = [answer]  # not an action and not a list: passed on for the arena to refuse
-            return protocol.encode_answer(actions, spun)
+                return [answer]  # not an action and not a list: passed on for the arena to refuse
         except BaseException as error:  # SystemExit and KeyboardInterrupt too: the player's error
             text = _describe(error)
             with contextlib.suppress(MemoryError):
@@ -218,6 +244,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.list and not args.player:
         parser.error("--player is required")
     reader, out = _claim_stdio()  # before any plugin is imported: its prints go to stderr
+    channel = _attach_channel()  # before too: the descriptor's name leaves the environment
     if args.list:
         _write(out, json.dumps(list_players(args.plugin, not args.no_entry_points)))
         return 0
@@ -229,25 +256,166 @@ def main(argv: Sequence[str] | None = None) -> int:
         threads=args.threads,
         warm_up_time=args.warm_up_time,
     )
-    lines = LineReader(reader.fileno(), args.spin_us * 1e-6)
+    host.shared = channel is not None
+    if channel is not None:
+        serve_shared(host, channel, reader.fileno(), out, args.spin_us * 1e-6)
+    else:
+        serve_lines(host, reader.fileno(), out, args.spin_us * 1e-6)
+    return 0
+
+
+def _attach_channel() -> shared.SharedChannel | None:
+    """The shared-memory segment the arena passed (``ARENA_SHARED_FD``), if any and usable."""
+    descriptor = os.environ.pop(shared.ENV_FD, "")
+    if not descriptor:
+        return None
+    try:
+        return shared.SharedChannel.attach(int(descriptor))
+    except (ValueError, shared.SharedChannelError) as error:
+        print(f"bot_host: answering by lines only: {error}", file=sys.stderr, flush=True)
+        return None
+
+
+def _take_line(host: Host, raw: bytes, out: int, spun: float) -> tuple[bool, bool]:
+    """Handle one line of the arena's: (go on, replied)."""
+    try:
+        message = protocol.read_message(raw)
+    except protocol.ProtocolError as error:
+        print(f"bot_host: ignoring a message that is not the protocol: {error}", file=sys.stderr)
+        return True, False
+    if message["type"] == "quit":
+        return False, False
+    try:
+        reply = host.handle(message, spun)
+    except protocol.ProtocolError as error:
+        reply = protocol.encode_error(f"bot_host: {error}")
+    if reply is None:
+        return True, False
+    _write(out, reply)
+    return True, True
+
+
+def serve_lines(host: Host, fd: int, out: int, spin: float) -> None:
+    """Answer the arena's lines until ``quit`` or the end of the input."""
+    lines = LineReader(fd, spin)
     for raw in lines:
         if not raw.strip():
             continue
-        try:
-            message = protocol.read_message(raw)
-        except protocol.ProtocolError as error:
-            print(f"bot_host: ignoring a message that is not the protocol: {error}", file=sys.stderr)
-            continue
-        if message["type"] == "quit":
-            break
-        try:
-            reply = host.handle(message, lines.spun)
-        except protocol.ProtocolError as error:
-            reply = protocol.encode_error(f"bot_host: {error}")
-        if reply is not None:
-            _write(out, reply)
+        go_on, replied = _take_line(host, raw, out, lines.spun)
+        if not go_on:
+            return
+        if replied:
             lines.spun = 0.0  # what it waited since its last reply went with this one
-    return 0
+
+
+def serve_shared(host: Host, channel: shared.SharedChannel, fd: int, out: int, spin: float) -> None:
+    """Answer observations posted in shared memory, and the arena's lines, until ``quit`` or the
+    end of the input. Lines come first: the arena posts an observation only after the lines that
+    precede it (``new_game``) are in the pipe, and says how many there were."""
+    pipe = _Pipe(fd)
+    taken = 0  # non-empty lines handled so far
+    spun = 0.0  # CPU seconds of busy waiting since the last reply
+
+    def take_lines() -> bool:
+        nonlocal taken, spun
+        for raw in pipe.lines():
+            if not raw.strip():
+                continue  # a wake-up
+            taken += 1
+            go_on, replied = _take_line(host, raw, out, spun)
+            if not go_on:
+                return False
+            if replied:
+                spun = 0.0
+        return True
+
+    while True:
+        if pipe.unread and not take_lines():
+            return
+        if channel.posted() != channel.seq:
+            while taken < channel.lines_before():
+                if pipe.eof:
+                    return
+                pipe.fill(None)
+                if not take_lines():
+                    return
+            _answer_shared(host, channel, out, spun)
+            spun = 0.0
+            continue
+        if pipe.eof:
+            return
+        if spin > 0:
+            started = time.thread_time()
+            end = time.perf_counter() + spin
+            while channel.posted() == channel.seq and time.perf_counter() < end:
+                os.sched_yield()
+            spun += time.thread_time() - started
+            if channel.posted() != channel.seq:
+                continue
+        channel.set_bot_sleeping(True)
+        if channel.posted() == channel.seq:
+            pipe.fill(shared.BACKSTOP)
+        channel.set_bot_sleeping(False)
+
+
+def _answer_shared(host: Host, channel: shared.SharedChannel, out: int, spun: float) -> None:
+    reply = host.refusal()
+    if reply is None:
+        try:
+            observation = channel.observation(host.rule)
+        except shared.SharedChannelError as error:
+            reply = protocol.encode_error(f"bot_host: {error}")
+        else:
+            reply = host.respond(observation)
+    if isinstance(reply, str) or not channel.write_actions(reply, spun):
+        _write(out, reply if isinstance(reply, str) else host.encode(reply, spun))
+        channel.write_pipe_marker(spun)
+    if channel.arena_sleeping():
+        _write(out, "")  # wake it
+
+
+class _Pipe:
+    """The arena's input, read without blocking into a buffer of lines."""
+
+    def __init__(self, fd: int) -> None:
+        os.set_blocking(fd, False)
+        self.fd = fd
+        self.eof = False
+        self._buffer = bytearray()
+
+    def fill(self, timeout: float | None) -> None:
+        """Read what has come, waiting up to ``timeout`` seconds (None: for ever) for something."""
+        if self.eof:
+            return
+        select.select([self.fd], [], [], timeout)
+        try:
+            chunk = os.read(self.fd, 1 << 16)
+        except BlockingIOError:
+            return
+        if chunk:
+            self._buffer += chunk
+        else:
+            self.eof = True
+
+    @property
+    def unread(self) -> bool:
+        """Whether ``lines`` may have something (or the input has ended)."""
+        return self.eof or bool(self._buffer)
+
+    def lines(self) -> Iterator[bytes]:
+        """The complete lines read so far (and, at the end of the input, a last partial one)."""
+        buffer = self._buffer
+        while True:
+            end = buffer.find(b"\n")
+            if end < 0:
+                break
+            line = bytes(buffer[:end])
+            del buffer[: end + 1]
+            yield line
+        if self.eof and buffer:
+            line = bytes(buffer)
+            buffer.clear()
+            yield line
 
 
 if __name__ == "__main__":

@@ -156,7 +156,9 @@ def _agent(ref: PlayerRef, config: TournamentConfig) -> Agent:
         agent = TrustedAgent(player)
     else:
         command = [str(part) for part in signature[1]]  # type: ignore[attr-defined]
-        agent = RemoteAgent(ref.name, command, config.limits, env=bot_environment(), spin=_spin)
+        # The arena's own host takes a shared-memory channel; an engine bot speaks lines only.
+        host = not any(bot.name == ref.name for bot in config.engine_bots)
+        agent = RemoteAgent(ref.name, command, config.limits, env=bot_environment(), spin=_spin, shared=host)
     _agents[ref.key] = (signature, agent)
     return agent
 

@@ -94,10 +94,16 @@ def bench_player(name: str, games: int, rounds: int, spin: float) -> dict[str, A
     agents: dict[str, Counting] = {"trusted": Counting(TrustedAgent(player))}
     remotes: list[RemoteAgent] = []
     startup: dict[str, float] = {}
-    for label, window in (("isolated", 0.0), ("isolated_spin", spin)):
+    modes = (
+        ("isolated", 0.0, False),
+        ("isolated_spin", spin, False),
+        ("shared", 0.0, True),
+        ("shared_spin", spin, True),
+    )
+    for label, window, shared in modes:
         command = host_command(name, entry_points=False, threads=1, spin=window)
         started = time.perf_counter()
-        remote = RemoteAgent(name, command, LIMITS, spin=window)
+        remote = RemoteAgent(name, command, LIMITS, spin=window, shared=shared)
         agents[label] = Counting(remote)
         agents[label].prepare()
         startup[label] = round(time.perf_counter() - started, 3)
@@ -130,7 +136,7 @@ def bench_player(name: str, games: int, rounds: int, spin: float) -> dict[str, A
         "ms_per_game": {label: round(value, 3) for label, value in per_game.items()},
         "process_start_s": startup,
     }
-    for label in ("isolated", "isolated_spin"):
+    for label, _, _ in modes:
         extra = best[label] - best["trusted"]
         row[label] = {
             "extra_percent": round(100 * extra / best["trusted"], 1),

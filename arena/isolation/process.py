@@ -12,6 +12,7 @@ import collections
 import contextlib
 import ctypes
 import json
+import math
 import os
 import select
 import signal
@@ -104,8 +105,13 @@ class BotProcess:
         stderr_lines: int = 20,
         max_line: int = 1 << 20,
         spin: float = 0.0,
+        pass_fds: Sequence[int] = (),
     ) -> None:
         self.command = list(command)
+        #: Descriptors the bot inherits (a shared-memory segment: ``arena.isolation.shared``).
+        self.pass_fds = tuple(pass_fds)
+        #: Non-empty protocol lines written to the bot so far (``send``).
+        self.lines_sent = 0
         self.memory_mb = memory_mb
         self.cpu_seconds_limit = cpu_seconds
         self.env = dict(env) if env is not None else None
@@ -131,6 +137,7 @@ class BotProcess:
         self._tail.clear()
         self._buffer.clear()
         self._cpu_last = 0.0
+        self.lines_sent = 0
         self._proc = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE,
@@ -138,6 +145,7 @@ class BotProcess:
             stderr=subprocess.PIPE,
             start_new_session=True,
             close_fds=True,
+            pass_fds=self.pass_fds,
             bufsize=0,
             env=self.env,
         )
@@ -234,6 +242,7 @@ class BotProcess:
         if proc is None or proc.stdin is None or self._poll_out is None:
             raise BotExited("the bot is not running")
         data = memoryview((line + "\n").encode("utf-8"))
+        self.lines_sent += sum(1 for part in line.split("\n") if part.strip())
         fd = proc.stdin.fileno()
         while data:
             try:
@@ -297,6 +306,48 @@ class BotProcess:
             if not chunk:
                 raise BotExited("the bot closed its output")
             buffer += chunk
+
+    def ring(self) -> None:
+        """Write an empty line (ignored by the protocol) to wake a bot asleep on its input. A pipe
+        that is full already holds wake-ups enough, so this never waits."""
+        proc = self._proc
+        if proc is None or proc.stdin is None:
+            raise BotExited("the bot is not running")
+        try:
+            os.write(proc.stdin.fileno(), b"\n")
+        except BlockingIOError:
+            pass
+        except (BrokenPipeError, ConnectionResetError, ValueError, OSError) as error:
+            raise BotExited(f"cannot write to the bot: {error}") from None
+
+    def await_output(self, seconds: float) -> None:
+        """Wait up to ``seconds`` for the bot to write; what it wrote joins the line buffer that
+        ``receive`` reads. Raises ``BotExited`` at the end of its output."""
+        proc = self._proc
+        if proc is None or proc.stdout is None or self._poll_in is None:
+            raise BotExited("the bot is not running")
+        if not self._poll_in.poll(max(0, math.ceil(seconds * 1000))):
+            return
+        try:
+            chunk = os.read(proc.stdout.fileno(), 1 << 16)
+        except BlockingIOError:
+            return
+        except OSError as error:
+            raise BotExited(f"cannot read from the bot: {error}") from None
+        if not chunk:
+            raise BotExited("the bot closed its output")
+        self._buffer += chunk
+        if len(self._buffer) > self.max_line:
+            raise BotOutputError(f"the bot wrote more than {self.max_line} bytes without a newline")
+
+    def pending_output(self) -> bytes:
+        """What the bot wrote that ``receive`` has not taken, less empty lines (which are dropped)."""
+        if not self._buffer:
+            return b""
+        text = bytes(self._buffer).strip()
+        if not text:
+            self._buffer.clear()
+        return text
 
     # -- what can be seen from outside ----------------------------------------------------------------------------
     def cpu_seconds(self) -> float:

@@ -35,6 +35,7 @@ __all__ = [
     "game_over",
     "hello",
     "hello_reply",
+    "hello_transport",
     "new_game",
     "observation",
     "observation_from",
@@ -168,6 +169,17 @@ def decode_hello(line: bytes | str) -> tuple[str, str]:
     return str(name)[:64], str(version)[:64]
 
 
+def hello_transport(line: bytes | str) -> str:
+    """The optional ``transport`` of a hello answer: ``"shared"`` when the arena's own Python host
+    took the shared-memory segment it was offered (``arena.isolation.shared``), else ``""``."""
+    try:
+        message = json.loads(line)
+    except (ValueError, UnicodeDecodeError):
+        return ""
+    transport = message.get("transport") if isinstance(message, dict) else None
+    return transport if isinstance(transport, str) else ""
+
+
 def _whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -281,10 +293,12 @@ def encode_error(text: str) -> str:
     return _line({"error": text[:1000]})
 
 
-def hello_reply(name: str, version: str, error: str = "") -> str:
+def hello_reply(name: str, version: str, error: str = "", transport: str = "") -> str:
     reply: dict[str, Any] = {"protocol": PROTOCOL_VERSION, "name": name, "version": version}
     if error:
         reply["error"] = error[:1000]
+    if transport:
+        reply["transport"] = transport
     return _line(reply)
 
 

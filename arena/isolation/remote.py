@@ -15,12 +15,13 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import arena
 from arena.isolation import protocol
+from arena.isolation import shared as shared_memory
 from arena.isolation.process import BotExited, BotOutputError, BotProcess, BotTimeout, make_undumpable
 from arena.isolation.settings import DEFAULT_LIMITS, Limits
 from arena.runner import AgentFailure, Outcome
@@ -32,6 +33,8 @@ __all__ = ["MAX_SETUP_FAILURES", "RemoteAgent", "bot_environment", "host_command
 MAX_SETUP_FAILURES = 3
 #: Pipe latency allowed on top of the arena's own turnaround when a bot reports busy-waiting.
 SPIN_SLACK = 50e-6
+
+T = TypeVar("T")
 
 
 def bot_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -82,16 +85,24 @@ class RemoteAgent:
         *,
         env: Mapping[str, str] | None = None,
         spin: float = 0.0,
+        shared: bool = False,
     ) -> None:
         self.name = name
         #: Seconds each end of the pipe busy-waits before blocking (``arena.isolation.spin``).
         self.spin = spin
+        #: Offer each process a shared-memory segment (``arena.isolation.shared``): for the
+        #: arena's own Python host, which says in its hello whether it took it.
+        self.shared = shared and shared_memory.supported()
+        self._channel: shared_memory.SharedChannel | None = None
+        self._pending_channel: shared_memory.SharedChannel | None = None
         #: CPU seconds spent busy-waiting, on both ends, that ``cpu_seconds`` does not count.
         self._idle = 0.0
         #: When the bot last replied, or the game started (a bot's claim of busy waiting is bounded
         #: by the wall time since then), and what it claimed this game against its CPU then.
         self._replied_at = 0.0
         self._claimed = 0.0
+        #: The bot's CPU this game at the last reading (a lower bound of it now).
+        self._cpu_seen = 0.0
         self._game_cpu = 0.0
         self.command = list(command)
         self.limits = limits
@@ -136,19 +147,32 @@ class RemoteAgent:
         """Start a process and send ``hello`` without waiting: after a kill the replacement starts
         right away and loads while the worker plays other players' games."""
         make_undumpable()
+        env, fds = self.env, ()
+        channel = descriptor = None
+        if self.shared:
+            with contextlib.suppress(OSError, shared_memory.SharedChannelError):  # then lines only
+                channel, descriptor = shared_memory.SharedChannel.create()
+                env, fds = {**self.env, shared_memory.ENV_FD: str(descriptor)}, (descriptor,)
         process = BotProcess(
             self.command,
             memory_mb=self.limits.memory_mb,
             cpu_seconds=self.limits.cpu_rlimit,
-            env=self.env,
+            env=env,
             spin=self.spin,
+            pass_fds=fds,
         )
         deadline = time.monotonic() + self.limits.startup_time
         try:
             process.start()
         except OSError as error:
             self._pending = (None, f"cannot start the bot {self.command[0]!r}: {error}", deadline)
+            if channel is not None:
+                channel.close()
             return
+        finally:
+            if descriptor is not None:
+                os.close(descriptor)  # the bot has its own copy now
+        self._pending_channel = channel
         self.starts += 1
         with contextlib.suppress(BotTimeout, BotExited):  # the handshake will say what happened
             process.send(protocol.hello(), deadline)
@@ -157,12 +181,16 @@ class RemoteAgent:
     def _handshake(self) -> None:
         assert self._pending is not None
         process, problem, deadline = self._pending
+        channel, self._pending_channel = self._pending_channel, None
         self._pending = None
         if process is None:
             self._setup_failed(None, Outcome.CRASHED, problem)
             return
         try:
-            self.bot_name, self.bot_version = protocol.decode_hello(process.receive(deadline))
+            line = process.receive(deadline)
+            self.bot_name, self.bot_version = protocol.decode_hello(line)
+            if channel is not None and protocol.hello_transport(line) == "shared":
+                self._channel, channel = channel, None
         except BotTimeout:
             self._setup_failed(
                 process, Outcome.TIMEOUT, f"no answer to hello within {self.limits.startup_time:g} s (start-up)"
@@ -173,6 +201,9 @@ class RemoteAgent:
             self._setup_failed(process, Outcome.ILLEGAL, f"bad answer to hello: {error}")
         except protocol.BotReportedError as error:
             self._setup_failed(process, Outcome.ERROR, f"could not set up the player: {error}")
+        finally:
+            if channel is not None:
+                channel.close()  # declined, or the start failed
         self._process = process
         self._setup_failures = 0
         self._setup_error = None
@@ -191,6 +222,9 @@ class RemoteAgent:
         outbox, self._outbox = self._outbox, []
         self._process = None
         self._in_game = False
+        channel, self._channel = self._channel, None
+        if channel is not None:
+            channel.close()
         if process is not None:
             self._last_process = process
             if kill:
@@ -207,6 +241,9 @@ class RemoteAgent:
         pending, self._pending = self._pending, None
         if pending is not None and pending[0] is not None:
             pending[0].kill()
+        channel, self._pending_channel = self._pending_channel, None
+        if channel is not None:
+            channel.close()
 
     # -- a game ---------------------------------------------------------------------------------------------------
     def _require(self) -> BotProcess:
@@ -219,6 +256,7 @@ class RemoteAgent:
         self._in_game = True
         self._replied_at = time.perf_counter()
         self._claimed = 0.0
+        self._cpu_seen = 0.0
         self._game_cpu = process.cpu_seconds() if self.spin > 0 else 0.0
         # Messages that take no reply wait in the outbox and go out with the next observation: one
         # write and one wake-up of the bot instead of two or three.
@@ -226,35 +264,69 @@ class RemoteAgent:
 
     def act(self, observation: Observation, budget: float) -> list[Action]:
         process = self._require()
-        message = "\n".join([*self._outbox, protocol.observation(observation)])
-        self._outbox.clear()
+        deadline = time.monotonic() + budget
+        channel = self._channel
         sent = time.perf_counter()
         spun = process.spun
-        line = self._exchange(process, message, time.monotonic() + budget)
-        self._idle += process.spun - spun
         try:
-            actions, waited = protocol.parse_reply(line)
-        except protocol.ProtocolError as error:
+            if channel is not None and channel.fits(observation):
+                actions, waited = self._exchange(process, deadline, self._shared_reply, channel, observation)
+            else:
+                message = "\n".join([*self._outbox, protocol.observation(observation)])
+                self._outbox.clear()
+                line = self._exchange(process, deadline, self._line_reply, message)
+                actions, waited = protocol.parse_reply(line)
+        except (protocol.ProtocolError, shared_memory.SharedChannelError) as error:
             self._stop(respawn=True)  # where its output stands is anyone's guess now
             raise AgentFailure(Outcome.ILLEGAL, str(error)) from None
         except protocol.BotReportedError as error:
             raise AgentFailure(Outcome.ERROR, str(error)) from None
+        finally:
+            self._idle += process.spun - spun
         if waited > 0 and self.spin > 0:
             # Never more than the window, than the wall time the bot had to wait, nor in all than the
             # CPU its process used this game: a claim can only lower the bill toward zero.
             allowed = min(waited, self.spin, max(0.0, sent - self._replied_at) + SPIN_SLACK)
-            claimed = min(self._claimed + allowed, max(0.0, process.cpu_seconds() - self._game_cpu))
+            claimed = self._claimed + allowed
+            if claimed > self._cpu_seen:  # CPU only grows: the clock is read only when the bound may bite
+                self._cpu_seen = max(0.0, process.cpu_seconds() - self._game_cpu)
+                claimed = min(claimed, self._cpu_seen)
             self._idle += max(0.0, claimed - self._claimed)
             self._claimed = max(self._claimed, claimed)
         self._replied_at = time.perf_counter()
         return actions
 
-    def _exchange(self, process: BotProcess, message: str, deadline: float) -> bytes:
-        """Send ``message``, return the reply line; every way that fails ends the game."""
+    @staticmethod
+    def _line_reply(process: BotProcess, deadline: float, message: str) -> bytes:
+        process.send(message, deadline)
+        return process.receive(deadline)
+
+    def _shared_reply(
+        self, process: BotProcess, deadline: float, channel: shared_memory.SharedChannel, observation: Observation
+    ) -> tuple[list[Action], float]:
+        """The observation through the segment, the reply through it too (or as a line when the
+        bot says so); lines waiting in the outbox go first, on the pipe, and the bot reads them
+        before the observation."""
+        if self._outbox:
+            process.send("\n".join(self._outbox), deadline)
+            self._outbox.clear()
+        if channel.post(observation, process.lines_sent):
+            process.ring()
+        if not channel.answered():
+            process.spun += shared_memory.await_answer(channel, process, deadline, self.spin)
+        if channel.status() == shared_memory.STATUS_PIPE:
+            return protocol.parse_reply(process.receive(deadline))
+        stray = process.pending_output()
+        if stray:
+            shown = stray[:120].decode("utf-8", "replace")
+            raise protocol.ProtocolError(f"unexpected output {shown!r} besides a reply in shared memory")
+        return channel.reply()
+
+    def _exchange(self, process: BotProcess, deadline: float, talk: Callable[..., T], *args: Any) -> T:
+        """``talk(process, deadline, *args)``; every way the process fails it ends the game."""
         started = time.monotonic()
         try:
-            process.send(message, deadline)
-            return process.receive(deadline)
+            return talk(process, deadline, *args)
         except BotTimeout:
             self._stop(respawn=True)
             waited = time.monotonic() - started

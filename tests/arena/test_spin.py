@@ -136,18 +136,21 @@ class SlowArena:
         return self.inner.act(observation, budget)  # type: ignore[arg-type]
 
 
-def test_busy_waits_are_not_billed_as_thinking() -> None:
-    # The same player behind spinning and blocking pipes: unbilled, the bot's busy waits would add
+@pytest.mark.parametrize("shared", [False, True], ids=["lines", "shared-memory"])
+def test_busy_waits_are_not_billed_as_thinking(shared: bool) -> None:
+    # The same player behind spinning and blocking waits: unbilled, the bot's busy waits would add
     # about 1 ms per move here.
     figures = {}
     play_game(RandomPlayer(), "random", BEGINNER, FirstClick.SAFE, 11, 99)  # loads the engine's kernels
     for window in (0.0, 0.002):
-        agent = RemoteAgent("random", host_command("random", entry_points=False, spin=window), LIMITS, spin=window)
+        command = host_command("random", entry_points=False, spin=window)
+        agent = RemoteAgent("random", command, LIMITS, spin=window, shared=shared)
         try:
             results = [
                 play_game(SlowArena(agent), "random", BEGINNER, FirstClick.SAFE, 11, board, limits=LIMITS)  # type: ignore[arg-type]
                 for board in range(30)
             ]
+            assert (agent._channel is not None) is shared
         finally:
             agent.close()
         figures[window] = (sum(r.cpu_ms for r in results), sum(r.moves for r in results))

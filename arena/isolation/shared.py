@@ -1,0 +1,324 @@
+"""Shared memory between the arena and its own Python bot host: the per-move traffic without JSON.
+
+Every bot speaks the line protocol (docs/protocol.md). When the arena starts its own Python host
+(``arena.bot_host``) on Linux x86-64, it also hands the new process one anonymous shared-memory
+segment (a ``memfd``, inherited as a file descriptor named by ``ARENA_SHARED_FD``); a host that maps
+it says so in its hello reply (``"transport": "shared"``). From then on each observation is written
+into the segment and each ordinary reply (a list of well-formed actions) comes back the same way.
+Everything else keeps travelling as lines on the pipes, in order: hello, ``new_game``, ``game_over``,
+``quit``, a player's error, an answer that is not a list of actions, a board larger than the segment.
+
+Why: a move of an isolated player costs two encodings, two decodings and two pipe wake-ups more
+than a trusted one. Here the arena copies the engine's int8 grid into the segment and bumps a
+counter; the host, busy-waiting on that counter, sees it within a microsecond, and answers with
+int32 rows (kind, row, col, guess) and a counter of its own (``benchmarks/isolation_overhead.py``).
+
+What crosses is what the line protocol carries: the observation and the actions. The segment
+belongs to one bot process (a restarted bot gets a new one); the mine layout never enters it, and
+whatever the bot writes there is validated like a line would be.
+
+Layout (native little-endian; each side writes only its own words, on a cache line of its own)::
+
+    offset 0     the arena's words (int64): MAGIC, CELLS, ACTIONS, SEQ, HEIGHT, WIDTH, MINES,
+                 FLAGS, MOVES, LINES, SLEEPING
+    offset 128   the bot's words (int64): SEQ, STATUS, COUNT, SPIN_NS, SLEEPING
+    offset 256   the grid: CELLS int8 (row-major, the engine's values)
+    after it     the actions: ACTIONS rows of int32 (kind, row, col, guess)
+
+A side writes its payload, then its ``SEQ``. x86-64 keeps stores in order and loads in order, so a
+reader that sees the new ``SEQ`` sees the payload (which is why the channel is offered only there).
+``LINES`` is how many protocol lines the arena had written to the pipe before this observation:
+the host reads exactly those first, so a ``new_game`` always precedes its first observation.
+
+Waiting: a side that has a core of its own busy-waits on the other's ``SEQ`` for a short window
+(``arena.isolation.spin``), then sets its ``SLEEPING`` word, checks once more and blocks on its
+pipe; the other side, after bumping ``SEQ``, writes an empty line (ignored by the protocol) to wake
+a sleeper. Blocking waits also wake every ``BACKSTOP`` seconds to look at ``SEQ`` again, so the one
+interleaving that could lose a wake-up (both sides reading the other's word before their own store
+is visible) costs at most that long, never a game.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import mmap
+import os
+import platform
+import sys
+import threading
+import time
+from array import array
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from arena.isolation.process import BotTimeout
+from engine import Action, ActionKind, FirstClick, InvalidActionError, Observation
+
+__all__ = [
+    "BACKSTOP",
+    "ENV_FD",
+    "STATUS_ACTIONS",
+    "STATUS_PIPE",
+    "SharedChannel",
+    "SharedChannelError",
+    "await_answer",
+    "supported",
+]
+
+#: The environment variable that names the inherited descriptor in the bot's process.
+ENV_FD = "ARENA_SHARED_FD"
+#: The longest a blocking wait goes without looking at the other side's counter (seconds).
+BACKSTOP = 0.005
+#: Grid cells and actions per reply the default segment holds (a 256x256 board; more goes by pipe).
+DEFAULT_CELLS = 1 << 16
+
+MAGIC = 0x31414E4552415353  # b"SSARENA1", little-endian
+_A_MAGIC, _A_CELLS, _A_ACTIONS, _A_SEQ, _A_HEIGHT, _A_WIDTH, _A_MINES, _A_FLAGS, _A_MOVES, _A_LINES, _A_SLEEPING = (
+    range(11)
+)
+_BOT = 16  # the bot's words start at byte 128
+_B_SEQ, _B_STATUS, _B_COUNT, _B_SPIN_NS, _B_SLEEPING = (_BOT + i for i in range(5))
+_GRID = 256
+
+#: The reply is in the segment's action rows.
+STATUS_ACTIONS = 1
+#: The reply is a line on the bot's stdout (an error, or something that is not a list of actions).
+STATUS_PIPE = 2
+
+_KIND_CODES: dict[Any, int] = {ActionKind.REVEAL: 0, ActionKind.FLAG: 1, ActionKind.UNFLAG: 2, ActionKind.CHORD: 3}
+_KINDS = dict(enumerate((ActionKind.REVEAL, ActionKind.FLAG, ActionKind.UNFLAG, ActionKind.CHORD)))
+
+
+_FENCE_LOCK = threading.Lock()
+
+
+def _fence() -> None:
+    """A full memory barrier between a store and a later load. x86-64 may let a load overtake an
+    earlier store (to another address), which could make both sides miss each other's SEQ and
+    SLEEPING words and lose a wake-up; a lock's acquire and release are atomic read-modify-write
+    instructions (``lock``-prefixed), which no load can overtake. About 0.1 us."""
+    _FENCE_LOCK.acquire()
+    _FENCE_LOCK.release()
+
+
+class SharedChannelError(Exception):
+    """The segment cannot be used (no memfd, a foreign descriptor, a wrong size or magic)."""
+
+
+def supported() -> bool:
+    """Whether this machine offers the channel: Linux (``memfd_create``) on x86-64 (ordered stores)."""
+    return (
+        sys.platform.startswith("linux")
+        and hasattr(os, "memfd_create")
+        and platform.machine().lower() in ("x86_64", "amd64")
+    )
+
+
+def _size(cells: int, actions: int) -> int:
+    return _GRID + (cells + 63) // 64 * 64 + actions * 16
+
+
+class SharedChannel:
+    """One bot's segment, seen from either side. Not thread-safe: one game loop drives each end."""
+
+    def __init__(self, buffer: mmap.mmap) -> None:
+        self._buffer = buffer
+        #: The two sides' words (a memoryview: reading one is a Python int, with no NumPy scalar).
+        self.words = memoryview(buffer)[:_GRID].cast("q")
+        if self.words[_A_MAGIC] != MAGIC:
+            raise SharedChannelError("not an arena segment")
+        self.cells = self.words[_A_CELLS]
+        self.max_actions = self.words[_A_ACTIONS]
+        if self.cells < 1 or self.max_actions < 1 or len(buffer) < _size(self.cells, self.max_actions):
+            raise SharedChannelError("the segment is smaller than its header says")
+        self.grid = np.ndarray((self.cells,), dtype=np.int8, buffer=buffer, offset=_GRID)
+        start = _GRID + (self.cells + 63) // 64 * 64
+        self.actions = np.ndarray((self.max_actions, 4), dtype=np.int32, buffer=buffer, offset=start)
+        self._rows = memoryview(buffer)[start : start + self.max_actions * 16].cast("i")
+        #: The last observation posted (arena) or answered (bot).
+        self.seq = 0
+
+    # -- making one -----------------------------------------------------------------------------------------------
+    @classmethod
+    def create(cls, cells: int | None = None, actions: int | None = None) -> tuple[SharedChannel, int]:
+        """The arena's side of a new segment for ``cells`` grid cells and ``actions`` actions per
+        reply (both ``DEFAULT_CELLS`` unless given), and its descriptor for the bot to inherit (the
+        caller closes it once the bot has started)."""
+        if not supported():
+            raise SharedChannelError("shared memory channels need Linux on x86-64")
+        cells = DEFAULT_CELLS if cells is None else cells
+        actions = cells if actions is None else actions
+        fd = os.memfd_create("arena-bot", 0)
+        try:
+            size = _size(cells, actions)
+            os.ftruncate(fd, size)
+            buffer = mmap.mmap(fd, size)
+        except OSError:
+            os.close(fd)
+            raise
+        words = memoryview(buffer)[:_GRID].cast("q")
+        words[_A_MAGIC], words[_A_CELLS], words[_A_ACTIONS] = MAGIC, cells, actions
+        words.release()
+        return cls(buffer), fd
+
+    @classmethod
+    def attach(cls, fd: int) -> SharedChannel:
+        """The bot's side: map the inherited descriptor (closed here, the mapping stays)."""
+        try:
+            size = os.fstat(fd).st_size
+            if size < _GRID:
+                raise SharedChannelError(f"descriptor {fd} is not an arena segment ({size} bytes)")
+            buffer = mmap.mmap(fd, size)
+        except (OSError, ValueError) as error:
+            raise SharedChannelError(f"cannot map descriptor {fd}: {error}") from None
+        finally:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        return cls(buffer)
+
+    def close(self) -> None:
+        """Unmap, once this side is done with the channel (a view still held elsewhere keeps the
+        mapping alive until it is collected)."""
+        del self.grid, self.actions
+        self.words.release()
+        self._rows.release()
+        with contextlib.suppress(BufferError):
+            self._buffer.close()
+
+    # -- the arena's side -----------------------------------------------------------------------------------------
+    def fits(self, observation: Observation) -> bool:
+        return observation.grid.size <= self.cells
+
+    def post(self, observation: Observation, lines: int) -> bool:
+        """Publish ``observation`` (the arena had written ``lines`` protocol lines to the pipe
+        before it); True when the bot is asleep and must be woken with an empty line."""
+        grid = observation.grid
+        height, width = grid.shape
+        words = self.words
+        self.grid[: height * width] = grid.reshape(-1)
+        words[_A_HEIGHT], words[_A_WIDTH] = height, width
+        words[_A_MINES], words[_A_FLAGS] = int(observation.mines), int(observation.flags)
+        words[_A_MOVES] = int(observation.moves)
+        words[_A_LINES] = lines
+        self.seq += 1
+        words[_A_SEQ] = self.seq
+        _fence()
+        return bool(words[_B_SLEEPING])
+
+    def answered(self) -> bool:
+        return self.words[_B_SEQ] == self.seq
+
+    def set_arena_sleeping(self, sleeping: bool) -> None:
+        self.words[_A_SLEEPING] = 1 if sleeping else 0
+        _fence()
+
+    def status(self) -> int:
+        return self.words[_B_STATUS]
+
+    def reply(self) -> tuple[list[Action], float]:
+        """The actions of a ``STATUS_ACTIONS`` reply, and the seconds the bot says it busy-waited
+        for the observation. Raises ``InvalidActionError`` (scored as an illegal action) for an
+        empty reply or an unknown kind, ``SharedChannelError`` for a count the segment cannot hold."""
+        words = self.words
+        count = words[_B_COUNT]
+        if count < 1:
+            raise InvalidActionError('the reply has no action; send {"actions": [[KIND, ROW, COL], ...]}')
+        if count > self.max_actions:
+            raise SharedChannelError(f"the reply claims {count} actions; the segment holds {self.max_actions}")
+        kinds, new = _KINDS, tuple.__new__  # Action(...) itself is a Python-level __new__, twice slower
+        rows = iter(self._rows[: 4 * count].tolist())  # zipped with itself: four values a row
+        try:
+            actions = [
+                new(Action, (kinds[kind], row, col, guess != 0))
+                for kind, row, col, guess in zip(rows, rows, rows, rows, strict=True)
+            ]
+        except KeyError as error:
+            raise InvalidActionError(f"unknown action kind code {error.args[0]}") from None
+        spin = words[_B_SPIN_NS]
+        return actions, spin / 1e9 if 0 < spin < 10**18 else 0.0
+
+    # -- the bot's side -------------------------------------------------------------------------------------------
+    def posted(self) -> int:
+        """The sequence number of the arena's latest observation."""
+        return self.words[_A_SEQ]
+
+    def lines_before(self) -> int:
+        return self.words[_A_LINES]
+
+    def set_bot_sleeping(self, sleeping: bool) -> None:
+        self.words[_B_SLEEPING] = 1 if sleeping else 0
+        _fence()
+
+    def observation(self, rule: FirstClick) -> Observation:
+        """The posted observation, as the engine would hand it to a trusted player (a read-only
+        copy of the grid)."""
+        self.seq = self.words[_A_SEQ]  # first: the payload read after it is at least this new
+        height, width, mines, flags, moves = self.words[_A_HEIGHT : _A_MOVES + 1].tolist()
+        if height < 1 or width < 1 or height * width > self.cells:
+            raise SharedChannelError(f"the arena posted a {height}x{width} grid; the segment holds {self.cells}")
+        grid = self.grid[: height * width].reshape(height, width).copy()
+        grid.flags.writeable = False
+        return Observation(grid, mines, rule, moves, flags)
+
+    def write_actions(self, actions: Sequence[Any], spun: float) -> bool:
+        """Answer the posted observation with ``actions`` when they are all well-formed ``Action``
+        values that fit (False otherwise: the caller answers by pipe, which explains or refuses the
+        rest exactly as before). Publishes the reply: nothing may be written after it."""
+        count = len(actions)
+        if not 0 < count <= self.max_actions:
+            return False
+        codes = _KIND_CODES
+        flat: list[Any] = []
+        try:
+            for action in actions:
+                if type(action) is not Action:
+                    return False
+                code = codes[action[0]]
+                # A reveal's guess mark, as the line protocol keeps it; other kinds' are dropped.
+                flat += (code, action[1], action[2], 1 if code == 0 and action[3] else 0)
+            self._rows[: 4 * count] = array("i", flat)
+        except Exception:  # an unknown kind, not whole numbers, beyond int32...: the pipe says what is wrong
+            return False
+        self._publish(STATUS_ACTIONS, count, spun)
+        return True
+
+    def write_pipe_marker(self, spun: float) -> None:
+        """Say the reply to the posted observation is the line just written to stdout."""
+        self._publish(STATUS_PIPE, 0, spun)
+
+    def _publish(self, status: int, count: int, spun: float) -> None:
+        words = self.words
+        words[_B_STATUS], words[_B_COUNT], words[_B_SPIN_NS] = status, count, max(0, int(spun * 1e9))
+        words[_B_SEQ] = self.seq
+        _fence()  # before the caller reads the arena's SLEEPING word
+
+    def arena_sleeping(self) -> bool:
+        return bool(self.words[_A_SLEEPING])
+
+
+def await_answer(channel: SharedChannel, process: Any, deadline: float, spin: float) -> float:
+    """The arena's wait for the bot's answer to the posted observation: busy-wait up to ``spin``
+    seconds, then sleep on the bot's stdout (``process``: a ``BotProcess``, which raises when the
+    bot dies, times out or floods its output) until the answer or ``deadline`` (monotonic).
+    Returns the CPU seconds the busy wait cost this thread."""
+    spent = 0.0
+    if spin > 0:
+        started = time.thread_time()
+        end = time.perf_counter() + min(spin, max(0.0, deadline - time.monotonic()))
+        while not channel.answered() and time.perf_counter() < end:
+            os.sched_yield()
+        spent = time.thread_time() - started
+    if channel.answered():
+        return spent
+    channel.set_arena_sleeping(True)
+    try:
+        while not channel.answered():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise BotTimeout("no answer before the deadline")
+            process.await_output(min(remaining, BACKSTOP))
+    finally:
+        channel.set_arena_sleeping(False)
+    return spent
