@@ -1,5 +1,9 @@
 """What isolation costs: games/s and ms per game of `random` and `enumeration` on Expert, trusted (an
 object in this process) vs isolated (its own process behind the line protocol), on the same boards.
+Isolated four ways: by lines or through the shared-memory segment (``arena.isolation.shared``, how
+the arena's own Python host runs by default on Linux x86-64), each with blocking waits (``isolated``,
+``shared``: full pools, Dask) and with short busy waits first (``_spin``: a worker and its bot with a
+core each).
 
 Also the protocol's own costs: the overhead per move and per game (isolated minus trusted, over the
 round trips actually made), a bare pipe round trip with an Expert observation, the encoders, and the
@@ -261,7 +265,7 @@ def main() -> None:
             f"({row['ms_per_game']['trusted']:.2f} ms/game), {row['round_trips_per_game']:.1f} round trips/game, "
             f"process start {row['process_start_s']} s; whole tournament {row['tournament_seconds']}"
         )
-        for label in ("isolated", "isolated_spin"):
+        for label in ("isolated", "isolated_spin", "shared", "shared_spin"):
             extra = row[label]
             print(
                 f"  {label:13s} {row['games_per_s'][label]:8.1f} games/s ({row['ms_per_game'][label]:.2f} ms/game)"
