@@ -15,7 +15,11 @@ Both sides run numba on one thread, as a pool worker does. The machine may be sh
 average is recorded with the results, and each configuration is timed in several interleaved rounds
 (the fastest round counts: noise from other processes only ever adds time).
 
+Then whole tournaments (worker and bot start, store included) with 1 and 2 local workers, trusted and
+isolated as the arena runs them by default.
+
     python benchmarks/isolation_overhead.py [--games 300] [--rounds 3] [--players random,enumeration]
+                                            [--tournament-games 4000]
 """
 
 from __future__ import annotations
@@ -91,7 +95,7 @@ def play_all(agent: Counting, name: str, boards: Iterable[int]) -> tuple[float, 
     return time.perf_counter() - start, games
 
 
-def bench_player(name: str, games: int, rounds: int, spin: float) -> dict[str, Any]:
+def bench_player(name: str, games: int, rounds: int, spin: float, tournament_games: int) -> dict[str, Any]:
     """Trusted against isolated, the pipes blocking at once and busy-waiting ``spin`` seconds first."""
     player = Registry().create(name)
     warm_up(player)
@@ -149,22 +153,34 @@ def bench_player(name: str, games: int, rounds: int, spin: float) -> dict[str, A
             # With this many round trips per game, isolation costs <= 20% once a game takes this long trusted.
             "twenty_percent_at_trusted_ms_per_game": round(5 * extra / games * 1000, 2),
         }
-    row["tournament_seconds"] = tournament_seconds(name, games)
+    row["tournament"] = tournament_seconds(name, tournament_games)
     return row
 
 
-def tournament_seconds(name: str, games: int) -> dict[str, float]:
-    """The whole ``run_tournament`` with one worker, process start and store included."""
-    seconds = {}
-    for isolation in (Isolation.TRUSTED, Isolation.ISOLATED):
-        config = TournamentConfig.build(
-            EXPERT, FirstClick.SAFE, seed=SEED + 1, games=games, players=(PlayerRef(name=name),), isolation=isolation
-        )
-        with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "bench.db") as store:
-            start = time.perf_counter()
-            run_tournament(config, store, Registry(), workers=1)
-            seconds[isolation.value] = round(time.perf_counter() - start, 3)
-    return seconds
+def tournament_seconds(name: str, games: int) -> dict[str, dict[str, float]]:
+    """Whole ``run_tournament`` runs of ``games`` boards with 1 and 2 local workers, trusted and
+    isolated (by default settings: shared memory, busy waits only with 1 worker on 2 cores), worker
+    and bot start and the store included: seconds and games/s."""
+    rows: dict[str, dict[str, float]] = {}
+    for workers in (1, 2):
+        for isolation in (Isolation.TRUSTED, Isolation.ISOLATED):
+            config = TournamentConfig.build(
+                EXPERT,
+                FirstClick.SAFE,
+                seed=SEED + 1,
+                games=games,
+                players=(PlayerRef(name=name),),
+                isolation=isolation,
+            )
+            with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "bench.db") as store:
+                start = time.perf_counter()
+                run_tournament(config, store, Registry(), workers=workers)
+                seconds = time.perf_counter() - start
+            rows[f"{isolation.value}_{workers}_worker{'s' if workers > 1 else ''}"] = {
+                "seconds": round(seconds, 3),
+                "games_per_s": round(games / seconds, 1),
+            }
+    return rows
 
 
 def bench_pipe(spin: float, samples: int = 2000) -> dict[str, float]:
@@ -232,12 +248,15 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--players", default="random,enumeration")
+    parser.add_argument("--tournament-games", type=int, default=4000, help="boards of the whole-tournament runs")
     parser.add_argument("--spin-us", type=float, default=DEFAULT_SPIN * 1e6, help="busy-wait window of the spin runs")
     args = parser.parse_args()
     numba.set_num_threads(1)
     spin = args.spin_us * 1e-6
     load_before = os.getloadavg()
-    rows = [bench_player(name, args.games, args.rounds, spin) for name in args.players.split(",")]
+    rows = [
+        bench_player(name, args.games, args.rounds, spin, args.tournament_games) for name in args.players.split(",")
+    ]
     pipe = {"blocking": bench_pipe(0.0), "spinning": bench_pipe(spin)}
     codecs = bench_codecs()
     load_after = os.getloadavg()
@@ -263,7 +282,7 @@ def main() -> None:
         print(
             f"{row['player']:12s} trusted {row['games_per_s']['trusted']:8.1f} games/s "
             f"({row['ms_per_game']['trusted']:.2f} ms/game), {row['round_trips_per_game']:.1f} round trips/game, "
-            f"process start {row['process_start_s']} s; whole tournament {row['tournament_seconds']}"
+            f"process start {row['process_start_s']} s"
         )
         for label in ("isolated", "isolated_spin", "shared", "shared_spin"):
             extra = row[label]
@@ -271,6 +290,10 @@ def main() -> None:
                 f"  {label:13s} {row['games_per_s'][label]:8.1f} games/s ({row['ms_per_game'][label]:.2f} ms/game)"
                 f"  +{extra['extra_percent']}%  {extra['overhead_us_per_round_trip']} us/round trip"
             )
+        print(
+            f"  whole tournaments of {args.tournament_games} boards (games/s): "
+            + ", ".join(f"{label} {run['games_per_s']:.0f}" for label, run in row["tournament"].items())
+        )
     for label, lap in pipe.items():
         print(f"bare pipe round trip, {label}: median {lap['median_us']} us, p90 {lap['p90_us']} us")
     print("codecs (us):", json.dumps(codecs))
