@@ -375,6 +375,18 @@ def speed_table(registry: Registry, store: Store, scale: float) -> list[dict[str
     return rows
 
 
+def variant_line(v: dict[str, object], against: str) -> str:
+    """A variant's wins, rate and interval, how it stands to the published figure, and its paired
+    difference to ``against`` (the row it was compared with)."""
+    return (
+        f"{v['player']}: {v['wins']}/{v['games']} = {100 * v['win_rate']:.2f}% "
+        f"[{100 * v['ci_low']:.2f}, {100 * v['ci_high']:.2f}] (published "
+        f"{'within' if v['published_in_ci'] else 'OUTSIDE'}, p = {v['p_value_vs_published']:.3g}); "
+        f"{100 * v['diff']:+.2f} points [{100 * v['diff_low']:+.2f}, {100 * v['diff_high']:+.2f}] "
+        f"on {against} (p = {v['p_value']:.3g})"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every game count (0.1 for a quick look)")
@@ -425,16 +437,8 @@ def main() -> None:
                 )
             if "faithful_variant" in row:
                 for key in ("subsets_variant", "faithful_variant"):
-                    v = row[key]
                     label = "with the subset rule" if key == "subsets_variant" else "article-faithful"
-                    print(
-                        f"{'':>22} {label}, {v['player']}: {v['wins']}/{v['games']} = {100 * v['win_rate']:.2f}% "
-                        f"[{100 * v['ci_low']:.2f}, {100 * v['ci_high']:.2f}] (published "
-                        f"{'within' if v['published_in_ci'] else 'OUTSIDE'}, p = {v['p_value_vs_published']:.3g}); "
-                        f"{100 * v['diff']:+.2f} points [{100 * v['diff_low']:+.2f}, {100 * v['diff_high']:+.2f}] "
-                        f"on ours (p = {v['p_value']:.3g})",
-                        flush=True,
-                    )
+                    print(f"{'':>22} {label}, {variant_line(row[key], 'ours')}", flush=True)
                 for v in [row["faithful_variant"], *row["ablation"]]:
                     d = v["vs_subsets"]
                     print(
@@ -447,13 +451,9 @@ def main() -> None:
                         continue
                     v = row[key]
                     label = "the port of its engine" if key == "port" else "its port, flags placed before a guess"
+                    against = "the article-faithful variant" if key == "port" else "the port"
                     print(
-                        f"{'':>22} {label}, {v['player']}: {v['wins']}/{v['games']} = "
-                        f"{100 * v['win_rate']:.2f}% [{100 * v['ci_low']:.2f}, {100 * v['ci_high']:.2f}] (published "
-                        f"{'within' if v['published_in_ci'] else 'OUTSIDE'}, p = {v['p_value_vs_published']:.3g}); "
-                        f"{100 * v['diff']:+.2f} points [{100 * v['diff_low']:+.2f}, {100 * v['diff_high']:+.2f}] on "
-                        f"{'the article-faithful variant' if key == 'port' else 'the port'} (p = {v['p_value']:.3g}); "
-                        f"{v['guesses_per_game']:.2f} guesses/game",
+                        f"{'':>22} {label}, {variant_line(v, against)}; {v['guesses_per_game']:.2f} guesses/game",
                         flush=True,
                     )
             if "density_variant" in row:
