@@ -21,7 +21,6 @@ import contextlib
 import gc
 import json
 import os
-import select
 import signal
 import sys
 import time
@@ -312,7 +311,7 @@ def serve_shared(host: Host, channel: shared.SharedChannel, fd: int, out: int, s
     """Answer observations posted in shared memory, and the arena's lines, until ``quit`` or the
     end of the input. Lines come first: the arena posts an observation only after the lines that
     precede it (``new_game``) are in the pipe, and says how many there were."""
-    pipe = _Pipe(fd)
+    pipe = LineReader(fd)  # no spinning here: the busy wait is on the segment
     taken = 0  # non-empty lines handled so far
     spun = 0.0  # CPU seconds of busy waiting since the last reply
 
@@ -372,50 +371,6 @@ def _answer_shared(host: Host, channel: shared.SharedChannel, out: int, spun: fl
         channel.write_pipe_marker(spun)
     if channel.arena_sleeping():
         _write(out, "")  # wake it
-
-
-class _Pipe:
-    """The arena's input, read without blocking into a buffer of lines."""
-
-    def __init__(self, fd: int) -> None:
-        os.set_blocking(fd, False)
-        self.fd = fd
-        self.eof = False
-        self._buffer = bytearray()
-
-    def fill(self, timeout: float | None) -> None:
-        """Read what has come, waiting up to ``timeout`` seconds (None: for ever) for something."""
-        if self.eof:
-            return
-        select.select([self.fd], [], [], timeout)
-        try:
-            chunk = os.read(self.fd, 1 << 16)
-        except BlockingIOError:
-            return
-        if chunk:
-            self._buffer += chunk
-        else:
-            self.eof = True
-
-    @property
-    def unread(self) -> bool:
-        """Whether ``lines`` may have something (or the input has ended)."""
-        return self.eof or bool(self._buffer)
-
-    def lines(self) -> Iterator[bytes]:
-        """The complete lines read so far (and, at the end of the input, a last partial one)."""
-        buffer = self._buffer
-        while True:
-            end = buffer.find(b"\n")
-            if end < 0:
-                break
-            line = bytes(buffer[:end])
-            del buffer[: end + 1]
-            yield line
-        if self.eof and buffer:
-            line = bytes(buffer)
-            buffer.clear()
-            yield line
 
 
 if __name__ == "__main__":

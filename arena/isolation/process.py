@@ -242,7 +242,7 @@ class BotProcess:
         if proc is None or proc.stdin is None or self._poll_out is None:
             raise BotExited("the bot is not running")
         data = memoryview((line + "\n").encode("utf-8"))
-        self.lines_sent += sum(1 for part in line.split("\n") if part.strip())
+        self.lines_sent += line.count("\n") + 1  # protocol messages are never empty lines
         fd = proc.stdin.fileno()
         while data:
             try:
@@ -297,15 +297,7 @@ class BotProcess:
                 if remaining <= 0:
                     raise BotTimeout("no complete line before the deadline")
                 continue
-            try:
-                chunk = os.read(fd, 1 << 16)
-            except BlockingIOError:
-                continue
-            except OSError as error:
-                raise BotExited(f"cannot read from the bot: {error}") from None
-            if not chunk:
-                raise BotExited("the bot closed its output")
-            buffer += chunk
+            self._read_available(fd)
 
     def ring(self) -> None:
         """Write an empty line (ignored by the protocol) to wake a bot asleep on its input. A pipe
@@ -326,10 +318,15 @@ class BotProcess:
         proc = self._proc
         if proc is None or proc.stdout is None or self._poll_in is None:
             raise BotExited("the bot is not running")
-        if not self._poll_in.poll(max(0, math.ceil(seconds * 1000))):
-            return
+        if self._poll_in.poll(max(0, math.ceil(seconds * 1000))):
+            self._read_available(proc.stdout.fileno())
+        if len(self._buffer) > self.max_line:
+            raise BotOutputError(f"the bot wrote more than {self.max_line} bytes without a newline")
+
+    def _read_available(self, fd: int) -> None:
+        """Add what the bot's stdout holds to the line buffer (nothing when it holds nothing)."""
         try:
-            chunk = os.read(proc.stdout.fileno(), 1 << 16)
+            chunk = os.read(fd, 1 << 16)
         except BlockingIOError:
             return
         except OSError as error:
@@ -337,8 +334,6 @@ class BotProcess:
         if not chunk:
             raise BotExited("the bot closed its output")
         self._buffer += chunk
-        if len(self._buffer) > self.max_line:
-            raise BotOutputError(f"the bot wrote more than {self.max_line} bytes without a newline")
 
     def pending_output(self) -> bytes:
         """What the bot wrote that ``receive`` has not taken, less empty lines (which are dropped)."""

@@ -11,6 +11,7 @@ take time from real work.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import time
@@ -64,30 +65,54 @@ class LineReader:
         self.spin = spin
         self.size = size
         self.spun = 0.0
+        #: The input has ended (what is left in the buffer is its last line).
+        self.eof = False
         self._buffer = bytearray()
 
-    def __iter__(self) -> Iterator[bytes]:
+    @property
+    def unread(self) -> bool:
+        """Whether ``lines`` may have something (or the input has ended)."""
+        return self.eof or bool(self._buffer)
+
+    def fill(self, timeout: float | None) -> None:
+        """Read what has come, waiting up to ``timeout`` seconds (None: for ever) for something."""
+        if self.eof:
+            return
+        select.select([self.fd], [], [], timeout)
+        with contextlib.suppress(BlockingIOError):
+            self._take(os.read(self.fd, self.size))
+
+    def _take(self, chunk: bytes) -> None:
+        if chunk:
+            self._buffer += chunk
+        else:
+            self.eof = True
+
+    def lines(self) -> Iterator[bytes]:
+        """The complete lines read so far (and, at the end of the input, a last partial one)."""
         buffer = self._buffer
         while True:
             end = buffer.find(b"\n")
-            if end >= 0:
-                line = bytes(buffer[:end])
-                del buffer[: end + 1]
-                yield line
-                continue
-            chunk = None
+            if end < 0:
+                break
+            line = bytes(buffer[:end])
+            del buffer[: end + 1]
+            yield line
+        if self.eof and buffer:
+            line = bytes(buffer)
+            buffer.clear()
+            yield line
+
+    def __iter__(self) -> Iterator[bytes]:
+        while True:
+            yield from self.lines()
+            if self.eof:
+                return
             if self.spin > 0:
                 started = time.thread_time()
                 chunk = read_spinning(self.fd, self.spin, self.size)
                 self.spun += time.thread_time() - started
-            if chunk is None:
-                select.select([self.fd], [], [])
-                try:
-                    chunk = os.read(self.fd, self.size)
-                except BlockingIOError:
+                if chunk is not None:
+                    self._take(chunk)
                     continue
-            if not chunk:
-                if buffer:
-                    yield bytes(buffer)
-                return
-            buffer += chunk
+            self.fill(None)
