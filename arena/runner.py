@@ -21,8 +21,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from arena.isolation.settings import DEFAULT_LIMITS, Limits
-from engine import Action, ActionKind, BoardSpec, EngineError, FirstClick, Game, InvalidActionError, Observation
-from engine.kernels import COVERED
+from engine import Action, Actions, BoardSpec, EngineError, FirstClick, Game, InvalidActionError, Observation
 from engine.layout import player_seed
 from players import Player
 
@@ -168,11 +167,14 @@ def default_move_limit(spec: BoardSpec) -> int:
     return 6 * spec.cells + 100
 
 
-def as_actions(answer: Any) -> list[Any]:
-    """A player's answer as a list of would-be actions (one action, or an iterable of them). The
-    items are checked by the engine when played; an answer that is neither is illegal."""
+def as_actions(answer: Any) -> list[Any] | Actions:
+    """A player's answer as a list of would-be actions (one action, or an iterable of them; an
+    ``Actions`` as it is). The items are checked by the engine when played; an answer that is
+    neither is illegal."""
     if answer is None:
         return []
+    if type(answer) is Actions:
+        return answer
     if isinstance(answer, Action) or (isinstance(answer, tuple) and answer and isinstance(answer[0], str)):
         return [answer]
     if isinstance(answer, str | bytes):
@@ -183,21 +185,6 @@ def as_actions(answer: Any) -> list[Any]:
         raise InvalidActionError(
             f"play() returned {answer!r}, which is neither an action nor a list of actions"
         ) from None
-
-
-def _opened_meanwhile(action: Any, covered_before: np.ndarray, grid: np.ndarray) -> bool:
-    """A reveal of a cell that was covered when the bot answered and is revealed now."""
-    try:
-        kind, row, col = action[0], action[1], action[2]
-        return (
-            kind == ActionKind.REVEAL
-            and row >= 0
-            and col >= 0
-            and bool(covered_before[row, col])
-            and grid[row, col] >= 0
-        )
-    except (TypeError, IndexError, KeyError, ValueError):
-        return False  # not an action at all: let the engine say why
 
 
 def _with_diagnostics(error: str, lines: list[str]) -> str:
@@ -237,8 +224,6 @@ def play_game(
     except AgentFailure as failure:
         return GameResult.failed(key, board, failure.outcome, _with_diagnostics(failure.message, agent.diagnostics()))
     game = Game(spec, rule, seed=seed, index=board)
-    grid = game.grid
-    guesses = 0
     outcome: Outcome | None = None
     error = ""
     used = 0.0
@@ -257,17 +242,7 @@ def play_game(
             if not actions:
                 outcome, error = Outcome.ILLEGAL, "play() returned no action"
                 break
-            covered_before = grid == COVERED
-            for number, action in enumerate(actions):
-                if game.over:
-                    break
-                if number and _opened_meanwhile(action, covered_before, grid):
-                    # A later reveal in the same answer may target a cell that an earlier one
-                    # flood-filled: the bot could not know, so it is skipped, not punished.
-                    continue
-                game.apply(action)
-                if action[0] == ActionKind.REVEAL and len(action) > 3 and action[3]:
-                    guesses += 1
+            game.play_answer(actions)
             if not game.over and game.moves > limit:
                 outcome, error = Outcome.ERROR, f"no result after {limit} moves"
                 break
@@ -294,7 +269,7 @@ def play_game(
         reveals=stats.reveals,
         flags=stats.flags,
         chords=stats.chords,
-        guesses=guesses,
+        guesses=game.guesses,
         bbbv=stats.bbbv,
         bbbv_solved=stats.bbbv_solved,
         revealed_cells=stats.revealed_cells,

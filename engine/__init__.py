@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from engine.actions import Action, ActionKind, Actions
 from engine.board import (
     BEGINNER,
     EXPERT,
@@ -19,7 +20,7 @@ from engine.errors import (
     InvalidActionError,
     LayoutFormatError,
 )
-from engine.game import Action, ActionKind, Game, GameStats, GameStatus, Observation
+from engine.game import Game, GameStats, GameStatus, Observation
 from engine.kernels import COVERED, FLAGGED, MINE
 from engine.layout import (
     board_permutation,
@@ -41,6 +42,7 @@ __all__ = [
     "PRESETS",
     "Action",
     "ActionKind",
+    "Actions",
     "BoardConfigError",
     "BoardSpec",
     "EngineError",

@@ -9,84 +9,30 @@ from __future__ import annotations
 
 import enum
 import operator
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any
 
 import numpy as np
 
 from engine import kernels
+from engine.actions import Action, ActionKind, Actions, action_from_row
 from engine.board import BoardSpec, FirstClick
 from engine.errors import BoardConfigError, IllegalActionError, InvalidActionError
 from engine.kernels import COVERED, FLAGGED, MINE
 from engine.layout import board_permutation, check_seed, mines_from_permutation
 
+_UNDRAWN = np.empty(0, dtype=np.int8)  # ``play_rows``'s truth before the layout is drawn
+
 __all__ = [
     "Action",
     "ActionKind",
+    "Actions",
     "Game",
     "GameStats",
     "GameStatus",
     "Observation",
 ]
-
-
-class ActionKind(enum.StrEnum):
-    REVEAL = "reveal"
-    FLAG = "flag"
-    UNFLAG = "unflag"
-    CHORD = "chord"
-
-    def __str__(self) -> str:
-        return self.value
-
-
-class Action(NamedTuple):
-    """One move. ``str(action)`` is ``"reveal 3,4"`` and ``Action.parse`` reads it back.
-
-    ``guess`` is the player's own statement that a reveal was not certain; the engine ignores it
-    and the arena counts it as the player's guesses.
-    """
-
-    kind: ActionKind
-    row: int
-    col: int
-    guess: bool = False
-
-    @classmethod
-    def reveal(cls, row: int, col: int, *, guess: bool = False) -> Action:
-        return cls(ActionKind.REVEAL, row, col, guess)
-
-    @classmethod
-    def flag(cls, row: int, col: int) -> Action:
-        return cls(ActionKind.FLAG, row, col)
-
-    @classmethod
-    def unflag(cls, row: int, col: int) -> Action:
-        return cls(ActionKind.UNFLAG, row, col)
-
-    @classmethod
-    def chord(cls, row: int, col: int) -> Action:
-        return cls(ActionKind.CHORD, row, col)
-
-    @classmethod
-    def parse(cls, text: str) -> Action:
-        try:
-            kind, cell = text.strip().split(None, 1)
-            guess = cell.rstrip().endswith("?")
-            row, col = (int(part) for part in cell.replace(" ", "").rstrip("?").split(","))
-            return cls(ActionKind(kind.lower()), row, col, guess)
-        except ValueError:
-            raise InvalidActionError(
-                f"cannot read action {text!r}; write KIND ROW,COL with KIND one of "
-                f"{', '.join(k.value for k in ActionKind)}"
-            ) from None
-
-    def __str__(self) -> str:
-        return f"{ActionKind(self.kind).value} {self.row},{self.col}{'?' if self.guess else ''}"
-
-    def __repr__(self) -> str:
-        guess = ", guess=True" if self.guess else ""
-        return f"Action.{ActionKind(self.kind).value}({self.row}, {self.col}{guess})"
 
 
 class GameStatus(enum.StrEnum):
@@ -166,6 +112,7 @@ class Game:
         "_first_click",
         "_flags",
         "_flags_placed",
+        "_guesses",
         "_hit",
         "_labels",
         "_left",
@@ -210,7 +157,7 @@ class Game:
         self._status = GameStatus.PLAYING
         self._first_click: tuple[int, int] | None = None
         self._exploded = -1
-        self._moves = self._reveals = self._flags = self._chords = self._flags_placed = 0
+        self._moves = self._reveals = self._flags = self._chords = self._flags_placed = self._guesses = 0
         self._bbbv = self._openings = 0
         self._left = n - spec.mines
         if layout is None:
@@ -328,7 +275,8 @@ class Game:
         self._flags_placed -= 1
 
     def apply(self, action: Action) -> int:
-        """Play an ``Action``; returns the number of cells revealed (0 for flags)."""
+        """Play an ``Action``; returns the number of cells revealed (0 for flags). A reveal marked
+        ``guess`` counts in ``guesses``."""
         try:
             kind, row, col = action[0], action[1], action[2]
             kind = ActionKind(kind)
@@ -337,7 +285,10 @@ class Game:
                 f"{action!r} is not an action; use Action.reveal/flag/unflag/chord(row, col)"
             ) from None
         if kind is ActionKind.REVEAL:
-            return self.reveal(row, col)
+            revealed = self.reveal(row, col)
+            if len(action) > 3 and action[3]:
+                self._guesses += 1
+            return revealed
         if kind is ActionKind.CHORD:
             return self.chord(row, col)
         if kind is ActionKind.FLAG:
@@ -345,6 +296,61 @@ class Game:
         else:
             self.unflag(row, col)
         return 0
+
+    def play_answer(self, actions: Actions | Iterable[Any]) -> None:
+        """Play a player's whole answer, in order, until the game ends.
+
+        A reveal of a cell that an earlier action of the same answer opened is skipped: the player
+        could not know. Any other illegal action raises, as in ``apply``; the actions before it
+        stay played. An ``Actions`` answer is played in compiled calls (the same moves, the same
+        errors); ``tests/engine/test_actions.py`` plays answers both ways.
+        """
+        if type(actions) is Actions:
+            self._play_rows(actions.rows)
+            return
+        covered_before = self._view == COVERED
+        for number, action in enumerate(actions):
+            if self._status is not GameStatus.PLAYING:
+                break
+            if number and self._opened_meanwhile(action, covered_before):
+                continue
+            self.apply(action)
+
+    def _opened_meanwhile(self, action: Any, covered_before: np.ndarray) -> bool:
+        """A reveal of an on-board cell that was covered when the answer came and is revealed now."""
+        try:
+            kind, row, col = action[0], action[1], action[2]
+            if kind != ActionKind.REVEAL or not (0 <= row < self.height and 0 <= col < self.width):
+                return False
+            cell = row * self.width + col
+            return bool(covered_before[cell]) and self._view[cell] >= 0
+        except (TypeError, IndexError, KeyError, ValueError):
+            return False  # not an action at all: let apply say why
+
+    def _play_rows(self, rows: np.ndarray) -> None:
+        n = rows.shape[0]
+        before = self._view.copy()
+        i = 0
+        while i < n and self._status is GameStatus.PLAYING:
+            # The kernel leaves the first reveal (the layout is drawn then) and every refused row
+            # to ``apply``, which plays the one or raises the engine's error for the other.
+            truth = _UNDRAWN if self._first_click is None or self._truth is None else self._truth
+            figures = (self._moves, self._reveals, self._flags, self._chords, self._flags_placed, self._left)
+            counters = np.array([*figures, self._guesses, -1], dtype=np.int64)
+            i = kernels.play_rows(
+                self._view, truth, self.height, self.width, rows, i, before, self._stack, self._hit, counters
+            )
+            figures = counters.tolist()
+            self._moves, self._reveals, self._flags, self._chords, self._flags_placed, self._left = figures[:6]
+            self._guesses, hit = figures[6:]
+            if hit >= 0:
+                self._status = GameStatus.LOST
+                self._exploded = hit
+            elif self._left == 0:
+                self._status = GameStatus.WON
+            elif i < n:
+                self.apply(action_from_row(rows[i].tolist()))
+                i += 1
 
     # -- what can be seen -----------------------------------------------------------------
     @property
@@ -362,6 +368,11 @@ class Game:
     @property
     def moves(self) -> int:
         return self._moves
+
+    @property
+    def guesses(self) -> int:
+        """Reveals played with the player's ``guess`` mark (the engine only counts them)."""
+        return self._guesses
 
     @property
     def first_click(self) -> tuple[int, int] | None:

@@ -19,10 +19,12 @@ __all__ = [
     "MINE",
     "RULE_CODES",
     "bbbv_solved",
+    "cell_rows",
     "chord_cells",
     "label_openings",
     "neighbour_numbers",
     "place_mines",
+    "play_rows",
     "reveal_cells",
 ]
 
@@ -166,6 +168,98 @@ def chord_cells(view, truth, height, width, cell, stack, hit):
                     stack[top] = nb
                     top += 1
     return _flood(view, truth, height, width, stack, top, revealed)
+
+
+@njit(cache=True)
+def cell_rows(reveal, flag, guess):
+    """Action rows ``(kind, row, col, guess)``: reveals of the (2, k) cells ``reveal`` (marked
+    ``guess``), then flags on the (2, m) cells ``flag``."""
+    k = reveal.shape[1]
+    m = flag.shape[1]
+    rows = np.zeros((k + m, 4), dtype=np.int32)
+    for i in range(k):
+        rows[i, 1] = reveal[0, i]
+        rows[i, 2] = reveal[1, i]
+        rows[i, 3] = guess
+    for i in range(m):
+        rows[k + i, 0] = 1
+        rows[k + i, 1] = flag[0, i]
+        rows[k + i, 2] = flag[1, i]
+    return rows
+
+
+# Slots of the counters ``play_rows`` reads and updates (``Game.play_answer`` packs them).
+MOVES, REVEALS, FLAGS, CHORDS, FLAGS_PLACED, LEFT, GUESSES, EXPLODED = range(8)
+
+
+@njit(cache=True)
+def play_rows(view, truth, height, width, rows, start, before, stack, hit, counters):
+    """Play the action rows ``(kind, row, col, guess)`` of one answer from ``start`` on, as
+    ``Game.apply`` plays each, until the game ends or a row needs more than this kernel does.
+
+    A reveal of a cell that was covered in ``before`` (the view when the answer came) and that an
+    earlier row opened is skipped, as the arena's answers are played. ``counters`` holds the
+    game's figures at the slots named above (``EXPLODED`` -1 while no mine is hit) and is updated.
+    Returns the index of the first row not played: ``len(rows)`` when all were, the row after the
+    one that ended the game, or a row this kernel leaves to ``Game.apply`` (which raises the
+    engine's error for it): an unknown kind, a cell off the board, a reveal before the layout is
+    drawn (``truth`` empty), or a move the rules refuse. Rows before it are played for good.
+    """
+    n = rows.shape[0]
+    drawn = truth.shape[0] > 0
+    for i in range(start, n):
+        kind = rows[i, 0]
+        r = rows[i, 1]
+        c = rows[i, 2]
+        if kind < 0 or kind > 3 or r < 0 or r >= height or c < 0 or c >= width:
+            return i
+        cell = r * width + c
+        state = view[cell]
+        if kind == 0:  # reveal
+            if state != COVERED:
+                if i > 0 and state >= 0 and before[cell] == COVERED:
+                    continue  # opened by an earlier row of this answer
+                return i
+            if not drawn:
+                return i
+            counters[MOVES] += 1
+            counters[REVEALS] += 1
+            revealed = reveal_cells(view, truth, height, width, cell, stack)
+            if rows[i, 3] != 0:
+                counters[GUESSES] += 1
+            if revealed == HIT_MINE:
+                counters[EXPLODED] = cell
+                return i + 1
+        elif kind == 3:  # chord
+            if state < 1:
+                return i
+            revealed = chord_cells(view, truth, height, width, cell, stack, hit)
+            if revealed in (FLAGS_MISMATCH, NOTHING_TO_CHORD):
+                return i
+            counters[MOVES] += 1
+            counters[CHORDS] += 1
+            if revealed == HIT_MINE:
+                counters[EXPLODED] = hit[0]
+                return i + 1
+        elif kind == 1:  # flag
+            if state != COVERED:
+                return i
+            view[cell] = FLAGGED
+            counters[MOVES] += 1
+            counters[FLAGS] += 1
+            counters[FLAGS_PLACED] += 1
+            continue
+        else:  # unflag
+            if state != FLAGGED:
+                return i
+            view[cell] = COVERED
+            counters[MOVES] += 1
+            counters[FLAGS_PLACED] -= 1
+            continue
+        counters[LEFT] -= revealed
+        if counters[LEFT] == 0:
+            return i + 1
+    return n
 
 
 @njit(cache=True)

@@ -93,7 +93,8 @@ class Player(abc.ABC):
 
     @abc.abstractmethod
     def play(self, observation: Observation) -> Action | Iterable[Action]:
-        """Return the next action, or several to be played in order."""
+        """Return the next action, or several to be played in order: a list of ``Action``, or an
+        ``Actions`` (the same moves as one array, the cheapest to play; see ``engine.actions``)."""
 
     def first_click(self, observation: Observation) -> tuple[int, int]:
         """Where this player opens; the default is ``corner_first_click``."""

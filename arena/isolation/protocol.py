@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from engine import Action, ActionKind, BoardSpec, FirstClick, InvalidActionError, Observation
+from engine import Action, ActionKind, Actions, BoardSpec, FirstClick, InvalidActionError, Observation
+from engine.actions import KINDS, action_from_row
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -260,12 +261,14 @@ def read_message(line: bytes | str) -> dict[str, Any]:
 
 
 def encode_answer(actions: Iterable[Any], spun: float = 0.0) -> str:
-    """A reply from what a Python player returned: ``Action`` values or (kind, row, col[, guess])
-    tuples. Anything that is not an action is passed on as text, so the arena scores it as illegal
-    exactly as it would in process. ``spun``: seconds of busy-waiting for this observation, sent as
+    """A reply from what a Python player returned: ``Action`` values, an ``Actions``, or (kind, row,
+    col[, guess]) tuples. Anything that is not an action is passed on as text, so the arena scores
+    it as illegal exactly as it would in process. ``spun``: seconds of busy-waiting for this observation, sent as
     ``spin_us`` when positive. Written out by hand, like ``observation``: it runs every move."""
     items: list[str] = []
     guesses: list[str] = []
+    if type(actions) is Actions:  # its rows, each as the Action it reads as (a row that is none, as it is)
+        actions = [action_from_row(row) if 0 <= row[0] < len(KINDS) else row for row in actions.rows.tolist()]
     for action in actions:
         if type(action) is Action and type(action.row) is int and type(action.col) is int:
             kind = _KIND_TEXT.get(action.kind)

@@ -54,7 +54,8 @@ from typing import Any
 import numpy as np
 
 from arena.isolation.process import BotTimeout
-from engine import Action, ActionKind, FirstClick, InvalidActionError, Observation
+from engine import Action, Actions, FirstClick, InvalidActionError, Observation
+from engine.actions import KIND_CODES
 
 __all__ = [
     "BACKSTOP",
@@ -86,9 +87,6 @@ _GRID = 256
 STATUS_ACTIONS = 1
 #: The reply is a line on the bot's stdout (an error, or something that is not a list of actions).
 STATUS_PIPE = 2
-
-_KIND_CODES: dict[Any, int] = {ActionKind.REVEAL: 0, ActionKind.FLAG: 1, ActionKind.UNFLAG: 2, ActionKind.CHORD: 3}
-_KINDS = dict(enumerate((ActionKind.REVEAL, ActionKind.FLAG, ActionKind.UNFLAG, ActionKind.CHORD)))
 
 
 _FENCE_LOCK = threading.Lock()
@@ -217,25 +215,19 @@ class SharedChannel:
     def status(self) -> int:
         return self.words[_B_STATUS]
 
-    def reply(self) -> tuple[list[Action], float]:
-        """The actions of a ``STATUS_ACTIONS`` reply, and the seconds the bot says it busy-waited
-        for the observation. Raises ``InvalidActionError`` (scored as an illegal action) for an
-        empty reply or an unknown kind, ``SharedChannelError`` for a count the segment cannot hold."""
+    def reply(self) -> tuple[Actions, float]:
+        """The actions of a ``STATUS_ACTIONS`` reply (a copy of the rows, played as they are: a row
+        that is not a move is refused by the engine when its turn comes), and the seconds the bot
+        says it busy-waited for the observation. Raises ``InvalidActionError`` (scored as an
+        illegal action) for an empty reply, ``SharedChannelError`` for a count the segment cannot
+        hold."""
         words = self.words
         count = words[_B_COUNT]
         if count < 1:
             raise InvalidActionError('the reply has no action; send {"actions": [[KIND, ROW, COL], ...]}')
         if count > self.max_actions:
             raise SharedChannelError(f"the reply claims {count} actions; the segment holds {self.max_actions}")
-        kinds, new = _KINDS, tuple.__new__  # Action(...) itself is a Python-level __new__, twice slower
-        rows = iter(self._rows[: 4 * count].tolist())  # zipped with itself: four values a row
-        try:
-            actions = [
-                new(Action, (kinds[kind], row, col, guess != 0))
-                for kind, row, col, guess in zip(rows, rows, rows, rows, strict=True)
-            ]
-        except KeyError as error:
-            raise InvalidActionError(f"unknown action kind code {error.args[0]}") from None
+        actions = Actions(self.actions[:count].copy())
         spin = words[_B_SPIN_NS]
         return actions, spin / 1e9 if 0 < spin < 10**18 else 0.0
 
@@ -263,13 +255,18 @@ class SharedChannel:
         return Observation(grid, mines, rule, moves, flags)
 
     def write_actions(self, actions: Sequence[Any], spun: float) -> bool:
-        """Answer the posted observation with ``actions`` when they are all well-formed ``Action``
-        values that fit (False otherwise: the caller answers by pipe, which explains or refuses the
-        rest exactly as before). Publishes the reply: nothing may be written after it."""
+        """Answer the posted observation with ``actions`` when they are an ``Actions`` or all
+        well-formed ``Action`` values, and fit (False otherwise: the caller answers by pipe, which
+        explains or refuses the rest exactly as before). Publishes the reply: nothing may be
+        written after it."""
         count = len(actions)
         if not 0 < count <= self.max_actions:
             return False
-        codes = _KIND_CODES
+        if type(actions) is Actions:
+            self.actions[:count] = actions.rows
+            self._publish(STATUS_ACTIONS, count, spun)
+            return True
+        codes = KIND_CODES
         flat: list[Any] = []
         try:
             for action in actions:

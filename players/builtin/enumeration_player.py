@@ -27,15 +27,11 @@ import numpy as np
 from numba import njit
 from pydantic import Field
 
-from engine import COVERED, Action, ActionKind, BoardSpec, FirstClick, Observation
+from engine import COVERED, Action, Actions, BoardSpec, FirstClick, Observation
 from players.api import Player
 from players.solver import DEFAULT_PARALLEL_THRESHOLD, Analysis, analyze
 
 __all__ = ["EnumerationPlayer", "position_preference"]
-
-_REVEAL = ActionKind.REVEAL
-_FLAG = ActionKind.FLAG
-_new = tuple.__new__
 
 
 def position_preference(cells: list[tuple[int, int]], height: int, width: int) -> list[tuple[int, int]]:
@@ -214,11 +210,6 @@ def _load_kernels() -> None:
     _kernels_loaded = True
 
 
-def _actions(kind: ActionKind, rows: list[int], cols: list[int]) -> list[Action]:
-    """``[Action(kind, r, c) ...]`` built as the named tuples directly (a game makes hundreds)."""
-    return [_new(Action, (kind, r, c, False)) for r, c in zip(rows, cols, strict=True)]
-
-
 class EnumerationPlayer(Player):
     """Exact enumeration of the frontier with unweighted solution counts; corner/edge guesses."""
 
@@ -250,7 +241,7 @@ class EnumerationPlayer(Player):
         super().reset(rng, spec, rule)
         _load_kernels()
 
-    def play(self, observation: Observation) -> list[Action]:
+    def play(self, observation: Observation) -> Actions | list[Action]:
         grid = observation.grid
         first_move, safe, mines = _rules(grid)
         if first_move:
@@ -259,7 +250,7 @@ class EnumerationPlayer(Player):
         # cost, and the position reached before any guess is the same whatever order safe cells
         # are opened in, so no decision changes.
         if safe.shape[1] or mines.shape[1]:
-            return _actions(_REVEAL, *safe.tolist()) + _actions(_FLAG, *mines.tolist())
+            return Actions.cells(safe, mines)
         parallel = self.options.parallel
         if parallel is None:
             parallel = numba.get_num_threads() > 1
@@ -273,10 +264,10 @@ class EnumerationPlayer(Player):
         if self.options.counting == "rust":
             return self._play_rust(result, observation)
         if result.safe or result.mines:
-            return _actions(_REVEAL, *_columns(result.safe)) + _actions(_FLAG, *_columns(result.mines))
+            return Actions.cells(result.safe, result.mines)
         return [Action.reveal(*self._guess(result, observation), guess=True)]
 
-    def _play_rust(self, result: Analysis, observation: Observation) -> list[Action]:
+    def _play_rust(self, result: Analysis, observation: Observation) -> Actions | list[Action]:
         """The Rust solver's counting and guessing (see ``Options.counting``)."""
         width = observation.width
         flat = result.probabilities.reshape(-1)
@@ -297,9 +288,7 @@ class EnumerationPlayer(Player):
             p[comp.cells] = counts / total
             safe += [int(x) for x, n in zip(comp.cells, counts, strict=True) if n == 0]
         if safe or mines:
-            return _actions(_REVEAL, *_columns([divmod(x, width) for x in sorted(safe)])) + _actions(
-                _FLAG, *_columns([divmod(x, width) for x in sorted(mines)])
-            )
+            return Actions.cells([divmod(x, width) for x in sorted(safe)], [divmod(x, width) for x in sorted(mines)])
         frontier = [int(x) for x in result.frontier.system.cells if in_component[x] and p[x] < 1.0]
         best = min((p[x] for x in frontier), default=np.inf)
         covered = np.flatnonzero(observation.grid.reshape(-1) == COVERED)
@@ -332,8 +321,3 @@ class EnumerationPlayer(Player):
             density,
         )
         return divmod(int(choices[int(self.rng.integers(len(choices)))]), observation.width)
-
-
-def _columns(cells: list[tuple[int, int]]) -> tuple[list[int], list[int]]:
-    """Rows and columns of a list of cells (an empty list gives two empty lists)."""
-    return ([r for r, _ in cells], [c for _, c in cells]) if cells else ([], [])

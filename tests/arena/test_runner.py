@@ -11,7 +11,7 @@ import pytest
 
 from arena.runner import GameResult, Outcome, default_move_limit, play_game
 from engine import FLAGGED, Action, ActionKind, BoardSpec, FirstClick, Game, Observation
-from players import Registry
+from players import Player, Registry
 
 SPEC = BoardSpec(6, 6, 5)
 SEED = 11
@@ -316,3 +316,33 @@ def test_results_are_deterministic_except_timings(cheater: Callable[..., Any]) -
     assert deterministic(one) == deterministic(two)
     assert set(one.as_row()) == {f.name for f in dataclasses.fields(GameResult)} | {"won"}
     assert one.as_row()["outcome"] in {o.value for o in Outcome}
+
+
+class _AsList(Player):
+    """Another player's answers, each turned into a plain list of ``Action`` (under its name, so
+    with its random stream)."""
+
+    def __init__(self, inner: Player) -> None:
+        super().__init__()
+        self.inner = inner
+        self.name = inner.name
+
+    def reset(self, rng: np.random.Generator, spec: BoardSpec, rule: FirstClick) -> None:
+        self.inner.reset(rng, spec, rule)
+
+    def play(self, observation: Observation) -> Any:
+        return list(self.inner.play(observation))
+
+
+@pytest.mark.parametrize("rule", [FirstClick.SAFE, FirstClick.OPENING])
+def test_answers_as_actions_arrays_give_the_same_results_as_lists(rule: FirstClick) -> None:
+    """The enumeration player answers with ``Actions`` (played in compiled calls); as lists, every
+    game's result is the same, moves, guesses and all."""
+    from players.builtin.enumeration_player import EnumerationPlayer
+
+    spec = BoardSpec(9, 9, 10)
+    arrays = [deterministic(run(EnumerationPlayer(), spec=spec, rule=rule, board=b)) for b in range(40)]
+    lists = [deterministic(run(_AsList(EnumerationPlayer()), spec=spec, rule=rule, board=b)) for b in range(40)]
+    assert arrays == lists
+    assert {r["outcome"] for r in arrays} == {Outcome.WON, Outcome.LOST}
+    assert sum(r["guesses"] for r in arrays) > 0

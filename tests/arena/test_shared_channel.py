@@ -102,11 +102,15 @@ def test_the_arena_refuses_what_a_bot_scribbles_into_the_segment(
     bot.observation(FirstClick.SAFE)
     bot.write_actions([Action.reveal(1, 1)], spun=0.0)
     bot.actions[0, 0] = 7
-    with pytest.raises(InvalidActionError, match="unknown action kind"):
-        arena.reply()
+    actions, _ = arena.reply()  # rows are played as they are: the engine refuses this one
+    with pytest.raises(InvalidActionError, match="unknown action kind code 7"):
+        a_position().play_answer(actions)
     bot.actions[0, 0] = -1  # not an index from the end
-    with pytest.raises(InvalidActionError, match="unknown action kind"):
-        arena.reply()
+    with pytest.raises(InvalidActionError, match="unknown action kind code -1"):
+        a_position().play_answer(arena.reply()[0])
+    bot.actions[0] = (0, 99, 1, 0)
+    with pytest.raises(InvalidActionError, match="off the"):
+        a_position().play_answer(arena.reply()[0])
     bot.words[16 + 2] = 0  # COUNT
     with pytest.raises(InvalidActionError, match="no action"):
         arena.reply()

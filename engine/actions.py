@@ -1,0 +1,187 @@
+"""Moves: one ``Action``, or many as one ``Actions`` array.
+
+A player answers with an ``Action``, a list of them, or an ``Actions``: the same moves held as an
+int32 array of rows ``(kind code, row, col, guess)``. ``Actions`` is a sequence of ``Action``
+values to anyone who reads it, and the cheap form for whoever plays or sends it: the engine plays
+its rows in one compiled call (``Game.play_answer``) and the arena's shared-memory channel copies
+them as they are, where a list costs a Python object per move on each side.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator, Sequence
+from typing import Any, NamedTuple, overload
+
+import numpy as np
+
+from engine.errors import InvalidActionError
+from engine.kernels import cell_rows
+
+__all__ = ["KINDS", "KIND_CODES", "Action", "ActionKind", "Actions", "action_from_row"]
+
+
+class ActionKind(enum.StrEnum):
+    REVEAL = "reveal"
+    FLAG = "flag"
+    UNFLAG = "unflag"
+    CHORD = "chord"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Action(NamedTuple):
+    """One move. ``str(action)`` is ``"reveal 3,4"`` and ``Action.parse`` reads it back.
+
+    ``guess`` is the player's own statement that a reveal was not certain; the engine ignores it
+    and the arena counts it as the player's guesses.
+    """
+
+    kind: ActionKind
+    row: int
+    col: int
+    guess: bool = False
+
+    @classmethod
+    def reveal(cls, row: int, col: int, *, guess: bool = False) -> Action:
+        return cls(ActionKind.REVEAL, row, col, guess)
+
+    @classmethod
+    def flag(cls, row: int, col: int) -> Action:
+        return cls(ActionKind.FLAG, row, col)
+
+    @classmethod
+    def unflag(cls, row: int, col: int) -> Action:
+        return cls(ActionKind.UNFLAG, row, col)
+
+    @classmethod
+    def chord(cls, row: int, col: int) -> Action:
+        return cls(ActionKind.CHORD, row, col)
+
+    @classmethod
+    def parse(cls, text: str) -> Action:
+        try:
+            kind, cell = text.strip().split(None, 1)
+            guess = cell.rstrip().endswith("?")
+            row, col = (int(part) for part in cell.replace(" ", "").rstrip("?").split(","))
+            return cls(ActionKind(kind.lower()), row, col, guess)
+        except ValueError:
+            raise InvalidActionError(
+                f"cannot read action {text!r}; write KIND ROW,COL with KIND one of "
+                f"{', '.join(k.value for k in ActionKind)}"
+            ) from None
+
+    def __str__(self) -> str:
+        return f"{ActionKind(self.kind).value} {self.row},{self.col}{'?' if self.guess else ''}"
+
+    def __repr__(self) -> str:
+        guess = ", guess=True" if self.guess else ""
+        return f"Action.{ActionKind(self.kind).value}({self.row}, {self.col}{guess})"
+
+
+#: The kind codes of an ``Actions`` row (and of the shared-memory protocol), and back.
+KIND_CODES: dict[Any, int] = {ActionKind.REVEAL: 0, ActionKind.FLAG: 1, ActionKind.UNFLAG: 2, ActionKind.CHORD: 3}
+KINDS: tuple[ActionKind, ...] = (ActionKind.REVEAL, ActionKind.FLAG, ActionKind.UNFLAG, ActionKind.CHORD)
+_new = tuple.__new__  # Action(...) is a Python-level __new__, twice slower
+
+
+class Actions(Sequence[Action]):
+    """Moves as an int32 array of rows ``(kind code, row, col, guess)``, codes as ``KIND_CODES``.
+
+    Reads like a sequence of ``Action``: indexing, iteration, ``len``, ``==`` against any sequence
+    of actions (``Actions.reveal([1], [2]) == [Action.reveal(1, 2)]``), ``+`` with another
+    ``Actions`` or a list. ``guess`` is non-zero on a reveal the player was not sure of; it is
+    ignored on other kinds. The rows are taken as they are: values that are not moves (an unknown
+    code, a cell off the board) are refused when the engine plays them, as a bad ``Action`` is.
+    """
+
+    __slots__ = ("rows",)
+
+    def __init__(self, rows: Any) -> None:
+        rows = np.asarray(rows, dtype=np.int32)
+        if rows.ndim != 2 or rows.shape[1] != 4:
+            raise InvalidActionError(f"action rows are (kind, row, col, guess); got an array of shape {rows.shape}")
+        self.rows = rows
+
+    @classmethod
+    def cells(cls, reveal: Any = (), flag: Any = (), *, guess: bool = False) -> Actions:
+        """Reveals of the cells ``reveal``, then flags on ``flag``. Each is a (2, k) array of rows
+        and columns or a sequence of (row, col) pairs; ``guess`` marks the reveals."""
+        return cls(cell_rows(_cells(reveal), _cells(flag), 1 if guess else 0))
+
+    @classmethod
+    def reveal(cls, rows: Any, cols: Any, *, guess: bool = False) -> Actions:
+        """Reveals of the cells ``zip(rows, cols)``."""
+        return cls.cells(np.array([rows, cols], dtype=np.int64).reshape(2, -1), guess=guess)
+
+    def __len__(self) -> int:
+        return self.rows.shape[0]
+
+    @overload
+    def __getitem__(self, index: int) -> Action: ...
+    @overload
+    def __getitem__(self, index: slice) -> Actions: ...
+    def __getitem__(self, index: int | slice) -> Action | Actions:
+        if isinstance(index, slice):
+            return Actions(self.rows[index])
+        return action_from_row(self.rows[index].tolist())
+
+    def __iter__(self) -> Iterator[Action]:
+        return map(action_from_row, self.rows.tolist())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Actions):
+            return bool(np.array_equal(self._normal(), other._normal()))
+        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like a list
+
+    def __add__(self, other: object) -> Any:
+        if isinstance(other, Actions):
+            return Actions(np.concatenate([self.rows, other.rows]))
+        if isinstance(other, list):
+            return list(self) + other
+        return NotImplemented
+
+    def __radd__(self, other: object) -> Any:
+        if isinstance(other, list):
+            return other + list(self)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"Actions([{', '.join(map(repr, self))}])"
+
+    def _normal(self) -> np.ndarray:
+        """The rows with each guess mark as the ``Action`` it reads as: 0/1, and 0 unless a reveal."""
+        rows = self.rows.copy()
+        rows[:, 3] = (rows[:, 3] != 0) & (rows[:, 0] == KIND_CODES[ActionKind.REVEAL])
+        return rows
+
+
+def _cells(cells: Any) -> np.ndarray:
+    """(2, k) int64 rows and columns: ``cells`` is such an array, or a sequence of (row, col) pairs."""
+    if isinstance(cells, np.ndarray):
+        array = cells.reshape(2, 0) if cells.size == 0 else cells
+        if array.ndim != 2 or array.shape[0] != 2:
+            raise InvalidActionError(f"cells are a (2, k) array of rows and columns; got shape {cells.shape}")
+        return array if array.dtype == np.int64 else array.astype(np.int64)
+    pairs = np.asarray(cells, dtype=np.int64)
+    if pairs.size == 0:
+        return _NO_CELLS
+    if pairs.ndim != 2 or pairs.shape[1] != 2:
+        raise InvalidActionError(f"cells are (row, col) pairs; got {cells!r}")
+    return np.ascontiguousarray(pairs.T)
+
+
+_NO_CELLS = np.zeros((2, 0), dtype=np.int64)
+
+
+def action_from_row(row: list[int]) -> Action:
+    """The ``Action`` an ``Actions`` row reads as (an unknown kind code is refused)."""
+    kind, r, c, guess = row
+    if not 0 <= kind < len(KINDS):
+        raise InvalidActionError(f"unknown action kind code {kind}")
+    return _new(Action, (KINDS[kind], r, c, guess != 0 and kind == 0))
