@@ -153,7 +153,7 @@ def bench_player(name: str, games: int, rounds: int, spin: float, tournament_gam
             # With this many round trips per game, isolation costs <= 20% once a game takes this long trusted.
             "twenty_percent_at_trusted_ms_per_game": round(5 * extra / games * 1000, 2),
         }
-    row["tournament"] = tournament_seconds(name, tournament_games)
+    row["tournament"] = tournament_seconds(name, tournament_games) if tournament_games else {}
     return row
 
 
@@ -248,7 +248,10 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--players", default="random,enumeration")
-    parser.add_argument("--tournament-games", type=int, default=4000, help="boards of the whole-tournament runs")
+    parser.add_argument(
+        "--tournament-games", type=int, default=4000, help="boards of the whole-tournament runs (0: none)"
+    )
+    parser.add_argument("--out", type=Path, default=RESULTS, help="where the JSON goes")
     parser.add_argument("--spin-us", type=float, default=DEFAULT_SPIN * 1e6, help="busy-wait window of the spin runs")
     args = parser.parse_args()
     numba.set_num_threads(1)
@@ -276,8 +279,8 @@ def main() -> None:
         "codecs": codecs,
         "target": "isolated <= 20% more than trusted for enumeration on Expert",
     }
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(data, indent=2) + "\n")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(data, indent=2) + "\n")
     for row in rows:
         print(
             f"{row['player']:12s} trusted {row['games_per_s']['trusted']:8.1f} games/s "
@@ -290,14 +293,15 @@ def main() -> None:
                 f"  {label:13s} {row['games_per_s'][label]:8.1f} games/s ({row['ms_per_game'][label]:.2f} ms/game)"
                 f"  +{extra['extra_percent']}%  {extra['overhead_us_per_round_trip']} us/round trip"
             )
-        print(
-            f"  whole tournaments of {args.tournament_games} boards (games/s): "
-            + ", ".join(f"{label} {run['games_per_s']:.0f}" for label, run in row["tournament"].items())
-        )
+        if row["tournament"]:
+            print(
+                f"  whole tournaments of {args.tournament_games} boards (games/s): "
+                + ", ".join(f"{label} {run['games_per_s']:.0f}" for label, run in row["tournament"].items())
+            )
     for label, lap in pipe.items():
         print(f"bare pipe round trip, {label}: median {lap['median_us']} us, p90 {lap['p90_us']} us")
     print("codecs (us):", json.dumps(codecs))
-    print(f"load average {load_before} -> {load_after}; wrote {RESULTS}")
+    print(f"load average {load_before} -> {load_after}; wrote {args.out}")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine import Action, Observation
+from engine import Actions, Observation
 
 __all__ = ["certain_actions", "known_actions", "single_cell_deductions", "subset_closure", "subset_deductions"]
 
@@ -268,15 +268,14 @@ def subset_deductions(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return known == 1, known == 2
 
 
-def known_actions(known: np.ndarray, *, flag_mines: bool = True) -> list[Action]:
-    """Reveals of the cells ``known`` marks safe (2), then flags of those it marks mines (1)."""
-    actions = [Action.reveal(int(r), int(c)) for r, c in zip(*np.nonzero(known == 2), strict=True)]
-    if flag_mines:
-        actions += [Action.flag(int(r), int(c)) for r, c in zip(*np.nonzero(known == 1), strict=True)]
-    return actions
+def known_actions(known: np.ndarray, *, flag_mines: bool = True) -> Actions:
+    """Reveals of the cells ``known`` marks safe (2), then flags of those it marks mines (1), in
+    board order, as one ``Actions``."""
+    mines = np.array(np.nonzero(known == 1)) if flag_mines else ()
+    return Actions.cells(np.array(np.nonzero(known == 2)), mines)
 
 
-def certain_actions(observation: Observation, *, flag_mines: bool = True, subsets: bool = False) -> list[Action]:
+def certain_actions(observation: Observation, *, flag_mines: bool = True, subsets: bool = False) -> Actions:
     """Every move the two rules (with ``subsets``, the subset rule too) make certain: reveals of
     safe cells, then flags of mines."""
     grid = observation.grid
