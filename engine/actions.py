@@ -99,7 +99,8 @@ class Actions(Sequence[Action]):
     __slots__ = ("rows",)
 
     def __init__(self, rows: Any) -> None:
-        rows = np.asarray(rows, dtype=np.int32)
+        if type(rows) is not np.ndarray or rows.dtype != np.int32:
+            rows = _int32(rows)
         if rows.ndim != 2 or rows.shape[1] != 4:
             raise InvalidActionError(f"action rows are (kind, row, col, guess); got an array of shape {rows.shape}")
         self.rows = rows
@@ -108,7 +109,10 @@ class Actions(Sequence[Action]):
     def cells(cls, reveal: Any = (), flag: Any = (), *, guess: bool = False) -> Actions:
         """Reveals of the cells ``reveal``, then flags on ``flag``. Each is a (2, k) array of rows
         and columns or a sequence of (row, col) pairs; ``guess`` marks the reveals."""
-        return cls(cell_rows(_cells(reveal), _cells(flag), 1 if guess else 0))
+        ok, rows = cell_rows(_cells(reveal), _cells(flag), 1 if guess else 0)
+        if not ok:
+            raise InvalidActionError("a cell's row or column does not fit in 32 bits")
+        return cls(rows)
 
     @classmethod
     def reveal(cls, rows: Any, cols: Any, *, guess: bool = False) -> Actions:
@@ -159,6 +163,22 @@ class Actions(Sequence[Action]):
         rows = self.rows.copy()
         rows[:, 3] = (rows[:, 3] != 0) & (rows[:, 0] == KIND_CODES[ActionKind.REVEAL])
         return rows
+
+
+def _int32(rows: Any) -> np.ndarray:
+    """``rows`` as int32, refusing values that would not survive the conversion."""
+    try:
+        array = np.asarray(rows)
+        if array.size and array.dtype.kind not in "iub":
+            raise TypeError
+        if array.size and (array.min() < _INT32.min or array.max() > _INT32.max):
+            raise OverflowError
+        return array.astype(np.int32)
+    except (TypeError, ValueError, OverflowError):
+        raise InvalidActionError(f"action rows are whole numbers that fit in 32 bits; got {rows!r}"[:300]) from None
+
+
+_INT32 = np.iinfo(np.int32)
 
 
 def _cells(cells: Any) -> np.ndarray:

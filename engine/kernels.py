@@ -171,11 +171,23 @@ def chord_cells(view, truth, height, width, cell, stack, hit):
 
 
 @njit(cache=True)
+def _fits_int32(cells):
+    for i in range(cells.shape[0]):
+        for j in range(cells.shape[1]):
+            if cells[i, j] < -2147483648 or cells[i, j] > 2147483647:
+                return False
+    return True
+
+
+@njit(cache=True)
 def cell_rows(reveal, flag, guess):
     """Action rows ``(kind, row, col, guess)``: reveals of the (2, k) cells ``reveal`` (marked
-    ``guess``), then flags on the (2, m) cells ``flag``."""
+    ``guess``), then flags on the (2, m) cells ``flag``. Returns ``(ok, rows)``; not ok (and no
+    rows) when a value does not fit in int32."""
     k = reveal.shape[1]
     m = flag.shape[1]
+    if not (_fits_int32(reveal) and _fits_int32(flag)):
+        return False, np.zeros((0, 4), dtype=np.int32)
     rows = np.zeros((k + m, 4), dtype=np.int32)
     for i in range(k):
         rows[i, 1] = reveal[0, i]
@@ -185,7 +197,7 @@ def cell_rows(reveal, flag, guess):
         rows[k + i, 0] = 1
         rows[k + i, 1] = flag[0, i]
         rows[k + i, 2] = flag[1, i]
-    return rows
+    return True, rows
 
 
 # Slots of the counters ``play_rows`` reads and updates (``Game.play_answer`` packs them).

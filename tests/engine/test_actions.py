@@ -71,13 +71,35 @@ def test_a_guess_mark_on_a_flag_reads_as_no_guess_and_is_not_counted() -> None:
 
 def test_rows_that_are_not_moves_are_refused_when_read_or_played() -> None:
     with pytest.raises(InvalidActionError, match="shape"):
-        Actions(np.zeros((2, 3)))
+        Actions(np.zeros((2, 3), dtype=np.int32))
     with pytest.raises(InvalidActionError, match="unknown action kind code 9"):
         list(Actions([(9, 0, 0, 0)]))
     game = Game(BEGINNER, FirstClick.SAFE, seed=1, index=1)
     with pytest.raises(InvalidActionError, match="unknown action kind code 9"):
         game.play_answer(Actions([(1, 0, 0, 0), (9, 0, 0, 0)]))
     assert game.grid[0, 0] == -2  # the flag before it stays played
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        np.array([[0, 2**33 + 1, 1, 0]], dtype=np.int64),  # would wrap round to row 1
+        [[0, 2**40, 1, 0]],
+        [[0, 1.5, 1, 0]],
+        [["reveal", 1, 1, 0]],
+    ],
+)
+def test_rows_that_do_not_fit_int32_whole_numbers_are_refused_not_wrapped(rows: object) -> None:
+    with pytest.raises(InvalidActionError, match="32 bits"):
+        Actions(rows)
+
+
+def test_cells_that_do_not_fit_int32_are_refused_not_wrapped() -> None:
+    with pytest.raises(InvalidActionError, match="32 bits"):
+        Actions.cells(np.array([[2**32 + 1], [1]]))
+    with pytest.raises(InvalidActionError, match="32 bits"):
+        Actions.cells(flag=[(1, -(2**31) - 1)])
+    assert Actions.cells(np.array([[2**31 - 1], [-(2**31)]])) == [Action.reveal(2**31 - 1, -(2**31))]
 
 
 def test_a_later_reveal_of_a_cell_the_answer_opened_is_skipped_but_a_repeat_of_an_old_one_is_not() -> None:
