@@ -51,6 +51,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "no-lookahead": {"lookahead": False},
     "no-endgame": {"endgame_layouts": 0},
     "no-fifty-fifty": {"fifty_fifty": False},
+    "no-pseudo-fifty": {"pseudo_fifty": False},
     "no-dead-cells": {"avoid_dead": False},
     "no-progress-bonus": {"progress_weight": 0.0},
     "no-off-frontier": {"off_frontier": 0},

@@ -1,4 +1,5 @@
-"""Local patterns that decide a guess without search: unavoidable 50/50s.
+"""Local patterns that decide a guess without search: unavoidable 50/50s, and cells that are "a
+50/50 or safe" (``pseudo_fifty``, after the endgame search, which is exact and needs neither).
 
 An isolated pair ``{a, b}`` holding exactly one mine, each cell at probability 1/2, whose other
 neighbours are all revealed or known mines, and which every number sees both or neither of, can
@@ -11,12 +12,15 @@ later guess (and the games it loses end sooner).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from engine import COVERED
+from engine import COVERED, FLAGGED
 from players.builtin.apex.outlook import Outlook, neighbours
+from players.solver import InconsistentPositionError, analyze
 
-__all__ = ["unavoidable_pair"]
+__all__ = ["pseudo_fifty", "unavoidable_pair"]
 
 _HALF = 1e-9
 
@@ -70,3 +74,98 @@ def _one_mine(outlook: Outlook, a: int, b: int) -> bool:
         return False
     length = (rows >= 0).sum(axis=1)
     return bool(np.any(has_a & (length == 2) & (system.rhs == 1)))
+
+
+def pseudo_fifty(outlook: Outlook, *, tolerance: float = 1e-9) -> tuple[int, int] | None:
+    """The safest cell that is "a 50/50 or safe" (first in board order among equals), or None.
+
+    A cell ``t`` of two covered neighbours ``{t, u}`` in a row or a column, or of a 2x2 block of
+    covered cells, can be told from its partners only by the cells that touch it and not them:
+    the three beyond each end of the pair, the four diagonal corners of the block ("closing"
+    cells). When every layout in which ``t`` is a mine has its partners' mines as the pattern needs
+    (``u`` safe; for the block, ``t``'s diagonal mined and the other safe) and every closing cell a
+    mine, swapping the mines within the pattern changes no number anywhere and keeps the mine
+    count: those layouts come in indistinguishable pairs, and half of them are lost whatever is
+    played. Clicking ``t`` now loses exactly in that half, and elsewhere ``t`` is safe and shows a
+    number: never worse than keeping it for later (D. N. Hill's solvers guess these at once).
+
+    Only patterns whose closing cells are off the board, known mines or covered with at most one
+    not known to be a mine are counted; the counts come from ``analyze`` with the would-be mines
+    flagged, and are compared with ``t``'s mine weight in log space (``tolerance``).
+    """
+    width = outlook.width
+    p = outlook.probabilities
+    known_mine = outlook.constant_mine | (outlook.covered & (p == 1.0))
+    open_cell = outlook.covered & ~known_mine  # covered and possibly safe
+    found: list[int] = []
+    best = 0.5 + tolerance  # a cell of such a pattern is a mine at most half the time
+    for tile, mines, safes, missing in _patterns(outlook, open_cell):
+        if p[tile] > best:
+            continue
+        if not _forced_whenever_mined(outlook, tile, mines + missing, safes, tolerance):
+            continue
+        if len(outlook.outcomes(*divmod(tile, width))) <= 1:
+            continue  # dead: its number is known, it would teach nothing
+        if p[tile] < best - tolerance:
+            found.clear()
+        best = min(best, float(p[tile]))
+        found.append(tile)
+    return divmod(min(found), width) if found else None
+
+
+def _patterns(outlook: Outlook, open_cell: np.ndarray) -> list[tuple[int, list[int], list[int], list[int]]]:
+    """(tile, its would-be fellow mines, the cells then safe, the closing cells not known to be
+    mines) of every pair and 2x2 block of covered, possibly safe cells whose closing cells are all
+    covered or off the board, at most one of them not known to be a mine."""
+    h, w = outlook.height, outlook.width
+    revealed = (outlook.grid.reshape(-1) >= 0).reshape(h, w)
+    unknown = open_cell.reshape(h, w)
+    # Padded by two cells, which count as nothing (off the board: as good as a mine); a revealed
+    # closing cell counts 3, more than the one unknown cell allowed.
+    blocked = np.zeros((h + 4, w + 4), dtype=np.int64)
+    blocked[2:-2, 2:-2] = 3 * revealed + unknown
+    col3 = blocked[:-2, :] + blocked[1:-1, :] + blocked[2:, :]  # [i, j]: padded rows i..i+2 of column j
+    row3 = blocked[:, :-2] + blocked[:, 1:-1] + blocked[:, 2:]  # [i, j]: padded columns j..j+2 of row i
+    # Pairs along rows, pairs down columns and 2x2 blocks of unknown cells whose closing cells
+    # hold no revealed cell and at most one unknown one (indices into the padded sums above).
+    along = unknown[:, :-1] & unknown[:, 1:] & (col3[1 : h + 1, 1:w] + col3[1 : h + 1, 4 : w + 3] <= 1)
+    down = unknown[:-1, :] & unknown[1:, :] & (row3[1:h, 1 : w + 1] + row3[4 : h + 3, 1 : w + 1] <= 1)
+    corners = blocked[1:h, 1:w] + blocked[1:h, 4 : w + 3] + blocked[4 : h + 3, 1:w] + blocked[4 : h + 3, 4 : w + 3]
+    block = unknown[:-1, :-1] & unknown[:-1, 1:] & unknown[1:, :-1] & unknown[1:, 1:] & (corners <= 1)
+    out: list[tuple[int, list[int], list[int], list[int]]] = []
+
+    def unknown_of(cells: list[tuple[int, int]]) -> list[int]:
+        return [r * w + c for r, c in cells if 0 <= r < h and 0 <= c < w and unknown[r, c]]
+
+    for r, c in np.argwhere(along).tolist():
+        a, b = r * w + c, r * w + c + 1
+        missing = unknown_of([(r + k, c - 1) for k in (-1, 0, 1)] + [(r + k, c + 2) for k in (-1, 0, 1)])
+        out += [(a, [], [b], missing), (b, [], [a], missing)]
+    for r, c in np.argwhere(down).tolist():
+        a, b = r * w + c, (r + 1) * w + c
+        missing = unknown_of([(r - 1, c + k) for k in (-1, 0, 1)] + [(r + 2, c + k) for k in (-1, 0, 1)])
+        out += [(a, [], [b], missing), (b, [], [a], missing)]
+    for r, c in np.argwhere(block).tolist():
+        a, b, d, e = r * w + c, r * w + c + 1, (r + 1) * w + c, (r + 1) * w + c + 1
+        missing = unknown_of([(r - 1, c - 1), (r - 1, c + 2), (r + 2, c - 1), (r + 2, c + 2)])
+        out += [(a, [e], [b, d], missing), (e, [a], [b, d], missing)]
+        out += [(b, [d], [a, e], missing), (d, [b], [a, e], missing)]
+    return out
+
+
+def _forced_whenever_mined(outlook: Outlook, tile: int, mines: list[int], safes: list[int], tolerance: float) -> bool:
+    """Whether every layout with ``tile`` a mine also has ``mines`` mined and ``safes`` safe."""
+    grid = np.array(outlook.grid, dtype=np.int8)
+    width = outlook.width
+    for x in [tile, *mines]:
+        grid[divmod(x, width)] = FLAGGED
+    try:
+        forced = analyze(grid, outlook.mines)
+    except InconsistentPositionError:
+        return False
+    q = forced.probabilities.reshape(-1)
+    if any(q[x] > 0.0 for x in safes):
+        return False
+    # The layouts with all of them mined are all of those with ``tile`` mined.
+    tally = outlook.log_weight + math.log(outlook.probabilities[tile])
+    return abs(forced.log_weight - tally) <= tolerance * max(1.0, abs(tally))

@@ -1,0 +1,115 @@
+"""`apex`'s "50/50 or safe" cells (``patterns.pseudo_fifty``) against brute force.
+
+Every cell it names must be, in every layout consistent with the position in which it is a mine,
+one half of a pair or 2x2 block whose other cells and closing cells are as the pattern says: then
+the layout with the pattern's mines swapped shows the same numbers everywhere. The brute force
+enumerates every layout of small boards and checks exactly that, and that the swap keeps every
+number of the position.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from engine import COVERED, FLAGGED, Action, BoardSpec, FirstClick, Game, Observation
+from players.builtin.apex.outlook import Outlook
+from players.builtin.apex.patterns import pseudo_fifty
+from players.rules import certain_actions
+from players.solver import analyze
+
+
+def layouts(grid: np.ndarray, mines: int) -> list[frozenset[int]]:
+    """Every mine layout (flat cells) consistent with the revealed numbers and flags."""
+    h, w = grid.shape
+    flat = grid.reshape(-1)
+    hidden = [f for f in range(h * w) if flat[f] in (COVERED, FLAGGED)]
+    out = []
+    for mined in itertools.combinations(hidden, mines):
+        chosen = frozenset(mined)
+        if all(f in chosen for f in range(h * w) if flat[f] == FLAGGED) and _fits(flat, chosen, h, w):
+            out.append(chosen)
+    return out
+
+
+def _fits(flat: np.ndarray, mined: frozenset[int], h: int, w: int) -> bool:
+    return all(flat[f] < 0 or _count(f, mined, h, w) == flat[f] for f in range(h * w))
+
+
+def _count(f: int, mined: frozenset[int], h: int, w: int) -> int:
+    r, c = divmod(f, w)
+    return sum(
+        (rr * w + cc) in mined
+        for rr in range(max(r - 1, 0), min(r + 2, h))
+        for cc in range(max(c - 1, 0), min(c + 2, w))
+    )
+
+
+def swapped_partner_exists(tile: int, mined: frozenset[int], all_layouts: set[frozenset[int]], h: int, w: int) -> bool:
+    """Some pair or 2x2 block holding ``tile`` whose swap turns ``mined`` into another consistent
+    layout with the same numbers on every cell that is not a mine in either."""
+    r, c = divmod(tile, w)
+    swaps = []
+    for dr, dc in ((0, 1), (1, 0), (0, -1), (-1, 0)):
+        rr, cc = r + dr, c + dc
+        if 0 <= rr < h and 0 <= cc < w:
+            swaps.append(({tile}, {rr * w + cc}))
+    for dr, dc in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
+        rr, cc = r + dr, c + dc
+        if 0 <= rr < h and 0 <= cc < w:
+            swaps.append(({tile, rr * w + cc}, {r * w + cc, rr * w + c}))
+    for now, then in swaps:
+        if not now <= mined or then & mined:
+            continue
+        other = (mined - now) | then
+        if other not in all_layouts:
+            continue
+        both = mined | other
+        if all(_count(f, mined, h, w) == _count(f, other, h, w) for f in range(h * w) if f not in both):
+            return True
+    return False
+
+
+def guess_positions(spec: BoardSpec, seeds: range) -> list[Observation]:
+    """Positions without a certain single-cell move, from games of certain moves and random guesses."""
+    out = []
+    for seed in seeds:
+        game = Game(spec, FirstClick.SAFE, seed=seed)
+        rng = np.random.default_rng(seed)
+        game.apply(Action.reveal(0, 0))
+        while not game.over:
+            observation = game.observation()
+            actions = certain_actions(observation)
+            if not actions:
+                out.append(observation)
+                covered = np.argwhere(observation.grid == COVERED)
+                r, c = covered[rng.integers(len(covered))]
+                game.apply(Action.reveal(int(r), int(c), guess=True))
+            else:
+                game.play_answer(actions)
+    return out
+
+
+def test_every_named_cell_is_a_50_50_or_safe_by_brute_force() -> None:
+    spec = BoardSpec(4, 5, 5)
+    named = 0
+    for observation in guess_positions(spec, range(400)):
+        analysis = analyze(observation.grid, observation.mines)
+        if analysis.safe:
+            continue
+        outlook = Outlook(observation.grid, observation.mines, analysis)
+        cell = pseudo_fifty(outlook)
+        if cell is None:
+            continue
+        named += 1
+        h, w = observation.grid.shape
+        tile = cell[0] * w + cell[1]
+        every = layouts(observation.grid, observation.mines)
+        assert every, "the position has layouts"
+        pool = set(every)
+        mined_in = [m for m in every if tile in m]
+        assert len(mined_in) <= len(every) / 2
+        assert mined_in, "a guess, not a certain cell"
+        assert all(swapped_partner_exists(tile, m, pool, h, w) for m in mined_in)
+    assert named >= 3  # the test sees the rule at work
