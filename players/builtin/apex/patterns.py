@@ -100,7 +100,7 @@ def pseudo_fifty(outlook: Outlook, *, tolerance: float = 1e-9) -> tuple[int, int
     found: list[int] = []
     best = 0.5 + tolerance  # a cell of such a pattern is a mine at most half the time
     for tile, mines, safes, missing in _patterns(outlook, open_cell):
-        if p[tile] > best:
+        if not 0.0 < p[tile] <= best:
             continue
         if not _forced_whenever_mined(outlook, tile, mines + missing, safes, tolerance):
             continue
