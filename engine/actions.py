@@ -34,8 +34,8 @@ class ActionKind(enum.StrEnum):
 class Action(NamedTuple):
     """One move. ``str(action)`` is ``"reveal 3,4"`` and ``Action.parse`` reads it back.
 
-    ``guess`` is the player's own statement that a reveal was not certain; the engine ignores it
-    and the arena counts it as the player's guesses.
+    ``guess`` is the player's own statement that a reveal was not certain; the rules ignore it,
+    the game only counts it (``Game.guesses``), as the player's guesses in the arena's results.
     """
 
     kind: ActionKind

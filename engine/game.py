@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 import operator
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -297,15 +297,16 @@ class Game:
             self.unflag(row, col)
         return 0
 
-    def play_answer(self, actions: Actions | Iterable[Any]) -> None:
+    def play_answer(self, actions: Actions | Iterable[Any], on_move: Callable[[Any], object] | None = None) -> None:
         """Play a player's whole answer, in order, until the game ends.
 
         A reveal of a cell that an earlier action of the same answer opened is skipped: the player
         could not know. Any other illegal action raises, as in ``apply``; the actions before it
-        stay played. An ``Actions`` answer is played in compiled calls (the same moves, the same
-        errors); ``tests/engine/test_actions.py`` plays answers both ways.
+        stay played. ``on_move`` is called with each action once it is played (for a display).
+        An ``Actions`` answer is played in compiled calls (the same moves, the same errors) unless
+        there is an ``on_move``; ``tests/engine/test_actions.py`` plays answers both ways.
         """
-        if type(actions) is Actions:
+        if type(actions) is Actions and on_move is None:
             self._play_rows(actions.rows)
             return
         covered_before = self._view == COVERED
@@ -315,6 +316,8 @@ class Game:
             if number and self._opened_meanwhile(action, covered_before):
                 continue
             self.apply(action)
+            if on_move is not None:
+                on_move(action)
 
     def _opened_meanwhile(self, action: Any, covered_before: np.ndarray) -> bool:
         """A reveal of an on-board cell that was covered when the answer came and is revealed now."""

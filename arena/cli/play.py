@@ -7,7 +7,6 @@ import time
 from collections.abc import Iterable
 from typing import Annotated
 
-import numpy as np
 import typer
 from rich.console import Group
 from rich.live import Live
@@ -28,7 +27,7 @@ from arena.cli.common import (
     print_json,
 )
 from arena.cli.render import board_text
-from engine import COVERED, Action, EngineError, Game, player_generator
+from engine import Action, EngineError, Game, player_generator
 from engine.layout import check_seed
 from players import Registry
 
@@ -73,6 +72,14 @@ def command(
     limit = 6 * spec.cells + 100
     answers = 0
     with Live(frame(), console=console, auto_refresh=False, transient=False) if not json_out else _Null() as live:
+
+        def played(action: Action) -> None:
+            moves.append(str(action))
+            if live is not None:
+                live.update(frame(), refresh=True)
+                if pause:
+                    time.sleep(pause)
+
         while not game.over:
             answers += 1
             if game.moves > limit or answers > limit:
@@ -86,19 +93,8 @@ def command(
             if not actions:
                 problem = "play() returned no action"
                 break
-            covered = game.grid == COVERED
             try:
-                for number, action in enumerate(actions):
-                    if game.over:
-                        break
-                    if number and _opened_meanwhile(action, covered, game.grid):
-                        continue  # flood-filled by an earlier action of the same answer
-                    game.apply(action)
-                    moves.append(str(action))
-                    if live is not None:
-                        live.update(frame(), refresh=True)
-                        if pause:
-                            time.sleep(pause)
+                game.play_answer(actions, on_move=played)
             except EngineError as error:
                 problem = f"illegal action: {error}"
                 break
@@ -129,14 +125,6 @@ def _actions(answer: object) -> list[Action]:
     if isinstance(answer, Action | str) or not isinstance(answer, Iterable):
         return [answer]  # type: ignore[list-item]
     return list(answer)
-
-
-def _opened_meanwhile(action: object, covered: np.ndarray, grid: np.ndarray) -> bool:
-    try:
-        kind, row, col = action[0], action[1], action[2]  # type: ignore[index]
-        return kind == "reveal" and row >= 0 and col >= 0 and bool(covered[row, col]) and grid[row, col] >= 0
-    except (TypeError, IndexError, KeyError, ValueError):
-        return False
 
 
 class _Null:
