@@ -86,6 +86,7 @@ class Host:
         self.pending_error = ""
         #: Whether observations come through shared memory (``arena.isolation.shared``).
         self.shared = False
+        self._specs: dict[tuple[int, int, int, str], BoardSpec] = {}
         registry = Registry(plugin_files, entry_points=entry_points)
         try:
             _set_threads(threads)
@@ -127,18 +128,31 @@ class Host:
         return None  # game_over needs nothing; unknown types are for later protocol versions
 
     def new_game(self, message: dict[str, Any]) -> None:
+        """A ``new_game`` line."""
+        try:
+            height, width, mines = int(message["height"]), int(message["width"]), int(message["mines"])
+            board, rule = str(message.get("board", "custom")), FirstClick(message["rule"])
+            seed = int(message["seed"], 16)
+        except BaseException as error:
+            self.spec = None
+            self.pending_error = _describe(error)
+            traceback.print_exc(file=sys.stderr)
+            return
+        self.start_game(height, width, mines, board, rule, seed)
+
+    def start_game(self, height: int, width: int, mines: int, board: str, rule: FirstClick, seed: int) -> None:
+        """Reset the player for a new game (announced by a line or in shared memory)."""
         self.pending_error = ""
         try:
-            self.spec = BoardSpec(
-                int(message["height"]),
-                int(message["width"]),
-                int(message["mines"]),
-                str(message.get("board", "custom")),
-            )
-            self.rule = FirstClick(message["rule"])
-            rng = np.random.Generator(np.random.PCG64(int(message["seed"], 16)))
+            key = (height, width, mines, board)
+            spec = self._specs.get(key)
+            if spec is None:
+                spec = self._specs[key] = BoardSpec(height, width, mines, board)
+            self.spec = spec
+            self.rule = rule
+            rng = np.random.Generator(np.random.PCG64(seed))
             if self.player is not None:
-                self.player.reset(rng, self.spec, self.rule)
+                self.player.reset(rng, spec, rule)
         except BaseException as error:  # the player's own reset may raise: its error, reported at its turn
             self.pending_error = _describe(error)
             traceback.print_exc(file=sys.stderr)
@@ -314,6 +328,7 @@ def serve_shared(host: Host, channel: shared.SharedChannel, fd: int, out: int, s
     pipe = LineReader(fd)  # no spinning here: the busy wait is on the segment
     taken = 0  # non-empty lines handled so far
     spun = 0.0  # CPU seconds of busy waiting since the last reply
+    backstop = shared.BACKSTOP  # the next blocking wait's longest sleep
 
     def take_lines() -> bool:
         nonlocal taken, spun
@@ -340,6 +355,7 @@ def serve_shared(host: Host, channel: shared.SharedChannel, fd: int, out: int, s
                     return
             _answer_shared(host, channel, out, spun)
             spun = 0.0
+            backstop = shared.BACKSTOP
             continue
         if pipe.eof:
             return
@@ -353,12 +369,22 @@ def serve_shared(host: Host, channel: shared.SharedChannel, fd: int, out: int, s
                 continue
         channel.set_bot_sleeping(True)
         if channel.posted() == channel.seq:
-            pipe.fill(shared.BACKSTOP)
+            pipe.fill(backstop)
+            # An idle host (its player's turn has not come) looks again less and less often, so
+            # that it does not take the cores from the bots that are playing.
+            backstop = min(2 * backstop, shared.IDLE_BACKSTOP)
         channel.set_bot_sleeping(False)
 
 
 def _answer_shared(host: Host, channel: shared.SharedChannel, out: int, spun: float) -> None:
-    reply = host.refusal()
+    try:
+        announced = channel.new_game()
+        if announced is not None:
+            host.start_game(*channel.board(), *announced)
+    except shared.SharedChannelError as error:
+        reply: list[Any] | str | None = protocol.encode_error(f"bot_host: {error}")
+    else:
+        reply = host.refusal()
     if reply is None:
         try:
             observation = channel.observation(host.rule)

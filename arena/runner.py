@@ -116,7 +116,12 @@ class Agent(Protocol):
         """A new game; ``seed`` is the player's own 128-bit seed for this board."""
 
     def act(self, observation: Observation, budget: float) -> Action | Iterable[Action] | None:
-        """The player's answer, within ``budget`` seconds (the remote agent enforces it)."""
+        """The player's answer, within ``budget`` seconds (the remote agent enforces it).
+
+        An agent that sends the observation elsewhere may also define ``act_live(grid, flags,
+        moves, budget)``, which ``play_game`` then calls instead, with the game's live read-only
+        grid (valid only during the call) and counters: no ``Observation`` is built in this process
+        for a player that is not here. The arena's ``RemoteAgent`` does."""
 
     def finish(self, outcome: Outcome, message: str) -> None:
         """The game is over. Must not raise."""
@@ -233,10 +238,15 @@ def play_game(
     try:
         agent.start(spec, rule, player_seed(seed, board, agent.name), limits)
         used = time.perf_counter() - wall0
+        act_live = getattr(agent, "act_live", None)
         while not game.over:
-            observation = game.observation()
-            asked = time.perf_counter()
-            answer = agent.act(observation, limits.budget(used))
+            if act_live is not None:
+                asked = time.perf_counter()
+                answer = act_live(game.grid, game.flags_placed, game.moves, limits.budget(used))
+            else:
+                observation = game.observation()
+                asked = time.perf_counter()
+                answer = agent.act(observation, limits.budget(used))
             used += time.perf_counter() - asked
             actions = as_actions(answer)
             if not actions:

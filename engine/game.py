@@ -373,6 +373,11 @@ class Game:
         return self._moves
 
     @property
+    def flags_placed(self) -> int:
+        """Flags on the board now (an observation's ``flags``)."""
+        return self._flags_placed
+
+    @property
     def guesses(self) -> int:
         """Reveals played with the player's ``guess`` mark (the engine only counts them)."""
         return self._guesses

@@ -19,6 +19,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+import numpy as np
+
 import arena
 from arena.isolation import protocol
 from arena.isolation import shared as shared_memory
@@ -116,6 +118,9 @@ class RemoteAgent:
         self._last_process: BotProcess | None = None
         self._in_game = False
         self._outbox: list[str] = []
+        #: The game ``start`` began, until its first observation announces it to the bot.
+        self._announce: tuple[BoardSpec, FirstClick, int, Limits] | None = None
+        self._mines, self._rule = 0, FirstClick.SAFE  # the current game's
         self._last_tail: list[str] = []
         self._setup_failures = 0
         self._setup_error: AgentFailure | None = None
@@ -258,20 +263,40 @@ class RemoteAgent:
         self._claimed = 0.0
         self._cpu_seen = 0.0
         self._game_cpu = process.cpu_seconds() if self.spin > 0 else 0.0
-        # Messages that take no reply wait in the outbox and go out with the next observation: one
-        # write and one wake-up of the bot instead of two or three.
-        self._outbox.append(protocol.new_game(spec, rule, seed, limits.move_time, limits.game_time))
+        # The game is announced with its first observation: in the shared-memory segment when that is
+        # how the observation goes, else as a line. Messages that take no reply wait in the outbox and
+        # go out with the next observation: one write and one wake-up of the bot instead of two or three.
+        self._announce = (spec, rule, seed, limits)
+        self._mines, self._rule = spec.mines, rule
 
     def act(self, observation: Observation, budget: float) -> list[Action]:
+        return self._act(observation.grid, observation.mines, observation.flags, observation.moves, budget, observation)
+
+    def act_live(self, grid: np.ndarray, flags: int, moves: int, budget: float) -> list[Action]:
+        """``act`` on the game's live grid (read-only) and counters, as the runner offers agents that
+        have this method: the observation's grid is copied into the shared-memory segment, or into
+        an ``Observation`` for the pipe, once instead of twice."""
+        return self._act(grid, self._mines, flags, moves, budget, None)
+
+    def _act(
+        self, grid: np.ndarray, mines: int, flags: int, moves: int, budget: float, observation: Observation | None
+    ) -> list[Action]:
         process = self._require()
         deadline = time.monotonic() + budget
         channel = self._channel
         sent = time.perf_counter()
         spun = process.spun
         try:
-            if channel is not None and channel.fits(observation):
-                actions, waited = self._exchange(process, deadline, self._shared_reply, channel, observation)
+            if channel is not None and channel.fits(grid):
+                actions, waited = self._exchange(
+                    process, deadline, self._shared_reply, channel, grid, mines, flags, moves
+                )
             else:
+                if observation is None:
+                    copy = grid.copy()
+                    copy.flags.writeable = False
+                    observation = Observation(copy, mines, self._rule, moves, flags)
+                self._announce_by_line()
                 message = "\n".join([*self._outbox, protocol.observation(observation)])
                 self._outbox.clear()
                 line = self._exchange(process, deadline, self._line_reply, message)
@@ -296,21 +321,42 @@ class RemoteAgent:
         self._replied_at = time.perf_counter()
         return actions
 
+    def _announce_by_line(self) -> None:
+        """Put the pending game's ``new_game`` line in the outbox."""
+        if self._announce is not None:
+            spec, rule, seed, limits = self._announce
+            self._outbox.append(protocol.new_game(spec, rule, seed, limits.move_time, limits.game_time))
+            self._announce = None
+
     @staticmethod
     def _line_reply(process: BotProcess, deadline: float, message: str) -> bytes:
         process.send(message, deadline)
         return process.receive(deadline)
 
     def _shared_reply(
-        self, process: BotProcess, deadline: float, channel: shared_memory.SharedChannel, observation: Observation
+        self,
+        process: BotProcess,
+        deadline: float,
+        channel: shared_memory.SharedChannel,
+        grid: np.ndarray,
+        mines: int,
+        flags: int,
+        moves: int,
     ) -> tuple[list[Action], float]:
         """The observation through the segment, the reply through it too (or as a line when the
         bot says so); lines waiting in the outbox go first, on the pipe, and the bot reads them
         before the observation."""
+        announce = self._announce
+        if announce is not None:
+            spec, rule, seed, _ = announce
+            if channel.announce(spec.name, rule, seed):
+                self._announce = None
+            else:
+                self._announce_by_line()
         if self._outbox:
             process.send("\n".join(self._outbox), deadline)
             self._outbox.clear()
-        if channel.post(observation, process.lines_sent):
+        if channel.post_grid(grid, mines, flags, moves, process.lines_sent):
             process.ring()
         if not channel.answered():
             process.spun += shared_memory.await_answer(channel, process, deadline, self.spin)
@@ -349,7 +395,9 @@ class RemoteAgent:
             raise AgentFailure(Outcome.CRASHED, f"the bot process {description}") from None
 
     def finish(self, outcome: Outcome, message: str) -> None:
-        if self._process is not None and self._in_game:
+        self._announce = None
+        # The arena's own host has nothing to do with ``game_over``: the shared-memory transport omits it.
+        if self._process is not None and self._in_game and self._channel is None:
             self._outbox.append(protocol.game_over(outcome.value, message))
         self._in_game = False
 

@@ -5,13 +5,18 @@ Every bot speaks the line protocol (docs/protocol.md). When the arena starts its
 segment (a ``memfd``, inherited as a file descriptor named by ``ARENA_SHARED_FD``); a host that maps
 it says so in its hello reply (``"transport": "shared"``). From then on each observation is written
 into the segment and each ordinary reply (a list of well-formed actions) comes back the same way.
-Everything else keeps travelling as lines on the pipes, in order: hello, ``new_game``, ``game_over``,
-``quit``, a player's error, an answer that is not a list of actions, a board larger than the segment.
+A new game is announced in the segment too, with its first observation: the board's name, the rule
+and the player's seed (the line protocol's ``new_game`` but for the time limits, which the host does
+not use), and no ``game_over`` is sent (the host has nothing to do with it). Everything else keeps
+travelling as lines on the pipes, in order: hello, ``quit``, a player's error, an answer that is not
+a list of actions, a board larger than the segment or a board name longer than ``NAME_BYTES``
+(whose ``new_game`` then goes as a line).
 
 Why: a move of an isolated player costs two encodings, two decodings and two pipe wake-ups more
-than a trusted one. Here the arena copies the engine's int8 grid into the segment and bumps a
-counter; the host, busy-waiting on that counter, sees it within a microsecond, and answers with
-int32 rows (kind, row, col, guess) and a counter of its own (``benchmarks/isolation_overhead.py``).
+than a trusted one, and a game two lines more (about 45 µs of JSON and system calls on both
+sides). Here the arena copies the engine's int8 grid into the segment and bumps a counter; the
+host, busy-waiting on that counter, sees it within a microsecond, and answers with int32 rows
+(kind, row, col, guess) and a counter of its own (``benchmarks/isolation_overhead.py``).
 
 What crosses is what the line protocol carries: the observation and the actions. The segment
 belongs to one bot process (a restarted bot gets a new one); the mine layout never enters it, and
@@ -20,20 +25,24 @@ whatever the bot writes there is validated like a line would be.
 Layout (native little-endian; each side writes only its own words, on a cache line of its own)::
 
     offset 0     the arena's words (int64): MAGIC, CELLS, ACTIONS, SEQ, HEIGHT, WIDTH, MINES,
-                 FLAGS, MOVES, LINES, SLEEPING
+                 FLAGS, MOVES, LINES, SLEEPING, GAME, RULE, SEED_LO, SEED_HI, NAME_LEN
     offset 128   the bot's words (int64): SEQ, STATUS, COUNT, SPIN_NS, SLEEPING
-    offset 256   the grid: CELLS int8 (row-major, the engine's values)
+    offset 256   the arena's: the board name of the latest game announced (UTF-8, NAME_LEN bytes)
+    offset 320   the grid: CELLS int8 (row-major, the engine's values)
     after it     the actions: ACTIONS rows of int32 (kind, row, col, guess)
 
 A side writes its payload, then its ``SEQ``. x86-64 keeps stores in order and loads in order, so a
 reader that sees the new ``SEQ`` sees the payload (which is why the channel is offered only there).
 ``LINES`` is how many protocol lines the arena had written to the pipe before this observation:
-the host reads exactly those first, so a ``new_game`` always precedes its first observation.
+the host reads exactly those first. ``GAME`` counts the games announced in the segment: when it
+has changed since the host's last observation, this observation is a new game's first, described
+by ``RULE`` (index in ``FirstClick``), the 128-bit seed in two words and the name.
 
 Waiting: a side that has a core of its own busy-waits on the other's ``SEQ`` for a short window
 (``arena.isolation.spin``), then sets its ``SLEEPING`` word, checks once more and blocks on its
 pipe; the other side, after bumping ``SEQ``, writes an empty line (ignored by the protocol) to wake
-a sleeper. Blocking waits also wake every ``BACKSTOP`` seconds to look at ``SEQ`` again, so the one
+a sleeper. Blocking waits also wake every ``BACKSTOP`` seconds to look at ``SEQ`` again (a host
+that stays idle, while other bots play, less and less often, up to ``IDLE_BACKSTOP``), so the one
 interleaving that could lose a wake-up (both sides reading the other's word before their own store
 is visible) costs at most that long, never a game.
 """
@@ -60,6 +69,7 @@ from engine.actions import KIND_CODES
 __all__ = [
     "BACKSTOP",
     "ENV_FD",
+    "IDLE_BACKSTOP",
     "STATUS_ACTIONS",
     "STATUS_PIPE",
     "SharedChannel",
@@ -72,16 +82,39 @@ __all__ = [
 ENV_FD = "ARENA_SHARED_FD"
 #: The longest a blocking wait goes without looking at the other side's counter (seconds).
 BACKSTOP = 0.005
+#: The host's backstop grows to this while no observation comes (an idle bot, between its turns).
+IDLE_BACKSTOP = 0.1
 #: Grid cells and actions per reply the default segment holds (a 256x256 board; more goes by pipe).
 DEFAULT_CELLS = 1 << 16
 
 MAGIC = 0x31414E4552415353  # b"SSARENA1", little-endian
-_A_MAGIC, _A_CELLS, _A_ACTIONS, _A_SEQ, _A_HEIGHT, _A_WIDTH, _A_MINES, _A_FLAGS, _A_MOVES, _A_LINES, _A_SLEEPING = (
-    range(11)
-)
+(
+    _A_MAGIC,
+    _A_CELLS,
+    _A_ACTIONS,
+    _A_SEQ,
+    _A_HEIGHT,
+    _A_WIDTH,
+    _A_MINES,
+    _A_FLAGS,
+    _A_MOVES,
+    _A_LINES,
+    _A_SLEEPING,
+    _A_GAME,
+    _A_RULE,
+    _A_SEED_LO,
+    _A_SEED_HI,
+    _A_NAME_LEN,
+) = range(16)
 _BOT = 16  # the bot's words start at byte 128
 _B_SEQ, _B_STATUS, _B_COUNT, _B_SPIN_NS, _B_SLEEPING = (_BOT + i for i in range(5))
-_GRID = 256
+_NAME = 256
+#: The longest board name (UTF-8 bytes) a game can be announced with in the segment.
+NAME_BYTES = 64
+_GRID = _NAME + NAME_BYTES
+_RULES = tuple(FirstClick)
+_RULE_CODES = {rule: code for code, rule in enumerate(_RULES)}
+_MASK64 = (1 << 64) - 1
 
 #: The reply is in the segment's action rows.
 STATUS_ACTIONS = 1
@@ -114,6 +147,11 @@ def supported() -> bool:
     )
 
 
+def _signed(value: int) -> int:
+    """A 64-bit word's bits as the int64 the segment's words hold."""
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
 def _size(cells: int, actions: int) -> int:
     return _GRID + (cells + 63) // 64 * 64 + actions * 16
 
@@ -132,11 +170,17 @@ class SharedChannel:
         if self.cells < 1 or self.max_actions < 1 or len(buffer) < _size(self.cells, self.max_actions):
             raise SharedChannelError("the segment is smaller than its header says")
         self.grid = np.ndarray((self.cells,), dtype=np.int8, buffer=buffer, offset=_GRID)
+        self._name = memoryview(buffer)[_NAME:_GRID]
+        #: The grid as a (height, width) view, for the last shape seen.
+        self._shape = (0, 0)
+        self._view = self.grid[:0].reshape(0, 0)
         start = _GRID + (self.cells + 63) // 64 * 64
         self.actions = np.ndarray((self.max_actions, 4), dtype=np.int32, buffer=buffer, offset=start)
         self._rows = memoryview(buffer)[start : start + self.max_actions * 16].cast("i")
         #: The last observation posted (arena) or answered (bot).
         self.seq = 0
+        #: The last game announced (arena) or started (bot).
+        self.game = 0
 
     # -- making one -----------------------------------------------------------------------------------------------
     @classmethod
@@ -179,31 +223,59 @@ class SharedChannel:
     def close(self) -> None:
         """Unmap, once this side is done with the channel (a view still held elsewhere keeps the
         mapping alive until it is collected)."""
-        del self.grid, self.actions
+        del self.grid, self.actions, self._view
         self.words.release()
         self._rows.release()
+        self._name.release()
         with contextlib.suppress(BufferError):
             self._buffer.close()
 
+    def _grid_view(self, height: int, width: int) -> np.ndarray:
+        """The segment's grid as a (height, width) array (kept for the next call of that shape)."""
+        if self._shape != (height, width):
+            self._view = self.grid[: height * width].reshape(height, width)
+            self._shape = (height, width)
+        return self._view
+
     # -- the arena's side -----------------------------------------------------------------------------------------
-    def fits(self, observation: Observation) -> bool:
-        return observation.grid.size <= self.cells
+    def fits(self, grid: np.ndarray) -> bool:
+        return grid.size <= self.cells
 
     def post(self, observation: Observation, lines: int) -> bool:
         """Publish ``observation`` (the arena had written ``lines`` protocol lines to the pipe
         before it); True when the bot is asleep and must be woken with an empty line."""
-        grid = observation.grid
+        return self.post_grid(observation.grid, observation.mines, observation.flags, observation.moves, lines)
+
+    def post_grid(self, grid: np.ndarray, mines: int, flags: int, moves: int, lines: int) -> bool:
+        """``post`` of an observation given by its parts: ``grid`` may be the game's live view (it
+        is copied into the segment here)."""
         height, width = grid.shape
         words = self.words
-        self.grid[: height * width] = grid.reshape(-1)
+        self._grid_view(height, width)[...] = grid
         words[_A_HEIGHT], words[_A_WIDTH] = height, width
-        words[_A_MINES], words[_A_FLAGS] = int(observation.mines), int(observation.flags)
-        words[_A_MOVES] = int(observation.moves)
+        words[_A_MINES], words[_A_FLAGS], words[_A_MOVES] = int(mines), int(flags), int(moves)
         words[_A_LINES] = lines
         self.seq += 1
         words[_A_SEQ] = self.seq
         _fence()
         return bool(words[_B_SLEEPING])
+
+    def announce(self, name: str, rule: FirstClick, seed: int) -> bool:
+        """Describe a new game, for the host to start with the next observation posted (its board's
+        size and mines go with that observation). False when the name is longer than ``NAME_BYTES``
+        or the seed is not 128 bits: then the caller sends ``new_game`` as a line."""
+        raw = name.encode("utf-8")
+        if len(raw) > NAME_BYTES or not 0 <= seed < 1 << 128:
+            return False
+        words = self.words
+        self._name[: len(raw)] = raw
+        words[_A_RULE] = _RULE_CODES[FirstClick(rule)]
+        words[_A_SEED_LO] = _signed(seed & _MASK64)
+        words[_A_SEED_HI] = _signed(seed >> 64)
+        words[_A_NAME_LEN] = len(raw)
+        self.game += 1
+        words[_A_GAME] = self.game
+        return True
 
     def answered(self) -> bool:
         return self.words[_B_SEQ] == self.seq
@@ -243,16 +315,38 @@ class SharedChannel:
         self.words[_B_SLEEPING] = 1 if sleeping else 0
         _fence()
 
+    def new_game(self) -> tuple[str, FirstClick, int] | None:
+        """The game the arena announced with its latest observation, if it is a new one: (board
+        name, rule, the player's seed); None when the game goes on. Read after ``posted``."""
+        words = self.words
+        self.seq = words[_A_SEQ]  # first, as in ``observation``: whatever is read next is this new
+        game = words[_A_GAME]
+        if game == self.game:
+            return None
+        self.game = game
+        length, code = words[_A_NAME_LEN], words[_A_RULE]
+        if not 0 <= length <= NAME_BYTES or not 0 <= code < len(_RULES):
+            raise SharedChannelError(f"the arena announced a game with rule {code} and a {length}-byte name")
+        name = bytes(self._name[:length]).decode("utf-8", "replace")
+        seed = (words[_A_SEED_HI] & _MASK64) << 64 | words[_A_SEED_LO] & _MASK64
+        return name, _RULES[code], seed
+
+    def board(self) -> tuple[int, int, int]:
+        """The posted observation's height, width and mines."""
+        words = self.words
+        return words[_A_HEIGHT], words[_A_WIDTH], words[_A_MINES]
+
     def observation(self, rule: FirstClick) -> Observation:
         """The posted observation, as the engine would hand it to a trusted player (a read-only
         copy of the grid)."""
-        self.seq = self.words[_A_SEQ]  # first: the payload read after it is at least this new
-        height, width, mines, flags, moves = self.words[_A_HEIGHT : _A_MOVES + 1].tolist()
+        words = self.words
+        self.seq = words[_A_SEQ]  # first: the payload read after it is at least this new
+        height, width = words[_A_HEIGHT], words[_A_WIDTH]
         if height < 1 or width < 1 or height * width > self.cells:
             raise SharedChannelError(f"the arena posted a {height}x{width} grid; the segment holds {self.cells}")
-        grid = self.grid[: height * width].reshape(height, width).copy()
+        grid = self._grid_view(height, width).copy()
         grid.flags.writeable = False
-        return Observation(grid, mines, rule, moves, flags)
+        return Observation(grid, words[_A_MINES], rule, words[_A_MOVES], words[_A_FLAGS])
 
     def write_actions(self, actions: Sequence[Any], spun: float) -> bool:
         """Answer the posted observation with ``actions`` when they are an ``Actions`` or all

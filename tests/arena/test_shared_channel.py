@@ -58,6 +58,28 @@ def test_an_observation_arrives_as_the_engine_gives_it(pair: tuple[shm.SharedCha
     assert bot.posted() == 2
 
 
+def test_a_new_game_is_announced_with_its_first_observation(
+    pair: tuple[shm.SharedChannel, shm.SharedChannel],
+) -> None:
+    arena, bot = pair
+    seed = (0xF123 << 112) | 0xFFFF_FFFF_FFFF_FFFF  # both words with their top bit set
+    assert arena.announce("beginner", FirstClick.OPENING, seed)
+    arena.post(a_position().observation(), lines=0)
+    assert bot.new_game() == ("beginner", FirstClick.OPENING, seed)
+    assert bot.board() == (9, 9, 10)
+    assert bot.new_game() is None  # the same game goes on
+    arena.post(a_position().observation(), lines=0)
+    assert bot.new_game() is None
+    assert arena.announce("ünïcode", FirstClick.NONE, 0)
+    arena.post(a_position().observation(), lines=0)
+    assert bot.new_game() == ("ünïcode", FirstClick.NONE, 0)
+    # What does not fit is left to the new_game line.
+    assert not arena.announce("x" * (shm.NAME_BYTES + 1), FirstClick.SAFE, 1)
+    assert not arena.announce("beginner", FirstClick.SAFE, 1 << 128)
+    arena.post(a_position().observation(), lines=1)
+    assert bot.new_game() is None
+
+
 def test_actions_come_back_with_their_guess_marks(pair: tuple[shm.SharedChannel, shm.SharedChannel]) -> None:
     arena, bot = pair
     arena.post(a_position().observation(), lines=0)
@@ -194,6 +216,27 @@ def test_the_same_games_through_the_segment_as_by_lines_and_in_process(spin: flo
             agent.close()
 
 
+def test_a_board_whose_name_is_too_long_for_the_segment_is_announced_by_line() -> None:
+    named = BoardSpec(9, 9, 10, "a board whose name is longer than the segment's sixty-four bytes for it")
+    boards = [BEGINNER, named, named, BEGINNER, named]
+    player = Registry((), entry_points=False).create("random")
+    trusted = [
+        play_game(player, "random", spec, FirstClick.SAFE, 23, board).as_row() for board, spec in enumerate(boards)
+    ]
+    agent = RemoteAgent("random", host_command("random", entry_points=False), LIMITS, shared=True)
+    try:
+        remote = [
+            play_game(agent, "random", spec, FirstClick.SAFE, 23, board, limits=LIMITS).as_row()
+            for board, spec in enumerate(boards)
+        ]
+        assert agent._channel is not None and agent.starts == 1
+    finally:
+        agent.close()
+    assert [{k: v for k, v in r.items() if k not in TIMINGS} for r in remote] == [
+        {k: v for k, v in r.items() if k not in TIMINGS} for r in trusted
+    ]
+
+
 def test_a_board_larger_than_the_segment_goes_by_lines(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(shm, "DEFAULT_CELLS", 60)  # Beginner has 81 cells
     wide = BoardSpec(4, 10, 6, "small")
@@ -271,6 +314,10 @@ def test_a_bot_killed_mid_game_crashes_that_game_only() -> None:
             def act(self, observation: object, budget: float) -> object:
                 os.kill(process.pid, 9)
                 return agent.act(observation, budget)  # type: ignore[arg-type]
+
+            def act_live(self, *args: object) -> object:
+                os.kill(process.pid, 9)
+                return agent.act_live(*args)  # type: ignore[arg-type]
 
         crashed = play_game(Killer(), "random", BEGINNER, FirstClick.SAFE, 4, 1, limits=LIMITS)  # type: ignore[arg-type]
         assert crashed.outcome is Outcome.CRASHED

@@ -135,6 +135,10 @@ class SlowArena:
         time.sleep(0.001)
         return self.inner.act(observation, budget)  # type: ignore[arg-type]
 
+    def act_live(self, *args: object) -> object:
+        time.sleep(0.001)
+        return self.inner.act_live(*args)  # type: ignore[arg-type]
+
 
 @pytest.mark.parametrize("shared", [False, True], ids=["lines", "shared-memory"])
 def test_busy_waits_are_not_billed_as_thinking(shared: bool) -> None:
