@@ -16,7 +16,10 @@ changing the player without a new version, start a new store (``--store``).
 The saved Expert table (20000 boards, 2 cores, about 25 minutes) is
 ``results/apex_ablation_expert_safe.json`` (version 2, before ``deep=3`` became the default, which
 ``_deep_v3.json`` supports: 10000 boards); ``_deep.json`` holds the gated ``deep`` variant and
-``_v1.json`` the version-1 table that exposed the flawed 50/50 rule.
+``_v1.json`` the version-1 table that exposed the flawed 50/50 rule. ``_hill.json`` measures D. N.
+Hill's two refinements apex lacked (``--variants full,influence,blended,influence-blended --games
+10000 --seed 7100000``), and ``_hill_influence.json`` the first on 20000 boards: neither is
+significant, so both stay off.
 """
 
 from __future__ import annotations
@@ -76,6 +79,12 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "opening-2-4": {"opening_cell": [2, 4]},
     "opening-2-3": {"opening_cell": [2, 3]},
     "opening-3-2": {"opening_cell": [3, 2]},
+    # D. N. Hill's refinements (off by default): his 50/50 influence; his blended secondary
+    # safety with his tiny progress weight; with apex's own progress weight; both together.
+    "influence": {"fifty_influence": 0.9},
+    "blended": {"blended_safety": True, "progress_weight": 0.001},
+    "blended-progress-0.1": {"blended_safety": True},
+    "influence-blended": {"fifty_influence": 0.9, "blended_safety": True, "progress_weight": 0.001},
 }
 #: The table reported by default: every part switched off in turn, plus the largest endgame.
 DEFAULT_VARIANTS = (

@@ -33,6 +33,7 @@ from pydantic import BaseModel, Field
 from engine import COVERED, Action, ActionKind, BoardSpec, FirstClick, Game, Observation
 from players.api import Player
 from players.builtin.apex.endgame import solve_endgame
+from players.builtin.apex.influence import FiftyInfluence
 from players.builtin.apex.outlook import CellOutlook, Outlook
 from players.builtin.apex.patterns import pseudo_fifty, unavoidable_pair
 from players.rules import certain_actions
@@ -51,7 +52,8 @@ _SCORE_DIGITS = 10
 def _warm_up_kernels(player: ApexPlayer) -> None:
     """Once per process: play a few tiny games so that loading (or compiling) the numba code of
     the solver, the what-if reveals and the endgame search happens at construction, as the
-    arena's own warm-up intends, and is never billed to a real game's time."""
+    arena's own warm-up intends, and is never billed to a real game's time (and score one
+    what-if the ``blended_safety`` way, for its own compiled summary)."""
     global _WARM
     if _WARM:
         return
@@ -67,6 +69,9 @@ def _warm_up_kernels(player: ApexPlayer) -> None:
                 if action.kind is ActionKind.REVEAL and game.grid[action.row, action.col] >= 0:
                     continue
                 game.apply(action)
+    # The compiled part of ``blended_safety`` too, whatever this first player's options.
+    grid = np.array([[1, COVERED, COVERED], [COVERED, COVERED, COVERED]], dtype=np.int8)
+    Outlook(grid, 2, analyze(grid, 2)).blended_summary(0, 1)
 
 
 def _unknown_neighbours(unknown: np.ndarray, height: int, width: int) -> np.ndarray:
@@ -132,6 +137,45 @@ class ApexPlayer(Player):
         #: +0.01] (8 vs 17 discordant boards of 10000, McNemar p = 0.11, n.s.) at 20.2 instead of
         #: 22.7 ms per Expert game (``results/apex_ablation_expert_safe_pseudo_fifty.json``).
         pseudo_fifty: bool = True
+        #: D. N. Hill's "50/50 influence" (``influence.FiftyInfluence``): each candidate's scores
+        #: (two-click and, with ``deep``, three-click) are multiplied by 1 + ``fifty_influence`` x
+        #: I / P(safe), I the fraction of layouts in which it is a mine only as one half of a
+        #: 50/50 still to come (a pair or 2x2 block whose closing cells are all mines: lost half
+        #: the time whatever is played), and the cells whose safety plus influence passes the
+        #: candidates' cut-off are candidates too. Hill's JSMinesweeper: solver_main.js
+        #: ``secondarySafetyAnalysis`` multiplies each number's blended safety by
+        #: ``fiftyFiftyInfluence = 1 + 0.9 x tileInfluenceTally / safetyTally``, the tally from
+        #: LongTermRiskHelper.js ``findTileInfluence`` (the tile's two horizontal and two vertical
+        #: pairs added, each with up to 3 closing cells not yet known mines, plus the best of its
+        #: four 2x2 blocks, plus its ``influenceEnablers`` from the board scan ``findInfluence``:
+        #: pairs with at most one such cell, blocks with none; capped at min(mine tally, safe
+        #: tally)), and ``tieBreak`` adds ``getInfluencedTiles(0.9 x best safety)`` to the
+        #: candidates. His Java solver (``SecondarySafetyEvaluator.doFullEvaluateTile`` with
+        #: ``LongTermRiskHelper.findInfluence(Location)``) is the same but for the larger of the
+        #: two pairs each way and a 2.5% floor on scanned patterns. Only with ``lookahead``.
+        #: 0: off; Hill's value is 0.9. 0.9: +0.10 [-0.17, +0.37] (387 vs 367 discordant boards of
+        #: 20000, McNemar p = 0.49, n.s.) at 22.5 instead of 20.6 ms per Expert game
+        #: (``results/apex_ablation_expert_safe_hill_influence.json``): off by default.
+        fifty_influence: float = Field(default=0.0, ge=0.0, le=1.0)
+        #: Score candidates Hill's way (``Outlook.blended_summary``): after each number the next
+        #: click is worth ``(4 x best + second) / 5`` over the two safest living cells (a certainly
+        #: safe cell counts 1, the unconstrained cells' shared safety twice) instead of the safest
+        #: cell (1 with progress), and progress counts only numbers that make more living cells
+        #: certainly safe than the candidate's safety alone does. Hill's JSMinesweeper:
+        #: solver_probability_engine.js ``ProbabilityEngine.process`` sets ``blendedSafety =
+        #: (bestSafety1 * 4 + bestSafety2) / 5`` over tiles not in ``deadTiles`` (both start at the
+        #: off-edge safety); solver_main.js ``secondarySafetyAnalysis`` sums it over the values and
+        #: counts progress when ``livingClearTile > linkedTilesCount``; his Java
+        #: ``SecondarySafetyEvaluator.doFullEvaluateTile`` likewise (``getBlendedSafety``, weights
+        #: 4 and 1 in ``SolverSettings``). Hill scores ``blended x (1 + 0.001 x progress)``: set
+        #: ``progress_weight=0.001`` for his weighting (added here, not multiplied). Differences:
+        #: dead cells are only the lonely ones (every neighbour revealed, a known mine or the
+        #: candidate); with no living cell the dead ones count, and a lone cell is its own second
+        #: (Hill: 0); ``deep`` re-scores on plain three-click survival. With ``progress_weight=0.001``:
+        #: +0.03 [-0.21, +0.27] (73 vs 70 discordant boards of 10000, p = 0.87, n.s.), 22.1 instead
+        #: of 21.0 ms per Expert game; with ``fifty_influence=0.9`` too: +0.14 [-0.29, +0.58] (252 vs
+        #: 238, p = 0.56), 24.1 ms (``results/apex_ablation_expert_safe_hill.json``): off by default.
+        blended_safety: bool = False
         #: Search the game tree exactly when at most this many layouts remain (0: never).
         #: 0: -0.76 [-0.99, -0.54], McNemar p = 3e-11; 2000: +0.04 [-0.02, +0.10] (n.s.).
         endgame_layouts: int = Field(default=400, ge=0, le=100_000)
@@ -195,13 +239,15 @@ class ApexPlayer(Player):
             cell = pseudo_fifty(outlook)
             if cell is not None:
                 return cell
-        candidates = self.candidates(outlook)
+        influence = FiftyInfluence(outlook) if options.lookahead and options.fifty_influence > 0.0 else None
+        candidates = self.candidates(outlook, influence)
         if not options.lookahead or len(candidates) == 1:
             return candidates[0]
-        return self.best_by_lookahead(outlook, candidates)
+        return self.best_by_lookahead(outlook, candidates, influence)
 
-    def candidates(self, outlook: Outlook) -> list[Cell]:
-        """Near-safest cells, safest first: frontier cells, then a few cells away from it."""
+    def candidates(self, outlook: Outlook, influence: FiftyInfluence | None = None) -> list[Cell]:
+        """Near-safest cells, safest first: frontier cells, then a few cells away from it; with
+        ``influence``, also the cells whose safety plus 50/50 influence passes the cut-off."""
         options = self.options
         p = outlook.probabilities
         live = outlook.covered & (p < 1.0)
@@ -222,39 +268,57 @@ class ApexPlayer(Player):
         away.sort(key=lambda x: (crowd(x), x))
         picked = frontier[: options.max_candidates]
         picked += away[: max(options.off_frontier, 0 if picked else 1)]
+        if influence is not None:
+            chosen = set(picked)
+            picked += [x for x in influence.influenced((1.0 - best) * (1.0 - tolerance)) if x not in chosen]
         picked.sort(key=lambda x: (round(float(p[x]), 12), crowd(x), x))
         return [divmod(x, width) for x in picked]
 
-    def best_by_lookahead(self, outlook: Outlook, candidates: list[Cell]) -> Cell:
+    def best_by_lookahead(
+        self, outlook: Outlook, candidates: list[Cell], influence: FiftyInfluence | None = None
+    ) -> Cell:
         """The candidate with the best score; candidates whose safety bounds their score below
-        the best so far are skipped (a score never exceeds ``safety x (1 + progress_weight)``)."""
+        the best so far are skipped (a score never exceeds ``safety x (1 + progress_weight)``,
+        times the 50/50 influence factor with ``influence``)."""
         options = self.options
         weight = options.progress_weight
         p = outlook.probabilities
         summaries: list[CellOutlook] = []
+        factor: dict[Cell, float] = {}
         best_score = -1.0
         for row, col in candidates:
             safety = 1.0 - float(p[row * outlook.width + col])
-            if safety * (1.0 + weight) <= best_score:
+            f = 1.0
+            if influence is not None:
+                f += options.fifty_influence * influence.of(row * outlook.width + col) / safety
+            factor[(row, col)] = f
+            if safety * (1.0 + weight) * f <= best_score:
                 continue
-            summary = outlook.summary(row, col)
+            summary = outlook.blended_summary(row, col) if options.blended_safety else outlook.summary(row, col)
             summaries.append(summary)
             if not (options.avoid_dead and summary.values <= 1):
-                best_score = max(best_score, summary.score(weight))
+                best_score = max(best_score, summary.score(weight) * f)
         if options.avoid_dead:
             alive = [s for s in summaries if s.values > 1]
             if alive:
                 summaries = alive
+
+        def score(s: CellOutlook) -> float:
+            return s.score(weight) * factor[s.cell]
+
         # max() keeps the first of equal scores: candidates come safest first, then by crowd.
         # Scores equal but for rounding (symmetric cells reached through different sums) are
         # equal: the tie-break decides, not the last bits of the arithmetic.
-        best = max(summaries, key=lambda s: round(s.score(weight), _SCORE_DIGITS))
+        best = max(summaries, key=lambda s: round(score(s), _SCORE_DIGITS))
         if options.deep > 1 and len(summaries) > 1:
-            top = best.score(weight) - options.deep_margin
-            ranked = [s for s in sorted(summaries, key=lambda s: -round(s.score(weight), _SCORE_DIGITS))]
-            ranked = [s for s in ranked if s.score(weight) >= top]
+            top = score(best) - options.deep_margin
+            ranked = [s for s in sorted(summaries, key=lambda s: -round(score(s), _SCORE_DIGITS))]
+            ranked = [s for s in ranked if score(s) >= top]
             if len(ranked) > 1:
-                deep = {s.cell: round(self.deep_score(outlook, s.cell), _SCORE_DIGITS) for s in ranked[: options.deep]}
+                deep = {
+                    s.cell: round(self.deep_score(outlook, s.cell) * factor[s.cell], _SCORE_DIGITS)
+                    for s in ranked[: options.deep]
+                }
                 return max(ranked[: options.deep], key=lambda s: deep[s.cell]).cell
         return best.cell
 
