@@ -138,18 +138,7 @@ class Outlook:
         cached = self._cache.get(cell)
         if cached is not None:
             return cached
-        around = neighbours(cell, self.height, self.width)
-        base = sum(1 for x in around if self.constant_mine[x])
-        variables = [x for x in around if self.comp_of[x] >= 0 or self.unconstrained[x]]
-        involved = sorted({int(self.comp_of[x]) for x in variables if self.comp_of[x] >= 0})
-        own = int(self.comp_of[cell])
-        if own >= 0 and own not in involved:
-            involved.append(own)
-            involved.sort()
-        rest = np.array([i for i in range(len(self.components)) if i not in involved], dtype=np.int64)
-        n_free = self.n_unconstrained - sum(1 for x in variables if self.unconstrained[x])
-        if self.unconstrained[cell]:
-            n_free -= 1
+        base, variables, involved, rest, n_free = self._reveal_setup(cell)
         out: list[RevealOutcome] = []
         try:
             frame = self._merge(involved, cell, variables)
@@ -162,6 +151,24 @@ class Outlook:
                     out.append(outcome)
         self._cache[cell] = out
         return out
+
+    def _reveal_setup(self, cell: int) -> tuple[int, list[int], list[int], np.ndarray, int]:
+        """For a what-if reveal of ``cell``: the mines around it already known, its unknown
+        neighbours, the components its number (or the cell itself) touches, the other components,
+        and the unconstrained cells left out of the new number."""
+        around = neighbours(cell, self.height, self.width)
+        base = sum(1 for x in around if self.constant_mine[x])
+        variables = [x for x in around if self.comp_of[x] >= 0 or self.unconstrained[x]]
+        involved = sorted({int(self.comp_of[x]) for x in variables if self.comp_of[x] >= 0})
+        own = int(self.comp_of[cell])
+        if own >= 0 and own not in involved:
+            involved.append(own)
+            involved.sort()
+        rest = np.array([i for i in range(len(self.components)) if i not in involved], dtype=np.int64)
+        n_free = self.n_unconstrained - sum(1 for x in variables if self.unconstrained[x])
+        if self.unconstrained[cell]:
+            n_free -= 1
+        return base, variables, involved, rest, n_free
 
     def summary(self, row: int, col: int) -> CellOutlook:
         outs = self.outcomes(row, col)
@@ -187,25 +194,14 @@ class Outlook:
         cached = self._blended.get(cell)
         if cached is not None:
             return cached
-        around = neighbours(cell, self.height, self.width)
-        base = sum(1 for x in around if self.constant_mine[x])
-        variables = [x for x in around if self.comp_of[x] >= 0 or self.unconstrained[x]]
-        involved = sorted({int(self.comp_of[x]) for x in variables if self.comp_of[x] >= 0})
-        own = int(self.comp_of[cell])
-        if own >= 0 and own not in involved:
-            involved.append(own)
-            involved.sort()
-        rest = np.array([i for i in range(len(self.components)) if i not in involved], dtype=np.int64)
-        n_free = self.n_unconstrained - sum(1 for x in variables if self.unconstrained[x])
-        if self.unconstrained[cell]:
-            n_free -= 1
+        base, variables, involved, rest, n_free = self._reveal_setup(cell)
         results: list[tuple[float, float, np.ndarray, np.ndarray]] = []
         try:
             frame = self._merge(involved, cell, variables)
         except InconsistentPositionError:
             frame = None
         if frame is not None:
-            dead = self._dead_after(cell, around)
+            dead = self._dead_after(cell, neighbours(cell, self.height, self.width))
             dead_store = dead[self._store.cell_ids].astype(np.uint8)
             dead_extra = dead[frame.cells].astype(np.uint8)
             for v in range(base, base + len(variables) + 1):

@@ -58,12 +58,7 @@ class ComponentStore:
         self, order: np.ndarray, extra: ComponentCounts | None, unconstrained: int, mines_left: int
     ) -> tuple[bool, float, bool, float]:
         """``summarize`` over components ``order`` of this store and then ``extra`` (if any)."""
-        if extra is None:
-            e_totals, e_counts, e_support = np.zeros(1), np.zeros((1, 0)), np.zeros((1, 0), dtype=np.uint8)
-        else:
-            e_totals = extra.totals.astype(np.float64)
-            e_counts = extra.mine_counts.astype(np.float64)
-            e_support = extra.support.astype(np.uint8)
+        e_totals, e_counts, e_support = _extra_arrays(extra)
         return summarize(
             self.n,
             self.total_ptr,
@@ -92,12 +87,7 @@ class ComponentStore:
         safe_extra: np.ndarray,
     ) -> tuple[bool, float, float, float]:
         """``summarize_living`` over components ``order`` of this store and then ``extra``."""
-        if extra is None:
-            e_totals, e_counts, e_support = np.zeros(1), np.zeros((1, 0)), np.zeros((1, 0), dtype=np.uint8)
-        else:
-            e_totals = extra.totals.astype(np.float64)
-            e_counts = extra.mine_counts.astype(np.float64)
-            e_support = extra.support.astype(np.uint8)
+        e_totals, e_counts, e_support = _extra_arrays(extra)
         return summarize_living(
             self.n,
             self.total_ptr,
@@ -118,6 +108,14 @@ class ComponentStore:
             safe_store,
             safe_extra,
         )
+
+
+def _extra_arrays(extra: ComponentCounts | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The extra piece's totals, mine counts and support as the compiled summaries take them (one
+    empty layout when there is none)."""
+    if extra is None:
+        return np.zeros(1), np.zeros((1, 0)), np.zeros((1, 0), dtype=np.uint8)
+    return extra.totals.astype(np.float64), extra.mine_counts.astype(np.float64), extra.support.astype(np.uint8)
 
 
 @njit(cache=True, error_model="numpy")
