@@ -395,9 +395,10 @@ class RemoteAgent:
             raise AgentFailure(Outcome.CRASHED, f"the bot process {description}") from None
 
     def finish(self, outcome: Outcome, message: str) -> None:
-        self._announce = None
-        # The arena's own host has nothing to do with ``game_over``: the shared-memory transport omits it.
-        if self._process is not None and self._in_game and self._channel is None:
+        announced, self._announce = self._announce is None, None
+        # A game the bot never heard of (it ended before its first observation) needs no end, and
+        # the arena's own host has nothing to do with ``game_over``: the shared-memory transport omits it.
+        if self._process is not None and self._in_game and announced and self._channel is None:
             self._outbox.append(protocol.game_over(outcome.value, message))
         self._in_game = False
 

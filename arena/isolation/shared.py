@@ -18,9 +18,9 @@ sides). Here the arena copies the engine's int8 grid into the segment and bumps 
 host, busy-waiting on that counter, sees it within a microsecond, and answers with int32 rows
 (kind, row, col, guess) and a counter of its own (``benchmarks/isolation_overhead.py``).
 
-What crosses is what the line protocol carries: the observation and the actions. The segment
-belongs to one bot process (a restarted bot gets a new one); the mine layout never enters it, and
-whatever the bot writes there is validated like a line would be.
+What crosses is what the line protocol carries: the observation, a new game's name, rule and seed,
+and the actions. The segment belongs to one bot process (a restarted bot gets a new one); the mine
+layout never enters it, and whatever the bot writes there is validated like a line would be.
 
 Layout (native little-endian; each side writes only its own words, on a cache line of its own)::
 
