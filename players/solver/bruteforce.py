@@ -2,7 +2,9 @@
 
 Deliberately naive and independent of the rest of the library (no frontier, no components, no
 numba, no logs): it tries every placement and counts with Python integers, so it can referee the
-fast solver on small positions (up to a few hundred thousand layouts). Do not use it in players.
+fast solver on small positions (up to a few hundred thousand layouts). ``layouts`` lists them as
+sets of flat cells, and ``win_probability`` searches the whole game tree over them (tiny boards
+only), to referee the players' guesses. Do not use it in players.
 """
 
 from __future__ import annotations
@@ -11,12 +13,13 @@ import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
 
 import numpy as np
 
 from engine import COVERED, FLAGGED
 
-__all__ = ["BruteForce", "brute_force"]
+__all__ = ["BruteForce", "brute_force", "flood", "layouts", "numbers", "win_probability"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,3 +116,89 @@ def brute_force(grid: np.ndarray, mines: int, *, weighted: bool = True, limit: i
         for c in others:
             probabilities[c] = rest
     return BruteForce(probabilities, count)
+
+
+def numbers(mined: frozenset[int], height: int, width: int) -> list[int]:
+    """Per flat cell, how many of the cells around it (and itself) are in ``mined``."""
+    out = []
+    for f in range(height * width):
+        r, c = divmod(f, width)
+        out.append(
+            sum(
+                (rr * width + cc) in mined
+                for rr in range(max(r - 1, 0), min(r + 2, height))
+                for cc in range(max(c - 1, 0), min(c + 2, width))
+            )
+        )
+    return out
+
+
+def flood(start: int, counts: list[int], height: int, width: int) -> frozenset[int]:
+    """The cells a click on safe ``start`` opens, ``counts`` being the layout's ``numbers``."""
+    seen = {start}
+    stack = [start]
+    while stack:
+        f = stack.pop()
+        if counts[f] != 0:
+            continue
+        r, c = divmod(f, width)
+        for rr in range(max(r - 1, 0), min(r + 2, height)):
+            for cc in range(max(c - 1, 0), min(c + 2, width)):
+                g = rr * width + cc
+                if g not in seen:
+                    seen.add(g)
+                    stack.append(g)
+    return frozenset(seen)
+
+
+def layouts(grid: np.ndarray, mines: int) -> list[frozenset[int]]:
+    """Every mine layout (a set of flat cells) that agrees with the revealed numbers, flags taken
+    as mines, in ``itertools.combinations`` order of the covered cells."""
+    grid = np.asarray(grid)
+    h, w = grid.shape
+    flat = grid.reshape(-1)
+    flags = frozenset(np.flatnonzero(flat == FLAGGED).tolist())
+    covered = np.flatnonzero(flat == COVERED).tolist()
+    shown = np.flatnonzero(flat >= 0).tolist()
+    out: list[frozenset[int]] = []
+    if mines < len(flags):
+        return out
+    for combo in itertools.combinations(covered, mines - len(flags)):
+        mined = flags | frozenset(combo)
+        counts = numbers(mined, h, w)
+        if all(counts[f] == flat[f] for f in shown):
+            out.append(mined)
+    return out
+
+
+def win_probability(grid: np.ndarray, mines: int, first: tuple[int, int] | None = None) -> float:
+    """The probability of winning from this position when every click is the best possible (or,
+    with ``first``, when that cell is clicked now and every later click is the best): plain
+    game-tree search over every layout, with the real rules (flood fill) and no shortcut."""
+    grid = np.asarray(grid)
+    h, w = grid.shape
+    every = [(m, numbers(m, h, w)) for m in layouts(grid, mines)]
+    blocked = frozenset(np.flatnonzero(grid.reshape(-1) != COVERED).tolist())
+
+    def click(x: int, alive: frozenset[int], revealed: frozenset[int]) -> float:
+        groups: dict[tuple[tuple[int, int], ...], list[int]] = {}
+        for i in alive:
+            mined, counts = every[i]
+            if x not in mined:
+                key = tuple(sorted((f, counts[f]) for f in flood(x, counts, h, w)))
+                groups.setdefault(key, []).append(i)
+        return sum(
+            len(group) / len(alive) * value(frozenset(group), revealed | frozenset(f for f, _ in key))
+            for key, group in groups.items()
+        )
+
+    @cache
+    def value(alive: frozenset[int], revealed: frozenset[int]) -> float:
+        if len({every[i][0] for i in alive}) == 1:
+            return 1.0  # the mines are known: reveal every other cell
+        return max(click(x, alive, revealed) for x in range(h * w) if x not in revealed)
+
+    start = frozenset(range(len(every)))
+    if first is None:
+        return value(start, blocked)
+    return click(first[0] * w + first[1], start, blocked)

@@ -9,41 +9,14 @@ number of the position.
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
-from engine import COVERED, FLAGGED, Action, BoardSpec, FirstClick, Game, Observation
+from engine import COVERED, Action, BoardSpec, FirstClick, Game, Observation
 from players.builtin.apex.outlook import Outlook
 from players.builtin.apex.patterns import pseudo_fifty
 from players.rules import certain_actions
 from players.solver import analyze
-
-
-def layouts(grid: np.ndarray, mines: int) -> list[frozenset[int]]:
-    """Every mine layout (flat cells) consistent with the revealed numbers and flags."""
-    h, w = grid.shape
-    flat = grid.reshape(-1)
-    hidden = [f for f in range(h * w) if flat[f] in (COVERED, FLAGGED)]
-    out = []
-    for mined in itertools.combinations(hidden, mines):
-        chosen = frozenset(mined)
-        if all(f in chosen for f in range(h * w) if flat[f] == FLAGGED) and _fits(flat, chosen, h, w):
-            out.append(chosen)
-    return out
-
-
-def _fits(flat: np.ndarray, mined: frozenset[int], h: int, w: int) -> bool:
-    return all(flat[f] < 0 or _count(f, mined, h, w) == flat[f] for f in range(h * w))
-
-
-def _count(f: int, mined: frozenset[int], h: int, w: int) -> int:
-    r, c = divmod(f, w)
-    return sum(
-        (rr * w + cc) in mined
-        for rr in range(max(r - 1, 0), min(r + 2, h))
-        for cc in range(max(c - 1, 0), min(c + 2, w))
-    )
+from players.solver.bruteforce import layouts, numbers
 
 
 def swapped_partner_exists(tile: int, mined: frozenset[int], all_layouts: set[frozenset[int]], h: int, w: int) -> bool:
@@ -66,7 +39,8 @@ def swapped_partner_exists(tile: int, mined: frozenset[int], all_layouts: set[fr
         if other not in all_layouts:
             continue
         both = mined | other
-        if all(_count(f, mined, h, w) == _count(f, other, h, w) for f in range(h * w) if f not in both):
+        before, after = numbers(mined, h, w), numbers(other, h, w)
+        if all(before[f] == after[f] for f in range(h * w) if f not in both):
             return True
     return False
 

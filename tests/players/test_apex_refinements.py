@@ -12,85 +12,22 @@ from __future__ import annotations
 
 import itertools
 import math
-from functools import cache
 
 import numpy as np
 import pytest
 
 from arena.runner import Outcome, play_game
-from engine import BEGINNER, COVERED, FLAGGED, Action, BoardSpec, FirstClick, Game, parse_position
+from engine import BEGINNER, COVERED, Action, BoardSpec, FirstClick, Game, parse_position
 from players.api import PlayerOptionsError
 from players.builtin.apex import ApexPlayer
 from players.builtin.apex.influence import FiftyInfluence
 from players.builtin.apex.outlook import BLEND_BEST, BLEND_SECOND, Outlook, neighbours
 from players.rules import certain_actions
 from players.solver import InconsistentPositionError, analyze
+from players.solver.bruteforce import layouts, win_probability
 
 #: The lookahead alone: no exact endgame search, no 50/50 shortcuts before it.
 LOOKAHEAD = {"endgame_layouts": 0, "pseudo_fifty": False, "fifty_fifty": False}
-
-
-# -- brute force ---------------------------------------------------------------------------------
-def _numbers(mines: frozenset[int], h: int, w: int) -> list[int]:
-    return [len(mines.intersection(neighbours(f, h, w))) for f in range(h * w)]
-
-
-def layouts(grid: np.ndarray, mines: int) -> list[frozenset[int]]:
-    """Every mine layout (flat cells) consistent with the revealed numbers and flags."""
-    h, w = grid.shape
-    flat = grid.reshape(-1)
-    flags = frozenset(int(f) for f in np.flatnonzero(flat == FLAGGED))
-    covered = [int(f) for f in np.flatnonzero(flat == COVERED)]
-    shown = [int(f) for f in np.flatnonzero(flat >= 0)]
-    out = []
-    for combo in itertools.combinations(covered, mines - len(flags)):
-        mined = flags | frozenset(combo)
-        numbers = _numbers(mined, h, w)
-        if all(numbers[f] == flat[f] for f in shown):
-            out.append(mined)
-    return out
-
-
-def _flood(start: int, numbers: list[int], h: int, w: int) -> frozenset[int]:
-    seen = {start}
-    stack = [start]
-    while stack:
-        f = stack.pop()
-        if numbers[f] == 0:
-            for g in neighbours(f, h, w):
-                if g not in seen:
-                    seen.add(g)
-                    stack.append(g)
-    return frozenset(seen)
-
-
-def win_probability(grid: np.ndarray, mines: int, first: tuple[int, int]) -> float:
-    """P(win) when ``first`` is clicked now and every later click is the best possible: plain
-    game-tree search over every layout, the real rules (flood fill) and no shortcut."""
-    h, w = grid.shape
-    every = [(m, _numbers(m, h, w)) for m in layouts(grid, mines)]
-    flat = grid.reshape(-1)
-    blocked = frozenset(int(f) for f in np.flatnonzero(flat != COVERED))
-
-    def click(x: int, alive: frozenset[int], revealed: frozenset[int]) -> float:
-        groups: dict[tuple, list[int]] = {}
-        for i in alive:
-            mined, numbers = every[i]
-            if x not in mined:
-                key = tuple(sorted((f, numbers[f]) for f in _flood(x, numbers, h, w)))
-                groups.setdefault(key, []).append(i)
-        return sum(
-            len(g) / len(alive) * value(frozenset(g), revealed | frozenset(f for f, _ in key))
-            for key, g in groups.items()
-        )
-
-    @cache
-    def value(alive: frozenset[int], revealed: frozenset[int]) -> float:
-        if len({every[i][0] for i in alive}) == 1:
-            return 1.0  # the mines are known
-        return max(click(x, alive, revealed) for x in range(h * w) if x not in revealed)
-
-    return click(first[0] * w + first[1], frozenset(range(len(every))), blocked)
 
 
 def guess_positions(spec: BoardSpec, seeds: range) -> list[tuple[np.ndarray, int]]:

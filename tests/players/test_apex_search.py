@@ -8,87 +8,16 @@
 
 from __future__ import annotations
 
-import itertools
 import math
-from functools import cache
 
 import numpy as np
 import pytest
 
-from engine import COVERED, FLAGGED, BoardSpec, FirstClick, Game
+from engine import BoardSpec, FirstClick, Game
 from players.builtin.apex.endgame import Endgame, enumerate_layouts, solve_endgame
 from players.builtin.apex.outlook import Outlook
 from players.solver import InconsistentPositionError, analyze
-
-
-def _numbers(mines: frozenset[int], h: int, w: int) -> list[int]:
-    out = []
-    for f in range(h * w):
-        r, c = divmod(f, w)
-        n = 0
-        for rr in range(max(r - 1, 0), min(r + 2, h)):
-            for cc in range(max(c - 1, 0), min(c + 2, w)):
-                n += (rr * w + cc) in mines
-        out.append(n)
-    return out
-
-
-def _flood(start: int, numbers: list[int], h: int, w: int) -> frozenset[int]:
-    seen = {start}
-    stack = [start]
-    while stack:
-        f = stack.pop()
-        if numbers[f] != 0:
-            continue
-        r, c = divmod(f, w)
-        for rr in range(max(r - 1, 0), min(r + 2, h)):
-            for cc in range(max(c - 1, 0), min(c + 2, w)):
-                g = rr * w + cc
-                if g not in seen:
-                    seen.add(g)
-                    stack.append(g)
-    return frozenset(seen)
-
-
-def brute_win_probability(grid: np.ndarray, mines: int) -> float:
-    """Optimal win probability by plain game-tree search over every consistent layout."""
-    h, w = grid.shape
-    flat = grid.reshape(-1)
-    flags = frozenset(int(f) for f in np.flatnonzero(flat == FLAGGED))
-    covered = [int(f) for f in np.flatnonzero(flat == COVERED)]
-    revealed0 = frozenset(int(f) for f in np.flatnonzero(flat >= 0))
-    layouts = []
-    for combo in itertools.combinations(covered, mines - len(flags)):
-        mine_set = flags | frozenset(combo)
-        numbers = _numbers(mine_set, h, w)
-        if all(numbers[f] == flat[f] for f in revealed0):
-            layouts.append((mine_set, numbers))
-
-    @cache
-    def value(alive: frozenset[int], revealed: frozenset[int]) -> float:
-        first = layouts[next(iter(alive))][0]
-        if all(layouts[i][0] == first for i in alive):
-            return 1.0  # the mines are known: reveal every other cell
-        best = 0.0
-        for x in range(h * w):
-            if x in revealed or x in flags:
-                continue
-            outcomes: dict[tuple, list[int]] = {}
-            for i in alive:
-                mine_set, numbers = layouts[i]
-                if x in mine_set:
-                    continue
-                opened = _flood(x, numbers, h, w)
-                key = tuple(sorted((f, numbers[f]) for f in opened))
-                outcomes.setdefault(key, []).append(i)
-            total = 0.0
-            for key, group in outcomes.items():
-                opened = frozenset(f for f, _ in key)
-                total += len(group) / len(alive) * value(frozenset(group), revealed | opened)
-            best = max(best, total)
-        return best
-
-    return value(frozenset(range(len(layouts))), revealed0)
+from players.solver.bruteforce import win_probability
 
 
 def _positions(spec: BoardSpec, count: int, seed: int) -> list[tuple[np.ndarray, int]]:
@@ -122,7 +51,7 @@ def test_endgame_matches_brute_force(spec: BoardSpec, seed: int) -> None:
             continue
         search = Endgame(outlook, layouts, cells, budget=1_000_000)
         cell, value = search.best()
-        assert value == pytest.approx(brute_win_probability(grid, mines), abs=1e-12)
+        assert value == pytest.approx(win_probability(grid, mines), abs=1e-12)
         assert analysis.probabilities.reshape(-1)[cell] < 1.0
         checked += 1
     assert checked >= 5
