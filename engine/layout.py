@@ -14,7 +14,7 @@ import zlib
 
 import numpy as np
 
-from engine import kernels
+from engine import kernels, rng
 from engine.board import BoardSpec, FirstClick
 from engine.errors import BoardConfigError, LayoutFormatError
 
@@ -29,6 +29,7 @@ __all__ = [
     "parse_position",
     "player_generator",
     "player_seed",
+    "player_seed_words",
 ]
 
 #: Seeds and board indices are stored as SQLite integers, hence the signed 64-bit bound.
@@ -46,8 +47,8 @@ def check_seed(value: int, what: str = "seed") -> int:
 
 def board_permutation(spec: BoardSpec, seed: int, index: int) -> np.ndarray:
     """The board's one random ordering of all cells, from which every first click's layout comes."""
-    sequence = np.random.SeedSequence([check_seed(seed), check_seed(index, "board index")])
-    return np.random.Generator(np.random.PCG64(sequence)).permutation(spec.cells)
+    # engine.rng computes numpy's very numbers (tests/engine/test_rng.py) in a tenth of the time.
+    return rng.board_permutation_words(check_seed(seed), check_seed(index, "board index"), spec.cells)
 
 
 def player_seed(seed: int, index: int, player: str) -> int:
@@ -57,10 +58,15 @@ def player_seed(seed: int, index: int, player: str) -> int:
     An isolated bot receives this number instead of (seed, index), from which it could rebuild the
     board with ``board_permutation``; the trusted path seeds from the very same number, so a
     deterministic player decides identically in both modes."""
+    words = player_seed_words(seed, index, player)
+    return sum(int(word) << (32 * i) for i, word in enumerate(words.tolist()))
+
+
+def player_seed_words(seed: int, index: int, player: str) -> np.ndarray:
+    """``player_seed`` as four 32-bit words, least significant first: ``SeedSequence([seed, index],
+    spawn_key=(1, crc32(player))).generate_state(4, np.uint32)`` (computed by ``engine.rng``)."""
     key = zlib.crc32(player.encode("utf-8"))
-    sequence = np.random.SeedSequence([check_seed(seed), check_seed(index, "board index")], spawn_key=(1, key))
-    words = sequence.generate_state(4, np.uint32)
-    return sum(int(word) << (32 * i) for i, word in enumerate(words))
+    return rng.player_seed_words(check_seed(seed), check_seed(index, "board index"), key)
 
 
 def player_generator(seed: int, index: int, player: str) -> np.random.Generator:
