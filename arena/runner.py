@@ -22,7 +22,9 @@ import numpy as np
 
 from arena.isolation.settings import DEFAULT_LIMITS, Limits
 from engine import Action, Actions, BoardSpec, EngineError, FirstClick, Game, InvalidActionError, Observation
-from engine.layout import player_seed
+from engine.compiled_game import CompiledGame
+from engine.game import GameStats
+from engine.layout import player_seed, player_seed_words
 from players import Player
 
 __all__ = [
@@ -219,11 +221,19 @@ def play_game(
     *,
     move_limit: int | None = None,
     limits: Limits | None = None,
+    compiled: bool = True,
 ) -> GameResult:
-    """Play board ``board`` of ``seed`` to the end with ``player`` (registered as ``key``)."""
+    """Play board ``board`` of ``seed`` to the end with ``player`` (registered as ``key``).
+
+    A ``Player`` object that plays whole games in compiled code (``Player.play_compiled``) does so
+    unless ``compiled`` is false; its games are the same either way."""
+    limit = move_limit or default_move_limit(spec)
+    if compiled and isinstance(player, Player) and type(player).play_compiled is not Player.play_compiled:
+        result = _play_compiled(player, key, spec, rule, seed, board, limit)
+        if result is not None:
+            return result
     agent: Agent = TrustedAgent(player) if isinstance(player, Player) else player
     limits = limits or DEFAULT_LIMITS
-    limit = move_limit or default_move_limit(spec)
     try:
         agent.prepare()
     except AgentFailure as failure:
@@ -269,7 +279,33 @@ def play_game(
     agent.finish(outcome, error)
     if outcome not in (Outcome.WON, Outcome.LOST):
         error = _with_diagnostics(error, agent.diagnostics())
+    return _result(key, board, outcome, game.stats(), game.guesses, cpu_ms, wall_ms, error)
+
+
+def _play_compiled(
+    player: Player, key: str, spec: BoardSpec, rule: FirstClick, seed: int, board: int, limit: int
+) -> GameResult | None:
+    """The game through ``player.play_compiled``, or None when it declines (or fails: then the
+    move-by-move game, which is the same game, says how)."""
+    wall0 = time.perf_counter()
+    cpu0 = time.thread_time()
+    game = CompiledGame(spec, rule, seed, board)
+    try:
+        done = player.play_compiled(game, player_seed_words(seed, board, player.name), limit)
+    except Exception:
+        done = False
+    if not done:
+        return None
+    cpu_ms = max(0.0, (time.thread_time() - cpu0) * 1000.0)
+    wall_ms = (time.perf_counter() - wall0) * 1000.0
     stats = game.stats()
+    outcome = Outcome.WON if stats.won else Outcome.LOST
+    return _result(key, board, outcome, stats, game.guesses, cpu_ms, wall_ms, "")
+
+
+def _result(
+    key: str, board: int, outcome: Outcome, stats: GameStats, guesses: int, cpu_ms: float, wall_ms: float, error: str
+) -> GameResult:
     first = stats.first_click
     return GameResult(
         player=key,
@@ -279,7 +315,7 @@ def play_game(
         reveals=stats.reveals,
         flags=stats.flags,
         chords=stats.chords,
-        guesses=game.guesses,
+        guesses=guesses,
         bbbv=stats.bbbv,
         bbbv_solved=stats.bbbv_solved,
         revealed_cells=stats.revealed_cells,

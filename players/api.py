@@ -16,6 +16,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from engine import Action, BoardSpec, FirstClick, Observation
+from engine.compiled_game import CompiledGame
 
 __all__ = [
     "NAME_PATTERN",
@@ -95,6 +96,19 @@ class Player(abc.ABC):
     def play(self, observation: Observation) -> Action | Iterable[Action]:
         """Return the next action, or several to be played in order: a list of ``Action``, or an
         ``Actions`` (the same moves as one array, the cheapest to play; see ``engine.actions``)."""
+
+    def play_compiled(self, game: CompiledGame, seed_words: np.ndarray, move_limit: int) -> bool:
+        """Optional: play a whole game at once, in compiled code, instead of ``play`` move by move.
+
+        Only for players the arena runs in its own process (built-in or trusted), whose moves are
+        otherwise dominated by Python round trips. ``game`` holds the board's state as arrays
+        (``engine.compiled_game``: read its ``view`` only, play through its ``reveal`` and
+        ``play_cells``); ``seed_words`` is this game's seed (``engine.layout.player_seed_words``:
+        ``engine.rng.player_state`` of it is the generator ``reset`` would have had). Every move
+        must be the one ``play`` would make. Return False to decline, before or during the game:
+        the arena then plays the board again from the start with ``play``. By default, declines.
+        """
+        return False
 
     def first_click(self, observation: Observation) -> tuple[int, int]:
         """Where this player opens; the default is ``corner_first_click``."""

@@ -28,6 +28,7 @@ from numba import njit
 from pydantic import Field
 
 from engine import COVERED, Action, Actions, BoardSpec, FirstClick, Observation
+from engine.compiled_game import CompiledGame
 from players.api import Player
 from players.solver import DEFAULT_PARALLEL_THRESHOLD, Analysis, analyze
 
@@ -266,6 +267,16 @@ class EnumerationPlayer(Player):
         if result.safe or result.mines:
             return Actions.cells(result.safe, result.mines)
         return [Action.reveal(*self._guess(result, observation), guess=True)]
+
+    def play_compiled(self, game: CompiledGame, seed_words: np.ndarray, move_limit: int) -> bool:
+        """The same games in compiled code (``players.builtin.enumeration_compiled``), for the
+        default counting; a subclass or the reproduction options play move by move."""
+        options = self.options
+        if type(self) is not EnumerationPlayer or options.counting != "joint" or options.interior != "expected":
+            return False
+        from players.builtin.enumeration_compiled import play_whole_game  # it imports this module
+
+        return play_whole_game(game, seed_words, move_limit, options.parallel, options.parallel_threshold)
 
     def _play_rust(self, result: Analysis, observation: Observation) -> Actions | list[Action]:
         """The Rust solver's counting and guessing (see ``Options.counting``)."""

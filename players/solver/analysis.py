@@ -181,7 +181,7 @@ def _log_weights(n_frontier: int, unconstrained: int, mines_left: int, weighted:
     return log_weights(n_frontier, unconstrained, mines_left, weighted=weighted)
 
 
-def _analyze_fast(
+def fast_numbers(
     grid: np.ndarray,
     mines: int,
     weighted: bool,
@@ -189,8 +189,12 @@ def _analyze_fast(
     rref_min_cells: int,
     probe: int,
     exact_cells: int,
-) -> Analysis | None:
-    """``analyze`` through ``fast.run``, or ``None`` when the fast path declines the position."""
+) -> tuple | None:
+    """The fast path's numbers, before they are wrapped into an ``Analysis`` (``None`` when it
+    declines the position): ``(probabilities, safe, mine, u, cells, unconstrained, rest)``: the
+    flat probabilities, the (2, k) certain cells, the unconstrained probability, the frontier's
+    and the unconstrained cells (flat indices), and what ``_analyze_fast`` builds the rest from.
+    For a caller that needs only those (``players.builtin.enumeration_compiled``)."""
     if not (
         type(grid) is np.ndarray and grid.dtype == np.int8 and grid.ndim == 2 and grid.flags.c_contiguous and grid.size
     ):
@@ -209,8 +213,9 @@ def _analyze_fast(
     if not ok:
         return None
     ends = ints[: _INT_PARTS + 1].tolist()
-    (cells, rhs, sources, unconstrained, flags, p_cells, p_rhs, p_src, totals, counts, log_index, feasible,
-     cell_ptr, _, log_ptr) = (ints[a:b] for a, b in itertools.pairwise(ends[:16]))  # fmt: skip
+    cells, rhs, _, unconstrained, _, p_cells, *_, log_index, feasible, cell_ptr, _, log_ptr = (
+        ints[a:b] for a, b in itertools.pairwise(ends[:16])
+    )
     tail = ints[ends[12] :].tolist()  # the pointers and the nodes, as Python ints
     count = len(tail) // 5
     starts, row_at, lp, rp, efforts = (tail[i * (count + 1) : (i + 1) * (count + 1)] for i in range(5))
@@ -255,6 +260,28 @@ def _analyze_fast(
         u,
         u_state,
         shape[1],
+    )
+    rest = (shape, ints, ends, rows, m, mines_left, log_total, frontier_mines, support, starts, row_at, efforts)
+    return probabilities, safe, mine, u, cells, unconstrained, rest
+
+
+def _analyze_fast(
+    grid: np.ndarray,
+    mines: int,
+    weighted: bool,
+    use_rref: bool,
+    rref_min_cells: int,
+    probe: int,
+    exact_cells: int,
+) -> Analysis | None:
+    """``analyze`` through ``fast.run``, or ``None`` when the fast path declines the position."""
+    numbers = fast_numbers(grid, mines, weighted, use_rref, rref_min_cells, probe, exact_cells)
+    if numbers is None:
+        return None
+    probabilities, safe, mine, u, cells, unconstrained, rest = numbers
+    shape, ints, ends, rows, m, mines_left, log_total, frontier_mines, support, starts, row_at, efforts = rest
+    rhs, sources, _, flags, p_cells, p_rhs, p_src, totals, counts = (
+        ints[a:b] for a, b in itertools.pairwise(ends[1:11])
     )
     frontier = Frontier(ConstraintSystem(shape, cells, rows[:m], rhs, sources), unconstrained, flags, mines_left)
     p_rows = rows[m:]

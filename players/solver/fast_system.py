@@ -15,15 +15,14 @@ falls back to the general path, which raises the proper, well-worded exception.
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 from numba import njit
-from numba.core.dispatcher import Dispatcher
 
+from engine import numba_cache
 from players.solver.frontier import MAX_ARITY, _component_labels
 from players.solver.rref import _INT_LIMIT, _rref_inplace
 
@@ -436,23 +435,11 @@ KERNEL_FILES = ("frontier.py", "rref.py", "ordering.py", "enumeration.py", "weig
 
 
 def stamp_dependencies(module: ModuleType) -> None:
-    """Make ``module``'s cached kernels go stale when any solver kernel file changes.
-
-    numba decides whether a cached function is current from its own source file only, yet a
-    compiled call to a function of another file is linked into the caller's cache: after an
-    edit of, say, ``enumeration._search``, ``fast.prepare`` would keep running the old search
-    from its cache, silently unlike the general path. So the cache stamp of every kernel of the
-    fast path also covers the contents of ``KERNEL_FILES``. (It goes through numba internals;
-    should they change, the stamps stay numba's own and ``test_solver_fast`` reports it.)
-    """
+    """Make ``module``'s cached kernels go stale when any solver kernel file changes
+    (``engine.numba_cache``): after an edit of, say, ``enumeration._search``, ``fast.prepare``
+    would otherwise keep running the old search from its cache, silently unlike the general path."""
     folder = Path(__file__).resolve().parent
-    digest = hashlib.sha256(b"".join((folder / name).read_bytes() for name in KERNEL_FILES)).hexdigest()
-    for kernel in vars(module).values():
-        if isinstance(kernel, Dispatcher) and kernel.py_func.__module__ == module.__name__:
-            cache_file = getattr(getattr(kernel, "_cache", None), "_cache_file", None)
-            stamp = getattr(cache_file, "_source_stamp", None)
-            if stamp is not None and not (isinstance(stamp, tuple) and stamp[-1] == digest):
-                cache_file._source_stamp = (stamp, digest)
+    numba_cache.stamp_dependencies(module, [folder / name for name in KERNEL_FILES])
 
 
 stamp_dependencies(sys.modules[__name__])

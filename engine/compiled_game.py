@@ -1,0 +1,183 @@
+"""A game as plain arrays, for a trusted player that plays whole games in compiled code.
+
+``Game`` validates every move at the edge and keeps its figures in Python attributes: right for
+the arena's loop, but a player that decides in compiled code would pay a Python round trip per
+answer, most of a Beginner game's cost. A ``CompiledGame`` holds the same state in arrays that
+compiled code can play on directly, through ``reveal`` and ``play_cells``, which apply the rules
+exactly as ``Game.apply`` / ``Game.play_answer`` do (they are built on the same kernels). A move
+the rules refuse is not played and is reported, never raised: the arena then replays the game
+with ``Game`` (which raises the engine's error), so a refused move ends a game the same way on
+both paths. ``tests/engine/test_compiled_game.py`` plays random games both ways.
+
+The layout, as in ``Game``, is drawn from the board's permutation at the first reveal. Only the
+arena creates these objects, for players it runs in its own process; a player's compiled code
+reads ``view`` (what a human would see) and is trusted not to read ``truth``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from engine import kernels, numba_cache, rng
+from engine.board import BoardSpec, FirstClick
+from engine.game import GameStats, GameStatus
+from engine.kernels import (
+    CHORDS,
+    COVERED,
+    EXPLODED,
+    FLAGS,
+    GUESSES,
+    HIT_MINE,
+    LEFT,
+    MOVES,
+    REVEALS,
+)
+
+__all__ = ["FIRST", "CompiledGame", "game_over", "play_cells", "reveal"]
+
+#: Slots of ``CompiledGame.counters`` after the kernels' eight (``engine.kernels.MOVES`` ...):
+#: the first click's cell (-1 before it), the board's 3BV and its number of openings.
+FIRST, BBBV, OPENINGS = 8, 9, 10
+_SLOTS = 11
+
+
+@njit(cache=True)
+def game_over(counters: np.ndarray) -> bool:
+    return counters[EXPLODED] >= 0 or counters[LEFT] == 0
+
+
+@njit(cache=True)
+def reveal(
+    view: np.ndarray,
+    truth: np.ndarray,
+    labels: np.ndarray,
+    perm: np.ndarray,
+    height: int,
+    width: int,
+    mines: int,
+    rule: int,
+    stack: np.ndarray,
+    counters: np.ndarray,
+    cell: int,
+    guess: bool,
+) -> bool:
+    """``Game.apply(Action.reveal(row, col, guess=guess))`` on flat cell ``cell``: the first reveal
+    draws the layout. False (nothing played) when the rules refuse it: the game is over, or the
+    cell is off the board or not covered."""
+    if game_over(counters) or cell < 0 or cell >= height * width or view[cell] != COVERED:
+        return False
+    if counters[FIRST] < 0:
+        counters[FIRST] = cell
+        is_mine = np.zeros(height * width, np.uint8)
+        kernels.place_mines(perm, height, width, mines, cell, rule, is_mine)
+        kernels.neighbour_numbers(is_mine, height, width, truth)
+        counters[BBBV] = kernels.label_openings(truth, height, width, labels, stack)
+        counters[OPENINGS] = max(0, labels.max())
+    counters[MOVES] += 1
+    counters[REVEALS] += 1
+    revealed = kernels.reveal_cells(view, truth, height, width, cell, stack)
+    if guess:
+        counters[GUESSES] += 1
+    if revealed == HIT_MINE:
+        counters[EXPLODED] = cell
+    else:
+        counters[LEFT] -= revealed
+    return True
+
+
+@njit(cache=True)
+def play_cells(
+    view: np.ndarray,
+    truth: np.ndarray,
+    height: int,
+    width: int,
+    safe: np.ndarray,
+    mines: np.ndarray,
+    guess: bool,
+    stack: np.ndarray,
+    hit: np.ndarray,
+    counters: np.ndarray,
+) -> bool:
+    """``Game.play_answer(Actions.cells(safe, mines, guess=guess))`` after the first reveal: the
+    (2, k) cells ``safe`` revealed, then the (2, m) cells ``mines`` flagged, until the game ends.
+    False when a move was refused (the ones before it stay played)."""
+    ok, rows = kernels.cell_rows(safe, mines, 1 if guess else 0)
+    if not ok or counters[FIRST] < 0:
+        return False
+    before = view.copy()
+    n = rows.shape[0]
+    i = 0
+    while i < n and not game_over(counters):
+        i = kernels.play_rows(view, truth, height, width, rows, i, before, stack, hit, counters)
+        if i < n and not game_over(counters):
+            return False
+    return True
+
+
+class CompiledGame:
+    """Board ``index`` of ``seed`` as arrays: ``view`` (flat int8, as an observation shows it),
+    ``truth`` and ``labels`` (once drawn), ``counters`` (the kernels' slots, then ``FIRST``,
+    ``BBBV``, ``OPENINGS``), the scratch ``stack`` and ``hit``, and the board's ``perm``."""
+
+    __slots__ = ("counters", "height", "hit", "labels", "perm", "rule", "rule_code", "spec", "stack", "truth", "view",
+                 "width")  # fmt: skip
+
+    def __init__(self, spec: BoardSpec, rule: FirstClick, seed: int, index: int) -> None:
+        spec.check_rule(rule)
+        n = spec.cells
+        self.spec = spec
+        self.rule = rule
+        self.rule_code = kernels.RULE_CODES[rule.value]
+        self.height = spec.height
+        self.width = spec.width
+        self.view = np.full(n, COVERED, dtype=np.int8)
+        self.truth = np.zeros(n, dtype=np.int8)
+        self.labels = np.zeros(n, dtype=np.int32)
+        self.stack = np.empty(n, dtype=np.int64)
+        self.hit = np.zeros(1, dtype=np.int64)
+        self.counters = np.zeros(_SLOTS, dtype=np.int64)
+        self.counters[LEFT] = n - spec.mines
+        self.counters[EXPLODED] = -1
+        self.counters[FIRST] = -1
+        self.perm = rng.board_permutation_words(seed, index, n)
+
+    @property
+    def status(self) -> GameStatus:
+        if self.counters[EXPLODED] >= 0:
+            return GameStatus.LOST
+        return GameStatus.WON if self.counters[LEFT] == 0 else GameStatus.PLAYING
+
+    @property
+    def moves(self) -> int:
+        return int(self.counters[MOVES])
+
+    @property
+    def guesses(self) -> int:
+        return int(self.counters[GUESSES])
+
+    def stats(self) -> GameStats:
+        """The figures ``Game.stats`` gives for the same moves."""
+        counters = self.counters.tolist()
+        first = counters[FIRST]
+        solved = 0
+        if first >= 0:
+            solved = int(kernels.bbbv_solved(self.view, self.labels, counters[OPENINGS]))
+        return GameStats(
+            status=self.status,
+            rule=self.rule,
+            first_click=divmod(first, self.width) if first >= 0 else None,
+            moves=counters[MOVES],
+            reveals=counters[REVEALS],
+            flags=counters[FLAGS],
+            chords=counters[CHORDS],
+            revealed_cells=int(np.count_nonzero(self.view >= 0)),
+            bbbv=counters[BBBV],
+            bbbv_solved=solved,
+        )
+
+
+numba_cache.stamp_dependencies(sys.modules[__name__], [Path(kernels.__file__), Path(__file__)])

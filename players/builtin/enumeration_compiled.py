@@ -1,0 +1,156 @@
+"""The ``enumeration`` player's whole game in compiled code, for the arena's in-process runs.
+
+Played move by move, a Beginner game costs the player about six Python round trips (an
+observation, an answer, the engine's checks), several times the work of deciding. Here the
+moves that need no analysis (the first click, then the single-cell rules' certain cells, again
+and again) are found and played in one compiled call (``_advance``) on a ``CompiledGame``; a
+position that needs the solver goes through the solver's fast path from Python, exactly as
+``EnumerationPlayer.play`` calls it (``fast_numbers`` takes numpy's floating-point steps, so the
+probabilities are the same to the bit; when it declines, ``analyze``'s general path), and the
+answer is played in a second compiled call (``_decide``). The random draw among equally likely
+guesses comes from ``engine.rng``'s copy of the player's numpy generator.
+
+Every move, hence every game, is the one ``EnumerationPlayer.play`` makes:
+``tests/players/test_enumeration_compiled.py`` plays boards both ways on every preset and rule.
+Whenever something is unusual (a move the rules refuse, the move limit, no candidate to guess
+from, an error in the solver) it declines and the arena plays the board again move by move.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numba
+import numpy as np
+from numba import njit
+
+from engine import FirstClick, kernels, numba_cache, rng
+from engine import compiled_game as cg
+from engine.compiled_game import CompiledGame, game_over, play_cells, reveal
+from engine.kernels import MOVES
+from players.builtin import enumeration_player
+from players.builtin.enumeration_player import _candidates, _rules
+from players.solver import analyze
+from players.solver.analysis import _FAST_SEARCH_NODES, DEFAULT_RREF_MIN_CELLS, fast_numbers
+from players.solver.enumeration import DEFAULT_NODE_LIMIT, EXACT_CELLS
+
+__all__ = ["play_whole_game"]
+
+#: ``_advance``'s answers: the game is over, the position needs the solver, or decline.
+OVER, ANALYSE, DECLINE = 0, 1, -1
+
+
+@njit(cache=True)
+def _advance(
+    view: np.ndarray,
+    truth: np.ndarray,
+    labels: np.ndarray,
+    perm: np.ndarray,
+    height: int,
+    width: int,
+    mines: int,
+    rule: int,
+    stack: np.ndarray,
+    hit: np.ndarray,
+    counters: np.ndarray,
+    first: int,
+    first_guess: bool,
+    limit: int,
+) -> int:
+    """Play ``EnumerationPlayer.play``'s answers for as long as they need no analysis: the first
+    click (cell ``first``), then every certain cell of the single-cell rules."""
+    grid = view.reshape(height, width)
+    while not game_over(counters):
+        first_move, safe, mine = _rules(grid)
+        if first_move:
+            ok = reveal(view, truth, labels, perm, height, width, mines, rule, stack, counters, first, first_guess)
+        elif safe.shape[1] or mine.shape[1]:
+            ok = play_cells(view, truth, height, width, safe, mine, False, stack, hit, counters)
+        else:
+            return ANALYSE
+        if not ok or (not game_over(counters) and counters[MOVES] > limit):
+            return DECLINE
+    return OVER
+
+
+@njit(cache=True)
+def _decide(
+    view: np.ndarray,
+    truth: np.ndarray,
+    height: int,
+    width: int,
+    stack: np.ndarray,
+    hit: np.ndarray,
+    counters: np.ndarray,
+    probabilities: np.ndarray,
+    safe: np.ndarray,
+    mine: np.ndarray,
+    frontier: np.ndarray,
+    unconstrained: np.ndarray,
+    u: float,
+    player_rng: np.ndarray,
+    limit: int,
+) -> int:
+    """Play the answer to an analysed position: its certain cells, else a guess drawn among
+    ``_candidates`` as ``EnumerationPlayer._guess`` draws it."""
+    if safe.shape[1] or mine.shape[1]:
+        ok = play_cells(view, truth, height, width, safe, mine, False, stack, hit, counters)
+    else:
+        choices = _candidates(probabilities, frontier, unconstrained, u, height, width, False)
+        if choices.shape[0] == 0:
+            return DECLINE
+        cell = choices[rng.draw_below(player_rng, choices.shape[0])]
+        guess = np.empty((2, 1), np.int64)
+        guess[0, 0] = cell // width
+        guess[1, 0] = cell % width
+        ok = play_cells(view, truth, height, width, guess, mine, True, stack, hit, counters)
+    if not ok or (not game_over(counters) and counters[MOVES] > limit):
+        return DECLINE
+    return OVER if game_over(counters) else ANALYSE
+
+
+def _cells(pairs: list[tuple[int, int]]) -> np.ndarray:
+    return np.array(pairs, dtype=np.int64).reshape(-1, 2).T.copy()
+
+
+def play_whole_game(
+    game: CompiledGame, seed_words: np.ndarray, move_limit: int, parallel: bool | None, parallel_threshold: int
+) -> bool:
+    """Play ``game`` to its end as ``EnumerationPlayer`` (default counting) would; False to
+    decline (the arena then replays the board move by move)."""
+    spec = game.spec
+    height, width, mines = spec.height, spec.width, spec.mines
+    player_rng = rng.player_state(seed_words)
+    first_row, first_col = (min(3, height - 1), min(3, width - 1)) if game.rule is FirstClick.OPENING else (0, 0)
+    first = first_row * width + first_col
+    if parallel is None:
+        parallel = numba.get_num_threads() > 1
+    probe = min(parallel_threshold, DEFAULT_NODE_LIMIT, _FAST_SEARCH_NODES)
+    view, truth, stack, hit, counters = game.view, game.truth, game.stack, game.hit, game.counters
+    grid = view.reshape(height, width)
+    guess_first = game.rule is FirstClick.NONE
+    status = _advance(view, truth, game.labels, game.perm, height, width, mines, game.rule_code, stack, hit, counters,
+                      first, guess_first, move_limit)  # fmt: skip
+    while status == ANALYSE:
+        numbers = fast_numbers(grid, mines, False, True, DEFAULT_RREF_MIN_CELLS, probe, EXACT_CELLS)
+        if numbers is not None:
+            probabilities, safe, mine, u, frontier, unconstrained, _ = numbers
+        else:
+            result = analyze(grid, mines, weighted=False, parallel=parallel, parallel_threshold=parallel_threshold)
+            probabilities = result.probabilities.reshape(-1)
+            safe, mine = _cells(result.safe), _cells(result.mines)
+            frontier, unconstrained = result.frontier.system.cells, result.frontier.unconstrained
+            u = result.unconstrained_probability
+        status = _decide(view, truth, height, width, stack, hit, counters, probabilities, safe, mine, frontier,
+                         unconstrained, u, player_rng, move_limit)  # fmt: skip
+        if status == ANALYSE:
+            status = _advance(view, truth, game.labels, game.perm, height, width, mines, game.rule_code, stack, hit,
+                              counters, first, guess_first, move_limit)  # fmt: skip
+    return status == OVER
+
+
+numba_cache.stamp_dependencies(
+    sys.modules[__name__],
+    [Path(p) for p in (kernels.__file__, cg.__file__, rng.__file__, enumeration_player.__file__, __file__)],
+)

@@ -1,0 +1,78 @@
+"""The enumeration player's compiled whole games are its move-by-move games."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.runner import Outcome, play_game
+from engine import BEGINNER, EXPERT, INTERMEDIATE, BoardSpec, FirstClick
+from engine.compiled_game import CompiledGame
+from engine.layout import player_seed_words
+from players.builtin import enumeration_compiled
+from players.builtin.enumeration_player import EnumerationPlayer
+
+
+def rows(player: EnumerationPlayer, spec: BoardSpec, rule: FirstClick, boards: range, **kwargs) -> list[dict]:
+    out = []
+    for board in boards:
+        row = play_game(player, "enumeration", spec, rule, 77, board, **kwargs).as_row()
+        del row["cpu_ms"], row["wall_ms"]
+        out.append(row)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("spec", "rule", "boards"),
+    [
+        (BEGINNER, FirstClick.SAFE, 300),
+        (BEGINNER, FirstClick.NONE, 100),
+        (BEGINNER, FirstClick.WINDOWS, 100),
+        (INTERMEDIATE, FirstClick.SAFE, 60),
+        (INTERMEDIATE, FirstClick.OPENING, 40),
+        (EXPERT, FirstClick.SAFE, 25),
+        (BoardSpec(5, 7, 12), FirstClick.SAFE, 100),
+    ],
+    ids=["beginner", "beginner-none", "beginner-windows", "intermediate", "intermediate-opening", "expert", "dense"],
+)
+def test_compiled_games_are_the_move_by_move_games(spec: BoardSpec, rule: FirstClick, boards: int) -> None:
+    player = EnumerationPlayer()
+    compiled = rows(player, spec, rule, range(boards))
+    assert compiled == rows(player, spec, rule, range(boards), compiled=False)
+    assert {row["outcome"] for row in compiled} >= {"won", "lost"}
+
+
+def test_the_compiled_path_plays_and_does_not_decline() -> None:
+    player = EnumerationPlayer()
+    for board in range(50):
+        game = CompiledGame(INTERMEDIATE, FirstClick.SAFE, 77, board)
+        assert player.play_compiled(game, player_seed_words(77, board, player.name), 10_000)
+        assert game.status.value in ("won", "lost")
+
+
+def test_positions_the_fast_path_declines_go_through_analyze(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the solver's fast path declining every position, the general path's answers give
+    the same games."""
+    player = EnumerationPlayer()
+    want = rows(player, BEGINNER, FirstClick.SAFE, range(40), compiled=False)
+    monkeypatch.setattr(enumeration_compiled, "fast_numbers", lambda *args: None)
+    assert rows(player, BEGINNER, FirstClick.SAFE, range(40)) == want
+
+
+def test_declined_games_are_replayed_move_by_move() -> None:
+    """Past the move limit the compiled path declines; the move-by-move game reports the error."""
+    player = EnumerationPlayer()
+    got = rows(player, EXPERT, FirstClick.SAFE, range(3), move_limit=2)
+    assert got == rows(player, EXPERT, FirstClick.SAFE, range(3), move_limit=2, compiled=False)
+    assert all(row["outcome"] == Outcome.ERROR.value for row in got)
+
+
+@pytest.mark.parametrize("options", [{"counting": "rust"}, {"interior": "density"}])
+def test_other_options_and_subclasses_play_move_by_move(options: dict) -> None:
+    class Variant(EnumerationPlayer):
+        pass
+
+    game = CompiledGame(BEGINNER, FirstClick.SAFE, 1, 0)
+    words = player_seed_words(1, 0, "enumeration")
+    assert not EnumerationPlayer(options).play_compiled(game, words, 1000)
+    assert not Variant().play_compiled(game, words, 1000)
+    assert game.moves == 0
