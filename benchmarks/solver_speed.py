@@ -13,11 +13,15 @@ revealed. Per-game time is the sum over the game's positions.
 Part 2 is the built-in ``enumeration`` player (the published full-enumeration solver) through
 ``arena.runner.play_game``: CPU ms per game (the runner's per-game thread time: the player and
 the engine together) on Beginner, Intermediate and Expert (rule ``safe``), one thread, numba
-cache warm, against the Rust solver's figures (REFERENCES.md). The "replay floor" replays the
-same games' moves with a player that only reads them from a list: the runner's and the engine's
-share of each game, which no player can go below. Game costs have a heavy tail (a rare position
-needs a search of millions of nodes: one expert game in a few hundred takes 100+ ms), so the mean
-of a few hundred games moves by 20% from one seed to another; the median is steadier.
+cache warm, against the Rust solver's figures (REFERENCES.md). The player plays its in-process
+games whole, in compiled code (``Player.play_compiled``); the same boards are also played move by
+move (``play_game(..., compiled=False)``, as an isolated bot plays), and the two sets of results
+are compared (everything but the timings must be identical). The "replay floor" replays the
+same games' moves, move by move, with a player that only reads them from a list: the runner's and
+the engine's share of a move-by-move game, which no move-by-move player can go below. Game costs
+have a heavy tail (a rare position needs a search of millions of nodes: one expert game in a few
+hundred takes 100+ ms), so the mean of a few hundred games moves by 20% from one seed to another;
+the median is steadier.
 
 Part 3 times ``count_component`` on one large component, serial lanes versus ``prange`` lanes
 (``parallel=False`` / ``True``), checks that the counts are identical, and reports the speed-up.
@@ -28,7 +32,8 @@ search nodes after deduction.
 
 Part 4 measures compile time in a fresh interpreter with an empty numba cache (cold) and with the
 normal on-disk cache (warm): the fast path (first ``analyze``), the general path's extra kernels
-(float counts and lanes), and the enumeration player's own kernels.
+(float counts and lanes), the enumeration player's own kernels, and its compiled whole games
+(``engine.compiled_game``, ``engine.rng``, ``players.builtin.enumeration_compiled``).
 
     python benchmarks/solver_speed.py [--games 200] [--player-games 2000,1000,500] [--seed 1] [--repeat 3]
 
@@ -253,6 +258,13 @@ class Recorder(EnumerationPlayer):
         return answer
 
 
+def deterministic(result: Any) -> dict[str, Any]:
+    """A game's result without its timings."""
+    row = result.as_row()
+    del row["cpu_ms"], row["wall_ms"]
+    return row
+
+
 def enumeration_games(games: dict[str, int], seed: int, repeat: int) -> dict[str, Any]:
     """CPU ms per game of the ``enumeration`` player on each preset (one thread, warm cache)."""
     threads = numba.get_num_threads()
@@ -263,12 +275,15 @@ def enumeration_games(games: dict[str, int], seed: int, repeat: int) -> dict[str
     out: dict[str, Any] = {}
     for preset in PRESET_ORDER:
         spec, n = PRESETS[preset], games[preset]
-        runs, wins, cpu = [], 0, np.zeros(n)
+        runs, wins, cpu, stepped = [], 0, np.zeros(n), []
         for _ in range(repeat):
             results = [play_game(player, "enumeration", spec, FirstClick.SAFE, seed, b) for b in range(n)]
             cpu = np.array([r.cpu_ms for r in results])
             runs.append(float(cpu.mean()))
             wins = sum(r.won for r in results)
+            moves = [play_game(player, "enumeration", spec, FirstClick.SAFE, seed, b, compiled=False) for b in range(n)]
+            stepped.append(float(np.mean([r.cpu_ms for r in moves])))
+        same = sum(deterministic(a) == deterministic(b) for a, b in zip(results, moves, strict=True))
         recorder, replay, scripts = Recorder(), Replay(), []
         for b in range(n):
             recorder.answers = []
@@ -290,8 +305,11 @@ def enumeration_games(games: dict[str, int], seed: int, repeat: int) -> dict[str
             "median_ms_per_game": float(np.median(cpu)),
             "p99_ms_per_game": float(np.percentile(cpu, 99)),
             "max_ms_per_game": float(cpu.max()),
+            "move_by_move_ms_per_game": float(np.median(stepped)),
+            "move_by_move_ms_per_game_runs": stepped,
+            "games_identical_both_ways": same,
             "replay_floor_ms_per_game": float(np.median(floors)),
-            "player_ms_per_game": ms - float(np.median(floors)),
+            "move_by_move_player_ms_per_game": float(np.median(stepped)) - float(np.median(floors)),
             "rust_ms_per_game": RUST_MS[preset],
             "ratio_to_rust": ms / RUST_MS[preset],
         }
@@ -316,7 +334,13 @@ t4 = time.perf_counter(); c4 = time.process_time()
 _rules(grid)
 _candidates(np.zeros(9), np.arange(3), np.arange(3, 9), 0.5, 3, 3)
 t5 = time.perf_counter(); c5 = time.process_time()
-print(t1 - t0, t2 - t1, t3 - t2, t5 - t4, (c3 - c0) + (c5 - c4))
+from arena.runner import play_game
+from engine import BEGINNER, FirstClick
+from players.builtin.enumeration_player import EnumerationPlayer
+t6 = time.perf_counter(); c6 = time.process_time()
+play_game(EnumerationPlayer(), "enumeration", BEGINNER, FirstClick.SAFE, 1, 1)  # a guess: every kernel
+t7 = time.perf_counter(); c7 = time.process_time()
+print(t1 - t0, t2 - t1, t3 - t2, t5 - t4, t7 - t6, (c3 - c0) + (c5 - c4) + (c7 - c6))
 """
 
 
@@ -333,11 +357,12 @@ def compile_times() -> dict[str, float]:
             done = subprocess.run(
                 [sys.executable, "-c", _CHILD], cwd=root, env=env, capture_output=True, text=True, check=True
             )
-            imports, fast, general, player, cpu = (float(x) for x in done.stdout.split())
+            imports, fast, general, player, whole, cpu = (float(x) for x in done.stdout.split())
             out[f"{label}_import_s"] = imports
             out[f"{label}_fast_path_s"] = fast
             out[f"{label}_general_path_s"] = general
             out[f"{label}_enumeration_player_s"] = player
+            out[f"{label}_compiled_games_s"] = whole
             out[f"{label}_total_cpu_s"] = cpu
     return out
 
@@ -399,10 +424,10 @@ def main() -> None:
     print(json.dumps(report, indent=2))
     for preset, row in report["enumeration_player"].items():
         print(
-            f"enumeration {preset:>12}: {row['ms_per_game']:.3f} CPU ms/game (median {row['median_ms_per_game']:.3f}, "
-            f"replay floor "
-            f"{row['replay_floor_ms_per_game']:.3f}) = x{row['ratio_to_rust']:.2f} the Rust solver's "
-            f"{row['rust_ms_per_game']} ms"
+            f"enumeration {preset:>12}: {row['ms_per_game']:.3f} CPU ms/game (median {row['median_ms_per_game']:.3f}; "
+            f"move by move {row['move_by_move_ms_per_game']:.3f}, replay floor "
+            f"{row['replay_floor_ms_per_game']:.3f}; {row['games_identical_both_ways']}/{row['games']} games "
+            f"identical) = x{row['ratio_to_rust']:.2f} the Rust solver's {row['rust_ms_per_game']} ms"
         )
 
 

@@ -118,6 +118,19 @@ def play_cells(
     return True
 
 
+@njit(cache=True)
+def _figures(view: np.ndarray, labels: np.ndarray, counters: np.ndarray) -> tuple[int, int]:
+    """3BV solved and cells revealed, as ``Game.stats`` counts them."""
+    revealed = 0
+    for cell in range(view.shape[0]):
+        if view[cell] >= 0:
+            revealed += 1
+    solved = 0
+    if counters[FIRST] >= 0:
+        solved = kernels.bbbv_solved(view, labels, counters[OPENINGS])
+    return solved, revealed
+
+
 class CompiledGame:
     """Board ``index`` of ``seed`` as arrays: ``view`` (flat int8, as an observation shows it),
     ``truth`` and ``labels`` (once drawn), ``counters`` (the kernels' slots, then ``FIRST``,
@@ -163,9 +176,7 @@ class CompiledGame:
         """The figures ``Game.stats`` gives for the same moves."""
         counters = self.counters.tolist()
         first = counters[FIRST]
-        solved = 0
-        if first >= 0:
-            solved = int(kernels.bbbv_solved(self.view, self.labels, counters[OPENINGS]))
+        solved, revealed = _figures(self.view, self.labels, self.counters)
         return GameStats(
             status=self.status,
             rule=self.rule,
@@ -174,7 +185,7 @@ class CompiledGame:
             reveals=counters[REVEALS],
             flags=counters[FLAGS],
             chords=counters[CHORDS],
-            revealed_cells=int(np.count_nonzero(self.view >= 0)),
+            revealed_cells=revealed,
             bbbv=counters[BBBV],
             bbbv_solved=solved,
         )

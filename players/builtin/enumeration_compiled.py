@@ -31,9 +31,10 @@ from engine.compiled_game import CompiledGame, game_over, play_cells, reveal
 from engine.kernels import MOVES
 from players.builtin import enumeration_player
 from players.builtin.enumeration_player import _candidates, _rules
-from players.solver import analyze
-from players.solver.analysis import _FAST_SEARCH_NODES, DEFAULT_RREF_MIN_CELLS, fast_numbers
+from players.solver import analyze, fast
+from players.solver.analysis import _FAST_SEARCH_NODES, DEFAULT_RREF_MIN_CELLS, fast_prepared
 from players.solver.enumeration import DEFAULT_NODE_LIMIT, EXACT_CELLS
+from players.solver.fast import finish
 
 __all__ = ["play_whole_game"]
 
@@ -78,11 +79,18 @@ def _advance(
 def _decide(
     view: np.ndarray,
     truth: np.ndarray,
+    labels: np.ndarray,
+    perm: np.ndarray,
     height: int,
     width: int,
+    mines: int,
+    rule: int,
     stack: np.ndarray,
     hit: np.ndarray,
     counters: np.ndarray,
+    first: int,
+    first_guess: bool,
+    limit: int,
     probabilities: np.ndarray,
     safe: np.ndarray,
     mine: np.ndarray,
@@ -90,10 +98,9 @@ def _decide(
     unconstrained: np.ndarray,
     u: float,
     player_rng: np.ndarray,
-    limit: int,
 ) -> int:
-    """Play the answer to an analysed position: its certain cells, else a guess drawn among
-    ``_candidates`` as ``EnumerationPlayer._guess`` draws it."""
+    """Play the answer to an analysed position (its certain cells, else a guess drawn among
+    ``_candidates`` as ``EnumerationPlayer._guess`` draws it), then ``_advance``."""
     if safe.shape[1] or mine.shape[1]:
         ok = play_cells(view, truth, height, width, safe, mine, False, stack, hit, counters)
     else:
@@ -107,7 +114,35 @@ def _decide(
         ok = play_cells(view, truth, height, width, guess, mine, True, stack, hit, counters)
     if not ok or (not game_over(counters) and counters[MOVES] > limit):
         return DECLINE
-    return OVER if game_over(counters) else ANALYSE
+    return _advance(view, truth, labels, perm, height, width, mines, rule, stack, hit, counters, first, first_guess,
+                    limit)  # fmt: skip
+
+
+@njit(cache=True)
+def _finish_and_decide(
+    view: np.ndarray,
+    truth: np.ndarray,
+    labels: np.ndarray,
+    perm: np.ndarray,
+    height: int,
+    width: int,
+    mines: int,
+    rule: int,
+    stack: np.ndarray,
+    hit: np.ndarray,
+    counters: np.ndarray,
+    first: int,
+    first_guess: bool,
+    limit: int,
+    pending: tuple,
+    frontier: np.ndarray,
+    player_rng: np.ndarray,
+) -> int:
+    """``fast.finish`` of a position from ``fast_prepared``, then ``_decide``."""
+    probabilities, state, p_cells, piece_p, piece_state, unconstrained, u, u_state, n_cols = pending
+    safe, mine = finish(probabilities, state, p_cells, piece_p, piece_state, unconstrained, u, u_state, n_cols)
+    return _decide(view, truth, labels, perm, height, width, mines, rule, stack, hit, counters, first, first_guess,
+                   limit, probabilities, safe, mine, frontier, unconstrained, u, player_rng)  # fmt: skip
 
 
 def _cells(pairs: list[tuple[int, int]]) -> np.ndarray:
@@ -123,34 +158,27 @@ def play_whole_game(
     height, width, mines = spec.height, spec.width, spec.mines
     player_rng = rng.player_state(seed_words)
     first_row, first_col = (min(3, height - 1), min(3, width - 1)) if game.rule is FirstClick.OPENING else (0, 0)
-    first = first_row * width + first_col
-    if parallel is None:
-        parallel = numba.get_num_threads() > 1
+    # The arguments every compiled call starts with: the game, the first click, the move limit.
+    args = (game.view, game.truth, game.labels, game.perm, height, width, mines, game.rule_code, game.stack, game.hit,
+            game.counters, first_row * width + first_col, game.rule is FirstClick.NONE, move_limit)  # fmt: skip
+    grid = game.view.reshape(height, width)
     probe = min(parallel_threshold, DEFAULT_NODE_LIMIT, _FAST_SEARCH_NODES)
-    view, truth, stack, hit, counters = game.view, game.truth, game.stack, game.hit, game.counters
-    grid = view.reshape(height, width)
-    guess_first = game.rule is FirstClick.NONE
-    status = _advance(view, truth, game.labels, game.perm, height, width, mines, game.rule_code, stack, hit, counters,
-                      first, guess_first, move_limit)  # fmt: skip
+    status = _advance(*args)
     while status == ANALYSE:
-        numbers = fast_numbers(grid, mines, False, True, DEFAULT_RREF_MIN_CELLS, probe, EXACT_CELLS)
-        if numbers is not None:
-            probabilities, safe, mine, u, frontier, unconstrained, _ = numbers
+        prepared = fast_prepared(grid, mines, False, True, DEFAULT_RREF_MIN_CELLS, probe, EXACT_CELLS)
+        if prepared is not None:
+            pending, frontier, _ = prepared
+            status = _finish_and_decide(*args, pending, frontier, player_rng)
         else:
-            result = analyze(grid, mines, weighted=False, parallel=parallel, parallel_threshold=parallel_threshold)
-            probabilities = result.probabilities.reshape(-1)
-            safe, mine = _cells(result.safe), _cells(result.mines)
-            frontier, unconstrained = result.frontier.system.cells, result.frontier.unconstrained
-            u = result.unconstrained_probability
-        status = _decide(view, truth, height, width, stack, hit, counters, probabilities, safe, mine, frontier,
-                         unconstrained, u, player_rng, move_limit)  # fmt: skip
-        if status == ANALYSE:
-            status = _advance(view, truth, game.labels, game.perm, height, width, mines, game.rule_code, stack, hit,
-                              counters, first, guess_first, move_limit)  # fmt: skip
+            threads = parallel if parallel is not None else numba.get_num_threads() > 1
+            result = analyze(grid, mines, weighted=False, parallel=threads, parallel_threshold=parallel_threshold)
+            status = _decide(*args, result.probabilities.reshape(-1), _cells(result.safe), _cells(result.mines),
+                             result.frontier.system.cells, result.frontier.unconstrained,
+                             result.unconstrained_probability, player_rng)  # fmt: skip
     return status == OVER
 
 
 numba_cache.stamp_dependencies(
     sys.modules[__name__],
-    [Path(p) for p in (kernels.__file__, cg.__file__, rng.__file__, enumeration_player.__file__, __file__)],
+    [Path(m.__file__) for m in (kernels, cg, rng, fast, enumeration_player)] + [Path(__file__)],
 )

@@ -181,7 +181,7 @@ def _log_weights(n_frontier: int, unconstrained: int, mines_left: int, weighted:
     return log_weights(n_frontier, unconstrained, mines_left, weighted=weighted)
 
 
-def fast_numbers(
+def fast_prepared(
     grid: np.ndarray,
     mines: int,
     weighted: bool,
@@ -190,11 +190,11 @@ def fast_numbers(
     probe: int,
     exact_cells: int,
 ) -> tuple | None:
-    """The fast path's numbers, before they are wrapped into an ``Analysis`` (``None`` when it
-    declines the position): ``(probabilities, safe, mine, u, cells, unconstrained, rest)``: the
-    flat probabilities, the (2, k) certain cells, the unconstrained probability, the frontier's
-    and the unconstrained cells (flat indices), and what ``_analyze_fast`` builds the rest from.
-    For a caller that needs only those (``players.builtin.enumeration_compiled``)."""
+    """The fast path up to ``fast.finish`` (``None`` when it declines the position): ``(pending,
+    cells, rest)``, where ``finish(*pending)`` completes the flat probabilities ``pending[0]`` and
+    returns the certain cells; ``pending[5]`` is the unconstrained cells, ``pending[6]`` their
+    probability, ``cells`` the frontier's. A caller in compiled code
+    (``players.builtin.enumeration_compiled``) calls ``finish`` itself."""
     if not (
         type(grid) is np.ndarray and grid.dtype == np.int8 and grid.ndim == 2 and grid.flags.c_contiguous and grid.size
     ):
@@ -212,25 +212,30 @@ def fast_numbers(
     ok, combined, mines_left, mines_w, log_total, u_state, ints, rows, floats, states, support = out
     if not ok:
         return None
+    # Only the slices this function needs (the rest are cut by ``_analyze_fast``): a game calls
+    # it once per guess, and each slice costs a few hundred nanoseconds.
     ends = ints[: _INT_PARTS + 1].tolist()
-    cells, rhs, _, unconstrained, _, p_cells, *_, log_index, feasible, cell_ptr, _, log_ptr = (
-        ints[a:b] for a, b in itertools.pairwise(ends[:16])
-    )
+    cells = ints[ends[0] : ends[1]]
+    unconstrained = ints[ends[3] : ends[4]]
+    p_cells = ints[ends[5] : ends[6]]
+    feasible = ints[ends[11] : ends[12]]
+    n_logs = ends[11] - ends[10]
     tail = ints[ends[12] :].tolist()  # the pointers and the nodes, as Python ints
     count = len(tail) // 5
     starts, row_at, lp, rp, efforts = (tail[i * (count + 1) : (i + 1) * (count + 1)] for i in range(5))
     size = grid.size
-    m = rhs.shape[0]
+    m = ends[2] - ends[1]
     probabilities = floats[:size]
-    logs = floats[size : size + lp[count]]
-    ratios = floats[size + lp[count] + log_index.shape[0] : size + lp[count] + log_index.shape[0] + rp[count]]
-    exponents = floats[size + lp[count] + log_index.shape[0] + rp[count] :]
+    ratios = floats[size + lp[count] + n_logs : size + lp[count] + n_logs + rp[count]]
+    exponents = floats[size + lp[count] + n_logs + rp[count] :]
     state = states[:size]
     piece_state = states[size:]
     n_unconstrained = unconstrained.shape[0]
     if not combined:
-        if log_index.shape[0]:
-            logs[log_index] = np.log(floats[size + lp[count] : size + lp[count] + log_index.shape[0]])
+        logs = floats[size : size + lp[count]]
+        if n_logs:
+            logs[ints[ends[10] : ends[11]]] = np.log(floats[size + lp[count] : size + lp[count] + n_logs])
+        cell_ptr, log_ptr = ints[ends[12] : ends[13]], ints[ends[14] : ends[15]]
         g = _log_weights(lp[count] - count, n_unconstrained, mines_w, bool(weighted))
         ok, log_total, exponents, piece_state, feasible, u_state = combine(
             cell_ptr, log_ptr, logs, g, support, n_unconstrained, mines_w
@@ -249,20 +254,31 @@ def fast_numbers(
     u = math.nan
     if n_unconstrained:
         u = float(u_state) if u_state >= 0 else float(frontier_mines[feasible] @ (mines_w - feasible)) / n_unconstrained
-    shape = grid.shape
-    safe, mine = finish(
-        probabilities,
-        state,
-        p_cells,
-        np.concatenate(parts) if parts else _NO_PROBABILITIES,
-        piece_state,
-        unconstrained,
-        u,
-        u_state,
-        shape[1],
-    )
-    rest = (shape, ints, ends, rows, m, mines_left, log_total, frontier_mines, support, starts, row_at, efforts)
-    return probabilities, safe, mine, u, cells, unconstrained, rest
+    piece_p = np.concatenate(parts) if parts else _NO_PROBABILITIES
+    pending = (probabilities, state, p_cells, piece_p, piece_state, unconstrained, u, u_state, grid.shape[1])
+    rest = (grid.shape, ints, ends, rows, m, mines_left, log_total, frontier_mines, support, starts, row_at, efforts)
+    return pending, cells, rest
+
+
+def fast_numbers(
+    grid: np.ndarray,
+    mines: int,
+    weighted: bool,
+    use_rref: bool,
+    rref_min_cells: int,
+    probe: int,
+    exact_cells: int,
+) -> tuple | None:
+    """The fast path's numbers, before they are wrapped into an ``Analysis`` (``None`` when it
+    declines the position): ``(probabilities, safe, mine, u, cells, unconstrained, rest)``: the
+    flat probabilities, the (2, k) certain cells, the unconstrained probability, the frontier's
+    and the unconstrained cells (flat indices), and what ``_analyze_fast`` builds the rest from."""
+    prepared = fast_prepared(grid, mines, weighted, use_rref, rref_min_cells, probe, exact_cells)
+    if prepared is None:
+        return None
+    pending, cells, rest = prepared
+    safe, mine = finish(*pending)
+    return pending[0], safe, mine, pending[6], cells, pending[5], rest
 
 
 def _analyze_fast(

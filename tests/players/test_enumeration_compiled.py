@@ -54,7 +54,7 @@ def test_positions_the_fast_path_declines_go_through_analyze(monkeypatch: pytest
     the same games."""
     player = EnumerationPlayer()
     want = rows(player, BEGINNER, FirstClick.SAFE, range(40), compiled=False)
-    monkeypatch.setattr(enumeration_compiled, "fast_numbers", lambda *args: None)
+    monkeypatch.setattr(enumeration_compiled, "fast_prepared", lambda *args: None)
     assert rows(player, BEGINNER, FirstClick.SAFE, range(40)) == want
 
 
