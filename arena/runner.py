@@ -225,11 +225,13 @@ def play_game(
 ) -> GameResult:
     """Play board ``board`` of ``seed`` to the end with ``player`` (registered as ``key``).
 
-    A ``Player`` object that plays whole games in compiled code (``Player.play_compiled``) does so
-    unless ``compiled`` is false; its games are the same either way."""
+    A ``Player`` object (or ``TrustedAgent``) that plays whole games in compiled code
+    (``Player.play_compiled``) does so unless ``compiled`` is false; its games are the same either
+    way."""
     limit = move_limit or default_move_limit(spec)
-    if compiled and isinstance(player, Player) and type(player).play_compiled is not Player.play_compiled:
-        result = _play_compiled(player, key, spec, rule, seed, board, limit)
+    trusted = player.player if isinstance(player, TrustedAgent) else player
+    if compiled and isinstance(trusted, Player) and type(trusted).play_compiled is not Player.play_compiled:
+        result = _play_compiled(trusted, key, spec, rule, seed, board, limit)
         if result is not None:
             return result
     agent: Agent = TrustedAgent(player) if isinstance(player, Player) else player

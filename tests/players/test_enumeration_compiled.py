@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.runner import Outcome, play_game
+from arena.runner import Outcome, TrustedAgent, play_game
 from engine import BEGINNER, EXPERT, INTERMEDIATE, BoardSpec, FirstClick
 from engine.compiled_game import CompiledGame
 from engine.layout import player_seed_words
@@ -76,3 +76,22 @@ def test_other_options_and_subclasses_play_move_by_move(options: dict) -> None:
     assert not EnumerationPlayer(options).play_compiled(game, words, 1000)
     assert not Variant().play_compiled(game, words, 1000)
     assert game.moves == 0
+
+
+def test_tournament_workers_take_the_compiled_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Workers hand the runner a ``TrustedAgent``: its player still plays whole games."""
+    calls = []
+    original = EnumerationPlayer.play_compiled
+
+    def counted(self: EnumerationPlayer, *args: object) -> bool:
+        calls.append(1)
+        return original(self, *args)
+
+    monkeypatch.setattr(EnumerationPlayer, "play_compiled", counted)
+    player = EnumerationPlayer()
+    got = play_game(TrustedAgent(player), "enumeration", BEGINNER, FirstClick.SAFE, 5, 0).as_row()
+    want = play_game(player, "enumeration", BEGINNER, FirstClick.SAFE, 5, 0, compiled=False).as_row()
+    for row in (got, want):
+        del row["cpu_ms"], row["wall_ms"]
+    assert got == want
+    assert calls == [1]
