@@ -36,6 +36,7 @@ from engine.kernels import (
     MOVES,
     REVEALS,
 )
+from engine.layout import check_seed
 
 __all__ = ["FIRST", "CompiledGame", "game_over", "play_cells", "reveal"]
 
@@ -141,6 +142,7 @@ class CompiledGame:
 
     def __init__(self, spec: BoardSpec, rule: FirstClick, seed: int, index: int) -> None:
         spec.check_rule(rule)
+        seed, index = check_seed(seed), check_seed(index, "board index")
         n = spec.cells
         self.spec = spec
         self.rule = rule

@@ -43,24 +43,12 @@ OVER, ANALYSE, DECLINE = 0, 1, -1
 
 
 @njit(cache=True)
-def _advance(
-    view: np.ndarray,
-    truth: np.ndarray,
-    labels: np.ndarray,
-    perm: np.ndarray,
-    height: int,
-    width: int,
-    mines: int,
-    rule: int,
-    stack: np.ndarray,
-    hit: np.ndarray,
-    counters: np.ndarray,
-    first: int,
-    first_guess: bool,
-    limit: int,
-) -> int:
+def _advance(game: tuple) -> int:
     """Play ``EnumerationPlayer.play``'s answers for as long as they need no analysis: the first
-    click (cell ``first``), then every certain cell of the single-cell rules."""
+    click, then every certain cell of the single-cell rules. ``game`` is ``play_whole_game``'s
+    ``(view, truth, labels, perm, height, width, mines, rule, stack, hit, counters, first click's
+    cell, whether it is a guess, move limit)``."""
+    view, truth, labels, perm, height, width, mines, rule, stack, hit, counters, first, first_guess, limit = game
     grid = view.reshape(height, width)
     while not game_over(counters):
         first_move, safe, mine = _rules(grid)
@@ -77,20 +65,7 @@ def _advance(
 
 @njit(cache=True)
 def _decide(
-    view: np.ndarray,
-    truth: np.ndarray,
-    labels: np.ndarray,
-    perm: np.ndarray,
-    height: int,
-    width: int,
-    mines: int,
-    rule: int,
-    stack: np.ndarray,
-    hit: np.ndarray,
-    counters: np.ndarray,
-    first: int,
-    first_guess: bool,
-    limit: int,
+    game: tuple,
     probabilities: np.ndarray,
     safe: np.ndarray,
     mine: np.ndarray,
@@ -101,6 +76,8 @@ def _decide(
 ) -> int:
     """Play the answer to an analysed position (its certain cells, else a guess drawn among
     ``_candidates`` as ``EnumerationPlayer._guess`` draws it), then ``_advance``."""
+    view, truth, height, width = game[0], game[1], game[4], game[5]
+    stack, hit, counters, limit = game[8], game[9], game[10], game[13]
     if safe.shape[1] or mine.shape[1]:
         ok = play_cells(view, truth, height, width, safe, mine, False, stack, hit, counters)
     else:
@@ -114,35 +91,15 @@ def _decide(
         ok = play_cells(view, truth, height, width, guess, mine, True, stack, hit, counters)
     if not ok or (not game_over(counters) and counters[MOVES] > limit):
         return DECLINE
-    return _advance(view, truth, labels, perm, height, width, mines, rule, stack, hit, counters, first, first_guess,
-                    limit)  # fmt: skip
+    return _advance(game)
 
 
 @njit(cache=True)
-def _finish_and_decide(
-    view: np.ndarray,
-    truth: np.ndarray,
-    labels: np.ndarray,
-    perm: np.ndarray,
-    height: int,
-    width: int,
-    mines: int,
-    rule: int,
-    stack: np.ndarray,
-    hit: np.ndarray,
-    counters: np.ndarray,
-    first: int,
-    first_guess: bool,
-    limit: int,
-    pending: tuple,
-    frontier: np.ndarray,
-    player_rng: np.ndarray,
-) -> int:
+def _finish_and_decide(game: tuple, pending: tuple, frontier: np.ndarray, player_rng: np.ndarray) -> int:
     """``fast.finish`` of a position from ``fast_prepared``, then ``_decide``."""
     probabilities, state, p_cells, piece_p, piece_state, unconstrained, u, u_state, n_cols = pending
     safe, mine = finish(probabilities, state, p_cells, piece_p, piece_state, unconstrained, u, u_state, n_cols)
-    return _decide(view, truth, labels, perm, height, width, mines, rule, stack, hit, counters, first, first_guess,
-                   limit, probabilities, safe, mine, frontier, unconstrained, u, player_rng)  # fmt: skip
+    return _decide(game, probabilities, safe, mine, frontier, unconstrained, u, player_rng)
 
 
 def _cells(pairs: list[tuple[int, int]]) -> np.ndarray:
@@ -158,21 +115,21 @@ def play_whole_game(
     height, width, mines = spec.height, spec.width, spec.mines
     player_rng = rng.player_state(seed_words)
     first_row, first_col = (min(3, height - 1), min(3, width - 1)) if game.rule is FirstClick.OPENING else (0, 0)
-    # The arguments every compiled call starts with: the game, the first click, the move limit.
-    args = (game.view, game.truth, game.labels, game.perm, height, width, mines, game.rule_code, game.stack, game.hit,
+    # What every compiled call starts with: the game, the first click, the move limit.
+    state = (game.view, game.truth, game.labels, game.perm, height, width, mines, game.rule_code, game.stack, game.hit,
             game.counters, first_row * width + first_col, game.rule is FirstClick.NONE, move_limit)  # fmt: skip
     grid = game.view.reshape(height, width)
     probe = min(parallel_threshold, DEFAULT_NODE_LIMIT, _FAST_SEARCH_NODES)
-    status = _advance(*args)
+    status = _advance(state)
     while status == ANALYSE:
         prepared = fast_prepared(grid, mines, False, True, DEFAULT_RREF_MIN_CELLS, probe, EXACT_CELLS)
         if prepared is not None:
             pending, frontier, _ = prepared
-            status = _finish_and_decide(*args, pending, frontier, player_rng)
+            status = _finish_and_decide(state, pending, frontier, player_rng)
         else:
             threads = parallel if parallel is not None else numba.get_num_threads() > 1
             result = analyze(grid, mines, weighted=False, parallel=threads, parallel_threshold=parallel_threshold)
-            status = _decide(*args, result.probabilities.reshape(-1), _cells(result.safe), _cells(result.mines),
+            status = _decide(state, result.probabilities.reshape(-1), _cells(result.safe), _cells(result.mines),
                              result.frontier.system.cells, result.frontier.unconstrained,
                              result.unconstrained_probability, player_rng)  # fmt: skip
     return status == OVER

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from engine import Actions, BoardSpec, EngineError, FirstClick, Game
+from engine import Actions, BoardConfigError, BoardSpec, EngineError, FirstClick, Game
 from engine.compiled_game import CompiledGame, play_cells, reveal
 
 
@@ -92,3 +92,12 @@ def test_refused_reveals(cell: int) -> None:
     before = compiled.counters.copy()
     assert not compiled_reveal(compiled, cell, False)
     assert np.array_equal(before, compiled.counters)
+
+
+@pytest.mark.parametrize(("seed", "index"), [(-1, 0), (0, -5), (2**63, 0)])
+def test_seeds_are_checked_like_games(seed: int, index: int) -> None:
+    with pytest.raises(BoardConfigError) as game_error:
+        Game(BoardSpec(3, 3, 1), FirstClick.SAFE, seed=seed, index=index)
+    with pytest.raises(BoardConfigError) as compiled_error:
+        CompiledGame(BoardSpec(3, 3, 1), FirstClick.SAFE, seed, index)
+    assert str(compiled_error.value) == str(game_error.value)
