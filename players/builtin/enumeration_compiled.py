@@ -25,7 +25,7 @@ import numba
 import numpy as np
 from numba import njit
 
-from engine import FirstClick, kernels, numba_cache, rng
+from engine import BoardSpec, FirstClick, kernels, numba_cache, rng
 from engine import compiled_game as cg
 from engine.compiled_game import CompiledGame, game_over, play_cells, reveal
 from engine.kernels import MOVES
@@ -106,11 +106,28 @@ def _cells(pairs: list[tuple[int, int]]) -> np.ndarray:
     return np.array(pairs, dtype=np.int64).reshape(-1, 2).T.copy()
 
 
+_loaded = False
+
+
+def _load_kernels() -> None:
+    """Compile, or load from numba's cache, every kernel of a compiled game, once per process.
+
+    The arena's warm-up game (one Beginner board) may well end without a guess, and the first
+    real game would then be billed for loading the rest (seconds when compiling). A 2x2 board with
+    one mine always needs one: its first click shows a 1 next to three covered cells."""
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        words = np.zeros(4, np.uint64)
+        play_whole_game(CompiledGame(BoardSpec(2, 2, 1), FirstClick.SAFE, 0, 0), words, 100, False, 1 << 30)
+
+
 def play_whole_game(
     game: CompiledGame, seed_words: np.ndarray, move_limit: int, parallel: bool | None, parallel_threshold: int
 ) -> bool:
     """Play ``game`` to its end as ``EnumerationPlayer`` (default counting) would; False to
     decline (the arena then replays the board move by move)."""
+    _load_kernels()
     spec = game.spec
     height, width, mines = spec.height, spec.width, spec.mines
     player_rng = rng.player_state(seed_words)
