@@ -95,3 +95,10 @@ def test_tournament_workers_take_the_compiled_path(monkeypatch: pytest.MonkeyPat
         del row["cpu_ms"], row["wall_ms"]
     assert got == want
     assert calls == [1]
+
+
+def test_the_first_game_loads_every_kernel() -> None:
+    """Whatever the first board (the arena's warm-up), the guess path is compiled by then."""
+    enumeration_compiled._load_kernels()
+    for kernel in (enumeration_compiled._advance, enumeration_compiled._finish_and_decide):
+        assert kernel.signatures
