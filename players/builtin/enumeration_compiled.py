@@ -5,10 +5,11 @@ observation, an answer, the engine's checks), several times the work of deciding
 moves that need no analysis (the first click, then the single-cell rules' certain cells, again
 and again) are found and played in one compiled call (``_advance``) on a ``CompiledGame``; a
 position that needs the solver goes through the solver's fast path from Python, exactly as
-``EnumerationPlayer.play`` calls it (``fast_numbers`` takes numpy's floating-point steps, so the
+``EnumerationPlayer.play`` calls it (``fast_prepared`` takes numpy's floating-point steps, so the
 probabilities are the same to the bit; when it declines, ``analyze``'s general path), and the
-answer is played in a second compiled call (``_decide``). The random draw among equally likely
-guesses comes from ``engine.rng``'s copy of the player's numpy generator.
+answer is played in a second compiled call (``_finish_and_decide``: the fast path's ``finish``,
+then ``_decide``). The random draw among equally likely guesses comes from ``engine.rng``'s copy
+of the player's numpy generator.
 
 Every move, hence every game, is the one ``EnumerationPlayer.play`` makes:
 ``tests/players/test_enumeration_compiled.py`` plays boards both ways on every preset and rule.
