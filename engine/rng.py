@@ -29,6 +29,7 @@ __all__ = [
     "pcg64_state_dict",
     "permutation",
     "player_seed_words",
+    "player_state",
     "random_interval",
     "seed_sequence_words",
 ]

@@ -193,8 +193,8 @@ def fast_prepared(
     """The fast path up to ``fast.finish`` (``None`` when it declines the position): ``(pending,
     cells, rest)``, where ``finish(*pending)`` completes the flat probabilities ``pending[0]`` and
     returns the certain cells; ``pending[5]`` is the unconstrained cells, ``pending[6]`` their
-    probability, ``cells`` the frontier's. A caller in compiled code
-    (``players.builtin.enumeration_compiled``) calls ``finish`` itself."""
+    probability, ``cells`` the frontier's. ``_analyze_fast`` calls ``finish`` from here;
+    ``players.builtin.enumeration_compiled`` from its own compiled code."""
     if not (
         type(grid) is np.ndarray and grid.dtype == np.int8 and grid.ndim == 2 and grid.flags.c_contiguous and grid.size
     ):
@@ -260,27 +260,6 @@ def fast_prepared(
     return pending, cells, rest
 
 
-def fast_numbers(
-    grid: np.ndarray,
-    mines: int,
-    weighted: bool,
-    use_rref: bool,
-    rref_min_cells: int,
-    probe: int,
-    exact_cells: int,
-) -> tuple | None:
-    """The fast path's numbers, before they are wrapped into an ``Analysis`` (``None`` when it
-    declines the position): ``(probabilities, safe, mine, u, cells, unconstrained, rest)``: the
-    flat probabilities, the (2, k) certain cells, the unconstrained probability, the frontier's
-    and the unconstrained cells (flat indices), and what ``_analyze_fast`` builds the rest from."""
-    prepared = fast_prepared(grid, mines, weighted, use_rref, rref_min_cells, probe, exact_cells)
-    if prepared is None:
-        return None
-    pending, cells, rest = prepared
-    safe, mine = finish(*pending)
-    return pending[0], safe, mine, pending[6], cells, pending[5], rest
-
-
 def _analyze_fast(
     grid: np.ndarray,
     mines: int,
@@ -291,10 +270,12 @@ def _analyze_fast(
     exact_cells: int,
 ) -> Analysis | None:
     """``analyze`` through ``fast.run``, or ``None`` when the fast path declines the position."""
-    numbers = fast_numbers(grid, mines, weighted, use_rref, rref_min_cells, probe, exact_cells)
-    if numbers is None:
+    prepared = fast_prepared(grid, mines, weighted, use_rref, rref_min_cells, probe, exact_cells)
+    if prepared is None:
         return None
-    probabilities, safe, mine, u, cells, unconstrained, rest = numbers
+    pending, cells, rest = prepared
+    safe, mine = finish(*pending)
+    probabilities, unconstrained, u = pending[0], pending[5], pending[6]
     shape, ints, ends, rows, m, mines_left, log_total, frontier_mines, support, starts, row_at, efforts = rest
     rhs, sources, _, flags, p_cells, p_rhs, p_src, totals, counts = (
         ints[a:b] for a, b in itertools.pairwise(ends[1:11])
