@@ -177,7 +177,12 @@ class ApexPlayer(Player):
         #: 238, p = 0.56), 24.1 ms (``results/apex_ablation_expert_safe_hill.json``): off by default.
         blended_safety: bool = False
         #: Search the game tree exactly when at most this many layouts remain (0: never).
-        #: 0: -0.76 [-0.99, -0.54], McNemar p = 3e-11; 2000: +0.04 [-0.02, +0.10] (n.s.).
+        #: 0: -0.76 [-0.99, -0.54], McNemar p = 3e-11; 2000: +0.04 [-0.02, +0.10] (n.s.). Measured
+        #: as regret instead (``benchmarks/apex_regret.py``, 10000 Expert games): exact play in
+        #: every position of 401-5000 layouts would add +0.071 points [+0.058, +0.084] with no
+        #: work limit, +0.050 within 1.5M and +0.023 within 300k; exact play inside isolated
+        #: components (``endgame.isolated_layouts``, 268 guesses) would add nothing: the
+        #: heuristics already pick an optimal guess there every time.
         endgame_layouts: int = Field(default=400, ge=0, le=100_000)
         #: Work allowed per endgame decision (layouts summed over the states it expands) before
         #: falling back on the heuristics: about 1 ms per 100k on one core.
