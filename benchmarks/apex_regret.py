@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import PRESETS, ActionKind, FirstClick, Game
+from engine import PRESETS, FirstClick, Game
 from players.builtin.apex import ApexPlayer
 from players.builtin.apex.endgame import Endgame, EndgameBudgetExceeded, enumerate_layouts, isolated_layouts
 from players.builtin.apex.outlook import Outlook
@@ -117,12 +117,7 @@ def play_range(task: tuple[int, int, int, int, int]) -> list[dict[str, Any]]:
         player.reset(np.random.default_rng(index), spec, FirstClick.SAFE)
         player.reset_log()
         while not game.over:
-            for action in player.play(game.observation()):
-                if game.over:
-                    break
-                if action.kind is ActionKind.REVEAL and game.grid[action.row, action.col] >= 0:
-                    continue
-                game.apply(action)
+            game.play_answer(player.play(game.observation()))
         games.append({"board": index, "won": game.won, "stops": player.stops})
     return games
 
