@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import PRESETS, FirstClick, Game
+from engine import PRESETS, BoardSpec, FirstClick, Game
 from players.builtin.apex import ApexPlayer
 from players.builtin.apex.endgame import Endgame, EndgameBudgetExceeded, enumerate_layouts, isolated_layouts
 from players.builtin.apex.outlook import Outlook
@@ -63,13 +63,12 @@ class RegretProbe(ApexPlayer):
     layouts = 5000
     budget = 30_000_000
 
-    def reset_log(self) -> None:
+    def reset(self, rng: np.random.Generator, spec: BoardSpec, rule: FirstClick) -> None:
+        super().reset(rng, spec, rule)
         self.stops: list[dict[str, Any]] = []
 
     def choose_guess(self, outlook: Outlook) -> tuple[int, int]:
         choice = super().choose_guess(outlook)
-        if not hasattr(self, "stops"):  # the warm-up games at construction
-            return choice
         options = self.options
         if outlook.log_weight <= math.log(options.endgame_layouts) + 1e-9:
             return choice  # the endgame search decided: optimal already
@@ -115,7 +114,6 @@ def play_range(task: tuple[int, int, int, int, int]) -> list[dict[str, Any]]:
     for index in range(first, first + count):
         game = Game(spec, FirstClick.SAFE, seed=seed, index=index)
         player.reset(np.random.default_rng(index), spec, FirstClick.SAFE)
-        player.reset_log()
         while not game.over:
             game.play_answer(player.play(game.observation()))
         games.append({"board": index, "won": game.won, "stops": player.stops})
