@@ -9,7 +9,8 @@ needs about 100k games to see. This benchmark measures it directly instead.
 
 It plays ``--games`` boards with `apex` (defaults) and stops at every guess the heuristics make:
 
-* ``threshold``: the position has more than ``endgame_layouts`` and at most ``--layouts`` layouts.
+* ``threshold``: the position has at most ``--layouts`` layouts and apex's own search did not
+  decide it (more than ``endgame_layouts`` layouts, or the search ran out of ``endgame_effort``).
   ``Endgame.guess_values`` gives the exact probability of winning after each possible guess
   with perfect play afterwards, within a work budget (``--budget``).
 * ``isolated``: apex's guess lies in an isolated component (``endgame.isolated_layouts``). Its
@@ -25,11 +26,12 @@ chance of winning, an upper bound of the game's. The effort (layouts summed over
 expanded) and time of each search show what a budget would keep of the gain.
 
     python benchmarks/apex_regret.py --games 10000 --layouts 5000   # the saved run, ~4 minutes on 2 cores
+    python benchmarks/apex_regret.py --preset intermediate           # (and beginner): under a minute
 
 The search time it prints includes allocating the memo the budget asks for (``Endgame`` sizes it
 for the budget), so it is an upper bound; the effort figures are the work itself.
 
-Writes ``benchmarks/results/apex_regret_expert_safe.json``.
+Writes ``benchmarks/results/apex_regret_<preset>_safe.json`` (``--preset``, Expert by default).
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from engine import PRESETS, BoardSpec, FirstClick, Game
 from players.builtin.apex import ApexPlayer
 from players.builtin.apex.endgame import Endgame, EndgameBudgetExceeded, enumerate_layouts, isolated_layouts
 from players.builtin.apex.outlook import Outlook
+from players.builtin.apex.player import DECIDED_ENDGAME
 
 HERE = Path(__file__).parent
 RESULTS = HERE / "results"
@@ -69,9 +72,8 @@ class RegretProbe(ApexPlayer):
 
     def choose_guess(self, outlook: Outlook) -> tuple[int, int]:
         choice = super().choose_guess(outlook)
-        options = self.options
-        if outlook.log_weight <= math.log(options.endgame_layouts) + 1e-9:
-            return choice  # the endgame search decided: optimal already
+        if self.decided_by == DECIDED_ENDGAME:
+            return choice  # optimal already
         cell = choice[0] * outlook.width + choice[1]
         if outlook.log_weight <= math.log(self.layouts) + 1e-9:
             found = enumerate_layouts(outlook, self.layouts)
@@ -104,10 +106,10 @@ class RegretProbe(ApexPlayer):
         self.stops.append(stop)
 
 
-def play_range(task: tuple[int, int, int, int, int]) -> list[dict[str, Any]]:
-    """Games ``first .. first + count - 1``: per game, won and the stops."""
-    first, count, seed, layouts, budget = task
-    spec = PRESETS["expert"]
+def play_range(task: tuple[str, int, int, int, int, int]) -> list[dict[str, Any]]:
+    """Games ``first .. first + count - 1`` of a preset: per game, won and the stops."""
+    preset, first, count, seed, layouts, budget = task
+    spec = PRESETS[preset]
     player = RegretProbe()
     player.layouts, player.budget = layouts, budget
     games = []
@@ -148,18 +150,20 @@ def summarize(games: list[dict[str, Any]], kind: str, budgets: tuple[int, ...]) 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--preset", choices=sorted(PRESETS), default="expert")
     parser.add_argument("--games", type=int, default=10000)
     parser.add_argument("--layouts", type=int, default=5000, help="largest position searched (layouts)")
     parser.add_argument("--budget", type=int, default=30_000_000, help="work budget of one stop's search")
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--out", type=Path, default=RESULTS / "apex_regret_expert_safe.json")
+    parser.add_argument("--out", type=Path, help="default: results/apex_regret_<preset>_safe.json")
     args = parser.parse_args()
     if args.games < 1 or args.layouts < 1 or args.budget < 1 or args.workers < 1:
         raise SystemExit("--games, --layouts, --budget and --workers must be positive")
+    out = args.out or RESULTS / f"apex_regret_{args.preset}_safe.json"
     chunk = max(1, min(50, args.games // (4 * args.workers) or 1))
     tasks = [
-        (first, min(chunk, args.games - first), args.seed, args.layouts, args.budget)
+        (args.preset, first, min(chunk, args.games - first), args.seed, args.layouts, args.budget)
         for first in range(0, args.games, chunk)
     ]
     start = time.perf_counter()
@@ -174,7 +178,7 @@ def main() -> None:
     result = {
         "machine": {"platform": platform.platform(), "python": platform.python_version(), "cpus": os.cpu_count()},
         "player": {"name": "apex", "version": player.version, "endgame_layouts": player.options.endgame_layouts},
-        "preset": "expert",
+        "preset": args.preset,
         "rule": "safe",
         "seed": args.seed,
         "games": len(games),
@@ -197,8 +201,8 @@ def main() -> None:
             flush=True,
         )
     print(f"apex won {wins}/{len(games)}; {wall:.0f} s")
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"saved {args.out}")
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"saved {out}")
 
 
 if __name__ == "__main__":

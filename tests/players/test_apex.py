@@ -15,6 +15,12 @@ from players.api import PlayerOptionsError
 from players.builtin.apex import ApexPlayer
 from players.builtin.apex.outlook import Outlook
 from players.builtin.apex.patterns import unavoidable_pair
+from players.builtin.apex.player import (
+    DECIDED_ENDGAME,
+    DECIDED_FIFTY,
+    DECIDED_LOOKAHEAD,
+    DECIDED_SAFEST,
+)
 from players.solver import analyze
 
 
@@ -114,6 +120,24 @@ def test_unavoidable_pair_is_found_and_guessed() -> None:
     # The same pair with covered (if safe) cells next to it is not unavoidable yet.
     grid = parse_position("001#\n001#\n####")
     assert unavoidable_pair(Outlook(grid, 1, analyze(grid, 1))) is None
+
+
+@pytest.mark.parametrize(
+    ("options", "decided_by"),
+    [
+        ({}, DECIDED_FIFTY),
+        ({"fifty_fifty": False}, DECIDED_ENDGAME),
+        # A search past its work budget gives up: the lookahead decides, and says so.
+        ({"fifty_fifty": False, "endgame_effort": 1}, DECIDED_LOOKAHEAD),
+        ({"fifty_fifty": False, "endgame_layouts": 0}, DECIDED_LOOKAHEAD),
+        ({"fifty_fifty": False, "endgame_layouts": 0, "lookahead": False}, DECIDED_SAFEST),
+    ],
+)
+def test_decided_by_names_the_part_that_chose_the_guess(options: dict[str, object], decided_by: str) -> None:
+    player = _player(**options)
+    assert player.decided_by is None
+    assert player.play(_observation("001#\n001#", 1)) == [Action.reveal(0, 3, guess=True)]
+    assert player.decided_by == decided_by
 
 
 def test_pair_tied_to_the_rest_of_the_board_is_not_unavoidable() -> None:

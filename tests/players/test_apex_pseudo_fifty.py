@@ -12,8 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from engine import COVERED, Action, BoardSpec, FirstClick, Game, Observation
+from players.builtin.apex import ApexPlayer
 from players.builtin.apex.outlook import Outlook
-from players.builtin.apex.patterns import pseudo_fifty
+from players.builtin.apex.patterns import pseudo_fifty, unavoidable_pair
+from players.builtin.apex.player import DECIDED_PSEUDO_FIFTY
 from players.rules import certain_actions
 from players.solver import analyze
 from players.solver.bruteforce import layouts, numbers
@@ -87,3 +89,21 @@ def test_every_named_cell_is_a_50_50_or_safe_by_brute_force() -> None:
         assert mined_in, "a guess, not a certain cell"
         assert all(swapped_partner_exists(tile, m, pool, h, w) for m in mined_in)
     assert named >= 3  # the test sees the rule at work
+
+
+def test_apex_guesses_a_named_cell_at_once_and_says_so() -> None:
+    spec = BoardSpec(4, 5, 5)
+    player = ApexPlayer({"endgame_layouts": 0})
+    seen = 0
+    for observation in guess_positions(spec, range(400)):
+        analysis = analyze(observation.grid, observation.mines)
+        outlook = Outlook(observation.grid, observation.mines, analysis)
+        if analysis.safe or unavoidable_pair(outlook) is not None:
+            continue
+        cell = pseudo_fifty(outlook)
+        if cell is None:
+            continue
+        seen += 1
+        assert player.choose_guess(outlook) == cell
+        assert player.decided_by == DECIDED_PSEUDO_FIFTY
+    assert seen >= 3
