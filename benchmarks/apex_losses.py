@@ -35,7 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from engine import PRESETS, BoardSpec, FirstClick, Game
+from arena.runner import Outcome, play_game
+from engine import PRESETS, BoardSpec, FirstClick
 from players.builtin.apex import ApexPlayer
 from players.builtin.apex.outlook import Outlook
 
@@ -81,11 +82,11 @@ def play_range(task: tuple[str, int, int, int]) -> list[dict[str, Any]]:
     player = LossProbe()
     games = []
     for index in range(first, first + count):
-        game = Game(spec, FirstClick.SAFE, seed=seed, index=index)
-        player.reset(np.random.default_rng(index), spec, FirstClick.SAFE)
-        while not game.over:
-            game.play_answer(player.play(game.observation()))
-        games.append({"won": game.won, "guesses": player.guesses})
+        # The arena's own game loop (a trusted player has no time limits); a probe's error stops the run.
+        result = play_game(player, "apex", spec, FirstClick.SAFE, seed, index)
+        if result.outcome not in (Outcome.WON, Outcome.LOST):
+            raise RuntimeError(f"board {index}: {result.outcome.value}: {result.error}")
+        games.append({"won": result.won, "guesses": player.guesses})
     return games
 
 

@@ -48,7 +48,8 @@ from typing import Any
 
 import numpy as np
 
-from engine import PRESETS, BoardSpec, FirstClick, Game
+from arena.runner import Outcome, play_game
+from engine import PRESETS, BoardSpec, FirstClick
 from players.builtin.apex import ApexPlayer
 from players.builtin.apex.endgame import Endgame, EndgameBudgetExceeded, enumerate_layouts, isolated_layouts
 from players.builtin.apex.outlook import Outlook
@@ -114,11 +115,11 @@ def play_range(task: tuple[str, int, int, int, int, int]) -> list[dict[str, Any]
     player.layouts, player.budget = layouts, budget
     games = []
     for index in range(first, first + count):
-        game = Game(spec, FirstClick.SAFE, seed=seed, index=index)
-        player.reset(np.random.default_rng(index), spec, FirstClick.SAFE)
-        while not game.over:
-            game.play_answer(player.play(game.observation()))
-        games.append({"board": index, "won": game.won, "stops": player.stops})
+        # The arena's own game loop (a trusted player has no time limits); a probe's error stops the run.
+        result = play_game(player, "apex", spec, FirstClick.SAFE, seed, index)
+        if result.outcome not in (Outcome.WON, Outcome.LOST):
+            raise RuntimeError(f"board {index}: {result.outcome.value}: {result.error}")
+        games.append({"board": index, "won": result.won, "stops": player.stops})
     return games
 
 
