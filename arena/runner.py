@@ -13,8 +13,9 @@ whichever way a player runs, and an honest deterministic player's games are iden
 from __future__ import annotations
 
 import enum
+import functools
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -28,6 +29,7 @@ from engine.layout import player_seed, player_seed_words
 from players import Player
 
 __all__ = [
+    "DIAGNOSTICS",
     "Agent",
     "AgentFailure",
     "GameResult",
@@ -40,6 +42,8 @@ __all__ = [
 
 #: Room for the stderr lines an isolated bot left behind, after the message itself.
 ERROR_CHARS = 2000
+#: What separates a failed game's error message from the bot's last stderr lines in ``GameResult.error``.
+DIAGNOSTICS = "\nstderr:\n"
 
 
 class Outcome(enum.StrEnum):
@@ -199,7 +203,7 @@ def _with_diagnostics(error: str, lines: list[str]) -> str:
     if not lines:
         return error[:ERROR_CHARS]
     head = error[: ERROR_CHARS // 3]
-    room = ERROR_CHARS - len(head) - len("\nstderr:")
+    room = ERROR_CHARS - len(head) - len(DIAGNOSTICS) + 1
     kept: list[str] = []
     for line in reversed(lines):
         if len(line) + 1 > room:
@@ -208,7 +212,7 @@ def _with_diagnostics(error: str, lines: list[str]) -> str:
         room -= len(line) + 1
     if not kept:
         return head
-    return head + "\nstderr:\n" + "\n".join(reversed(kept))
+    return head + DIAGNOSTICS + "\n".join(reversed(kept))
 
 
 def play_game(
@@ -222,14 +226,17 @@ def play_game(
     move_limit: int | None = None,
     limits: Limits | None = None,
     compiled: bool = True,
+    on_move: Callable[[Game, Action], object] | None = None,
 ) -> GameResult:
     """Play board ``board`` of ``seed`` to the end with ``player`` (registered as ``key``).
 
     A ``Player`` object (or ``TrustedAgent``) that plays whole games in compiled code
     (``Player.play_compiled``) does so unless ``compiled`` is false; its games are the same either
-    way."""
+    way. ``on_move(game, action)`` is called after each move (for a display, as ``arena play``
+    draws the board); the time it takes is not the player's."""
     limit = move_limit or default_move_limit(spec)
     trusted = player.player if isinstance(player, TrustedAgent) else player
+    compiled = compiled and on_move is None  # a display watches every move
     if compiled and isinstance(trusted, Player) and type(trusted).play_compiled is not Player.play_compiled:
         result = _play_compiled(trusted, key, spec, rule, seed, board, limit)
         if result is not None:
@@ -264,7 +271,7 @@ def play_game(
             if not actions:
                 outcome, error = Outcome.ILLEGAL, "play() returned no action"
                 break
-            game.play_answer(actions)
+            game.play_answer(actions, on_move=None if on_move is None else functools.partial(on_move, game))
             if not game.over and game.moves > limit:
                 outcome, error = Outcome.ERROR, f"no result after {limit} moves"
                 break

@@ -25,7 +25,7 @@ from arena.runner import Agent, GameResult, Outcome, TrustedAgent, play_game
 from engine import BEGINNER, FirstClick
 from players import Player, Registry
 
-__all__ = ["Batch", "close_agents", "init_worker", "isolation_of", "run_batch", "warm_up"]
+__all__ = ["Batch", "agent_for", "close_agents", "init_worker", "isolation_of", "run_batch", "warm_up"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +141,10 @@ def _signature(ref: PlayerRef, config: TournamentConfig) -> tuple[object, ...]:
     return (mode, command, config.limits, _spin)
 
 
-def _agent(ref: PlayerRef, config: TournamentConfig) -> Agent:
+def agent_for(ref: PlayerRef, config: TournamentConfig) -> Agent:
+    """The agent that plays ``ref``'s games in this worker (``init_worker`` first), as the
+    tournament's config says: built once, reused while its signature holds. ``arena play`` uses it
+    too, so a watched game runs exactly as a tournament game would."""
     signature = _signature(ref, config)
     cached = _agents.pop(ref.key, None)
     if cached is not None and cached[0] == signature:
@@ -177,7 +180,7 @@ def run_batch(batch: Batch) -> list[GameResult]:
     for board, keys in batch.work:
         for key in keys:
             try:
-                agent = _agent(refs[key], config)
+                agent = agent_for(refs[key], config)
             except Exception as exc:  # a constructor that raises costs that player its games, nothing more
                 error = f"could not set up the player: {type(exc).__name__}: {exc}"
                 results.append(GameResult.failed(key, board, Outcome.ERROR, error))

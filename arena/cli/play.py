@@ -1,16 +1,25 @@
-"""`arena play`: watch one player play one board, move by move."""
+"""`arena play`: watch one player play one board, move by move.
+
+The game runs exactly as it would in a tournament: the player comes from the same catalogue
+(built-ins, ``--plugin`` files, ``--engine-bot`` commands), is run by the same worker code (a plugin
+or engine bot in a process of its own, under the time and memory limits) and plays through the
+tournament's game loop; this command only draws the board after every move. A game the bot loses
+by misbehaving (an exception, an illegal action, a crash, a timeout) exits with code 1, so a script
+can tell a broken bot from an unlucky one.
+"""
 
 from __future__ import annotations
 
-import sys
 import time
-from collections.abc import Iterable
 from typing import Annotated
 
+import numpy as np
 import typer
 from rich.console import Group
 from rich.live import Live
+from rich.markup import escape
 from rich.panel import Panel
+from rich.text import Text
 
 from arena.cli.common import (
     Difficulty,
@@ -24,20 +33,51 @@ from arena.cli.common import (
     board_from_options,
     cli_errors,
     console,
+    err_console,
     print_json,
 )
+from arena.cli.playing import (
+    EngineBotOpt,
+    GameTimeOpt,
+    IsolationOpt,
+    MemoryOpt,
+    MoveTimeOpt,
+    OptionOpt,
+    limits_from,
+    parse_options,
+    player_catalog,
+)
 from arena.cli.render import board_text
-from engine import Action, EngineError, Game, player_generator
+from arena.config import PlayerRef, TournamentConfig
+from arena.isolation import EngineBot, Isolation
+from arena.isolation.catalog import PlayerCatalog
+from arena.runner import DIAGNOSTICS, GameResult, Outcome, play_game
+from arena.worker import agent_for, close_agents, init_worker
+from engine import COVERED, FLAGGED, MINE, Action, BoardSpec, FirstClick, Game
 from engine.layout import check_seed
-from players import Registry
 
 NAME = "play"
-HELP = "Watch one game: a player on board --board of --seed, drawn after every move."
+HELP = (
+    "Watch one game: a player (built-in, --plugin or --engine-bot) on board --board of --seed, drawn after "
+    "every move. Exit code 1 when the player fails (error, illegal action, crash, timeout)."
+)
+
+#: The player when none is named and no --plugin or --engine-bot offers one.
+DEFAULT_PLAYER = "random"
+#: Seconds between the frames of a terminal unless --delay says otherwise (a pipe gets the last frame only).
+TERMINAL_DELAY = 0.15
 
 
 @cli_errors
 def command(
-    player: Annotated[str, typer.Option("--player", help="Registered player name.")] = "random",
+    player: Annotated[
+        str | None,
+        typer.Option(
+            "--player",
+            help=f"Player name; default: the one --engine-bot or --plugin player given, else {DEFAULT_PLAYER}.",
+            show_default=False,
+        ),
+    ] = None,
     difficulty: Difficulty = None,
     size: Size = None,
     mines: Mines = None,
@@ -45,89 +85,183 @@ def command(
     seed: Seed = 0,
     board: Annotated[int, typer.Option("--board", help="Board index within the seed.")] = 0,
     delay: Annotated[
-        float | None, typer.Option("--delay", help="Seconds between moves (default 0.15 in a terminal, else 0).")
+        float | None,
+        typer.Option(
+            "--delay", help=f"Seconds between moves in a terminal (default {TERMINAL_DELAY}).", show_default=False
+        ),
     ] = None,
+    option: OptionOpt = None,
     plugin: PluginOpt = None,
+    engine_bot: EngineBotOpt = None,
+    isolation: IsolationOpt = Isolation.AUTO,
+    move_time: MoveTimeOpt = 10.0,
+    game_time: GameTimeOpt = 300.0,
+    memory_mb: MemoryOpt = 2048,
     json_out: JsonOpt = False,
 ) -> None:
     spec, rule = board_from_options(difficulty, size, mines, first_click)
+    check_seed(seed, "--seed")
     check_seed(board, "--board")
     if delay is not None and delay < 0:
         raise UsageError(f"--delay must be zero or more, got {delay}")
-    registry = Registry([str(p) for p in plugin or []])
-    bot = registry.create(player)
-    game = Game(spec, rule, seed=seed, index=board)
-    bot.reset(player_generator(seed, board, bot.name), spec, rule)
-    pause = delay if delay is not None else (0.15 if sys.stdout.isatty() and not json_out else 0.0)
-    moves: list[str] = []
-    problem = ""
-
-    def frame() -> Panel:
-        status = f"{game.status.value} · move {game.moves} · {game.safe_left} safe cells left"
-        last = f"last: {moves[-1]}" if moves else "first move"
-        title = f"{bot.name} · {spec.label} · {rule.value} · seed {seed} board {board}"
-        body = Group(board_text(game.final_grid() if game.over else game.grid, game.exploded), f"{status} · {last}")
-        return Panel(body, title=title, expand=False)
-
-    limit = 6 * spec.cells + 100
-    answers = 0
-    with Live(frame(), console=console, auto_refresh=False, transient=False) if not json_out else _Null() as live:
-
-        def played(action: Action) -> None:
-            moves.append(str(action))
-            if live is not None:
-                live.update(frame(), refresh=True)
-                if pause:
-                    time.sleep(pause)
-
-        while not game.over:
-            answers += 1
-            if game.moves > limit or answers > limit:
-                problem = f"no result after {limit} moves"
-                break
-            try:
-                actions = _actions(bot.play(game.observation()))
-            except Exception as error:  # the bot's own failure, shown as such
-                problem = f"the player raised {type(error).__name__}: {error}"
-                break
-            if not actions:
-                problem = "play() returned no action"
-                break
-            try:
-                game.play_answer(actions, on_move=played)
-            except EngineError as error:
-                problem = f"illegal action: {error}"
-                break
+    limits = limits_from(move_time, game_time, memory_mb)
+    try:
+        catalog, bots = player_catalog(plugin, engine_bot, isolation, probe=False)
+        name = player or _default_player(catalog, bots)
+        options = parse_options(option, {name}).get(name, {})
+        catalog.get(name).cls.parse_options(options)  # bad options are bad input, refused before any game
+        ref = PlayerRef(name=name, options=options)
+        config = TournamentConfig.build(
+            spec, rule, seed=seed, games=1, players=(ref,), isolation=isolation, limits=limits, engine_bots=bots
+        )
+        view = _View(ref.key, spec, rule, seed, board, TERMINAL_DELAY if delay is None else delay)
+        result = _play(view, ref, config, catalog.plugin_files, live=not json_out and console.is_terminal)
+        if not json_out and not console.is_terminal:
+            console.print(view.frame())  # a pipe or a log gets the last frame only
+    except KeyboardInterrupt:
+        err_console.print("[yellow]interrupted[/]", highlight=False)
+        raise typer.Exit(130) from None
     if json_out:
-        stats = game.stats()
         print_json(
             {
-                "player": bot.name,
+                "player": ref.key,
                 "seed": seed,
                 "board": board,
                 "difficulty": spec.label,
                 "rule": rule.value,
-                "status": game.status.value,
-                "problem": problem,
-                "moves": moves,
-                "bbbv": stats.bbbv,
-                "bbbv_solved": stats.bbbv_solved,
+                "status": result.outcome.value,
+                "problem": result.error,
+                "moves": view.moves,
+                "bbbv": result.bbbv,
+                "bbbv_solved": result.bbbv_solved,
             }
         )
-    elif problem:
-        console.print(f"[red]{problem}[/]", highlight=False)
+    if result.outcome not in (Outcome.WON, Outcome.LOST):
+        err_console.print(
+            f"[bold red]error:[/] {escape(ref.key)} failed ({result.outcome.value}): {escape(_reason(result.error))}",
+            highlight=False,
+            soft_wrap=True,  # one line, however long
+        )
+        raise typer.Exit(1)
 
 
-def _actions(answer: object) -> list[Action]:
-    """One action or several; anything else becomes an engine error in ``Game.apply``."""
-    if answer is None:
-        return []
-    if isinstance(answer, Action | str) or not isinstance(answer, Iterable):
-        return [answer]  # type: ignore[list-item]
-    return list(answer)
+def _reason(error: str) -> str:
+    """A failed game's error column in one line: the arena's message, and the last line the bot wrote
+    to stderr when that says more (a crashed bot's own last words are usually the cause)."""
+    message, _, stderr = error.partition(DIAGNOSTICS)
+    reason = " ".join(line.strip() for line in message.splitlines() if line.strip()) or "no reason given"
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    if lines and lines[-1] not in reason:
+        reason += f" (its stderr ends: {lines[-1]})"
+    return reason
 
 
-class _Null:
+def _default_player(catalog: PlayerCatalog, bots: tuple[EngineBot, ...]) -> str:
+    """The player a newcomer means: the one engine bot, else the one player of the --plugin files."""
+    if bots:
+        if len(bots) > 1:
+            raise UsageError(f"several engine bots ({', '.join(b.name for b in bots)}): choose one with --player")
+        return bots[0].name
+    if catalog.plugin_files:
+        found = sorted(n for n, e in catalog.players.items() if e.source.startswith("file "))
+        if not found:
+            raise UsageError("the --plugin files register no player")
+        if len(found) > 1:
+            raise UsageError(f"the --plugin files offer players {', '.join(found)}: choose one with --player")
+        return found[0]
+    return DEFAULT_PLAYER
+
+
+def _play(
+    view: _View, ref: PlayerRef, config: TournamentConfig, plugin_files: tuple[str, ...], *, live: bool
+) -> GameResult:
+    """The game, as a tournament worker plays it (``arena.worker``), drawn after each move when ``live``."""
+    init_worker(plugin_files, single_thread=False, pool=False)  # no busy-waiting pipes: a person is watching
+    try:
+        with Live(view.frame(), console=console, auto_refresh=False) if live else _NoLive() as screen:
+            view.screen = screen
+            try:
+                agent = agent_for(ref, config)
+            except Exception as exc:  # a constructor that raises: the player's failure, as in a tournament
+                error = f"could not set up the player: {type(exc).__name__}: {exc}"
+                result = GameResult.failed(ref.key, view.board, Outcome.ERROR, error)
+            else:
+                result = play_game(
+                    agent,
+                    ref.key,
+                    config.spec,
+                    config.rule,
+                    config.seed,
+                    view.board,
+                    move_limit=config.move_limit,
+                    limits=config.limits,
+                    compiled=False,
+                    on_move=view.moved,
+                )
+            view.finish(result)
+    finally:
+        close_agents()  # an isolated player's process ends with the command, Ctrl-C or not
+    return result
+
+
+class _View:
+    """What the screen shows: the game as the arena sees it (the layout only once it is over)."""
+
+    def __init__(self, key: str, spec: BoardSpec, rule: FirstClick, seed: int, board: int, pause: float) -> None:
+        self.key, self.spec, self.rule, self.seed, self.board, self.pause = key, spec, rule, seed, board, pause
+        self.game = Game(spec, rule, seed=seed, index=board)  # until the first move: every cell covered
+        self.moves: list[str] = []
+        self.result: GameResult | None = None
+        self.screen: Live | None = None
+
+    def moved(self, game: Game, action: Action) -> None:
+        self.game = game
+        self.moves.append(str(action))
+        if self.screen is not None:
+            self.screen.update(self.frame(), refresh=True)
+            if self.pause:
+                time.sleep(self.pause)
+
+    def finish(self, result: GameResult) -> None:
+        self.result = result
+        if self.screen is not None:
+            self.screen.update(self.frame(), refresh=True)
+
+    def frame(self) -> Panel:
+        game = self.game
+        state = self.result.outcome.value if self.result is not None else game.status.value
+        status = f"{state} · move {game.moves} · {game.safe_left} safe cells left"
+        last = f"last: {self.moves[-1]}" if self.moves else "first move"
+        title = f"{escape(self.key)} · {self.spec.label} · {self.rule.value} · seed {self.seed} board {self.board}"
+        grid = board_text(game.final_grid() if game.over else game.grid, game.exploded)
+        return Panel(Group(grid, Text(f"{status} · {last}"), legend()), title=title, expand=False)
+
+
+def legend() -> Text:
+    """What the board's symbols mean, drawn by the board's own renderer so the two cannot disagree."""
+
+    def cell(value: int, *, hit: bool = False) -> Text:
+        text = board_text(np.array([[value]], dtype=np.int8), (0, 0) if hit else None)
+        text.rstrip()
+        return text
+
+    lines = [
+        [(cell(COVERED), "covered"), (cell(0), "no mine around"), (Text.assemble(cell(1), "-", cell(8)), "mines near")],
+        [(cell(FLAGGED), "flag"), (cell(MINE), "mine"), (cell(MINE, hit=True), "the mine that was hit")],
+    ]
+    text = Text()
+    for row, line in enumerate(lines):
+        text.append("\n" if row else "")
+        for number, (symbol, meaning) in enumerate(line):
+            text.append("  " if number else "")
+            text.append_text(symbol)
+            text.append(f" {meaning}", style="dim")
+    return text
+
+
+class _NoLive:
+    """Stands in for ``Live`` under --json: nothing is drawn."""
+
     def __enter__(self) -> None:
         return None
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import shlex
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.markup import escape
@@ -30,10 +29,20 @@ from arena.cli.common import (
     err_console,
     print_json,
 )
+from arena.cli.playing import (
+    EngineBotOpt,
+    GameTimeOpt,
+    IsolationOpt,
+    MemoryOpt,
+    MoveTimeOpt,
+    OptionOpt,
+    limits_from,
+    parse_options,
+    player_catalog,
+)
 from arena.cli.render import leaderboard_table
 from arena.config import PlayerRef, TournamentConfig, parse_player_list
-from arena.isolation import EngineBot, Isolation, Limits
-from arena.isolation.catalog import PlayerCatalog
+from arena.isolation import Isolation
 from arena.leaderboard import build_leaderboard
 from arena.store import DEFAULT_STORE, Store
 from arena.tournament import (
@@ -46,24 +55,6 @@ from arena.tournament import (
 
 NAME = "tournament"
 HELP = "Play a tournament: every player on the same seeded boards; prints the leaderboard."
-
-
-def parse_options(items: list[str] | None, names: set[str]) -> dict[str, dict[str, Any]]:
-    """``NAME.KEY=VALUE`` pairs; values are read as JSON when they parse, else as text."""
-    options: dict[str, dict[str, Any]] = {}
-    for item in items or []:
-        target, sep, raw = item.partition("=")
-        name, dot, key = target.partition(".")
-        if not sep or not dot or not name or not key:
-            raise UsageError(f"--option {item!r} is not of the form PLAYER.KEY=VALUE")
-        if name not in names:
-            raise UsageError(f"--option {item!r} names player {name!r}, which is not in this tournament")
-        try:
-            value = json.loads(raw)
-        except json.JSONDecodeError:
-            value = raw
-        options.setdefault(name, {})[key] = value
-    return options
 
 
 def resume_hint() -> str:
@@ -81,9 +72,7 @@ def command(
     players: Annotated[
         str | None, typer.Option("--players", "-p", help="NAME[,NAME...]; default: every registered player.")
     ] = None,
-    option: Annotated[
-        list[str] | None, typer.Option("--option", "-o", help="Player option PLAYER.KEY=VALUE (repeatable).")
-    ] = None,
+    option: OptionOpt = None,
     workers: Annotated[
         int | None, typer.Option("--workers", "-w", help="Worker processes; default: one per core.")
     ] = None,
@@ -91,26 +80,11 @@ def command(
     plugin: PluginOpt = None,
     json_out: JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-    isolation: Annotated[
-        Isolation,
-        typer.Option(
-            "--isolation",
-            help="auto: built-in players in the worker, plugins and engine bots in a process of their own; "
-            "trusted: every player in the worker; isolated: every player in its own process.",
-        ),
-    ] = Isolation.AUTO,
-    move_time: Annotated[float, typer.Option("--move-time", help="Seconds a player may think per move.")] = 10.0,
-    game_time: Annotated[float, typer.Option("--game-time", help="Seconds a player may think per game.")] = 300.0,
-    memory_mb: Annotated[
-        int, typer.Option("--memory-mb", help="Memory limit of an isolated player's process in MiB (0: none).")
-    ] = 2048,
-    engine_bot: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--engine-bot",
-            help="NAME=COMMAND [ARGS]: an external bot speaking docs/protocol.md (repeatable; always isolated).",
-        ),
-    ] = None,
+    isolation: IsolationOpt = Isolation.AUTO,
+    move_time: MoveTimeOpt = 10.0,
+    game_time: GameTimeOpt = 300.0,
+    memory_mb: MemoryOpt = 2048,
+    engine_bot: EngineBotOpt = None,
     backend: Annotated[
         str,
         typer.Option(
@@ -139,15 +113,8 @@ def command(
         raise UsageError(f"--games must be at least 1, got {games}")
     if workers is not None and workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
-    bots = tuple(EngineBot.parse(text) for text in engine_bot or [])
-    limits = Limits(move_time=move_time, game_time=game_time, memory_mb=memory_mb or None)
-    registry = PlayerCatalog.for_tournament([str(p) for p in plugin or []], bots, isolation)
-    for failure in registry.failures:
-        err_console.print(
-            f"[yellow]warning:[/] plugin {escape(failure.source)} skipped: {escape(failure.error)}",
-            highlight=False,
-            soft_wrap=True,
-        )
+    limits = limits_from(move_time, game_time, memory_mb)
+    registry, bots = player_catalog(plugin, engine_bot, isolation)
     refs = parse_player_list(players) or tuple(PlayerRef(name=n) for n in sorted(registry.players))
     for ref in refs:
         registry.get(ref.name)

@@ -206,6 +206,9 @@ class RemoteAgent:
             self._setup_failed(process, Outcome.ILLEGAL, f"bad answer to hello: {error}")
         except protocol.BotReportedError as error:
             self._setup_failed(process, Outcome.ERROR, f"could not set up the player: {error}")
+        except BaseException:  # a Ctrl-C while waiting: nothing refers to this process any more, so it goes now
+            process.kill()
+            raise
         finally:
             if channel is not None:
                 channel.close()  # declined, or the start failed

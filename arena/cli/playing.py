@@ -1,0 +1,100 @@
+"""What the commands that play games share: which players they may run and how.
+
+``arena tournament`` and ``arena play`` take the same player options (``--plugin``, ``--engine-bot``,
+``--isolation``, the time and memory limits, ``-o PLAYER.KEY=VALUE``) with the same meaning, and
+build the same catalogue of players from them: a bot someone watches with ``arena play`` runs
+exactly as it would in a tournament.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from arena.cli.common import UsageError, err_console
+from arena.isolation import EngineBot, Isolation, Limits
+from arena.isolation.catalog import PlayerCatalog
+
+__all__ = [
+    "EngineBotOpt",
+    "GameTimeOpt",
+    "IsolationOpt",
+    "MemoryOpt",
+    "MoveTimeOpt",
+    "OptionOpt",
+    "limits_from",
+    "parse_options",
+    "player_catalog",
+]
+
+OptionOpt = Annotated[
+    list[str] | None, typer.Option("--option", "-o", help="Player option PLAYER.KEY=VALUE (repeatable).")
+]
+IsolationOpt = Annotated[
+    Isolation,
+    typer.Option(
+        "--isolation",
+        help="auto: built-in players in the worker, plugins and engine bots in a process of their own; "
+        "trusted: every player in the worker; isolated: every player in its own process.",
+    ),
+]
+MoveTimeOpt = Annotated[float, typer.Option("--move-time", help="Seconds a player may think per move.")]
+GameTimeOpt = Annotated[float, typer.Option("--game-time", help="Seconds a player may think per game.")]
+MemoryOpt = Annotated[
+    int, typer.Option("--memory-mb", help="Memory limit of an isolated player's process in MiB (0: none).")
+]
+EngineBotOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--engine-bot",
+        help="NAME=COMMAND [ARGS]: an external bot speaking docs/protocol.md (repeatable; always isolated).",
+    ),
+]
+
+
+def parse_options(items: list[str] | None, names: set[str]) -> dict[str, dict[str, Any]]:
+    """``NAME.KEY=VALUE`` pairs; values are read as JSON when they parse, else as text."""
+    options: dict[str, dict[str, Any]] = {}
+    for item in items or []:
+        target, sep, raw = item.partition("=")
+        name, dot, key = target.partition(".")
+        if not sep or not dot or not name or not key:
+            raise UsageError(f"--option {item!r} is not of the form PLAYER.KEY=VALUE")
+        if name not in names:
+            playing = ", ".join(sorted(names))
+            raise UsageError(f"--option {item!r} names player {name!r}, who is not playing here (playing: {playing})")
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw
+        options.setdefault(name, {})[key] = value
+    return options
+
+
+def limits_from(move_time: float, game_time: float, memory_mb: int) -> Limits:
+    """The limits of isolated players from the command's options (``--memory-mb 0``: no limit)."""
+    return Limits(move_time=move_time, game_time=game_time, memory_mb=memory_mb or None)
+
+
+def player_catalog(
+    plugin: Sequence[Path] | None, engine_bot: Sequence[str] | None, isolation: Isolation, *, probe: bool = True
+) -> tuple[PlayerCatalog, tuple[EngineBot, ...]]:
+    """The players the command may name, and the engine bots among them. A plugin or engine bot that
+    cannot be loaded is a warning on stderr, not the end of the command: the others still play.
+    ``probe=False`` skips the engine bots' trial handshake: for a command that starts the bot right
+    away anyway, and reports its failure to start as the game's result."""
+    bots = tuple(EngineBot.parse(text) for text in engine_bot or [])
+    catalog = PlayerCatalog.for_tournament([str(p) for p in plugin or []], bots, isolation)
+    catalog.check = probe  # read when the catalogue loads, on first use below
+    for failure in catalog.failures:
+        err_console.print(
+            f"[yellow]warning:[/] plugin {escape(failure.source)} skipped: {escape(failure.error)}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    return catalog, bots
