@@ -10,6 +10,7 @@ changes timings, never an honest deterministic player's games.
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import json
 from typing import Any
@@ -20,12 +21,24 @@ from arena.isolation.settings import EngineBot, Isolation, Limits
 from engine import BoardSpec, FirstClick
 from engine.layout import MAX_SEED
 
-__all__ = ["RULES_VERSION", "PlayerRef", "TournamentConfig", "parse_player_list"]
+__all__ = ["RULES_VERSION", "PlayerRef", "RecordMode", "TournamentConfig", "parse_player_list"]
 
 #: Bumped whenever a change to the engine could change any board or any game's outcome.
 #: 2: a player's generator is seeded from ``engine.layout.player_seed`` (the same 128-bit seed an
 #: isolated bot receives), so randomised players' games differ from version 1.
 RULES_VERSION = "2"
+
+
+class RecordMode(enum.StrEnum):
+    """What a tournament stores of each game besides its result (``arena tournament --record``)."""
+
+    #: Every move as played (``arena.records``): what replays and ``arena diff`` read.
+    MOVES = "moves"
+    #: Results only, for huge runs.
+    NONE = "none"
+
+    def __str__(self) -> str:
+        return self.value
 
 
 class PlayerRef(BaseModel):
@@ -63,6 +76,8 @@ class TournamentConfig(BaseModel):
     isolation: Isolation = Isolation.AUTO
     limits: Limits = Field(default_factory=Limits)
     engine_bots: tuple[EngineBot, ...] = ()
+    #: Like the isolation settings, not part of the id: it changes what is stored of a game, never the game.
+    record: RecordMode = RecordMode.MOVES
 
     @field_validator("engine_bots")
     @classmethod

@@ -21,6 +21,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from arena import records
 from arena.isolation.settings import DEFAULT_LIMITS, Limits
 from engine import Action, Actions, BoardSpec, EngineError, FirstClick, Game, InvalidActionError, Observation
 from engine.compiled_game import CompiledGame
@@ -37,6 +38,7 @@ __all__ = [
     "TrustedAgent",
     "as_actions",
     "default_move_limit",
+    "empty_record",
     "play_game",
 ]
 
@@ -80,21 +82,33 @@ class GameResult:
     cpu_ms: float
     wall_ms: float
     error: str = ""
+    #: The game's moves as played (``arena.records`` blob), or None when not recorded.
+    record: bytes | None = None
 
     @property
     def won(self) -> bool:
         return self.outcome is Outcome.WON
 
     @classmethod
-    def failed(cls, player: str, board: int, outcome: Outcome, error: str) -> GameResult:
-        """A game that never started: the player could not even be set up."""
-        return cls(player, board, outcome, 0, 0, 0, 0, 0, 0, 0, 0, None, None, 0.0, 0.0, error[:ERROR_CHARS])
+    def failed(cls, player: str, board: int, outcome: Outcome, error: str, record: bytes | None = None) -> GameResult:
+        """A game that never started: the player could not even be set up (``record``: its empty
+        move list, ``empty_record``, when the game is recorded)."""
+        return cls(player, board, outcome, 0, 0, 0, 0, 0, 0, 0, 0, None, None, 0.0, 0.0, error[:ERROR_CHARS], record)
 
     def as_row(self) -> dict[str, object]:
-        row = {name: getattr(self, name) for name in self.__slots__}
+        """The games table's columns (the record has a table of its own)."""
+        row = {name: getattr(self, name) for name in self.__slots__ if name != "record"}
         row["outcome"] = self.outcome.value
         row["won"] = int(self.won)
         return row
+
+
+def empty_record(spec: BoardSpec) -> bytes:
+    """The record of a game without a move (the player could not be set up)."""
+    return records.log_blob(_EMPTY_LOG, spec.height, spec.width)
+
+
+_EMPTY_LOG = np.ones(1, dtype=np.int32)
 
 
 class AgentFailure(Exception):
@@ -227,18 +241,21 @@ def play_game(
     limits: Limits | None = None,
     compiled: bool = True,
     on_move: Callable[[Game, Action], object] | None = None,
+    record: bool = False,
 ) -> GameResult:
     """Play board ``board`` of ``seed`` to the end with ``player`` (registered as ``key``).
 
     A ``Player`` object (or ``TrustedAgent``) that plays whole games in compiled code
     (``Player.play_compiled``) does so unless ``compiled`` is false; its games are the same either
     way. ``on_move(game, action)`` is called after each move (for a display, as ``arena play``
-    draws the board); the time it takes is not the player's."""
+    draws the board); the time it takes is not the player's. With ``record``, the result carries
+    the game's moves as they were played (``GameResult.record``, ``arena.records``), whichever way
+    the player runs: logged by the engine, on this loop or in the compiled game."""
     limit = move_limit or default_move_limit(spec)
     trusted = player.player if isinstance(player, TrustedAgent) else player
     compiled = compiled and on_move is None  # a display watches every move
     if compiled and isinstance(trusted, Player) and type(trusted).play_compiled is not Player.play_compiled:
-        result = _play_compiled(trusted, key, spec, rule, seed, board, limit)
+        result = _play_compiled(trusted, key, spec, rule, seed, board, limit, record)
         if result is not None:
             return result
     agent: Agent = TrustedAgent(player) if isinstance(player, Player) else player
@@ -246,8 +263,9 @@ def play_game(
     try:
         agent.prepare()
     except AgentFailure as failure:
-        return GameResult.failed(key, board, failure.outcome, _with_diagnostics(failure.message, agent.diagnostics()))
-    game = Game(spec, rule, seed=seed, index=board)
+        message = _with_diagnostics(failure.message, agent.diagnostics())
+        return GameResult.failed(key, board, failure.outcome, message, empty_record(spec) if record else None)
+    game = Game(spec, rule, seed=seed, index=board, record=record)
     outcome: Outcome | None = None
     error = ""
     used = 0.0
@@ -288,17 +306,21 @@ def play_game(
     agent.finish(outcome, error)
     if outcome not in (Outcome.WON, Outcome.LOST):
         error = _with_diagnostics(error, agent.diagnostics())
-    return _result(key, board, outcome, game.stats(), game.guesses, cpu_ms, wall_ms, error)
+    blob = None
+    if record:
+        log = game.move_log()
+        blob = records.log_blob(log, spec.height, spec.width, game.notes) if log is not None else None
+    return _result(key, board, outcome, game.stats(), game.guesses, cpu_ms, wall_ms, error, blob)
 
 
 def _play_compiled(
-    player: Player, key: str, spec: BoardSpec, rule: FirstClick, seed: int, board: int, limit: int
+    player: Player, key: str, spec: BoardSpec, rule: FirstClick, seed: int, board: int, limit: int, record: bool
 ) -> GameResult | None:
-    """The game through ``player.play_compiled``, or None when it declines (or fails: then the
-    move-by-move game, which is the same game, says how)."""
+    """The game through ``player.play_compiled``, or None when it declines (or fails, or its move
+    log is unusable: then the move-by-move game, which is the same game, says how)."""
     wall0 = time.perf_counter()
     cpu0 = time.thread_time()
-    game = CompiledGame(spec, rule, seed, board)
+    game = CompiledGame(spec, rule, seed, board, record=record)
     try:
         done = player.play_compiled(game, player_seed_words(seed, board, player.name), limit)
     except Exception:
@@ -307,13 +329,27 @@ def _play_compiled(
         return None
     cpu_ms = max(0.0, (time.thread_time() - cpu0) * 1000.0)
     wall_ms = (time.perf_counter() - wall0) * 1000.0
+    blob = None
+    if record:
+        log = game.move_log()
+        if log is None:
+            return None
+        blob = records.log_blob(log, spec.height, spec.width)
     stats = game.stats()
     outcome = Outcome.WON if stats.won else Outcome.LOST
-    return _result(key, board, outcome, stats, game.guesses, cpu_ms, wall_ms, "")
+    return _result(key, board, outcome, stats, game.guesses, cpu_ms, wall_ms, "", blob)
 
 
 def _result(
-    key: str, board: int, outcome: Outcome, stats: GameStats, guesses: int, cpu_ms: float, wall_ms: float, error: str
+    key: str,
+    board: int,
+    outcome: Outcome,
+    stats: GameStats,
+    guesses: int,
+    cpu_ms: float,
+    wall_ms: float,
+    error: str,
+    record: bytes | None = None,
 ) -> GameResult:
     first = stats.first_click
     return GameResult(
@@ -333,4 +369,5 @@ def _result(
         cpu_ms=round(cpu_ms, 4),
         wall_ms=round(wall_ms, 4),
         error=error[:ERROR_CHARS],
+        record=record,
     )

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.config import RULES_VERSION, TournamentConfig
+from arena.records import GameRecord, RecordMissing, decode
 from arena.runner import GameResult
 
 __all__ = ["DEFAULT_STORE", "SCHEMA_VERSION", "Store", "StoreError", "project_version"]
@@ -90,6 +91,15 @@ CREATE TABLE IF NOT EXISTS games (
     wall_ms REAL NOT NULL,
     error TEXT NOT NULL DEFAULT '',
     finished TEXT NOT NULL,
+    PRIMARY KEY (tournament_id, player, board)
+) WITHOUT ROWID;
+-- A game's moves as played (arena.records documents the blob); written with its games row. A table
+-- of its own, so that stores from before records open unchanged and --record none writes nothing.
+CREATE TABLE IF NOT EXISTS records (
+    tournament_id TEXT NOT NULL,
+    player TEXT NOT NULL,
+    board INTEGER NOT NULL,
+    data BLOB NOT NULL,
     PRIMARY KEY (tournament_id, player, board)
 ) WITHOUT ROWID;
 """
@@ -197,12 +207,16 @@ class Store:
         return config.id
 
     def record(self, tournament_id: str, results: Iterable[GameResult]) -> int:
-        """Commit finished games; returns how many were new (a repeat is ignored, never duplicated)."""
+        """Commit finished games, with the records of those that carry one, in one transaction;
+        returns how many games were new (a repeat is ignored, never duplicated)."""
         now = _now()
         rows = []
+        records = []
         for result in results:
             row = result.as_row()
             rows.append((tournament_id, *(row[c] for c in GAME_COLUMNS), now))
+            if result.record is not None:
+                records.append((tournament_id, result.player, result.board, result.record))
         if not rows:
             return 0
         placeholders = ",".join("?" * (len(GAME_COLUMNS) + 2))
@@ -214,7 +228,12 @@ class Store:
                 f" VALUES ({placeholders})",
                 rows,
             )
-            return self.db.total_changes - before
+            added = self.db.total_changes - before
+            if records:
+                self.db.executemany(
+                    "INSERT OR IGNORE INTO records (tournament_id, player, board, data) VALUES (?,?,?,?)", records
+                )
+            return added
 
     # -- reading --------------------------------------------------------------------------
     def finished(self, tournament_id: str, players: Sequence[str], games: int) -> dict[str, set[int]]:
@@ -262,3 +281,39 @@ class Store:
             (tournament_id, limit),
         ).fetchall()
         return [dict(r) for r in rows]
+
+    def game(self, tournament_id: str, player: str, board: int) -> dict[str, Any]:
+        """The stored result of one game; ``StoreError`` when there is none."""
+        row = self.db.execute(
+            f"SELECT {', '.join(GAME_COLUMNS)} FROM games WHERE tournament_id = ? AND player = ? AND board = ?",
+            (tournament_id, player, board),
+        ).fetchone()
+        if row is None:
+            self.tournament(tournament_id)  # an unknown tournament says so
+            raise StoreError(
+                f"tournament {tournament_id} has no game of {player!r} on board {board}; "
+                "`arena leaderboard` shows its players and boards"
+            )
+        return dict(row)
+
+    def game_record(self, tournament_id: str, player: str, board: int) -> GameRecord:
+        """The moves of one stored game (``arena.records``). ``StoreError`` when the game is not
+        stored, ``RecordMissing`` when it was stored without them (a store from before records, or
+        ``--record none``), ``RecordError`` when they cannot be read."""
+        row = self.db.execute(
+            "SELECT data FROM records WHERE tournament_id = ? AND player = ? AND board = ?",
+            (tournament_id, player, board),
+        ).fetchone()
+        if row is None:
+            self.game(tournament_id, player, board)
+            raise RecordMissing(
+                f"records are missing: the game of {player!r} on board {board} of tournament {tournament_id} was "
+                "stored without its moves (a store from before game records, or a run with --record none)"
+            )
+        return decode(row[0])
+
+    def records_stored(self, tournament_id: str) -> int:
+        """How many games of the tournament have a record."""
+        return int(
+            self.db.execute("SELECT COUNT(*) FROM records WHERE tournament_id = ?", (tournament_id,)).fetchone()[0]
+        )

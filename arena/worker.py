@@ -17,11 +17,11 @@ import multiprocessing.util
 import signal
 from dataclasses import dataclass
 
-from arena.config import PlayerRef, TournamentConfig
+from arena.config import PlayerRef, RecordMode, TournamentConfig
 from arena.isolation.remote import RemoteAgent, bot_environment, host_command
 from arena.isolation.settings import Isolation
 from arena.isolation.spin import spin_window
-from arena.runner import Agent, GameResult, Outcome, TrustedAgent, play_game
+from arena.runner import Agent, GameResult, Outcome, TrustedAgent, empty_record, play_game
 from engine import BEGINNER, FirstClick
 from players import Player, Registry
 
@@ -175,6 +175,7 @@ def warm_up(player: Player) -> None:
 def run_batch(batch: Batch) -> list[GameResult]:
     config = batch.config
     spec = config.spec
+    record = config.record is RecordMode.MOVES
     refs = {ref.key: ref for ref in config.players}
     results = []
     for board, keys in batch.work:
@@ -183,7 +184,8 @@ def run_batch(batch: Batch) -> list[GameResult]:
                 agent = agent_for(refs[key], config)
             except Exception as exc:  # a constructor that raises costs that player its games, nothing more
                 error = f"could not set up the player: {type(exc).__name__}: {exc}"
-                results.append(GameResult.failed(key, board, Outcome.ERROR, error))
+                blob = empty_record(spec) if record else None
+                results.append(GameResult.failed(key, board, Outcome.ERROR, error, blob))
                 continue
             results.append(
                 play_game(
@@ -195,6 +197,7 @@ def run_batch(batch: Batch) -> list[GameResult]:
                     board,
                     move_limit=config.move_limit,
                     limits=config.limits,
+                    record=record,
                 )
             )
     return results

@@ -36,28 +36,33 @@ class Action(NamedTuple):
 
     ``guess`` is the player's own statement that a reveal was not certain; the rules ignore it,
     the game only counts it (``Game.guesses``), as the player's guesses in the arena's results.
+    ``note`` (a short text) and ``p_mine`` (the player's own estimate that the cell is a mine) are
+    optional explanations: the rules ignore them too, and the arena keeps them with the move in the
+    game's record, for replays ("why did it guess there?").
     """
 
     kind: ActionKind
     row: int
     col: int
     guess: bool = False
+    note: str = ""
+    p_mine: float | None = None
 
     @classmethod
-    def reveal(cls, row: int, col: int, *, guess: bool = False) -> Action:
-        return cls(ActionKind.REVEAL, row, col, guess)
+    def reveal(cls, row: int, col: int, *, guess: bool = False, note: str = "", p_mine: float | None = None) -> Action:
+        return cls(ActionKind.REVEAL, row, col, guess, note, p_mine)
 
     @classmethod
-    def flag(cls, row: int, col: int) -> Action:
-        return cls(ActionKind.FLAG, row, col)
+    def flag(cls, row: int, col: int, *, note: str = "", p_mine: float | None = None) -> Action:
+        return cls(ActionKind.FLAG, row, col, False, note, p_mine)
 
     @classmethod
-    def unflag(cls, row: int, col: int) -> Action:
-        return cls(ActionKind.UNFLAG, row, col)
+    def unflag(cls, row: int, col: int, *, note: str = "", p_mine: float | None = None) -> Action:
+        return cls(ActionKind.UNFLAG, row, col, False, note, p_mine)
 
     @classmethod
-    def chord(cls, row: int, col: int) -> Action:
-        return cls(ActionKind.CHORD, row, col)
+    def chord(cls, row: int, col: int, *, note: str = "", p_mine: float | None = None) -> Action:
+        return cls(ActionKind.CHORD, row, col, False, note, p_mine)
 
     @classmethod
     def parse(cls, text: str) -> Action:
@@ -76,8 +81,12 @@ class Action(NamedTuple):
         return f"{ActionKind(self.kind).value} {self.row},{self.col}{'?' if self.guess else ''}"
 
     def __repr__(self) -> str:
-        guess = ", guess=True" if self.guess else ""
-        return f"Action.{ActionKind(self.kind).value}({self.row}, {self.col}{guess})"
+        extra = ", guess=True" if self.guess else ""
+        if self.note:
+            extra += f", note={self.note!r}"
+        if self.p_mine is not None:
+            extra += f", p_mine={self.p_mine!r}"
+        return f"Action.{ActionKind(self.kind).value}({self.row}, {self.col}{extra})"
 
 
 #: The kind codes of an ``Actions`` row (and of the shared-memory protocol), and back.
@@ -204,4 +213,4 @@ def action_from_row(row: list[int]) -> Action:
     kind, r, c, guess = row
     if not 0 <= kind < len(KINDS):
         raise InvalidActionError(f"unknown action kind code {kind}")
-    return _new(Action, (KINDS[kind], r, c, guess != 0 and kind == 0))
+    return _new(Action, (KINDS[kind], r, c, guess != 0 and kind == 0, "", None))

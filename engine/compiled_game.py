@@ -24,7 +24,7 @@ from numba import njit
 
 from engine import kernels, numba_cache, rng
 from engine.board import BoardSpec, FirstClick
-from engine.game import GameStats, GameStatus
+from engine.game import NO_LOG, GameStats, GameStatus, log_copy, new_log
 from engine.kernels import (
     CHORDS,
     COVERED,
@@ -65,10 +65,11 @@ def reveal(
     counters: np.ndarray,
     cell: int,
     guess: bool,
+    log: np.ndarray,
 ) -> bool:
     """``Game.apply(Action.reveal(row, col, guess=guess))`` on flat cell ``cell``: the first reveal
     draws the layout. False (nothing played) when the rules refuse it: the game is over, or the
-    cell is off the board or not covered."""
+    cell is off the board or not covered. The move goes to the move log ``log`` (``CompiledGame.log``)."""
     if game_over(counters) or cell < 0 or cell >= height * width or view[cell] != COVERED:
         return False
     if counters[FIRST] < 0:
@@ -83,6 +84,7 @@ def reveal(
     revealed = kernels.reveal_cells(view, truth, height, width, cell, stack)
     if guess:
         counters[GUESSES] += 1
+    kernels.log_move(log, 0, guess, cell, stack, revealed)
     if revealed == HIT_MINE:
         counters[EXPLODED] = cell
     else:
@@ -102,10 +104,11 @@ def play_cells(
     stack: np.ndarray,
     hit: np.ndarray,
     counters: np.ndarray,
+    log: np.ndarray,
 ) -> bool:
     """``Game.play_answer(Actions.cells(safe, mines, guess=guess))`` after the first reveal: the
     (2, k) cells ``safe`` revealed, then the (2, m) cells ``mines`` flagged, until the game ends.
-    False when a move was refused (the ones before it stay played)."""
+    False when a move was refused (the ones before it stay played). Moves go to the log ``log``."""
     ok, rows = kernels.cell_rows(safe, mines, 1 if guess else 0)
     if not ok or counters[FIRST] < 0:
         return False
@@ -113,7 +116,7 @@ def play_cells(
     n = rows.shape[0]
     i = 0
     while i < n and not game_over(counters):
-        i = kernels.play_rows(view, truth, height, width, rows, i, before, stack, hit, counters)
+        i = kernels.play_rows(view, truth, height, width, rows, i, before, stack, hit, counters, log)
         if i < n and not game_over(counters):
             return False
     return True
@@ -135,12 +138,15 @@ def _figures(view: np.ndarray, labels: np.ndarray, counters: np.ndarray) -> tupl
 class CompiledGame:
     """Board ``index`` of ``seed`` as arrays: ``view`` (flat int8, as an observation shows it),
     ``truth`` and ``labels`` (once drawn), ``counters`` (the kernels' slots, then ``FIRST``,
-    ``BBBV``, ``OPENINGS``), the scratch ``stack`` and ``hit``, and the board's ``perm``."""
+    ``BBBV``, ``OPENINGS``), the scratch ``stack`` and ``hit``, the board's ``perm``, and ``log``,
+    the move log ``reveal`` and ``play_cells`` append to (``engine.kernels.log_move``; empty unless
+    ``record``). It is preallocated whole: through those two calls a cell is revealed or flagged at
+    most once, so a game has at most a move per cell and opens each cell at most once."""
 
-    __slots__ = ("counters", "height", "hit", "labels", "perm", "rule", "rule_code", "spec", "stack", "truth", "view",
-                 "width")  # fmt: skip
+    __slots__ = ("counters", "height", "hit", "labels", "log", "perm", "rule", "rule_code", "spec", "stack", "truth",
+                 "view", "width")  # fmt: skip
 
-    def __init__(self, spec: BoardSpec, rule: FirstClick, seed: int, index: int) -> None:
+    def __init__(self, spec: BoardSpec, rule: FirstClick, seed: int, index: int, *, record: bool = False) -> None:
         spec.check_rule(rule)
         seed, index = check_seed(seed), check_seed(index, "board index")
         n = spec.cells
@@ -159,6 +165,7 @@ class CompiledGame:
         self.counters[EXPLODED] = -1
         self.counters[FIRST] = -1
         self.perm = rng.board_permutation_words(seed, index, n)
+        self.log = new_log(4 * n + 1) if record else NO_LOG
 
     @property
     def status(self) -> GameStatus:
@@ -173,6 +180,12 @@ class CompiledGame:
     @property
     def guesses(self) -> int:
         return int(self.counters[GUESSES])
+
+    def move_log(self) -> np.ndarray | None:
+        """The moves played so far as ``engine.kernels.log_move`` logs them (a copy), or None when
+        not recording or when the log overflowed (only a move outside ``reveal``/``play_cells``
+        could make it)."""
+        return log_copy(self.log)
 
     def stats(self) -> GameStats:
         """The figures ``Game.stats`` gives for the same moves."""

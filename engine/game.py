@@ -23,8 +23,26 @@ from engine.kernels import COVERED, FLAGGED, MINE
 from engine.layout import board_permutation, check_seed, mines_from_permutation
 
 _UNDRAWN = np.empty(0, dtype=np.int8)  # ``play_rows``'s truth before the layout is drawn
+#: The move log of a game that does not record (``engine.kernels.log_move`` writes nothing to it).
+NO_LOG = np.zeros(0, dtype=np.int32)
+
+
+def new_log(capacity: int) -> np.ndarray:
+    """An empty move log with room for ``capacity`` int32 slots (``engine.kernels.log_move``)."""
+    log = np.empty(max(1, capacity), dtype=np.int32)
+    log[0] = 1
+    return log
+
+
+def log_copy(log: np.ndarray) -> np.ndarray | None:
+    """The used part of a move log, or None for a game that does not record (or a log that overflowed)."""
+    if log.shape[0] == 0 or log[0] < 1:
+        return None
+    return log[: log[0]].copy()
+
 
 __all__ = [
+    "NO_LOG",
     "Action",
     "ActionKind",
     "Actions",
@@ -103,6 +121,11 @@ class Game:
     The layout is drawn at the first reveal, from the board's permutation and the first-click
     rule, so that every player's board is as alike as the rule allows. ``Game.from_layout``
     plays a fixed layout instead (no first-click protection).
+
+    With ``record``, the game keeps a log of every move played (kind, cell, guess mark, the cells
+    it opened: ``engine.kernels.log_move``) and the notes that came with them (``Action.note``):
+    what the arena stores as the game's record (``arena.records``). It is what was played, as it
+    was played, whoever chose the moves.
     """
 
     __slots__ = (
@@ -116,7 +139,9 @@ class Game:
         "_hit",
         "_labels",
         "_left",
+        "_log",
         "_moves",
+        "_notes",
         "_openings",
         "_perm",
         "_reveals",
@@ -140,6 +165,7 @@ class Game:
         seed: int = 0,
         index: int = 0,
         layout: np.ndarray | None = None,
+        record: bool = False,
     ) -> None:
         self.spec = spec
         self.rule = FirstClick.parse(rule)
@@ -160,6 +186,8 @@ class Game:
         self._moves = self._reveals = self._flags = self._chords = self._flags_placed = self._guesses = 0
         self._bbbv = self._openings = 0
         self._left = n - spec.mines
+        self._log = new_log(4 * n + 1) if record else NO_LOG
+        self._notes: dict[int, tuple[str, float | None]] = {}
         if layout is None:
             spec.check_rule(self.rule)
         else:
@@ -213,8 +241,9 @@ class Game:
         return row * self.width + col
 
     # -- moves ----------------------------------------------------------------------------
-    def reveal(self, row: int, col: int) -> int:
-        """Reveal a covered cell (zeros flood-fill). Returns how many cells were revealed."""
+    def reveal(self, row: int, col: int, *, guess: bool = False) -> int:
+        """Reveal a covered cell (zeros flood-fill). Returns how many cells were revealed. ``guess``:
+        the player says it was not sure (counted in ``guesses``; the rules ignore it)."""
         cell = self._cell(row, col)
         state = self._view[cell]
         if state != COVERED:
@@ -228,6 +257,10 @@ class Game:
         self._moves += 1
         self._reveals += 1
         revealed = kernels.reveal_cells(self._view, self._truth, self.height, self.width, cell, self._stack)
+        if guess:
+            self._guesses += 1
+        if self._log.shape[0]:
+            self._log_move(0, guess, cell, revealed)
         return self._settle(revealed, cell)
 
     def chord(self, row: int, col: int) -> int:
@@ -243,7 +276,24 @@ class Game:
             raise IllegalActionError(f"cell ({row}, {col}) has no covered unflagged neighbour to chord")
         self._moves += 1
         self._chords += 1
+        if self._log.shape[0]:
+            self._log_move(3, False, cell, result)
         return self._settle(result, int(self._hit[0]))
+
+    def _log_move(self, kind: int, guess: bool, cell: int, opened: int) -> None:
+        """Append the move just played to the log, growing it first when it could not hold it."""
+        if self._log[0] + 3 + max(opened, 0) > self._log.shape[0]:
+            self._reserve(1)
+        kernels.log_move(self._log, kind, guess, cell, self._stack, opened)
+
+    def _reserve(self, moves: int) -> None:
+        """Room in the log for ``moves`` more moves, whatever they open (a game opens each cell once)."""
+        log = self._log
+        need = int(log[0]) + 3 * moves + self._left
+        if log.shape[0] and log[0] > 0 and need > log.shape[0]:
+            grown = np.empty(max(need, 2 * log.shape[0]), dtype=np.int32)
+            grown[: log[0]] = log[: log[0]]
+            self._log = grown
 
     def _settle(self, revealed: int, cell: int) -> int:
         if revealed == kernels.HIT_MINE:
@@ -265,6 +315,8 @@ class Game:
         self._moves += 1
         self._flags += 1
         self._flags_placed += 1
+        if self._log.shape[0]:
+            self._log_move(1, False, cell, 0)
 
     def unflag(self, row: int, col: int) -> None:
         cell = self._cell(row, col)
@@ -273,10 +325,12 @@ class Game:
         self._view[cell] = COVERED
         self._moves += 1
         self._flags_placed -= 1
+        if self._log.shape[0]:
+            self._log_move(2, False, cell, 0)
 
     def apply(self, action: Action) -> int:
         """Play an ``Action``; returns the number of cells revealed (0 for flags). A reveal marked
-        ``guess`` counts in ``guesses``."""
+        ``guess`` counts in ``guesses``; a recording game keeps the action's note with its move."""
         try:
             kind, row, col = action[0], action[1], action[2]
             kind = ActionKind(kind)
@@ -284,18 +338,28 @@ class Game:
             raise InvalidActionError(
                 f"{action!r} is not an action; use Action.reveal/flag/unflag/chord(row, col)"
             ) from None
+        revealed = 0
         if kind is ActionKind.REVEAL:
-            revealed = self.reveal(row, col)
-            if len(action) > 3 and action[3]:
-                self._guesses += 1
-            return revealed
-        if kind is ActionKind.CHORD:
-            return self.chord(row, col)
-        if kind is ActionKind.FLAG:
+            revealed = self.reveal(row, col, guess=bool(len(action) > 3 and action[3]))
+        elif kind is ActionKind.CHORD:
+            revealed = self.chord(row, col)
+        elif kind is ActionKind.FLAG:
             self.flag(row, col)
         else:
             self.unflag(row, col)
-        return 0
+        if type(action) is Action and (action.note or action.p_mine is not None) and self._log.shape[0]:
+            self._keep_note(action)
+        return revealed
+
+    def _keep_note(self, action: Action) -> None:
+        """The note of ``action`` goes with the latest move (joined to one already there)."""
+        move = self._moves - 1
+        text, p_mine = str(action.note), action.p_mine
+        if move in self._notes:
+            old_text, old_p = self._notes[move]
+            text = f"{old_text}\n{text}" if old_text and text else old_text or text
+            p_mine = old_p if p_mine is None else p_mine
+        self._notes[move] = (text, p_mine)
 
     def play_answer(self, actions: Actions | Iterable[Any], on_move: Callable[[Any], object] | None = None) -> None:
         """Play a player's whole answer, in order, until the game ends.
@@ -314,6 +378,8 @@ class Game:
             if self._status is not GameStatus.PLAYING:
                 break
             if number and self._opened_meanwhile(action, covered_before):
+                if type(action) is Action and (action.note or action.p_mine is not None) and self._log.shape[0]:
+                    self._keep_note(action)  # skipped, not played: its note stays with the move before
                 continue
             self.apply(action)
             if on_move is not None:
@@ -332,6 +398,8 @@ class Game:
 
     def _play_rows(self, rows: np.ndarray) -> None:
         n = rows.shape[0]
+        if self._log.shape[0]:
+            self._reserve(n)
         before = self._view.copy()
         i = 0
         while i < n and self._status is GameStatus.PLAYING:
@@ -341,7 +409,7 @@ class Game:
             figures = (self._moves, self._reveals, self._flags, self._chords, self._flags_placed, self._left)
             counters = np.array([*figures, self._guesses, -1], dtype=np.int64)
             i = kernels.play_rows(
-                self._view, truth, self.height, self.width, rows, i, before, self._stack, self._hit, counters
+                self._view, truth, self.height, self.width, rows, i, before, self._stack, self._hit, counters, self._log
             )
             figures = counters.tolist()
             self._moves, self._reveals, self._flags, self._chords, self._flags_placed, self._left = figures[:6]
@@ -385,6 +453,16 @@ class Game:
     @property
     def first_click(self) -> tuple[int, int] | None:
         return self._first_click
+
+    def move_log(self) -> np.ndarray | None:
+        """The moves played so far as ``engine.kernels.log_move`` logs them (a copy), or None when
+        the game does not record."""
+        return log_copy(self._log)
+
+    @property
+    def notes(self) -> dict[int, tuple[str, float | None]]:
+        """Move number (0-based) -> (note, p_mine) of the actions that carried one (recording games)."""
+        return dict(self._notes)
 
     @property
     def grid(self) -> np.ndarray:

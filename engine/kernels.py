@@ -16,12 +16,14 @@ from numba import njit
 __all__ = [
     "COVERED",
     "FLAGGED",
+    "LOG_OVERFLOW",
     "MINE",
     "RULE_CODES",
     "bbbv_solved",
     "cell_rows",
     "chord_cells",
     "label_openings",
+    "log_move",
     "neighbour_numbers",
     "place_mines",
     "play_rows",
@@ -97,11 +99,16 @@ def neighbour_numbers(is_mine, height, width, truth):
 
 
 @njit(cache=True)
-def _flood(view, truth, height, width, stack, top, revealed):
-    """Reveal outward from the zeros on ``stack``; flags stop the flood as in the classic game."""
-    while top > 0:
-        top -= 1
-        cell = stack[top]
+def _flood(view, truth, height, width, stack, count):
+    """Reveal outward from the zeros among the ``count`` cells just revealed on ``stack``; flags
+    stop the flood as in the classic game. Every cell revealed is appended to ``stack``, so on
+    return ``stack[:count]`` holds all the move's cells (a game's record logs them from there)."""
+    i = 0
+    while i < count:
+        cell = stack[i]
+        i += 1
+        if truth[cell] != 0:
+            continue
         r = cell // width
         c = cell % width
         for rr in range(max(r - 1, 0), min(r + 2, height)):
@@ -109,31 +116,31 @@ def _flood(view, truth, height, width, stack, top, revealed):
                 nb = rr * width + cc
                 if view[nb] == COVERED:
                     view[nb] = truth[nb]
-                    revealed += 1
-                    if truth[nb] == 0:
-                        stack[top] = nb
-                        top += 1
-    return revealed
+                    stack[count] = nb
+                    count += 1
+    return count
 
 
 @njit(cache=True)
 def reveal_cells(view, truth, height, width, cell, stack):
-    """Reveal one covered cell with flood fill. Returns the count revealed, or ``HIT_MINE``."""
+    """Reveal one covered cell with flood fill. Returns the count revealed, or ``HIT_MINE``; the
+    cells revealed are then ``stack[:count]``."""
     if truth[cell] == MINE:
         return HIT_MINE
     view[cell] = truth[cell]
+    stack[0] = cell
     if truth[cell] != 0:
         return 1
-    stack[0] = cell
-    return _flood(view, truth, height, width, stack, 1, 1)
+    return _flood(view, truth, height, width, stack, 1)
 
 
 @njit(cache=True)
 def chord_cells(view, truth, height, width, cell, stack, hit):
     """Reveal every covered, unflagged neighbour of a number whose flags match it.
 
-    Returns the count revealed, ``HIT_MINE`` (the first mine found is written to ``hit[0]``),
-    ``FLAGS_MISMATCH`` or ``NOTHING_TO_CHORD``. A wrong flag therefore loses, as it does for a human.
+    Returns the count revealed (the cells are then ``stack[:count]``), ``HIT_MINE`` (the first
+    mine found is written to ``hit[0]``), ``FLAGS_MISMATCH`` or ``NOTHING_TO_CHORD``. A wrong flag
+    therefore loses, as it does for a human.
     """
     r = cell // width
     c = cell % width
@@ -156,18 +163,15 @@ def chord_cells(view, truth, height, width, cell, stack, hit):
             if view[nb] == COVERED and truth[nb] == MINE:
                 hit[0] = nb
                 return HIT_MINE
-    top = 0
     revealed = 0
     for rr in range(max(r - 1, 0), min(r + 2, height)):
         for cc in range(max(c - 1, 0), min(c + 2, width)):
             nb = rr * width + cc
             if view[nb] == COVERED:
                 view[nb] = truth[nb]
+                stack[revealed] = nb
                 revealed += 1
-                if truth[nb] == 0:
-                    stack[top] = nb
-                    top += 1
-    return _flood(view, truth, height, width, stack, top, revealed)
+    return _flood(view, truth, height, width, stack, revealed)
 
 
 @njit(cache=True)
@@ -200,12 +204,42 @@ def cell_rows(reveal, flag, guess):
     return True, rows
 
 
+#: ``log[0]`` of a move log that ran out of room: the log is incomplete and must not be used.
+LOG_OVERFLOW = -1
+
+
+@njit(cache=True)
+def log_move(log, kind, guess, cell, stack, opened):
+    """Append one played move to a game's move log (``log``, int32; empty: not recording).
+
+    ``log[0]`` is the number of slots in use (1 for an empty log); each move then takes
+    ``kind code + 4 * guess, cell, n`` and the ``n`` cells it opened, read from ``stack[:opened]``
+    where the reveal and chord kernels leave them (``opened`` < 1: none). A move that does not fit
+    sets ``log[0]`` to ``LOG_OVERFLOW`` instead of writing past the end; the caller sizes the log
+    (``arena.records`` documents the stored form)."""
+    if log.shape[0] == 0:
+        return
+    end = log[0]
+    if end < 1:
+        return
+    n = opened if opened > 0 else 0
+    if end + 3 + n > log.shape[0]:
+        log[0] = LOG_OVERFLOW
+        return
+    log[end] = kind + (4 if guess else 0)
+    log[end + 1] = cell
+    log[end + 2] = n
+    for i in range(n):
+        log[end + 3 + i] = stack[i]
+    log[0] = end + 3 + n
+
+
 # Slots of the counters ``play_rows`` reads and updates (``Game.play_answer`` packs them).
 MOVES, REVEALS, FLAGS, CHORDS, FLAGS_PLACED, LEFT, GUESSES, EXPLODED = range(8)
 
 
 @njit(cache=True)
-def play_rows(view, truth, height, width, rows, start, before, stack, hit, counters):
+def play_rows(view, truth, height, width, rows, start, before, stack, hit, counters, log):
     """Play the action rows ``(kind, row, col, guess)`` of one answer from ``start`` on, as
     ``Game.apply`` plays each, until the game ends or a row needs more than this kernel does.
 
@@ -215,7 +249,8 @@ def play_rows(view, truth, height, width, rows, start, before, stack, hit, count
     Returns the index of the first row not played: ``len(rows)`` when all were, the row after the
     one that ended the game, or a row this kernel leaves to ``Game.apply`` (which raises the
     engine's error for it): an unknown kind, a cell off the board, a reveal before the layout is
-    drawn (``truth`` empty), or a move the rules refuse. Rows before it are played for good.
+    drawn (``truth`` empty), or a move the rules refuse. Rows before it are played for good, and
+    each is appended to the move log ``log`` (``log_move``; empty: not recording).
     """
     n = rows.shape[0]
     drawn = truth.shape[0] > 0
@@ -237,8 +272,10 @@ def play_rows(view, truth, height, width, rows, start, before, stack, hit, count
             counters[MOVES] += 1
             counters[REVEALS] += 1
             revealed = reveal_cells(view, truth, height, width, cell, stack)
-            if rows[i, 3] != 0:
+            guess = rows[i, 3] != 0
+            if guess:
                 counters[GUESSES] += 1
+            log_move(log, 0, guess, cell, stack, revealed)
             if revealed == HIT_MINE:
                 counters[EXPLODED] = cell
                 return i + 1
@@ -250,6 +287,7 @@ def play_rows(view, truth, height, width, rows, start, before, stack, hit, count
                 return i
             counters[MOVES] += 1
             counters[CHORDS] += 1
+            log_move(log, 3, False, cell, stack, revealed)
             if revealed == HIT_MINE:
                 counters[EXPLODED] = hit[0]
                 return i + 1
@@ -260,6 +298,7 @@ def play_rows(view, truth, height, width, rows, start, before, stack, hit, count
             counters[MOVES] += 1
             counters[FLAGS] += 1
             counters[FLAGS_PLACED] += 1
+            log_move(log, 1, False, cell, stack, 0)
             continue
         else:  # unflag
             if state != FLAGGED:
@@ -267,6 +306,7 @@ def play_rows(view, truth, height, width, rows, start, before, stack, hit, count
             view[cell] = COVERED
             counters[MOVES] += 1
             counters[FLAGS_PLACED] -= 1
+            log_move(log, 2, False, cell, stack, 0)
             continue
         counters[LEFT] -= revealed
         if counters[LEFT] == 0:

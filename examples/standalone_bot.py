@@ -6,8 +6,8 @@ docs/protocol.md and imports nothing of the arena, so it stands for a bot writte
 
 It plays the two single-cell rules (a number whose covered neighbours are exactly its missing mines:
 flag them; a number with all its mines flagged: reveal the rest) and otherwise reveals a random
-covered cell, marked as a guess. Its randomness comes only from the seed in ``new_game``, so it
-plays every board the same way in every run.
+covered cell, marked as a guess and explained by a note. Its randomness comes only from the seed in
+``new_game``, so it plays every board the same way in every run.
 """
 
 from __future__ import annotations
@@ -71,7 +71,9 @@ def decide(grid: list[str], rule: str, rng: random.Random) -> dict[str, object]:
         return {"actions": actions}
     covered = [[r, c] for r in range(height) for c in range(width) if grid[r][c] == "#"]
     cell = rng.choice(covered)
-    return {"actions": [["reveal", *cell]], "guess": [cell]}
+    # The optional note explains the move; the arena keeps it in the game's record for replays.
+    note = f"no certain move: one of {len(covered)} covered cells at random"
+    return {"actions": [["reveal", *cell]], "guess": [cell], "note": note}
 
 
 def main() -> None:

@@ -103,7 +103,8 @@ class Player(abc.ABC):
         Only for players the arena runs in its own process (built-in or trusted), whose moves are
         otherwise dominated by Python round trips. ``game`` holds the board's state as arrays
         (``engine.compiled_game``: read its ``view`` only, play through its ``reveal`` and
-        ``play_cells``); ``seed_words`` is this game's seed (``engine.layout.player_seed_words``:
+        ``play_cells``, passing its ``log``: the arena stores the moves logged there as the game's
+        record); ``seed_words`` is this game's seed (``engine.layout.player_seed_words``:
         ``engine.rng.player_state`` of it is the generator ``reset`` would have had). Every move
         must be the one ``play`` would make. Return False to decline, before or during the game:
         the arena then plays the board again from the start with ``play``. By default, declines.

@@ -41,7 +41,7 @@ from arena.cli.playing import (
     player_catalog,
 )
 from arena.cli.render import leaderboard_table
-from arena.config import PlayerRef, TournamentConfig, parse_player_list
+from arena.config import PlayerRef, RecordMode, TournamentConfig, parse_player_list
 from arena.isolation import Isolation
 from arena.leaderboard import build_leaderboard
 from arena.store import DEFAULT_STORE, Store
@@ -101,6 +101,14 @@ def command(
             show_default=False,
         ),
     ] = None,
+    record: Annotated[
+        RecordMode,
+        typer.Option(
+            "--record",
+            help="moves: store every game's moves with its result (for replays and arena diff); "
+            "none: results only, for huge runs.",
+        ),
+    ] = RecordMode.MOVES,
 ) -> None:
     if backend not in ("local", "dask"):
         raise UsageError(f"--backend must be local or dask, got {backend!r}")
@@ -123,7 +131,15 @@ def command(
     for ref in refs:
         registry.get(ref.name).cls.parse_options(ref.options)  # refuse bad options before touching the store
     config = TournamentConfig.build(
-        spec, rule, seed=seed, games=games, players=refs, isolation=isolation, limits=limits, engine_bots=bots
+        spec,
+        rule,
+        seed=seed,
+        games=games,
+        players=refs,
+        isolation=isolation,
+        limits=limits,
+        engine_bots=bots,
+        record=record,
     )
     with Store(store) as db:
         todo = sum(len(keys) for _, keys in pending_work(config, db)[0])
@@ -175,6 +191,7 @@ def command(
             "workers": summary.workers,
             "backend": summary.backend,
             "isolation": isolation.value,
+            "record": record.value,
             "seconds": round(elapsed, 3),
             "store": str(Path(store)),
         }

@@ -14,12 +14,14 @@ Python bot host decodes requests and encodes replies.
 from __future__ import annotations
 
 import json
+import math
 import operator
 from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
+from arena.records import NOTE_CHARS
 from engine import Action, ActionKind, Actions, BoardSpec, FirstClick, InvalidActionError, Observation
 from engine.actions import KINDS, action_from_row
 
@@ -232,6 +234,8 @@ def parse_reply(line: bytes | str) -> tuple[list[Action], float]:
     spin = spun / 1e6 if type(spun) in (int, float) and 0 < spun < 1e9 else 0.0
     guesses = message.get("guess")
     if guesses is None:
+        if "note" in message or "p_mine" in message or "notes" in message:
+            actions = _with_notes(actions, message)
         return actions, spin
     if not isinstance(guesses, list):
         raise InvalidActionError(f"guess must be a list of [ROW, COL] cells, got {guesses!r}")
@@ -248,7 +252,51 @@ def parse_reply(line: bytes | str) -> tuple[list[Action], float]:
         actions = [
             a._replace(guess=True) if a.kind is ActionKind.REVEAL and (a.row, a.col) in marked else a for a in actions
         ]
+    if "note" in message or "p_mine" in message or "notes" in message:
+        actions = _with_notes(actions, message)
     return actions, spin
+
+
+def _p_mine(value: Any, where: str) -> float | None:
+    if value is None:
+        return None
+    if type(value) not in (int, float) or not math.isfinite(value):
+        raise InvalidActionError(f"{where} must be a number (the bot's mine probability), got {value!r}"[:300])
+    return float(value)
+
+
+def _note_text(value: Any, where: str) -> str:
+    if not isinstance(value, str):
+        raise InvalidActionError(f"{where} must be a string, got {value!r}"[:300])
+    return value[:NOTE_CHARS]
+
+
+def _with_notes(actions: list[Action], message: dict[str, Any]) -> list[Action]:
+    """The actions with the reply's notes on them: ``note`` and ``p_mine`` on the reply's first
+    guess, else its first action; each ``notes`` entry ``[INDEX, TEXT]`` or ``[INDEX, TEXT,
+    P_MINE]`` on the action at that index. Refuses (as an illegal action) notes of the wrong type."""
+    actions = list(actions)
+    note = _note_text(message.get("note", ""), "note")
+    p_mine = _p_mine(message.get("p_mine"), "p_mine")
+    if note or p_mine is not None:
+        target = next((i for i, a in enumerate(actions) if a.guess), 0)
+        actions[target] = actions[target]._replace(note=note, p_mine=p_mine)
+    entries = message.get("notes")
+    if entries is None:
+        return actions
+    if not isinstance(entries, list):
+        shown = f"{entries!r}"[:200]
+        raise InvalidActionError(f"notes must be a list of [INDEX, TEXT] or [INDEX, TEXT, P_MINE], got {shown}")
+    for entry in entries:
+        if not (isinstance(entry, list) and len(entry) in (2, 3) and _whole(entry[0])):
+            raise InvalidActionError(f"notes entry {entry!r} is not [INDEX, TEXT] or [INDEX, TEXT, P_MINE]"[:300])
+        index = entry[0]
+        if not 0 <= index < len(actions):
+            raise InvalidActionError(f"notes entry {entry!r} names action {index}; the reply has {len(actions)}"[:300])
+        text = _note_text(entry[1], "a note's text")
+        p = _p_mine(entry[2] if len(entry) == 3 else None, "a note's p_mine")
+        actions[index] = actions[index]._replace(note=text, p_mine=p)
+    return actions
 
 
 # -- the bot's side (used by arena.bot_host) ----------------------------------------------------------------------
@@ -267,12 +315,15 @@ def encode_answer(actions: Iterable[Any], spun: float = 0.0) -> str:
     ``spin_us`` when positive. Written out by hand, like ``observation``: it runs every move."""
     items: list[str] = []
     guesses: list[str] = []
+    notes: list[Any] = []
     if type(actions) is Actions:  # its rows, each as the Action it reads as (a row that is none, as it is)
         actions = [action_from_row(row) if 0 <= row[0] < len(KINDS) else row for row in actions.rows.tolist()]
     for action in actions:
         if type(action) is Action and type(action.row) is int and type(action.col) is int:
             kind = _KIND_TEXT.get(action.kind)
             if kind is not None:  # the fast path: a well-formed Action
+                if action.note or action.p_mine is not None:
+                    notes.append([len(items), str(action.note), action.p_mine])
                 items.append(f'["{kind}",{action.row},{action.col}]')
                 if action.guess and kind == "reveal":
                     guesses.append(f"[{action.row},{action.col}]")
@@ -287,6 +338,10 @@ def encode_answer(actions: Iterable[Any], spun: float = 0.0) -> str:
         if kind == "reveal" and len(action) > 3 and action[3]:
             guesses.append(f"[{row},{col}]")
     tail = f',"guess":[{",".join(guesses)}]' if guesses else ""
+    if notes:
+        tail += ',"notes":' + json.dumps(
+            [[i, text, p] if p is not None else [i, text] for i, text, p in notes], separators=(",", ":")
+        )
     if spun > 0:
         tail += f',"spin_us":{spun * 1e6:.1f}'
     return f'{{"actions":[{",".join(items)}]{tail}}}'

@@ -350,9 +350,9 @@ class SharedChannel:
 
     def write_actions(self, actions: Sequence[Any], spun: float) -> bool:
         """Answer the posted observation with ``actions`` when they are an ``Actions`` or all
-        well-formed ``Action`` values, and fit (False otherwise: the caller answers by pipe, which
-        explains or refuses the rest exactly as before). Publishes the reply: nothing may be
-        written after it."""
+        well-formed ``Action`` values without notes, and fit (False otherwise: the caller answers by
+        pipe, which carries notes and explains or refuses the rest exactly as before). Publishes the
+        reply: nothing may be written after it."""
         count = len(actions)
         if not 0 < count <= self.max_actions:
             return False
@@ -364,8 +364,8 @@ class SharedChannel:
         flat: list[Any] = []
         try:
             for action in actions:
-                if type(action) is not Action:
-                    return False
+                if type(action) is not Action or action[4] or action[5] is not None:
+                    return False  # not an action, or one with a note: the segment carries neither
                 code = codes[action[0]]
                 # A reveal's guess mark, as the line protocol keeps it; other kinds' are dropped.
                 flat += (code, action[1], action[2], 1 if code == 0 and action[3] else 0)

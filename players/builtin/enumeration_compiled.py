@@ -48,15 +48,15 @@ def _advance(game: tuple) -> int:
     """Play ``EnumerationPlayer.play``'s answers for as long as they need no analysis: the first
     click, then every certain cell of the single-cell rules. ``game`` is ``play_whole_game``'s
     ``(view, truth, labels, perm, height, width, mines, rule, stack, hit, counters, first click's
-    cell, whether it is a guess, move limit)``."""
-    view, truth, labels, perm, height, width, mines, rule, stack, hit, counters, first, first_guess, limit = game
+    cell, whether it is a guess, move limit, move log)``."""
+    view, truth, labels, perm, height, width, mines, rule, stack, hit, counters, first, first_guess, limit, log = game
     grid = view.reshape(height, width)
     while not game_over(counters):
         first_move, safe, mine = _rules(grid)
         if first_move:
-            ok = reveal(view, truth, labels, perm, height, width, mines, rule, stack, counters, first, first_guess)
+            ok = reveal(view, truth, labels, perm, height, width, mines, rule, stack, counters, first, first_guess, log)
         elif safe.shape[1] or mine.shape[1]:
-            ok = play_cells(view, truth, height, width, safe, mine, False, stack, hit, counters)
+            ok = play_cells(view, truth, height, width, safe, mine, False, stack, hit, counters, log)
         else:
             return ANALYSE
         if not ok or (not game_over(counters) and counters[MOVES] > limit):
@@ -78,9 +78,9 @@ def _decide(
     """Play the answer to an analysed position (its certain cells, else a guess drawn among
     ``_candidates`` as ``EnumerationPlayer._guess`` draws it), then ``_advance``."""
     view, truth, height, width = game[0], game[1], game[4], game[5]
-    stack, hit, counters, limit = game[8], game[9], game[10], game[13]
+    stack, hit, counters, limit, log = game[8], game[9], game[10], game[13], game[14]
     if safe.shape[1] or mine.shape[1]:
-        ok = play_cells(view, truth, height, width, safe, mine, False, stack, hit, counters)
+        ok = play_cells(view, truth, height, width, safe, mine, False, stack, hit, counters, log)
     else:
         choices = _candidates(probabilities, frontier, unconstrained, u, height, width, False)
         if choices.shape[0] == 0:
@@ -89,7 +89,7 @@ def _decide(
         guess = np.empty((2, 1), np.int64)
         guess[0, 0] = cell // width
         guess[1, 0] = cell % width
-        ok = play_cells(view, truth, height, width, guess, mine, True, stack, hit, counters)
+        ok = play_cells(view, truth, height, width, guess, mine, True, stack, hit, counters, log)
     if not ok or (not game_over(counters) and counters[MOVES] > limit):
         return DECLINE
     return _advance(game)
@@ -133,9 +133,10 @@ def play_whole_game(
     height, width, mines = spec.height, spec.width, spec.mines
     player_rng = rng.player_state(seed_words)
     first_row, first_col = (min(3, height - 1), min(3, width - 1)) if game.rule is FirstClick.OPENING else (0, 0)
-    # What every compiled call starts with: the game, the first click, the move limit.
+    # What every compiled call starts with: the game, the first click, the move limit, the move log.
     state = (game.view, game.truth, game.labels, game.perm, height, width, mines, game.rule_code, game.stack, game.hit,
-            game.counters, first_row * width + first_col, game.rule is FirstClick.NONE, move_limit)  # fmt: skip
+             game.counters, first_row * width + first_col, game.rule is FirstClick.NONE, move_limit,
+             game.log)  # fmt: skip
     grid = game.view.reshape(height, width)
     probe = min(parallel_threshold, DEFAULT_NODE_LIMIT, _FAST_SEARCH_NODES)
     status = _advance(state)

@@ -17,6 +17,7 @@ import pytest
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import EngineBot, Isolation, Limits
 from arena.isolation.catalog import PlayerCatalog
+from arena.records import RecordError, load_replay
 from arena.runner import Outcome
 from arena.store import Store
 from arena.tournament import run_tournament
@@ -94,6 +95,15 @@ def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict
     for row in rows:
         by_player.setdefault(row["player"], []).append(row)
     by_player["clean"] = clean
+    by_player["replays"] = []  # every game's record, replayed against its stored result
+    with Store(folder / "hostile.db") as store:
+        tournament_id = store.latest()
+        for row in rows:
+            try:
+                played = load_replay(store, tournament_id, row["player"], row["board"])
+                by_player["replays"].append({**row, "replayed": "", "record_moves": len(played.record)})
+            except RecordError as error:
+                by_player["replays"].append({**row, "replayed": str(error), "record_moves": -1})
     return by_player
 
 
@@ -138,6 +148,16 @@ def test_honest_players_are_unaffected_by_hostile_ones(hostile_run: dict[str, li
     clean = sorted(hostile_run["clean"], key=lambda r: (r["player"], r["board"]))
     assert deterministic(honest) == deterministic(clean)
     assert {r["outcome"] for r in honest} <= {"won", "lost"}
+
+
+def test_every_game_keeps_a_record_that_replays_to_its_outcome_even_a_failure(
+    hostile_run: dict[str, list[dict[str, Any]]],
+) -> None:
+    replays = hostile_run["replays"]
+    assert {r["player"] for r in replays} == {*HONEST, *EXPECTED, "hostile-flooder"}
+    assert [r for r in replays if r["replayed"]] == []
+    assert all(r["record_moves"] == r["moves"] for r in replays)
+    assert any(r["moves"] > 0 and r["outcome"] not in ("won", "lost") for r in replays)  # moves before a failure
 
 
 def test_the_cheater_wins_in_process_but_not_isolated(tmp_path: Path) -> None:

@@ -117,10 +117,34 @@ def test_a_reply_with_guesses_marks_exactly_those_reveals() -> None:
     assert proto.decode_reply(b'{"actions": [["unflag", 0, 1]]}') == [Action(ActionKind.UNFLAG, 0, 1)]
 
 
+def test_a_replys_note_goes_with_its_first_guess_or_else_its_first_action() -> None:
+    line = '{"actions": [["reveal", 1, 2], ["reveal", 3, 4]], "guess": [[3, 4]], "note": "50/50", "p_mine": 0.5}'
+    assert proto.decode_reply(line) == [Action.reveal(1, 2), Action.reveal(3, 4, guess=True, note="50/50", p_mine=0.5)]
+    assert proto.decode_reply('{"actions": [["flag", 0, 0], ["reveal", 1, 1]], "note": "certain"}') == [
+        Action.flag(0, 0, note="certain"),
+        Action.reveal(1, 1),
+    ]
+    assert proto.decode_reply('{"actions": [["reveal", 0, 0]], "note": "' + "x" * 5000 + '"}')[0].note == "x" * 1000
+
+
+def test_notes_name_the_actions_they_explain_and_round_trip_through_the_python_host() -> None:
+    line = '{"actions": [["reveal", 1, 2], ["flag", 3, 4]], "notes": [[1, "mine"], [0, "safe", 0]]}'
+    assert proto.decode_reply(line) == [Action.reveal(1, 2, note="safe", p_mine=0.0), Action.flag(3, 4, note="mine")]
+    answer = [Action.reveal(0, 0), Action.reveal(5, 5, guess=True, note="lowest p", p_mine=0.125), Action.flag(1, 1)]
+    assert proto.decode_reply(proto.encode_answer(answer)) == answer
+    assert "notes" not in proto.encode_answer([Action.reveal(0, 0)])  # no notes, no field
+
+
 @pytest.mark.parametrize(
     "line,message",
     [
         ('{"actions": []}', "no action"),
+        ('{"actions": [["reveal", 0, 0]], "note": 3}', "note must be a string"),
+        ('{"actions": [["reveal", 0, 0]], "p_mine": "low"}', "p_mine must be a number"),
+        ('{"actions": [["reveal", 0, 0]], "p_mine": true}', "p_mine must be a number"),
+        ('{"actions": [["reveal", 0, 0]], "notes": [[1, "x"]]}', "names action 1; the reply has 1"),
+        ('{"actions": [["reveal", 0, 0]], "notes": [["0", "x"]]}', "is not [INDEX, TEXT]"),
+        ('{"actions": [["reveal", 0, 0]], "notes": "x"}', "notes must be a list"),
         ('{"actions": "reveal 0,0"}', "no action"),
         ("{}", "no action"),
         ('{"actions": [["explode", 0, 0]]}', "unknown kind 'explode'"),

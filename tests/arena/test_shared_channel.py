@@ -104,6 +104,8 @@ def test_actions_come_back_with_their_guess_marks(pair: tuple[shm.SharedChannel,
         [Action(ActionKind.REVEAL, 2**40, 2)],  # beyond int32
         [Action("explode", 1, 2)],  # an unknown kind
         [Action.reveal(0, c) for c in range(9)],  # more than the segment holds
+        [Action.reveal(1, 1, guess=True, note="why")],  # a note: only lines carry it
+        [Action.flag(1, 1), Action.reveal(2, 2, p_mine=0.5)],
     ],
 )
 def test_anything_unusual_is_left_to_the_pipe(pair: tuple[shm.SharedChannel, shm.SharedChannel], answer: list) -> None:

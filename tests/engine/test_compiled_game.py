@@ -13,12 +13,12 @@ from engine.compiled_game import CompiledGame, play_cells, reveal
 
 def compiled_reveal(game: CompiledGame, cell: int, guess: bool) -> bool:
     return reveal(game.view, game.truth, game.labels, game.perm, game.height, game.width, game.spec.mines,
-                  game.rule_code, game.stack, game.counters, cell, guess)  # fmt: skip
+                  game.rule_code, game.stack, game.counters, cell, guess, game.log)  # fmt: skip
 
 
 def compiled_cells(game: CompiledGame, safe: np.ndarray, mines: np.ndarray, guess: bool) -> bool:
     return play_cells(game.view, game.truth, game.height, game.width, safe, mines, guess, game.stack, game.hit,
-                      game.counters)  # fmt: skip
+                      game.counters, game.log)  # fmt: skip
 
 
 def same(game: Game, compiled: CompiledGame) -> None:

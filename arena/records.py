@@ -1,0 +1,451 @@
+"""Game records: every move of a stored game as it was played, and the proof that it is that game.
+
+A tournament keeps, for every game it plays, the moves in the order they were played: each move's
+kind, cell, whether the player marked it a guess, the cells it opened, and the note the player
+attached to it (``Action.note``, ``p_mine``; the protocol's ``note``). They are what was played,
+logged by the engine as it played them (``engine.kernels.log_move``: ``Game(record=True)``,
+``CompiledGame(record=True)``), never a re-run of the player: a third-party bot need not be
+deterministic. ``arena.runner.play_game`` encodes the log into ``GameResult.record`` and the store
+writes it in the same transaction as the game's result (table ``records``, one row per game).
+
+A record is trusted only once it reproduces its game: ``replay_record`` plays the stored moves on
+the board (from the seed, the board index and the first-click rule), checks that each move opens
+exactly the cells the record says, and that the game ends as stored (outcome, moves, 3BV and every
+other figure of the row); otherwise it refuses the record with ``RecordMismatch``. ``load_replay``
+does all of it from a store.
+
+The blob (``encode``/``decode``; version 1)::
+
+    byte 0      FORMAT, 1
+    byte 1      flags: 1 = the body is deflated (raw DEFLATE, RFC 1951), 2 = notes follow the moves
+    the body    unsigned LEB128 varints (7 bits a byte, low bits first, high bit = more follows):
+                    height, width, number of moves, then per move:
+                    code + 5 * m, with code the kind (0 reveal, 1 flag, 2 unflag, 3 chord, 4 a
+                        reveal the player marked a guess) and m how many cells it opened: for a
+                        reveal, 1 + the cells it opened besides its own (0: it hit a mine)
+                    the cell (row * width + col), as the zigzag-coded difference to the previous
+                        move's cell (the first move's to 0; zigzag: 0, -1, 1, -2... as 0, 1, 2, 3...)
+                    the other cells it opened in ascending order: the first as the zigzag-coded
+                        difference to the move's cell, each next one as its distance to the one
+                        before, minus one
+                then, with flag 2: the notes, UTF-8 JSON ``[[move, text, p_mine or null], ...]``
+                (move numbers from 0), to the end
+
+A move that hits a mine opens nothing (the replay shows which mine). Most values take one byte:
+a move's kind and count share one, consecutive moves are mostly close, and so are the cells of a
+flood. Deflating the varints saves another quarter to a third, but a call costs about 10 µs, as
+much as a compiled Beginner game spends on its moves; so only bodies of ``DEFLATE_FROM`` bytes or
+more are deflated (when that shrinks them), which no Beginner game reaches and most Expert games
+do, where 10 µs is 1 or 2% of the game. Sizes and costs: ``benchmarks/records_cost.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import zlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numba import njit
+
+from engine import Action, ActionKind, BoardSpec, EngineError, FirstClick, Game
+from engine.actions import KINDS
+from engine.kernels import COVERED
+
+if TYPE_CHECKING:
+    from arena.store import Store
+
+__all__ = [
+    "DEFLATE_FROM",
+    "FORMAT",
+    "GameRecord",
+    "Move",
+    "RecordError",
+    "RecordMismatch",
+    "RecordMissing",
+    "Replay",
+    "decode",
+    "encode",
+    "first_divergence",
+    "load_replay",
+    "log_blob",
+    "replay_record",
+]
+
+FORMAT = 1
+_DEFLATED, _NOTES = 1, 2
+#: Bodies of at least this many bytes are deflated when that makes them smaller (see the docstring).
+DEFLATE_FROM = 256
+#: The longest note kept (characters); a longer one is cut.
+NOTE_CHARS = 1000
+#: What the store's games table says about a game, compared with the replay's figures.
+_FIGURES = ("moves", "reveals", "flags", "chords", "guesses", "bbbv", "bbbv_solved", "revealed_cells")
+
+
+class RecordError(Exception):
+    """A game record that cannot be used: missing, unreadable, or not the game it claims to be."""
+
+
+class RecordMissing(RecordError):
+    """The store holds the game but no record of it: a store from before records, or games played
+    with ``arena tournament --record none``."""
+
+
+class RecordMismatch(RecordError):
+    """The record does not reproduce its game (replayed on the board, it ends otherwise than the
+    stored result, or a move is refused or opens other cells). It is refused, never shown."""
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One move as it was played: ``opened`` are the (row, col) cells it revealed, in row-major order."""
+
+    kind: ActionKind
+    row: int
+    col: int
+    guess: bool = False
+    opened: tuple[tuple[int, int], ...] = ()
+    note: str = ""
+    p_mine: float | None = None
+
+    @property
+    def action(self) -> Action:
+        """The action that played this move (with its guess mark and note)."""
+        return Action(self.kind, self.row, self.col, self.guess, self.note, self.p_mine)
+
+    def __str__(self) -> str:
+        return str(self.action)
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """The moves of one game on a ``height`` x ``width`` board, in the order they were played."""
+
+    height: int
+    width: int
+    moves: tuple[Move, ...] = ()
+
+    @property
+    def actions(self) -> list[Action]:
+        return [move.action for move in self.moves]
+
+    def __len__(self) -> int:
+        return len(self.moves)
+
+
+# -- the blob -------------------------------------------------------------------------------------------------------
+@njit(cache=True)
+def _put(out: np.ndarray, pos: int, value: int) -> int:
+    """``value`` (>= 0) as a varint at ``out[pos]``; the position after it."""
+    while value >= 0x80:
+        out[pos] = (value & 0x7F) | 0x80
+        value >>= 7
+        pos += 1
+    out[pos] = value
+    return pos + 1
+
+
+@njit(cache=True)
+def _zigzag(value: int) -> int:
+    return 2 * value if value >= 0 else -2 * value - 1
+
+
+@njit(cache=True)
+def _encode_log(log: np.ndarray, height: int, width: int) -> np.ndarray:
+    """The body's varints for a move log (``engine.kernels.log_move``'s layout)."""
+    end = log[0]
+    out = np.empty(5 * (end + 3), np.uint8)
+    moves = 0
+    i = 1
+    while i < end:
+        moves += 1
+        i += 3 + log[i + 2]
+    pos = _put(out, 0, height)
+    pos = _put(out, pos, width)
+    pos = _put(out, pos, moves)
+    previous_cell = 0
+    others = np.empty(height * width, np.int32)
+    i = 1
+    while i < end:
+        code, cell, n = log[i], log[i + 1], log[i + 2]
+        k = 0
+        for j in range(n):
+            if log[i + 3 + j] != cell:
+                others[k] = log[i + 3 + j]
+                k += 1
+        # m: a reveal's cells besides its own plus one (0: it hit a mine); a chord's cells.
+        m = k + 1 if (code & 3) == 0 and n > 0 else k
+        pos = _put(out, pos, code + 5 * m)
+        pos = _put(out, pos, _zigzag(cell - previous_cell))
+        previous_cell = cell
+        if k:
+            sorted_others = np.sort(others[:k])
+            pos = _put(out, pos, _zigzag(sorted_others[0] - cell))
+            for j in range(1, k):
+                pos = _put(out, pos, sorted_others[j] - sorted_others[j - 1] - 1)
+        i += 3 + n
+    return out[:pos]
+
+
+@njit(cache=True)
+def _get(body: np.ndarray, pos: int) -> tuple[int, int]:
+    """(value, position after it) of the varint at ``body[pos]``; value -1 when it runs off the end
+    or past 35 bits."""
+    value = 0
+    shift = 0
+    while pos < body.shape[0] and shift <= 28:
+        byte = body[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return value, pos
+    return -1, pos
+
+
+@njit(cache=True)
+def _decode_body(body: np.ndarray) -> tuple[int, int, int, np.ndarray, int]:
+    """(status, height, width, log, bytes read) from a body: status 0 when it reads as a move log
+    of a board (every cell on it, no cell opened twice), else a negative code."""
+    nothing = np.zeros(1, np.int32)
+    height, pos = _get(body, 0)
+    width, pos = _get(body, pos)
+    moves, pos = _get(body, pos)
+    if height < 1 or width < 1 or moves < 0 or height * width > 1 << 24 or moves > body.shape[0]:
+        return -1, 0, 0, nothing, pos
+    cells = height * width
+    log = np.empty(1 + 3 * moves + cells, np.int32)
+    opened = np.zeros(cells, np.uint8)
+    end = 1
+    cell = 0
+    for _ in range(moves):
+        head, pos = _get(body, pos)
+        delta, pos = _get(body, pos)
+        if head < 0 or delta < 0:
+            return -2, 0, 0, nothing, pos
+        code, m = head % 5, head // 5
+        cell += delta // 2 if delta % 2 == 0 else -(delta + 1) // 2
+        if cell < 0 or cell >= cells or m > cells or (m and (code == 1 or code == 2)):
+            return -3, 0, 0, nothing, pos
+        reveal = code == 0 or code == 4
+        k = m - 1 if reveal and m else m  # a reveal opened itself and m - 1 others; a chord m cells
+        log[end] = code
+        log[end + 1] = cell
+        log[end + 2] = m
+        j = end + 3
+        if reveal and m:
+            if opened[cell]:
+                return -4, 0, 0, nothing, pos
+            opened[cell] = 1
+            log[j] = cell
+            j += 1
+        previous = -1
+        for number in range(k):
+            value, pos = _get(body, pos)
+            if value < 0:
+                return -2, 0, 0, nothing, pos
+            if number == 0:
+                other = cell + (value // 2 if value % 2 == 0 else -(value + 1) // 2)
+            else:
+                other = previous + 1 + value
+            if other < 0 or other >= cells or opened[other]:
+                return -4, 0, 0, nothing, pos
+            opened[other] = 1
+            log[j] = other
+            j += 1
+            previous = other
+        end = j
+    log[0] = end
+    return 0, height, width, log[:end], pos
+
+
+def log_blob(
+    log: np.ndarray, height: int, width: int, notes: Mapping[int, tuple[str, float | None]] | None = None
+) -> bytes:
+    """The blob of a game's move log (``Game.move_log()``, ``CompiledGame.move_log()``) and notes."""
+    body = _encode_log(log, height, width).tobytes()
+    flags = 0
+    if notes:
+        flags |= _NOTES
+        body += json.dumps(
+            [[move, str(text)[:NOTE_CHARS], _finite(p)] for move, (text, p) in sorted(notes.items())],
+            ensure_ascii=False,
+            separators=(",", ":"),
+        ).encode("utf-8")
+    if len(body) >= DEFLATE_FROM:
+        deflated = zlib.compress(body, 9, wbits=-15)
+        if len(deflated) < len(body):
+            flags |= _DEFLATED
+            body = deflated
+    return bytes((FORMAT, flags)) + body
+
+
+def _finite(p: float | None) -> float | None:
+    return float(p) if p is not None and math.isfinite(p) else None
+
+
+def encode(record: GameRecord) -> bytes:
+    """The blob of ``record`` (the cells each move opened must be on the board)."""
+    width = record.width
+    log: list[int] = [0]
+    notes: dict[int, tuple[str, float | None]] = {}
+    for number, move in enumerate(record.moves):
+        code = _KIND_CODE[ActionKind(move.kind)] + (4 if move.guess and move.kind is ActionKind.REVEAL else 0)
+        log += [code, move.row * width + move.col, len(move.opened)]
+        log += [r * width + c for r, c in move.opened]
+        if move.note or move.p_mine is not None:
+            notes[number] = (move.note, move.p_mine)
+    log[0] = len(log)
+    return log_blob(np.array(log, dtype=np.int32), record.height, width, notes)
+
+
+_KIND_CODE = {kind: code for code, kind in enumerate(KINDS)}
+
+
+def decode(blob: bytes | memoryview) -> GameRecord:
+    """The record a blob holds; ``RecordError`` when it is not one (damaged, or a newer format)."""
+    data = bytes(blob)
+    if len(data) < 2 or data[0] != FORMAT:
+        version = data[0] if data else "none"
+        raise RecordError(f"the game record is in format {version}; this version reads format {FORMAT}")
+    flags, body = data[1], data[2:]
+    if flags & _DEFLATED:
+        try:
+            body = zlib.decompress(body, wbits=-15)
+        except zlib.error as error:
+            raise RecordError(f"the game record is damaged: {error}") from None
+    status, height, width, log, used = _decode_body(np.frombuffer(body, dtype=np.uint8))
+    if status != 0:
+        raise RecordError(f"the game record is damaged (code {status} at byte {used})")
+    notes: dict[int, tuple[str, float | None]] = {}
+    if flags & _NOTES:
+        try:
+            for move, text, p_mine in json.loads(body[used:].decode("utf-8")):
+                notes[int(move)] = (str(text), None if p_mine is None else float(p_mine))
+        except (ValueError, TypeError, UnicodeDecodeError):
+            raise RecordError("the game record's notes are damaged") from None
+    elif used != len(body):
+        raise RecordError(f"the game record is damaged ({len(body) - used} stray bytes)")
+    return _record(log, int(height), int(width), notes)
+
+
+def _record(log: np.ndarray, height: int, width: int, notes: Mapping[int, tuple[str, float | None]]) -> GameRecord:
+    moves: list[Move] = []
+    values = log.tolist()
+    i = 1
+    while i < len(values):
+        code, cell, n = values[i], values[i + 1], values[i + 2]
+        opened = tuple(divmod(c, width) for c in values[i + 3 : i + 3 + n])
+        text, p_mine = notes.get(len(moves), ("", None))
+        moves.append(Move(KINDS[code & 3], cell // width, cell % width, code >= 4, opened, text, p_mine))
+        i += 3 + n
+    return GameRecord(height, width, tuple(moves))
+
+
+# -- replaying ------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """A record played back on its board: ``grids[i]`` is what the board showed after ``i`` moves
+    (int8, as an observation: -1 covered, -2 flagged, 0-8 revealed; ``grids[0]`` all covered), and
+    ``game`` the finished game (``final_grid``, ``exploded``, ``mine_layout``, ``stats``)."""
+
+    record: GameRecord
+    grids: tuple[np.ndarray, ...]
+    game: Game
+
+    @property
+    def exploded(self) -> tuple[int, int] | None:
+        """The mine that ended a lost game."""
+        return self.game.exploded
+
+
+def replay_record(
+    spec: BoardSpec,
+    rule: FirstClick | str,
+    seed: int,
+    board: int,
+    record: GameRecord,
+    expected: Mapping[str, Any] | Any | None = None,
+) -> Replay:
+    """Play ``record`` on board ``board`` of ``seed`` and check it is the game it claims to be.
+
+    Each move must be legal and open exactly the cells the record lists. ``expected`` (a row of the
+    store's games table, or a ``GameResult``) is what the game must then come to: its outcome (a won
+    or lost game must have ended so; any other outcome, a failure of the bot, left the game
+    unfinished), moves, 3BV and every other figure it has. Raises ``RecordMismatch`` otherwise."""
+    if (record.height, record.width) != (spec.height, spec.width):
+        raise RecordMismatch(
+            f"the record is of a {record.height}x{record.width} board, the tournament's is {spec.height}x{spec.width}"
+        )
+    game = Game(spec, rule, seed=seed, index=board)
+    view = game.grid
+    grids = [view.copy()]
+    for number, move in enumerate(record.moves, 1):
+        before = grids[-1]
+        try:
+            if game.over:
+                raise EngineError("the game was already over")
+            game.apply(move.action)
+        except EngineError as error:
+            raise RecordMismatch(f"move {number} of the record ({move}) cannot be played: {error}") from None
+        after = view.copy()
+        opened = np.flatnonzero(((before == COVERED) & (after >= 0)).reshape(-1))
+        recorded = [r * spec.width + c for r, c in move.opened]
+        if opened.tolist() != sorted(recorded):
+            raise RecordMismatch(
+                f"move {number} of the record ({move}) opens {len(opened)} cell(s) on the board, "
+                f"the record says {len(recorded)}"
+            )
+        grids.append(after)
+    if expected is not None:
+        _check(game, expected)
+    return Replay(record, tuple(grids), game)
+
+
+def _field(expected: Mapping[str, Any] | Any, name: str) -> Any:
+    return expected[name] if isinstance(expected, Mapping) else getattr(expected, name)
+
+
+def _check(game: Game, expected: Mapping[str, Any] | Any) -> None:
+    stats = game.stats()
+    outcome = str(_field(expected, "outcome"))
+    status = game.status.value
+    finished = outcome in ("won", "lost")
+    if (finished and status != outcome) or (not finished and game.over):
+        raise RecordMismatch(f"the record's moves end the game {status}; the stored outcome is {outcome}")
+    found = {name: getattr(stats, name, None) for name in _FIGURES}
+    found["guesses"] = game.guesses
+    first = stats.first_click
+    found["first_row"], found["first_col"] = first if first is not None else (None, None)
+    for name, value in found.items():
+        try:
+            stored = _field(expected, name)
+        except (KeyError, AttributeError):
+            continue
+        if stored != value:
+            raise RecordMismatch(f"the record's moves give {name} = {value}; the stored game has {stored}")
+
+
+def load_replay(store: Store, tournament_id: str, player: str, board: int) -> Replay:
+    """The stored game of ``player`` on ``board``, replayed and checked against its stored result.
+
+    Raises ``StoreError`` for an unknown tournament or game, ``RecordMissing`` when the game was
+    stored without a record, ``RecordError``/``RecordMismatch`` for a record that is not its game."""
+    tournament = store.tournament(tournament_id)
+    row = store.game(tournament_id, player, board)
+    record = store.game_record(tournament_id, player, board)
+    name = tournament["difficulty"] if "/" not in tournament["difficulty"] else "custom"
+    spec = BoardSpec(tournament["height"], tournament["width"], tournament["mines"], name)
+    return replay_record(spec, tournament["rule"], tournament["seed"], board, record, row)
+
+
+def first_divergence(a: GameRecord, b: GameRecord) -> int | None:
+    """The number (from 0) of the first move where two games on the same board differ in kind or
+    cell (or where the shorter one ended), or None when they are the same moves."""
+    for number, (one, other) in enumerate(zip(a.moves, b.moves, strict=False)):
+        if (one.kind, one.row, one.col) != (other.kind, other.row, other.col):
+            return number
+    return None if len(a.moves) == len(b.moves) else min(len(a.moves), len(b.moves))
