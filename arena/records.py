@@ -154,16 +154,35 @@ def _zigzag(value: int) -> int:
 
 
 @njit(cache=True)
+def _sort_small(cells: np.ndarray, k: int) -> None:
+    """Sort ``cells[:k]`` in place: insertion sort for the few cells of most moves (no allocation),
+    numpy's for a big flood."""
+    if k > 24:
+        cells[:k] = np.sort(cells[:k])
+        return
+    for i in range(1, k):
+        value = cells[i]
+        j = i - 1
+        while j >= 0 and cells[j] > value:
+            cells[j + 1] = cells[j]
+            j -= 1
+        cells[j + 1] = value
+
+
+@njit(cache=True)
 def _encode_log(log: np.ndarray, height: int, width: int) -> np.ndarray:
-    """The body's varints for a move log (``engine.kernels.log_move``'s layout)."""
+    """A blob without notes and not deflated (the two header bytes, then the body's varints) for a
+    move log (``engine.kernels.log_move``'s layout; only ``log[:log[0]]`` is read)."""
     end = log[0]
-    out = np.empty(5 * (end + 3), np.uint8)
+    out = np.empty(5 * (end + 4), np.uint8)
+    out[0] = FORMAT
+    out[1] = 0
     moves = 0
     i = 1
     while i < end:
         moves += 1
         i += 3 + log[i + 2]
-    pos = _put(out, 0, height)
+    pos = _put(out, 2, height)
     pos = _put(out, pos, width)
     pos = _put(out, pos, moves)
     previous_cell = 0
@@ -182,10 +201,10 @@ def _encode_log(log: np.ndarray, height: int, width: int) -> np.ndarray:
         pos = _put(out, pos, _zigzag(cell - previous_cell))
         previous_cell = cell
         if k:
-            sorted_others = np.sort(others[:k])
-            pos = _put(out, pos, _zigzag(sorted_others[0] - cell))
+            _sort_small(others, k)
+            pos = _put(out, pos, _zigzag(others[0] - cell))
             for j in range(1, k):
-                pos = _put(out, pos, sorted_others[j] - sorted_others[j - 1] - 1)
+                pos = _put(out, pos, others[j] - others[j - 1] - 1)
         i += 3 + n
     return out[:pos]
 
@@ -265,8 +284,13 @@ def _decode_body(body: np.ndarray) -> tuple[int, int, int, np.ndarray, int]:
 def log_blob(
     log: np.ndarray, height: int, width: int, notes: Mapping[int, tuple[str, float | None]] | None = None
 ) -> bytes:
-    """The blob of a game's move log (``Game.move_log()``, ``CompiledGame.move_log()``) and notes."""
-    body = _encode_log(log, height, width).tobytes()
+    """The blob of a game's move log (``Game.move_log()``, ``CompiledGame.log``: only the slots in
+    use are read) and its notes. Runs once per game in the worker: the common case (no notes, a
+    body too short to deflate) is one compiled call."""
+    blob = _encode_log(log, height, width).tobytes()
+    if not notes and len(blob) < DEFLATE_FROM + 2:
+        return blob
+    body = blob[2:]
     flags = 0
     if notes:
         flags |= _NOTES

@@ -331,10 +331,9 @@ def _play_compiled(
     wall_ms = (time.perf_counter() - wall0) * 1000.0
     blob = None
     if record:
-        log = game.move_log()
-        if log is None:
+        if game.log[0] < 1:  # overflowed: only a move outside reveal/play_cells could do that
             return None
-        blob = records.log_blob(log, spec.height, spec.width)
+        blob = records.log_blob(game.log, spec.height, spec.width)
     stats = game.stats()
     outcome = Outcome.WON if stats.won else Outcome.LOST
     return _result(key, board, outcome, stats, game.guesses, cpu_ms, wall_ms, "", blob)

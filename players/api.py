@@ -54,7 +54,8 @@ class Player(abc.ABC):
     define a nested ``Options(Player.Options)`` pydantic model for their knobs, and implement
     ``play``. ``play`` may return one action or several: returning every certain move at once
     saves round trips. Mark uncertain reveals with ``Action.reveal(r, c, guess=True)``; the
-    arena reports them as the player's guesses.
+    arena reports them as the player's guesses. An action may carry a ``note`` (and ``p_mine``, the
+    player's own estimate): stored with the move in the game's record and shown in replays.
     """
 
     name: ClassVar[str] = ""
