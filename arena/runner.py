@@ -306,10 +306,7 @@ def play_game(
     agent.finish(outcome, error)
     if outcome not in (Outcome.WON, Outcome.LOST):
         error = _with_diagnostics(error, agent.diagnostics())
-    blob = None
-    if record:
-        log = game.move_log()
-        blob = records.log_blob(log, spec.height, spec.width, game.notes) if log is not None else None
+    blob = records.log_blob(game.log, spec.height, spec.width, game.notes) if record else None
     return _result(key, board, outcome, game.stats(), game.guesses, cpu_ms, wall_ms, error, blob)
 
 

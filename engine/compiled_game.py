@@ -81,10 +81,9 @@ def reveal(
         counters[OPENINGS] = max(0, labels.max())
     counters[MOVES] += 1
     counters[REVEALS] += 1
-    revealed = kernels.reveal_cells(view, truth, height, width, cell, stack)
+    revealed = kernels.reveal_cells(view, truth, height, width, cell, stack, log, guess)
     if guess:
         counters[GUESSES] += 1
-    kernels.log_move(log, 0, guess, cell, stack, revealed)
     if revealed == HIT_MINE:
         counters[EXPLODED] = cell
     else:

@@ -144,7 +144,9 @@ class Game:
         "_notes",
         "_openings",
         "_perm",
+        "_recording",
         "_reveals",
+        "_room",
         "_stack",
         "_status",
         "_truth",
@@ -186,7 +188,10 @@ class Game:
         self._moves = self._reveals = self._flags = self._chords = self._flags_placed = self._guesses = 0
         self._bbbv = self._openings = 0
         self._left = n - spec.mines
-        self._log = new_log(4 * n + 1) if record else NO_LOG
+        # The log holds ``_room`` more moves whatever they open (a game opens each cell once).
+        self._recording = record
+        self._room = n if record else -1
+        self._log = new_log(1 + 3 * n + n) if record else NO_LOG
         self._notes: dict[int, tuple[str, float | None]] = {}
         if layout is None:
             spec.check_rule(self.rule)
@@ -256,11 +261,13 @@ class Game:
             self._draw_layout(int(row), int(col))
         self._moves += 1
         self._reveals += 1
-        revealed = kernels.reveal_cells(self._view, self._truth, self.height, self.width, cell, self._stack)
+        if self._recording:
+            self._take_room(1)
+        revealed = kernels.reveal_cells(
+            self._view, self._truth, self.height, self.width, cell, self._stack, self._log, guess
+        )
         if guess:
             self._guesses += 1
-        if self._log.shape[0]:
-            self._log_move(0, guess, cell, revealed)
         return self._settle(revealed, cell)
 
     def chord(self, row: int, col: int) -> int:
@@ -269,31 +276,32 @@ class Game:
         number = int(self._view[cell])
         if number < 1:
             raise IllegalActionError(f"cell ({row}, {col}) is not a revealed number; only numbers can be chorded")
-        result = kernels.chord_cells(self._view, self._truth, self.height, self.width, cell, self._stack, self._hit)
+        if self._recording:
+            self._take_room(1)
+        result = kernels.chord_cells(
+            self._view, self._truth, self.height, self.width, cell, self._stack, self._hit, self._log
+        )
+        if result == kernels.FLAGS_MISMATCH or result == kernels.NOTHING_TO_CHORD:
+            self._room += 1  # nothing played, nothing logged
         if result == kernels.FLAGS_MISMATCH:
             raise IllegalActionError(f"cell ({row}, {col}) shows {number} but a different number of flags touch it")
         if result == kernels.NOTHING_TO_CHORD:
             raise IllegalActionError(f"cell ({row}, {col}) has no covered unflagged neighbour to chord")
         self._moves += 1
         self._chords += 1
-        if self._log.shape[0]:
-            self._log_move(3, False, cell, result)
         return self._settle(result, int(self._hit[0]))
 
-    def _log_move(self, kind: int, guess: bool, cell: int, opened: int) -> None:
-        """Append the move just played to the log, growing it first when it could not hold it."""
-        if self._log[0] + 3 + max(opened, 0) > self._log.shape[0]:
-            self._reserve(1)
-        kernels.log_move(self._log, kind, guess, cell, self._stack, opened)
-
-    def _reserve(self, moves: int) -> None:
-        """Room in the log for ``moves`` more moves, whatever they open (a game opens each cell once)."""
-        log = self._log
-        need = int(log[0]) + 3 * moves + self._left
-        if log.shape[0] and log[0] > 0 and need > log.shape[0]:
-            grown = np.empty(max(need, 2 * log.shape[0]), dtype=np.int32)
-            grown[: log[0]] = log[: log[0]]
+    def _take_room(self, moves: int) -> None:
+        """Make sure the log holds ``moves`` more moves (growing it when it could not), and count
+        them as taken. Python ints only on the way: it runs before every move of a recording game."""
+        if self._room < moves:
+            used = int(self._log[0])
+            more = max(moves, used // 3 + 16)  # about twice the moves so far
+            grown = np.empty(self._log.shape[0] + 3 * more, dtype=np.int32)
+            grown[:used] = self._log[:used]
             self._log = grown
+            self._room += more
+        self._room -= moves
 
     def _settle(self, revealed: int, cell: int) -> int:
         if revealed == kernels.HIT_MINE:
@@ -315,8 +323,9 @@ class Game:
         self._moves += 1
         self._flags += 1
         self._flags_placed += 1
-        if self._log.shape[0]:
-            self._log_move(1, False, cell, 0)
+        if self._recording:
+            self._take_room(1)
+            kernels.log_move(self._log, 1, False, cell, self._stack, 0)
 
     def unflag(self, row: int, col: int) -> None:
         cell = self._cell(row, col)
@@ -325,8 +334,9 @@ class Game:
         self._view[cell] = COVERED
         self._moves += 1
         self._flags_placed -= 1
-        if self._log.shape[0]:
-            self._log_move(2, False, cell, 0)
+        if self._recording:
+            self._take_room(1)
+            kernels.log_move(self._log, 2, False, cell, self._stack, 0)
 
     def apply(self, action: Action) -> int:
         """Play an ``Action``; returns the number of cells revealed (0 for flags). A reveal marked
@@ -398,8 +408,18 @@ class Game:
 
     def _play_rows(self, rows: np.ndarray) -> None:
         n = rows.shape[0]
-        if self._log.shape[0]:
-            self._reserve(n)
+        if self._recording:
+            self._take_room(n)  # at most a move a row
+            moves_before = self._moves
+            try:
+                self._play_rows_from(rows)
+            finally:  # what the rows did not play is room again (a row ``apply`` played took its own)
+                self._room += max(0, n - (self._moves - moves_before))
+        else:
+            self._play_rows_from(rows)
+
+    def _play_rows_from(self, rows: np.ndarray) -> None:
+        n = rows.shape[0]
         before = self._view.copy()
         i = 0
         while i < n and self._status is GameStatus.PLAYING:
@@ -458,6 +478,12 @@ class Game:
         """The moves played so far as ``engine.kernels.log_move`` logs them (a copy), or None when
         the game does not record."""
         return log_copy(self._log)
+
+    @property
+    def log(self) -> np.ndarray:
+        """The live move log (``log[:log[0]]`` in use; empty when not recording), to read at once
+        and never write: what the arena encodes at the end of a game without copying it."""
+        return self._log
 
     @property
     def notes(self) -> dict[int, tuple[str, float | None]]:

@@ -122,25 +122,27 @@ def _flood(view, truth, height, width, stack, count):
 
 
 @njit(cache=True)
-def reveal_cells(view, truth, height, width, cell, stack):
+def reveal_cells(view, truth, height, width, cell, stack, log, guess):
     """Reveal one covered cell with flood fill. Returns the count revealed, or ``HIT_MINE``; the
-    cells revealed are then ``stack[:count]``."""
+    cells revealed are then ``stack[:count]``. The move, marked ``guess``, goes to the move log
+    ``log`` (``log_move``; an empty log: the game does not record)."""
     if truth[cell] == MINE:
+        log_move(log, 0, guess, cell, stack, 0)
         return HIT_MINE
     view[cell] = truth[cell]
     stack[0] = cell
-    if truth[cell] != 0:
-        return 1
-    return _flood(view, truth, height, width, stack, 1)
+    count = 1 if truth[cell] != 0 else _flood(view, truth, height, width, stack, 1)
+    log_move(log, 0, guess, cell, stack, count)
+    return count
 
 
 @njit(cache=True)
-def chord_cells(view, truth, height, width, cell, stack, hit):
+def chord_cells(view, truth, height, width, cell, stack, hit, log):
     """Reveal every covered, unflagged neighbour of a number whose flags match it.
 
     Returns the count revealed (the cells are then ``stack[:count]``), ``HIT_MINE`` (the first
     mine found is written to ``hit[0]``), ``FLAGS_MISMATCH`` or ``NOTHING_TO_CHORD``. A wrong flag
-    therefore loses, as it does for a human.
+    therefore loses, as it does for a human. A chord played goes to the move log ``log``.
     """
     r = cell // width
     c = cell % width
@@ -162,6 +164,7 @@ def chord_cells(view, truth, height, width, cell, stack, hit):
             nb = rr * width + cc
             if view[nb] == COVERED and truth[nb] == MINE:
                 hit[0] = nb
+                log_move(log, 3, False, cell, stack, 0)
                 return HIT_MINE
     revealed = 0
     for rr in range(max(r - 1, 0), min(r + 2, height)):
@@ -171,7 +174,9 @@ def chord_cells(view, truth, height, width, cell, stack, hit):
                 view[nb] = truth[nb]
                 stack[revealed] = nb
                 revealed += 1
-    return _flood(view, truth, height, width, stack, revealed)
+    revealed = _flood(view, truth, height, width, stack, revealed)
+    log_move(log, 3, False, cell, stack, revealed)
+    return revealed
 
 
 @njit(cache=True)
@@ -271,23 +276,21 @@ def play_rows(view, truth, height, width, rows, start, before, stack, hit, count
                 return i
             counters[MOVES] += 1
             counters[REVEALS] += 1
-            revealed = reveal_cells(view, truth, height, width, cell, stack)
             guess = rows[i, 3] != 0
+            revealed = reveal_cells(view, truth, height, width, cell, stack, log, guess)
             if guess:
                 counters[GUESSES] += 1
-            log_move(log, 0, guess, cell, stack, revealed)
             if revealed == HIT_MINE:
                 counters[EXPLODED] = cell
                 return i + 1
         elif kind == 3:  # chord
             if state < 1:
                 return i
-            revealed = chord_cells(view, truth, height, width, cell, stack, hit)
+            revealed = chord_cells(view, truth, height, width, cell, stack, hit, log)
             if revealed in (FLAGS_MISMATCH, NOTHING_TO_CHORD):
                 return i
             counters[MOVES] += 1
             counters[CHORDS] += 1
-            log_move(log, 3, False, cell, stack, revealed)
             if revealed == HIT_MINE:
                 counters[EXPLODED] = hit[0]
                 return i + 1
