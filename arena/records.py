@@ -25,9 +25,10 @@ The blob (``encode``/``decode``; version 1)::
                         reveal, 1 + the cells it opened besides its own (0: it hit a mine)
                     the cell (row * width + col), as the zigzag-coded difference to the previous
                         move's cell (the first move's to 0; zigzag: 0, -1, 1, -2... as 0, 1, 2, 3...)
-                    the other cells it opened in ascending order: the first as the zigzag-coded
-                        difference to the move's cell, each next one as its distance to the one
-                        before, minus one
+                    the other cells it opened, in ascending order as runs of consecutive cells
+                        (a flood's rows), two numbers a run: where it starts (the first run as the
+                        zigzag-coded difference to the move's cell, each next one as its distance
+                        to the end of the one before, minus two) and its length minus one
                 then, with flag 2: the notes, UTF-8 JSON ``[[move, text, p_mine or null], ...]``
                 (move numbers from 0), to the end
 
@@ -53,6 +54,7 @@ from numba import njit
 
 from engine import Action, ActionKind, BoardSpec, EngineError, FirstClick, Game
 from engine.actions import KINDS
+from engine.board import MAX_CELLS
 from engine.kernels import COVERED
 
 if TYPE_CHECKING:
@@ -202,9 +204,16 @@ def _encode_log(log: np.ndarray, height: int, width: int) -> np.ndarray:
         previous_cell = cell
         if k:
             _sort_small(others, k)
-            pos = _put(out, pos, _zigzag(others[0] - cell))
-            for j in range(1, k):
-                pos = _put(out, pos, others[j] - others[j - 1] - 1)
+            # Runs of consecutive cells (a flood's rows): where each starts, and its length.
+            start = 0
+            for j in range(1, k + 1):
+                if j == k or others[j] != others[j - 1] + 1:
+                    if start == 0:
+                        pos = _put(out, pos, _zigzag(others[0] - cell))
+                    else:
+                        pos = _put(out, pos, others[start] - others[start - 1] - 2)
+                    pos = _put(out, pos, j - start - 1)
+                    start = j
         i += 3 + n
     return out[:pos]
 
@@ -233,7 +242,7 @@ def _decode_body(body: np.ndarray) -> tuple[int, int, int, np.ndarray, int]:
     height, pos = _get(body, 0)
     width, pos = _get(body, pos)
     moves, pos = _get(body, pos)
-    if height < 1 or width < 1 or moves < 0 or height * width > 1 << 24 or moves > body.shape[0]:
+    if height < 1 or width < 1 or moves < 0 or height * width > MAX_CELLS or moves > body.shape[0]:
         return -1, 0, 0, nothing, pos
     cells = height * width
     log = np.empty(1 + 3 * moves + cells, np.int32)
@@ -261,21 +270,25 @@ def _decode_body(body: np.ndarray) -> tuple[int, int, int, np.ndarray, int]:
             opened[cell] = 1
             log[j] = cell
             j += 1
-        previous = -1
-        for number in range(k):
+        count = 0
+        last = -1
+        while count < k:
             value, pos = _get(body, pos)
-            if value < 0:
+            length, pos = _get(body, pos)
+            if value < 0 or length < 0:
                 return -2, 0, 0, nothing, pos
-            if number == 0:
-                other = cell + (value // 2 if value % 2 == 0 else -(value + 1) // 2)
-            else:
-                other = previous + 1 + value
-            if other < 0 or other >= cells or opened[other]:
+            first = cell + (value // 2 if value % 2 == 0 else -(value + 1) // 2) if count == 0 else last + 2 + value
+            length += 1
+            count += length
+            if count > k or first < 0 or first + length > cells:
                 return -4, 0, 0, nothing, pos
-            opened[other] = 1
-            log[j] = other
-            j += 1
-            previous = other
+            for other in range(first, first + length):
+                if opened[other]:
+                    return -4, 0, 0, nothing, pos
+                opened[other] = 1
+                log[j] = other
+                j += 1
+            last = first + length - 1
         end = j
     log[0] = end
     return 0, height, width, log[:end], pos
@@ -300,7 +313,7 @@ def log_blob(
             separators=(",", ":"),
         ).encode("utf-8")
     if len(body) >= DEFLATE_FROM:
-        deflated = zlib.compress(body, 9, wbits=-15)
+        deflated = zlib.compress(body, 6, wbits=-15)
         if len(deflated) < len(body):
             flags |= _DEFLATED
             body = deflated

@@ -357,7 +357,7 @@ class Game:
             self.flag(row, col)
         else:
             self.unflag(row, col)
-        if type(action) is Action and (action.note or action.p_mine is not None) and self._log.shape[0]:
+        if self._recording and type(action) is Action and (action.note or action.p_mine is not None):
             self._keep_note(action)
         return revealed
 
@@ -388,7 +388,7 @@ class Game:
             if self._status is not GameStatus.PLAYING:
                 break
             if number and self._opened_meanwhile(action, covered_before):
-                if type(action) is Action and (action.note or action.p_mine is not None) and self._log.shape[0]:
+                if self._recording and type(action) is Action and (action.note or action.p_mine is not None):
                     self._keep_note(action)  # skipped, not played: its note stays with the move before
                 continue
             self.apply(action)
