@@ -55,14 +55,14 @@ def _bad_parameter(error: typer.BadParameter) -> str:
             text = f"{value!r} is not {_KIND[first['type']]}"
         else:
             text = first.get("msg", text).removeprefix("Value error, ").rstrip(".")
-    return f"{name.strip(chr(39))}: {text}"
+    return name.strip("'") + ": " + text
 
 
 def _usage_line(error: Exception) -> str:
     """click's errors as one line, instead of a usage block and a boxed message."""
     if isinstance(error, typer.BadParameter) and type(error).__name__ == "BadParameter":
         return _bad_parameter(error)
-    text = error.format_message().strip().rstrip(".")  # type: ignore[attr-defined]
+    text = " ".join(error.format_message().split()).rstrip(".")  # type: ignore[attr-defined]
     text = text[:1].lower() + text[1:]
     ctx = getattr(error, "ctx", None)  # only usage errors have one
     return f"{text} (see `{ctx.command_path} --help`)" if ctx is not None else text
