@@ -237,7 +237,9 @@ def list_players(plugin_files: Sequence[str], entry_points: bool) -> dict[str, A
             {"name": e.name, "description": e.description, "version": e.version, "source": e.source}
             for e in registry.players.values()
         ],
-        "failures": [{"source": f.source, "error": f.error} for f in registry.failures],
+        "failures": [
+            {"source": f.source, "error": f.error, "kind": f.kind, "names": list(f.names)} for f in registry.failures
+        ],
     }
 
 

@@ -7,6 +7,7 @@ the exact McNemar test on those discordant boards.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from pydantic import BaseModel
 from arena.stats import compare_paired, wilson_interval
 from arena.store import Store
 
-__all__ = ["Leaderboard", "LeaderboardConfig", "LeaderboardRow", "build_leaderboard", "publish"]
+__all__ = ["Leaderboard", "LeaderboardConfig", "LeaderboardRow", "PublishError", "build_leaderboard", "publish"]
 
 ERROR_OUTCOMES = ("illegal", "error", "crashed")
 
@@ -195,14 +196,59 @@ def to_markdown(board: Leaderboard) -> str:
     return "\n".join(lines) + "\n"
 
 
-def publish(board: Leaderboard, directory: str | Path = "leaderboards") -> tuple[Path, Path]:
-    """Write ``<difficulty>-<rule>.md`` and ``.json``; custom sizes use ``HxW-M`` as the name."""
+class PublishError(Exception):
+    """Publishing would replace results that this leaderboard does not cover."""
+
+
+def _describe(config: dict[str, Any], players: int) -> str:
+    tid, seed, boards = config.get("tournament_id"), config.get("seed"), config.get("boards")
+    return f"tournament {tid} (seed {seed}, {boards} boards, {players} players)"
+
+
+def _refuse_to_replace(board: Leaderboard, published: Path) -> None:
+    """Raise ``PublishError`` unless ``board`` covers what ``published`` holds: the same tournament,
+    at least as many boards, and every published player with at least as many games. The tournament
+    id names the board set only (size, rule, seed), so a quick ``-n 100 -p random`` run of the seed
+    behind a published leaderboard has the same id, and replacing would lose most of it."""
+    fix = "pass --force to replace it, or --publish another folder"
+    try:
+        data = json.loads(published.read_text(encoding="utf-8"))
+        old = data["config"]
+        old_games = {row["player"]: int(row["games"]) for row in data["rows"]}
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise PublishError(f"{published} exists but is not a published leaderboard ({error}); {fix}") from None
+    new = board.config.model_dump()
+    here = f"{published} holds {_describe(old, len(old_games))}"
+    if old.get("tournament_id") != board.config.tournament_id:
+        raise PublishError(f"{here}; this is {_describe(new, len(board.rows))}: {fix}")
+    new_games = {row.player: row.games for row in board.rows}
+    fewer = sorted(p for p, n in old_games.items() if new_games.get(p, 0) < n)
+    if board.config.boards < int(old.get("boards", 0)):
+        raise PublishError(f"{here}; this leaderboard has fewer boards ({board.config.boards}): {fix}")
+    if fewer:
+        names = ", ".join(fewer[:3]) + (", ..." if len(fewer) > 3 else "")
+        raise PublishError(f"{here}; this leaderboard has fewer games of {names}: {fix}")
+
+
+def publish(board: Leaderboard, directory: str | Path = "leaderboards", *, force: bool = False) -> tuple[Path, Path]:
+    """Write ``<difficulty>-<rule>.md`` and ``.json``; custom sizes use ``HxW-M`` as the name.
+
+    Published files are results someone may have spent hours on: without ``force``, an existing
+    pair is only replaced by the same tournament with at least as many games (``PublishError``
+    otherwise, before anything is written)."""
     c = board.config
     stem = c.difficulty if "/" not in c.difficulty else f"{c.height}x{c.width}-{c.mines}"
     folder = Path(directory)
-    folder.mkdir(parents=True, exist_ok=True)
     md = folder / f"{stem}-{c.rule}.md"
     js = folder / f"{stem}-{c.rule}.json"
+    if not force:
+        if js.exists():
+            _refuse_to_replace(board, js)
+        elif md.exists():
+            raise PublishError(
+                f"{md} exists without {js.name}, so its tournament is unknown: pass --force to replace it"
+            )
+    folder.mkdir(parents=True, exist_ok=True)
     md.write_text(to_markdown(board), encoding="utf-8")
     js.write_text(board.model_dump_json(indent=2) + "\n", encoding="utf-8")
     return md, js

@@ -14,6 +14,8 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
+from arena.leaderboard import PublishError
+from arena.paths import STORE_ENV, describe_default_store
 from arena.store import StoreError
 from engine import BoardSpec, EngineError, FirstClick, resolve_board
 from players import PlayerError
@@ -55,7 +57,14 @@ Size = Annotated[str | None, typer.Option("--size", help="Custom board HxW (rows
 Mines = Annotated[int | None, typer.Option("--mines", help="Mine count for --size.")]
 FirstClickOpt = Annotated[str, typer.Option("--first-click", help="First-click rule: safe, opening, none or windows.")]
 Seed = Annotated[int, typer.Option("--seed", help="Tournament seed: the same seed plays the same boards.")]
-StoreOpt = Annotated[Path, typer.Option("--store", help="SQLite results store.")]
+StoreOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--store",
+        help=f"SQLite results store. Default: {describe_default_store()}; ${STORE_ENV} changes the default.",
+        show_default=False,
+    ),
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of a table.")]
 PluginOpt = Annotated[
     list[Path] | None,
@@ -92,7 +101,16 @@ def cli_errors(func: T) -> T:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
-        except (EngineError, PlayerError, SolverError, StoreError, UsageError, ValidationError, OSError) as error:
+        except (
+            EngineError,
+            PlayerError,
+            PublishError,
+            SolverError,
+            StoreError,
+            UsageError,
+            ValidationError,
+            OSError,
+        ) as error:
             err_console.print("[bold red]error:[/]", escape(_one_line(error)), highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
 

@@ -11,7 +11,7 @@ from rich.table import Table
 from arena.cli.common import JsonOpt, StoreOpt, UsageError, cli_errors, console, print_json
 from arena.cli.render import leaderboard_table
 from arena.leaderboard import build_leaderboard, publish
-from arena.store import DEFAULT_STORE, Store
+from arena.store import Store
 
 NAME = "leaderboard"
 HELP = "Show a stored tournament's leaderboard (default: the latest), list tournaments, or publish one."
@@ -32,18 +32,23 @@ def command(
             show_default=False,
         ),
     ] = None,
-    store: StoreOpt = DEFAULT_STORE,
+    force: Annotated[
+        bool, typer.Option("--force", help="With --publish: replace files that hold another tournament.")
+    ] = False,
+    store: StoreOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     if games is not None and games < 1:
         raise UsageError(f"--games must be at least 1, got {games}")
-    with Store(store, create=False) as db:
+    if force and publish_to is None:
+        raise UsageError("--force goes with --publish DIR")
+    with Store(store, read_only=True) as db:
         if list_all:
             rows = db.tournaments()
             if json_out:
                 print_json(rows)
                 return
-            table = Table(title=f"tournaments in {store}", title_justify="left")
+            table = Table(title=f"tournaments in {db.path}", title_justify="left")
             for column in ("id", "difficulty", "rule", "seed", "games", "rows_stored", "updated"):
                 table.add_column(column)
             for r in rows:
@@ -54,7 +59,7 @@ def command(
             return
         board = build_leaderboard(db, tournament, games)
     if publish_to is not None:
-        md, js = publish(board, publish_to)
+        md, js = publish(board, publish_to, force=force)
         if not json_out:
             console.print(f"published {md} and {js}", highlight=False)
     if json_out:

@@ -6,8 +6,13 @@ where ``conftest`` is not an importable module.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shutil
+import sys
+import tempfile
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -178,3 +183,38 @@ def cheater() -> Callable[..., LayoutPlayer]:
         return LayoutPlayer(layout, click, **kwargs)
 
     return make
+
+
+@pytest.fixture
+def read_only_folder() -> Iterator[tuple[Path, Callable[..., contextlib.AbstractContextManager[None]]]]:
+    """``(folder, locked)``: ``with locked():`` makes every file in ``folder`` mode 444 (or ``mode``) and
+    the folder 555, and runs the body as a user that cannot write them. As root, who may write anyway, that is
+    ``nobody`` (effective ids only); the folder lies under /tmp because ``tmp_path`` is root's alone.
+    Import what the body needs before entering: ``nobody`` cannot read root's Python either."""
+    if sys.platform == "win32":
+        pytest.skip("POSIX permissions")
+    folder = Path(tempfile.mkdtemp(prefix="arena-read-only-"))
+    folder.chmod(0o755)
+
+    @contextlib.contextmanager
+    def locked(mode: int = 0o444) -> Iterator[None]:
+        for file in folder.iterdir():
+            file.chmod(mode)
+        folder.chmod(0o555)
+        root = os.geteuid() == 0
+        try:
+            if root:
+                os.setegid(65534)
+                os.seteuid(65534)
+            yield
+        finally:
+            if root:
+                os.seteuid(0)
+                os.setegid(0)
+            folder.chmod(0o755)
+
+    try:
+        yield folder, locked
+    finally:
+        folder.chmod(0o755)
+        shutil.rmtree(folder, ignore_errors=True)
