@@ -228,8 +228,11 @@ def print_leaderboard(console: Console, board: Leaderboard, *, store: str | Path
     """The leaderboard as ``arena leaderboard`` and ``arena tournament`` print it: the table, then a
     summary of failed games, if any, whose command stays on one line to copy and paste."""
     console.print(LeaderboardTable(board))
-    for line in failure_summary(board, store):
-        console.print(line, soft_wrap=True)
+    summary = failure_summary(board, store)
+    for line in summary[:-1]:
+        console.print(line)
+    if summary:
+        console.print(summary[-1], soft_wrap=True)
 
 
 def board_text(grid: np.ndarray, exploded: tuple[int, int] | None = None) -> Text:
