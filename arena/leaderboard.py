@@ -15,12 +15,29 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
+from arena.runner import FAILURES
 from arena.stats import compare_paired, wilson_interval
 from arena.store import Store
 
-__all__ = ["Leaderboard", "LeaderboardConfig", "LeaderboardRow", "PublishError", "build_leaderboard", "publish"]
+__all__ = [
+    "Leaderboard",
+    "LeaderboardConfig",
+    "LeaderboardRow",
+    "PublishError",
+    "build_leaderboard",
+    "failure_counts",
+    "publish",
+    "tournament_config",
+]
 
-ERROR_OUTCOMES = ("illegal", "error", "crashed")
+
+def failure_counts(games: list[dict[str, Any]]) -> dict[str, int]:
+    """How many of ``games`` ended in each failure outcome (every one named, zeros included)."""
+    counts = dict.fromkeys((o.value for o in FAILURES), 0)
+    for g in games:
+        if g["outcome"] in counts:
+            counts[g["outcome"]] += 1
+    return counts
 
 
 class LeaderboardConfig(BaseModel):
@@ -52,8 +69,10 @@ class LeaderboardRow(BaseModel):
     bbbv_solved_fraction: float
     bbbv_per_second: float | None
     first_click: str
-    errors: int
-    timeouts: int
+    #: Games not played to the end by the rules (error, illegal, crashed, timeout): the table's
+    #: ``failed`` column; ``failed_by`` splits them by outcome (``arena errors`` says why).
+    failed: int
+    failed_by: dict[str, int]
     #: Paired comparison with the leader on the boards both finished (None on the leader's row).
     paired_games: int | None = None
     only_leader: int | None = None
@@ -89,8 +108,11 @@ def _most_common_click(rows: list[dict[str, Any]]) -> str:
     return f"{row},{col}" if n == len(rows) else f"{row},{col} (mostly)"
 
 
-def build_leaderboard(store: Store, tournament_id: str | None = None, boards: int | None = None) -> Leaderboard:
-    """The leaderboard of a stored tournament over its first ``boards`` boards (default: all)."""
+def tournament_config(
+    store: Store, tournament_id: str | None = None, boards: int | None = None
+) -> tuple[LeaderboardConfig, dict[str, Any]]:
+    """What a stored tournament (default: the latest) plays over its first ``boards`` boards, and
+    its stored row."""
     tid = tournament_id or store.latest()
     meta = store.tournament(tid)
     # Never claim more boards than the tournament has: `-n 1000` on a 10-board run shows 10.
@@ -107,6 +129,13 @@ def build_leaderboard(store: Store, tournament_id: str | None = None, boards: in
         rules_version=meta["rules_version"],
         project_version=meta["project_version"],
     )
+    return config, meta
+
+
+def build_leaderboard(store: Store, tournament_id: str | None = None, boards: int | None = None) -> Leaderboard:
+    """The leaderboard of a stored tournament over its first ``boards`` boards (default: all)."""
+    config, _ = tournament_config(store, tournament_id, boards)
+    tid, limit = config.tournament_id, config.boards
     info = {p["player"]: p for p in store.players(tid)}
     by_player: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in store.games(tid, limit):
@@ -123,6 +152,7 @@ def build_leaderboard(store: Store, tournament_id: str | None = None, boards: in
         fractions = [g["bbbv_solved"] / g["bbbv"] for g in games if g["bbbv"]]
         won_bbbv = sum(g["bbbv"] for g in games if g["won"])
         won_ms = sum(g["cpu_ms"] for g in games if g["won"])
+        failures = failure_counts(games)
         rows.append(
             LeaderboardRow(
                 rank=0,
@@ -140,8 +170,8 @@ def build_leaderboard(store: Store, tournament_id: str | None = None, boards: in
                 bbbv_solved_fraction=float(np.mean(fractions)) if fractions else 0.0,
                 bbbv_per_second=(won_bbbv / (won_ms / 1000.0)) if won_ms > 0 else None,
                 first_click=_most_common_click(games),
-                errors=sum(g["outcome"] in ERROR_OUTCOMES for g in games),
-                timeouts=sum(g["outcome"] == "timeout" for g in games),
+                failed=sum(failures.values()),
+                failed_by=failures,
             )
         )
         won_by_board[player] = {g["board"]: bool(g["won"]) for g in games}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -39,7 +40,8 @@ __all__ = [
 ]
 
 # Tables need room: when stdout is not a terminal (a pipe, a CI log) rich would assume 80 columns.
-console = Console(width=None if sys.stdout.isatty() else 160)
+# An explicit COLUMNS (`COLUMNS=80 arena leaderboard | less`) is honoured, as rich does in a terminal.
+console = Console(width=None if sys.stdout.isatty() or os.environ.get("COLUMNS", "").isdigit() else 160)
 err_console = Console(stderr=True)
 
 T = TypeVar("T", bound=Callable[..., Any])

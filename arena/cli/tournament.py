@@ -40,7 +40,7 @@ from arena.cli.playing import (
     parse_options,
     player_catalog,
 )
-from arena.cli.render import leaderboard_table
+from arena.cli.render import print_leaderboard
 from arena.config import PlayerRef, TournamentConfig, parse_player_list
 from arena.isolation import Isolation
 from arena.leaderboard import build_leaderboard
@@ -161,7 +161,8 @@ def command(
                     )
         except TournamentInterrupted as stop:
             err_console.print(
-                f"[yellow]interrupted:[/] {stop.recorded} games committed this run. Resume with:\n  {resume_hint()}",
+                f"[yellow]interrupted:[/] {stop.recorded} games committed this run. Resume with:\n"
+                f"  {escape(resume_hint())}",
                 highlight=False,
                 soft_wrap=True,  # the command must stay one line, to copy and paste
             )
@@ -187,7 +188,7 @@ def command(
         }
         print_json(data)
         return
-    console.print(leaderboard_table(board))
+    print_leaderboard(console, board, store=store)
     console.print(
         f"played {summary.played} games ({summary.skipped} already in the store) with {summary.workers} "
         f"worker(s) ({summary.backend}) in {elapsed:.1f}s",

@@ -121,8 +121,10 @@ def test_per_game_figures(three_players: tuple[Store, str]) -> None:
     assert (alpha.version, alpha.source) == ("2.1", "file alpha.py")
     assert alpha.first_click == "0,0"
     assert beta.first_click == "0,0 (mostly)"
-    assert (alpha.errors, alpha.timeouts) == (0, 0)
-    assert (gamma.errors, gamma.timeouts) == (4, 1)  # error x2, illegal, crashed; one timeout
+    assert (alpha.failed, sum(alpha.failed_by.values())) == (0, 0)
+    # Every game not played to the end counts, timeouts too: error x2, illegal, crashed, timeout.
+    assert gamma.failed == 5
+    assert gamma.failed_by == {"error": 2, "illegal": 1, "crashed": 1, "timeout": 1}
 
 
 def test_paired_comparison_against_the_leader(three_players: tuple[Store, str]) -> None:
