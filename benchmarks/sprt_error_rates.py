@@ -81,9 +81,8 @@ def main() -> None:
     started = time.perf_counter()
     results = []
     print(f"GSPRT, alpha = beta = {alpha}, a look every {args.batch} boards, {args.runs} matches per scenario")
-    print(
-        f"{'delta':>6} {'split':>6} {'true':>6} | {'accept A better':>24} | {'accept no better':>24} | boards mean (p95)"
-    )
+    header = f"{'delta':>6} {'split':>6} {'true':>6} | {'accept A better':>24} | {'accept no better':>24}"
+    print(f"{header} | boards mean (p95)")
     for i, (delta, split, true) in enumerate(scenarios):
         only_a, only_b = (split + true) / 2, (split - true) / 2
         r = simulate(only_a, only_b, delta, alpha, beta, args.runs, args.batch, args.cap, seed=1000 + i)
