@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from arena.cli import analyze, boards, export, leaderboard, match, play, players, tournament
+from arena.cli import analyze, boards, export, leaderboard, match, play, players, sweep, tournament
 
 __all__ = ["app", "main"]
 
@@ -15,7 +15,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-for module in (tournament, match, leaderboard, players, boards, play, analyze, export):
+for module in (tournament, match, sweep, leaderboard, players, boards, play, analyze, export):
     app.command(module.NAME, help=module.HELP)(module.command)
 
 
