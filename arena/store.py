@@ -298,10 +298,12 @@ class Store:
         ).fetchall()
         return [dict(r) for r in rows]
 
-    def games(self, tournament_id: str, games: int | None = None) -> list[dict[str, Any]]:
+    def games(self, tournament_id: str, games: int | None = None, *, start: int = 0) -> list[dict[str, Any]]:
+        """The stored games of boards ``start`` to ``games`` (excluded), by player then board."""
         limit = games if games is not None else 2**62
         rows = self.db.execute(
-            f"SELECT {', '.join(GAME_COLUMNS)} FROM games WHERE tournament_id = ? AND board < ? ORDER BY player, board",
-            (tournament_id, limit),
+            f"SELECT {', '.join(GAME_COLUMNS)} FROM games WHERE tournament_id = ? AND board >= ? AND board < ?"
+            " ORDER BY player, board",
+            (tournament_id, start, limit),
         ).fetchall()
         return [dict(r) for r in rows]
