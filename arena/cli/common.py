@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
+from arena.replay import ReplayError
 from arena.store import StoreError
 from engine import BoardSpec, EngineError, FirstClick, resolve_board
 from players import PlayerError
@@ -92,7 +93,16 @@ def cli_errors(func: T) -> T:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
-        except (EngineError, PlayerError, SolverError, StoreError, UsageError, ValidationError, OSError) as error:
+        except (
+            EngineError,
+            PlayerError,
+            ReplayError,
+            SolverError,
+            StoreError,
+            UsageError,
+            ValidationError,
+            OSError,
+        ) as error:
             err_console.print("[bold red]error:[/]", escape(_one_line(error)), highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
 

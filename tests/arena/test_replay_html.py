@@ -345,3 +345,26 @@ def test_terminal_frames_step_through_the_game(record_game):
         choice = guesses[-1]
         assert f"mine probability {100 * choice.probability:.2f}%" in text
     assert sum(1 for _ in replay_frames(played.game, probabilities=False)) == len(frames)
+
+
+def test_a_record_error_is_one_line_and_exit_code_2(record_game):
+    """What ``arena replay`` will say about a record that does not reproduce its game: one line, exit 2."""
+    import typer
+    from typer.testing import CliRunner
+
+    from arena.cli.common import cli_errors
+
+    played = record_game("random", BEGINNER, "safe", seed=1, board=0)
+    game = played.game
+    bad = ReplayGame(game.player, game.spec, game.rule, game.seed, game.board + 1, game.moves, game.outcome)
+    app = typer.Typer()
+
+    @app.command()
+    @cli_errors
+    def show() -> None:
+        build_replay_html([bad])
+
+    result = CliRunner().invoke(app, [])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: the record of random on board 1 of seed 1")
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.output

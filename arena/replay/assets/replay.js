@@ -65,10 +65,19 @@
     if (x > 99.99 && x < 100) return ">99.99%";
     return `${x.toFixed(2)}%`;
   }
-  function heat(p) {
+  function heat(p, quiet) {
     // Green through yellow to red; the square root spreads the low odds a player mostly chooses among.
     const hue = 120 * (1 - Math.sqrt(Math.min(1, Math.max(0, p))));
-    return `hsl(${hue.toFixed(0)}, 78%, ${(72 - 8 * p).toFixed(0)}%)`;
+    return quiet ? `hsl(${hue.toFixed(0)}, 35%, 80%)` : `hsl(${hue.toFixed(0)}, 80%, ${(70 - 8 * p).toFixed(0)}%)`;
+  }
+  function farFromNumbers(grid, g, r, c) {
+    for (let rr = Math.max(0, r - 1); rr <= Math.min(g.rows - 1, r + 1); rr++) {
+      for (let cc = Math.max(0, c - 1); cc <= Math.min(g.cols - 1, c + 1); cc++) {
+        const ch = grid[rr * g.cols + cc];
+        if (ch !== "#" && ch !== "F") return false;
+      }
+    }
+    return true;
   }
 
   // ---- the page ----------------------------------------------------------------------------------
@@ -134,7 +143,7 @@
     const info = el("div", "info");
     view.last = el("p", "last");
     view.next = el("p", "next");
-    view.note = el("p", "note");
+    view.note = el("p", "note-line");
     info.append(view.last, view.next, view.note);
     panel.append(info);
 
@@ -219,7 +228,11 @@
             cls += " prob";
             if (mark === SAFE) cls += " p-safe";
             else if (mark === MINE) cls += " p-mine";
-            else { bg = heat(v); text = shortPct(v); }
+            else {
+              text = shortPct(v);
+              // Off the frontier every cell has the same odds: drawn quieter, so the frontier stands out.
+              if (farFromNumbers(grid, g, r, c)) { cls += " far"; bg = heat(v, true); } else bg = heat(v);
+            }
           } else if (mark !== MINE) cls += " flag-doubt";
         }
       } else {
