@@ -42,7 +42,10 @@ def choice_text(choice: Choice) -> Text:
         text.append(_pct(choice.probability), style="bold red" if choice.riskier else "bold")
         if choice.riskier and choice.safest is not None:
             cells = f"{choice.safest_cells} cell{'s' if choice.safest_cells != 1 else ''}"
-            text.append(f" · safest available {_pct(choice.safest)} ({cells})", style="green")
+            if choice.safest == 0:
+                text.append(f" · {cells} certainly safe", style="green")
+            else:
+                text.append(f" · safest available {_pct(choice.safest)} ({cells})", style="green")
         elif choice.safest is not None and choice.move.kind == "reveal":
             tied = f" (tied with {choice.safest_cells - 1} more)" if choice.safest_cells > 1 else ""
             text.append(f" · the safest{tied}", style="green")

@@ -244,7 +244,7 @@ def build_index_html(entries: Sequence[IndexEntry], title: str, *, subtitle: str
             "CSS": _asset("index.css"),
             "HEAD": head,
             "ROWS": body,
-            "COUNT": str(len(entries)),
+            "COUNT": f"{len(entries)} replay{'' if len(entries) == 1 else 's'}",
         },
     )
 

@@ -233,23 +233,34 @@ def test_the_losing_move_is_highlighted(open_page, record_game):
 
 
 def test_a_guess_shows_its_probability_beside_the_safest(open_page, record_game):
-    """Random guesses anywhere: its page shows each guess's odds beside the best it could have had."""
-    for board in range(40):
-        played = record_game("random", INTERMEDIATE, "safe", seed=3, board=board)
+    """Random guesses where better cells were known: its page shows each such guess's odds beside the best it
+    could have had (a probability, or the certainly safe cells it overlooked)."""
+    found: dict[bool, tuple[Any, Any]] = {}
+    for board in range(60):
+        played = record_game("random", INTERMEDIATE, "safe", seed=9, board=board)
         rep = replay(played.game)
-        riskier = [rep.choice(k) for k in range(2, rep.moves + 1) if (ch := rep.choice(k)) and ch.riskier]
-        if riskier:
+        for k in range(2, rep.moves + 1):
+            choice = rep.choice(k)
+            if choice.riskier:
+                found.setdefault(choice.safest == 0, (played, choice))
+        if len(found) == 2:
             break
-    choice = riskier[0]
-    viewer = open_page(build_replay_html([played.game]))
-    viewer.go(choice.number - 1)
-    chosen = viewer.page.query_selector_all("#board-0 .cell.chosen")
-    assert [(e.get_attribute("data-r"), e.get_attribute("data-c")) for e in chosen] == [
-        (str(choice.move.row), str(choice.move.col))
-    ]
-    assert viewer.page.inner_text('#board-0 .next [data-role="p"]') == f"{100 * choice.probability:.2f}%"
-    assert viewer.page.inner_text('#board-0 .next [data-role="safest"]') == f"{100 * choice.safest:.2f}%"
-    assert f"({choice.safest_cells} cell" in viewer.page.inner_text("#board-0 .next")
+    assert found.keys() == {False, True}
+    for played, choice in found.values():
+        viewer = open_page(build_replay_html([played.game]))
+        viewer.go(choice.number - 1)
+        chosen = viewer.page.query_selector_all("#board-0 .cell.chosen")
+        assert [(e.get_attribute("data-r"), e.get_attribute("data-c")) for e in chosen] == [
+            (str(choice.move.row), str(choice.move.col))
+        ]
+        assert viewer.page.inner_text('#board-0 .next [data-role="p"]') == f"{100 * choice.probability:.2f}%"
+        safest = viewer.page.inner_text('#board-0 .next [data-role="safest"]')
+        cells = f"{choice.safest_cells} cell{'s' if choice.safest_cells > 1 else ''}"
+        if choice.safest == 0:
+            assert safest == f"{cells} certainly safe"
+        else:
+            assert safest == f"{100 * choice.safest:.2f}%"
+            assert f"({cells})" in viewer.page.inner_text("#board-0 .next")
 
 
 def test_arrow_keys_buttons_and_slider_step_the_game(open_page, record_game):

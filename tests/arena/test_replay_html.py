@@ -368,3 +368,20 @@ def test_a_record_error_is_one_line_and_exit_code_2(record_game):
     assert result.exit_code == 2
     assert result.stderr.startswith("error: the record of random on board 1 of seed 1")
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.output
+
+
+def test_terminal_choice_text_names_the_guess_and_the_safest():
+    from arena.cli.replaying import choice_text
+    from arena.replay import Choice
+
+    guess = ReplayMove.from_action(Action.reveal(1, 2, guess=True), note="felt lucky")
+    overlooked = choice_text(Choice(5, guess, 0.5, None, 0.0, 2, True)).plain
+    assert overlooked.startswith("next, move 5: reveal 1,2? guess · mine probability 50.00%")
+    assert "2 cells certainly safe" in overlooked and "hits a mine" in overlooked
+    assert "its note: felt lucky" in overlooked
+    riskier = choice_text(Choice(7, guess, 0.25, None, 0.1, 3, False)).plain
+    assert "mine probability 25.00% · safest available 10.00% (3 cells)" in riskier
+    best = choice_text(Choice(7, guess, 0.1, None, 0.1, 3, False)).plain
+    assert "the safest (tied with 2 more)" in best
+    sure = choice_text(Choice(2, ReplayMove.from_action(Action.flag(0, 0)), 1.0, "mine", 0.0, 4, False)).plain
+    assert sure == "next, move 2: flag 0,0 · certainly a mine"

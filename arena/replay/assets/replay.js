@@ -278,7 +278,9 @@
           else {
             const worse = Number.isFinite(safest) && v > safest + TIE;
             view.next.append(" · mine probability ", describe(mark === MINE ? "fatal" : worse ? "worse" : "", "p", longPct(v)));
-            if (worse) {
+            if (worse && safest === 0) {
+              view.next.append(" · ", describe("safe", "safest", `${plural(tied, "cell")} certainly safe`));
+            } else if (worse) {
               view.next.append(" · safest available ", describe("safe", "safest", longPct(safest)),
                 ` (${plural(tied, "cell")})`);
             } else if (Number.isFinite(safest)) {
