@@ -307,7 +307,7 @@
       li.classList.toggle("done", i < k);
       li.classList.toggle("nextmove", i === k);
     }
-    const item = view.items[k];
+    const item = view.items[Math.min(k, view.items.length - 1)];
     if (item) {
       const list = view.list;
       if (item.offsetTop < list.scrollTop || item.offsetTop + item.offsetHeight > list.scrollTop + list.clientHeight) {
