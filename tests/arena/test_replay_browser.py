@@ -316,6 +316,10 @@ def test_a_game_without_a_move_opens(open_page):
     assert "ValueError: no idea" in viewer.page.inner_text("#board-0 .last")
     viewer.page.keyboard.press("ArrowRight")
     assert viewer.step() == 0
+    assert "equally likely" not in viewer.page.inner_text("#subtitle")
+    windows = ReplayGame("broken", BEGINNER, "windows", 0, 0, [], "error", "ValueError")
+    caveat = open_page(build_replay_html([windows]), name="windows.html").page.inner_text("#subtitle")
+    assert "equally likely" in caveat  # the windows rule's moved mine makes the odds only nearly uniform
 
 
 def test_two_players_side_by_side_show_where_their_play_parts(open_page, record_game, tmp_path):

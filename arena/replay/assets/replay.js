@@ -410,6 +410,12 @@
   $("subtitle").textContent = games.length === 1
     ? `${head} · ${plural(first.moves.length, "move")} · ${first.outcome}`
     : `${head} · ${games.map((g) => `${g.player} ${g.outcome} (${plural(g.moves.length, "move")})`).join(" vs ")}`;
+  if (first.rule === "windows") {
+    // The rule moves a mine from under the first click to the top-left-most free cell: layouts are then not
+    // all equally likely, while the analysis weighs them alike.
+    $("subtitle").append(" · under this rule the odds shown assume every layout that fits is equally likely, "
+      + "which the moved mine makes only nearly true");
+  }
   if (games.length > 1) {
     const banner = $("banner");
     banner.hidden = false;
