@@ -17,6 +17,7 @@ from rich.markup import escape
 
 from arena.leaderboard import PublishError
 from arena.paths import STORE_ENV, describe_default_store
+from arena.replay import ReplayError
 from arena.store import StoreError
 from engine import BoardSpec, EngineError, FirstClick, resolve_board
 from players import PlayerError
@@ -107,6 +108,7 @@ def cli_errors(func: T) -> T:
             EngineError,
             PlayerError,
             PublishError,
+            ReplayError,
             SolverError,
             StoreError,
             UsageError,
