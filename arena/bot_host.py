@@ -192,13 +192,19 @@ class Host:
             answer = self.player.play(observation)
             try:
                 return as_actions(answer)
-            except InvalidActionError:
-                return [answer]  # not an action and not a list: passed on for the arena to refuse
+            except InvalidActionError as refused:  # no action at all: refused, in the words a trusted run uses
+                return refusal_line(str(refused))
         except BaseException as error:  # SystemExit and KeyboardInterrupt too: the player's error
             text = _describe(error)
             with contextlib.suppress(MemoryError):
                 traceback.print_exc(file=sys.stderr)
             return protocol.encode_error(text)
+
+
+def refusal_line(why: str) -> str:
+    """A reply the arena scores ``illegal`` (it holds no action) with the player's mistake in Python
+    terms in ``why``, which the arena reports instead of its protocol-worded complaint."""
+    return json.dumps({"actions": [], "why": why[:1000]})
 
 
 class WarmUpTimeout(BaseException):
@@ -237,7 +243,9 @@ def list_players(plugin_files: Sequence[str], entry_points: bool) -> dict[str, A
             {"name": e.name, "description": e.description, "version": e.version, "source": e.source}
             for e in registry.players.values()
         ],
-        "failures": [{"source": f.source, "error": f.error} for f in registry.failures],
+        "failures": [
+            {"source": f.source, "error": f.error, "kind": f.kind, "names": list(f.names)} for f in registry.failures
+        ],
     }
 
 

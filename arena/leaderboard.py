@@ -7,6 +7,7 @@ the exact McNemar test on those discordant boards.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -14,12 +15,29 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
+from arena.runner import FAILURES
 from arena.stats import compare_paired, wilson_interval
 from arena.store import Store
 
-__all__ = ["Leaderboard", "LeaderboardConfig", "LeaderboardRow", "build_leaderboard", "publish"]
+__all__ = [
+    "Leaderboard",
+    "LeaderboardConfig",
+    "LeaderboardRow",
+    "PublishError",
+    "build_leaderboard",
+    "failure_counts",
+    "publish",
+    "tournament_config",
+]
 
-ERROR_OUTCOMES = ("illegal", "error", "crashed")
+
+def failure_counts(games: list[dict[str, Any]]) -> dict[str, int]:
+    """How many of ``games`` ended in each failure outcome (every one named, zeros included)."""
+    counts = dict.fromkeys((o.value for o in FAILURES), 0)
+    for g in games:
+        if g["outcome"] in counts:
+            counts[g["outcome"]] += 1
+    return counts
 
 
 class LeaderboardConfig(BaseModel):
@@ -51,8 +69,10 @@ class LeaderboardRow(BaseModel):
     bbbv_solved_fraction: float
     bbbv_per_second: float | None
     first_click: str
-    errors: int
-    timeouts: int
+    #: Games not played to the end by the rules (error, illegal, crashed, timeout): the table's
+    #: ``failed`` column; ``failed_by`` splits them by outcome (``arena errors`` says why).
+    failed: int
+    failed_by: dict[str, int]
     #: Paired comparison with the leader on the boards both finished (None on the leader's row).
     paired_games: int | None = None
     only_leader: int | None = None
@@ -88,8 +108,11 @@ def _most_common_click(rows: list[dict[str, Any]]) -> str:
     return f"{row},{col}" if n == len(rows) else f"{row},{col} (mostly)"
 
 
-def build_leaderboard(store: Store, tournament_id: str | None = None, boards: int | None = None) -> Leaderboard:
-    """The leaderboard of a stored tournament over its first ``boards`` boards (default: all)."""
+def tournament_config(
+    store: Store, tournament_id: str | None = None, boards: int | None = None
+) -> tuple[LeaderboardConfig, dict[str, Any]]:
+    """What a stored tournament (default: the latest) plays over its first ``boards`` boards, and
+    its stored row."""
     tid = tournament_id or store.latest()
     meta = store.tournament(tid)
     # Never claim more boards than the tournament has: `-n 1000` on a 10-board run shows 10.
@@ -106,6 +129,13 @@ def build_leaderboard(store: Store, tournament_id: str | None = None, boards: in
         rules_version=meta["rules_version"],
         project_version=meta["project_version"],
     )
+    return config, meta
+
+
+def build_leaderboard(store: Store, tournament_id: str | None = None, boards: int | None = None) -> Leaderboard:
+    """The leaderboard of a stored tournament over its first ``boards`` boards (default: all)."""
+    config, _ = tournament_config(store, tournament_id, boards)
+    tid, limit = config.tournament_id, config.boards
     info = {p["player"]: p for p in store.players(tid)}
     by_player: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in store.games(tid, limit):
@@ -122,6 +152,7 @@ def build_leaderboard(store: Store, tournament_id: str | None = None, boards: in
         fractions = [g["bbbv_solved"] / g["bbbv"] for g in games if g["bbbv"]]
         won_bbbv = sum(g["bbbv"] for g in games if g["won"])
         won_ms = sum(g["cpu_ms"] for g in games if g["won"])
+        failures = failure_counts(games)
         rows.append(
             LeaderboardRow(
                 rank=0,
@@ -139,8 +170,8 @@ def build_leaderboard(store: Store, tournament_id: str | None = None, boards: in
                 bbbv_solved_fraction=float(np.mean(fractions)) if fractions else 0.0,
                 bbbv_per_second=(won_bbbv / (won_ms / 1000.0)) if won_ms > 0 else None,
                 first_click=_most_common_click(games),
-                errors=sum(g["outcome"] in ERROR_OUTCOMES for g in games),
-                timeouts=sum(g["outcome"] == "timeout" for g in games),
+                failed=sum(failures.values()),
+                failed_by=failures,
             )
         )
         won_by_board[player] = {g["board"]: bool(g["won"]) for g in games}
@@ -195,14 +226,59 @@ def to_markdown(board: Leaderboard) -> str:
     return "\n".join(lines) + "\n"
 
 
-def publish(board: Leaderboard, directory: str | Path = "leaderboards") -> tuple[Path, Path]:
-    """Write ``<difficulty>-<rule>.md`` and ``.json``; custom sizes use ``HxW-M`` as the name."""
+class PublishError(Exception):
+    """Publishing would replace results that this leaderboard does not cover."""
+
+
+def _describe(config: dict[str, Any], players: int) -> str:
+    tid, seed, boards = config.get("tournament_id"), config.get("seed"), config.get("boards")
+    return f"tournament {tid} (seed {seed}, {boards} boards, {players} players)"
+
+
+def _refuse_to_replace(board: Leaderboard, published: Path) -> None:
+    """Raise ``PublishError`` unless ``board`` covers what ``published`` holds: the same tournament,
+    at least as many boards, and every published player with at least as many games. The tournament
+    id names the board set only (size, rule, seed), so a quick ``-n 100 -p random`` run of the seed
+    behind a published leaderboard has the same id, and replacing would lose most of it."""
+    fix = "pass --force to replace it, or --publish another folder"
+    try:
+        data = json.loads(published.read_text(encoding="utf-8"))
+        old = data["config"]
+        old_games = {row["player"]: int(row["games"]) for row in data["rows"]}
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise PublishError(f"{published} exists but is not a published leaderboard ({error}); {fix}") from None
+    new = board.config.model_dump()
+    here = f"{published} holds {_describe(old, len(old_games))}"
+    if old.get("tournament_id") != board.config.tournament_id:
+        raise PublishError(f"{here}; this is {_describe(new, len(board.rows))}: {fix}")
+    new_games = {row.player: row.games for row in board.rows}
+    fewer = sorted(p for p, n in old_games.items() if new_games.get(p, 0) < n)
+    if board.config.boards < int(old.get("boards", 0)):
+        raise PublishError(f"{here}; this leaderboard has fewer boards ({board.config.boards}): {fix}")
+    if fewer:
+        names = ", ".join(fewer[:3]) + (", ..." if len(fewer) > 3 else "")
+        raise PublishError(f"{here}; this leaderboard has fewer games of {names}: {fix}")
+
+
+def publish(board: Leaderboard, directory: str | Path = "leaderboards", *, force: bool = False) -> tuple[Path, Path]:
+    """Write ``<difficulty>-<rule>.md`` and ``.json``; custom sizes use ``HxW-M`` as the name.
+
+    Published files are results someone may have spent hours on: without ``force``, an existing
+    pair is only replaced by the same tournament with at least as many games (``PublishError``
+    otherwise, before anything is written)."""
     c = board.config
     stem = c.difficulty if "/" not in c.difficulty else f"{c.height}x{c.width}-{c.mines}"
     folder = Path(directory)
-    folder.mkdir(parents=True, exist_ok=True)
     md = folder / f"{stem}-{c.rule}.md"
     js = folder / f"{stem}-{c.rule}.json"
+    if not force:
+        if js.exists():
+            _refuse_to_replace(board, js)
+        elif md.exists():
+            raise PublishError(
+                f"{md} exists without {js.name}, so its tournament is unknown: pass --force to replace it"
+            )
+    folder.mkdir(parents=True, exist_ok=True)
     md.write_text(to_markdown(board), encoding="utf-8")
     js.write_text(board.model_dump_json(indent=2) + "\n", encoding="utf-8")
     return md, js

@@ -31,6 +31,8 @@ from players import Player
 
 __all__ = [
     "DIAGNOSTICS",
+    "EXPECTED",
+    "FAILURES",
     "Agent",
     "AgentFailure",
     "GameResult",
@@ -60,6 +62,11 @@ class Outcome(enum.StrEnum):
     TIMEOUT = "timeout"
     #: The bot's process died (isolated players).
     CRASHED = "crashed"
+
+
+#: The outcomes of a game that was not played to the end by the rules: what the leaderboard's
+#: ``failed`` column and ``arena errors`` count.
+FAILURES = (Outcome.ERROR, Outcome.ILLEGAL, Outcome.CRASHED, Outcome.TIMEOUT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,24 +199,39 @@ def default_move_limit(spec: BoardSpec) -> int:
     return 6 * spec.cells + 100
 
 
+#: What a Python player's ``play`` must return, said the same way by every mode that runs one.
+EXPECTED = "expected an Action or a list of Actions"
+
+
 def as_actions(answer: Any) -> list[Any] | Actions:
     """A player's answer as a list of would-be actions (one action, or an iterable of them; an
-    ``Actions`` as it is). The items are checked by the engine when played; an answer that is
-    neither is illegal."""
+    ``Actions`` as it is). The items are checked by the engine when played.
+
+    Raises ``InvalidActionError`` in Python terms (the player is Python code, trusted here or
+    behind ``arena.bot_host``) for an answer that holds no action at all: None (a ``play`` that
+    falls off its end), an empty list, text, or anything that is not iterable."""
     if answer is None:
-        return []
+        raise InvalidActionError(f"play() returned None, {EXPECTED} (does every path through play() return?)")
     if type(answer) is Actions:
+        if not len(answer):
+            raise InvalidActionError("play() returned an empty Actions; return at least one action")
         return answer
     if isinstance(answer, Action) or (isinstance(answer, tuple) and answer and isinstance(answer[0], str)):
         return [answer]
     if isinstance(answer, str | bytes):
-        return list(answer)  # each character is then refused as "not an action"
+        raise InvalidActionError(f"play() returned {_shown(answer)}, {EXPECTED}")
     try:
-        return list(answer)
+        actions = list(answer)
     except TypeError:
-        raise InvalidActionError(
-            f"play() returned {answer!r}, which is neither an action nor a list of actions"
-        ) from None
+        raise InvalidActionError(f"play() returned {_shown(answer)}, {EXPECTED}") from None
+    if not actions:
+        raise InvalidActionError(f"play() returned an empty {type(answer).__name__}; return at least one action")
+    return actions
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _with_diagnostics(error: str, lines: list[str]) -> str:
@@ -285,11 +307,7 @@ def play_game(
                 asked = time.perf_counter()
                 answer = agent.act(observation, limits.budget(used))
             used += time.perf_counter() - asked
-            actions = as_actions(answer)
-            if not actions:
-                outcome, error = Outcome.ILLEGAL, "play() returned no action"
-                break
-            game.play_answer(actions, on_move=None if on_move is None else functools.partial(on_move, game))
+            game.play_answer(as_actions(answer), on_move=None if on_move is None else functools.partial(on_move, game))
             if not game.over and game.moves > limit:
                 outcome, error = Outcome.ERROR, f"no result after {limit} moves"
                 break

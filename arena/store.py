@@ -3,24 +3,28 @@
 The primary key is the resume mechanism: a rerun asks which (player, board) pairs have no row
 yet and plays only those, and ``INSERT OR IGNORE`` makes a duplicate impossible even if a batch
 is delivered twice. WAL mode keeps readers (a leaderboard opened mid-run) from blocking writes.
+
+Readers may open the file read-only (``read_only=True``): showing or publishing a leaderboard must work
+on a store the user may not write, such as a shared copy or a file in a read-only folder.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from arena.config import RULES_VERSION, TournamentConfig
+from arena.paths import LEGACY_STORE, STORE_ENV, default_store
 from arena.records import GameRecord, RecordMissing, decode
 from arena.runner import GameResult
 
-__all__ = ["DEFAULT_STORE", "SCHEMA_VERSION", "Store", "StoreError", "project_version"]
+__all__ = ["SCHEMA_VERSION", "STORE_ENV", "Store", "StoreError", "default_store", "project_version"]
 
-DEFAULT_STORE = Path("leaderboards") / "arena.db"
 SCHEMA_VERSION = "1"
 
 GAME_COLUMNS = (
@@ -118,22 +122,58 @@ def project_version() -> str:
         return "unknown"
 
 
+def _missing_store(path: Path) -> str:
+    text = f"no results store at {str(path)!r}; run a tournament first, pass --store PATH or set ${STORE_ENV}"
+    if path == default_store() and LEGACY_STORE.is_file():
+        text += f" (older versions stored results in {str(LEGACY_STORE)!r} here: pass --store {LEGACY_STORE})"
+    return text
+
+
 def _now() -> str:
     # Microseconds: `latest` orders tournaments by this, and two may start within one second.
     return dt.datetime.now(dt.UTC).isoformat(timespec="microseconds")
 
 
-class Store:
-    """A results store at ``path`` (created on first use)."""
+def _writable(path: Path) -> bool:
+    """Whether this process may write ``path`` (by its effective ids, as the kernel will judge)."""
+    if os.access in os.supports_effective_ids:
+        return os.access(path, os.W_OK, effective_ids=True)
+    return os.access(path, os.W_OK)
 
-    def __init__(self, path: str | Path = DEFAULT_STORE, *, create: bool = True) -> None:
-        self.path = Path(path)
+
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    """A read-only connection. A WAL database needs its ``-shm`` file: when neither it exists nor
+    the folder lets SQLite create it, only ``immutable=1`` opens the file, which is safe exactly
+    when nobody can write it (and then we cannot either)."""
+    uri = path.resolve().as_uri() + "?mode=ro"
+    db = sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level=None)
+    try:
+        db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        return db
+    except sqlite3.OperationalError:
+        db.close()
+        if _writable(path) and _writable(path.resolve().parent):
+            raise
+    return sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
+
+
+class Store:
+    """A results store at ``path`` (default: ``default_store()``), created on first use unless
+    ``create=False``. ``read_only=True`` opens an existing store for reading only, which works
+    without write access to the file or its folder."""
+
+    def __init__(self, path: str | Path | None = None, *, create: bool = True, read_only: bool = False) -> None:
+        self.path = Path(path) if path is not None else default_store()
+        create = create and not read_only
         if not create and not self.path.is_file():
-            raise StoreError(f"no results store at {str(self.path)!r}; run a tournament first or pass --store PATH")
+            raise StoreError(_missing_store(self.path))
         try:
-            if create:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+            if read_only:
+                self.db = _connect_read_only(self.path)
+            else:
+                if create:
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                self.db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
             self.db.row_factory = sqlite3.Row
             tables = {row[0] for row in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if tables and "meta" not in tables:
@@ -144,18 +184,21 @@ class Store:
             if not tables and not create:
                 self.db.close()
                 raise StoreError(f"{str(self.path)!r} is not a results store; run a tournament first")
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.executescript(_SCHEMA)
-            self.db.execute(
-                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?), ('created_by', ?)",
-                (SCHEMA_VERSION, project_version()),
-            )
-            found = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
+            if not read_only:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")
+                self.db.executescript(_SCHEMA)
+                self.db.execute(
+                    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?), ('created_by', ?)",
+                    (SCHEMA_VERSION, project_version()),
+                )
+            found = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         except (sqlite3.Error, OSError) as error:
             raise StoreError(f"cannot use {str(self.path)!r} as a results store: {error}") from None
-        if found != SCHEMA_VERSION:
-            raise StoreError(f"{str(self.path)!r} has store schema {found}; this version reads schema {SCHEMA_VERSION}")
+        if found is None or found[0] != SCHEMA_VERSION:
+            self.db.close()
+            schema = "no store schema" if found is None else f"store schema {found[0]}"
+            raise StoreError(f"{str(self.path)!r} has {schema}; this version reads schema {SCHEMA_VERSION}")
 
     def close(self) -> None:
         self.db.close()
@@ -274,11 +317,13 @@ class Store:
         ).fetchall()
         return [dict(r) for r in rows]
 
-    def games(self, tournament_id: str, games: int | None = None) -> list[dict[str, Any]]:
+    def games(self, tournament_id: str, games: int | None = None, *, start: int = 0) -> list[dict[str, Any]]:
+        """The stored games of boards ``start`` to ``games`` (excluded), by player then board."""
         limit = games if games is not None else 2**62
         rows = self.db.execute(
-            f"SELECT {', '.join(GAME_COLUMNS)} FROM games WHERE tournament_id = ? AND board < ? ORDER BY player, board",
-            (tournament_id, limit),
+            f"SELECT {', '.join(GAME_COLUMNS)} FROM games WHERE tournament_id = ? AND board >= ? AND board < ?"
+            " ORDER BY player, board",
+            (tournament_id, start, limit),
         ).fetchall()
         return [dict(r) for r in rows]
 
@@ -300,10 +345,13 @@ class Store:
         """The moves of one stored game (``arena.records``). ``StoreError`` when the game is not
         stored, ``RecordMissing`` when it was stored without them (a store from before records, or
         ``--record none``), ``RecordError`` when they cannot be read."""
-        row = self.db.execute(
-            "SELECT data FROM records WHERE tournament_id = ? AND player = ? AND board = ?",
-            (tournament_id, player, board),
-        ).fetchone()
+        try:
+            row = self.db.execute(
+                "SELECT data FROM records WHERE tournament_id = ? AND player = ? AND board = ?",
+                (tournament_id, player, board),
+            ).fetchone()
+        except sqlite3.OperationalError:  # no records table: a store from before them, opened read-only
+            row = None
         if row is None:
             self.game(tournament_id, player, board)
             raise RecordMissing(
@@ -314,6 +362,8 @@ class Store:
 
     def records_stored(self, tournament_id: str) -> int:
         """How many games of the tournament have a record."""
-        return int(
-            self.db.execute("SELECT COUNT(*) FROM records WHERE tournament_id = ?", (tournament_id,)).fetchone()[0]
-        )
+        try:
+            query = self.db.execute("SELECT COUNT(*) FROM records WHERE tournament_id = ?", (tournament_id,))
+        except sqlite3.OperationalError:  # no records table: a store from before them, opened read-only
+            return 0
+        return int(query.fetchone()[0])

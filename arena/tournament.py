@@ -16,6 +16,7 @@ a backend (``arena.backends``), and commits each batch's results as it comes bac
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -33,6 +34,7 @@ from arena.backends import (
     make_backend,
     start_method,
 )
+from arena.backends.dask_cluster import ADDRESS_ENV
 from arena.config import TournamentConfig
 from arena.store import Store
 from arena.worker import Batch
@@ -46,6 +48,7 @@ __all__ = [
     "WorkerCrashError",
     "default_workers",
     "pending_work",
+    "plan_workers",
     "run_tournament",
     "start_method",
 ]
@@ -81,6 +84,27 @@ def pending_work(config: TournamentConfig, store: Store) -> tuple[Work, int]:
         if missing:
             work.append((board, missing))
     return work, skipped
+
+
+def plan_workers(
+    requested: int | None, boards: int, backend: str = "local", address: str | None = None
+) -> tuple[int, str]:
+    """How many workers to start for ``boards`` pending boards, and a one-line note when that is
+    fewer than ``requested``. A worker without a core of its own only adds memory (every process
+    imports numba and the players) and waiting, and one without a board does nothing at all, so
+    a run on this machine (the local pool, or a Dask LocalCluster) gets at most one per core and
+    one per board. A remote Dask cluster has as many workers as it has."""
+    if backend == "dask" and (address or os.environ.get(ADDRESS_ENV)):
+        return max(1, requested or 1), ""
+    cores = default_workers()
+    count = min(requested or cores, cores, max(1, boards))
+    if not requested or count >= requested or boards == 0:
+        return count, ""
+    if count == cores:
+        why = f"this machine has {cores} core{'s' if cores != 1 else ''}"
+    else:
+        why = f"only {boards} board{'s' if boards != 1 else ''} to play"
+    return count, f"--workers {requested} capped at {count}: {why}"
 
 
 def batches(config: TournamentConfig, work: Work, size: int) -> Iterator[Batch]:
@@ -145,6 +169,7 @@ def run_tournament(
     Raises ``TournamentInterrupted`` on Ctrl-C and ``TournamentError`` when the workers keep dying,
     in both cases after committing every finished game.
     """
+    registry.check_requested(ref.name for ref in config.players)
     entries = {ref.key: registry.get(ref.name) for ref in config.players}
     for ref in config.players:
         entries[ref.key].cls.parse_options(ref.options)  # bad options fail here, not in a worker
@@ -154,7 +179,7 @@ def run_tournament(
         work = _reorder(work, order)
     owned = isinstance(backend, str)
     if owned:
-        count = min(max(1, workers or default_workers()), max(1, len(work)))
+        count = plan_workers(workers, len(work), str(backend), address)[0]
         engine = make_backend(str(backend), workers=count, address=address)  # fails before anything is stored
     else:
         engine = backend  # type: ignore[assignment]

@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from players.api import NAME_PATTERN, Player, PlayerError, PlayerOptionsError, corner_first_click
 from players.hookspecs import hookimpl, hookspec
-from players.registry import DuplicatePlayerError, PlayerEntry, PluginFailure, Registry, UnknownPlayerError
+from players.registry import (
+    DuplicatePlayerError,
+    PlayerEntry,
+    PluginFailure,
+    PluginNotFoundError,
+    Registry,
+    UnknownPlayerError,
+)
 
 __all__ = [
     "NAME_PATTERN",
@@ -19,6 +26,7 @@ __all__ = [
     "PlayerError",
     "PlayerOptionsError",
     "PluginFailure",
+    "PluginNotFoundError",
     "Registry",
     "UnknownPlayerError",
     "corner_first_click",

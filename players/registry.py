@@ -5,6 +5,11 @@ distributions with an entry point in the ``minesweeper_arena`` group, and local 
 with ``--plugin``. Nothing loads at import time; ``Registry.load`` does the work once, and a
 plugin that fails to import or to register is recorded as a failure and skipped, so one broken
 plugin never takes the command line down with it.
+
+Two failures are mistakes of the person running the command rather than of a plugin: a
+``--plugin`` file that does not exist, and a plugin refused because it registers a name already
+taken. Both are recorded like any failure, with a ``kind`` that lets a tournament refuse to start
+(``PlayerLookup.check_requested``) instead of quietly playing someone else under the name asked for.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Literal
 
 import pluggy
 from pydantic import BaseModel
@@ -31,9 +36,11 @@ from players.api import NAME_PATTERN, Player, PlayerError
 
 __all__ = [
     "DuplicatePlayerError",
+    "FailureKind",
     "PlayerEntry",
     "PlayerLookup",
     "PluginFailure",
+    "PluginNotFoundError",
     "Registry",
     "UnknownPlayerError",
 ]
@@ -43,6 +50,14 @@ BUILTIN_MODULE = "players.builtin"
 
 class DuplicatePlayerError(PlayerError):
     """Two plugins claim the same player name; leaderboards could not tell them apart."""
+
+    def __init__(self, message: str, name: str = "") -> None:
+        super().__init__(message)
+        self.name = name
+
+
+class PluginNotFoundError(PlayerError):
+    """A ``--plugin`` file that does not exist: a typo on the command line, not a broken plugin."""
 
 
 class UnknownPlayerError(PlayerError, LookupError):
@@ -61,11 +76,28 @@ class PlayerEntry:
         return self.cls(options)
 
 
+#: ``error``: the plugin failed to import or register; ``missing``: a ``--plugin`` file that does not
+#: exist; ``duplicate``: it registers a name another source has (``names``); ``discovery``: listing the
+#: third-party players failed; ``engine``: an engine bot did not start.
+FailureKind = Literal["error", "missing", "duplicate", "discovery", "engine"]
+
+
 @dataclass(frozen=True, slots=True)
 class PluginFailure:
     source: str
     error: str
     detail: str = ""
+    kind: FailureKind = "error"
+    #: For ``duplicate``: the player names that were taken already.
+    names: tuple[str, ...] = ()
+
+    @property
+    def summary(self) -> str:
+        """One line for a warning: what was skipped, and why."""
+        if self.kind == "discovery":
+            return f"third-party players skipped: {self.error}"
+        subject = self.source if self.kind == "engine" else f"plugin {self.source}"
+        return f"{subject} skipped: {self.error}"
 
 
 def _first_line(error: BaseException) -> str:
@@ -90,6 +122,26 @@ class PlayerLookup(abc.ABC):
 
     def create(self, name: str, options: Mapping[str, Any] | None = None) -> Player:
         return self.get(name).create(options)
+
+    @property
+    @abc.abstractmethod
+    def failures(self) -> list[PluginFailure]:
+        """The plugins (or bots) that were skipped, and why."""
+
+    def check_requested(self, names: Iterable[str]) -> None:
+        """Refuse the failures that would make a tournament of ``names`` play something else than
+        asked: a ``--plugin`` file that does not exist, and a plugin skipped for taking a name the
+        tournament plays (another player would play under it). Other failures stay warnings."""
+        wanted = set(names)
+        for failure in self.failures:
+            message = failure.error.partition(": ")[2] or failure.error  # without the exception type
+            if failure.kind == "missing":
+                raise PluginNotFoundError(message)
+            taken = [name for name in failure.names if name in wanted]
+            if failure.kind == "duplicate" and taken:
+                raise DuplicatePlayerError(
+                    f"{message}; rename the player in that plugin, or leave {taken[0]!r} out of --players", taken[0]
+                )
 
 
 class Registry(PlayerLookup):
@@ -132,7 +184,14 @@ class Registry(PlayerLookup):
                 for entry in staged:
                     self._players[entry.name] = entry  # type: ignore[index]
         except (Exception, SystemExit) as error:  # a plugin's failure is reported, never fatal
-            self._failures.append(PluginFailure(source, _first_line(error), traceback.format_exc(limit=-3)))
+            kind: FailureKind = "error"
+            names: tuple[str, ...] = ()
+            if isinstance(error, PluginNotFoundError):
+                kind = "missing"
+            elif isinstance(error, DuplicatePlayerError):
+                kind, names = "duplicate", (error.name,)
+            detail = traceback.format_exc(limit=-3)
+            self._failures.append(PluginFailure(source, _first_line(error), detail, kind, names))
 
     def _check(self, cls: Any, source: str, staged: list[PlayerEntry]) -> PlayerEntry:
         if not (inspect.isclass(cls) and issubclass(cls, Player)):
@@ -157,7 +216,8 @@ class Registry(PlayerLookup):
         if clash is not None:
             raise DuplicatePlayerError(
                 f"player name {name!r} from {source} is already registered by {clash.source}; "
-                "player names must be unique"
+                "player names must be unique",
+                name,
             )
         description = (cls.description or (inspect.getdoc(cls) or "").split("\n")[0]).strip()
         return PlayerEntry(name, cls, description, source, str(getattr(cls, "version", "1")))
@@ -179,7 +239,7 @@ def _import_file(path: str) -> ModuleType:
     """Import a local plugin file under a name unique to its path, so two files may share a stem."""
     file = Path(path).expanduser()
     if not file.is_file():
-        raise PlayerError(f"plugin file {path!r} does not exist")
+        raise PluginNotFoundError(f"plugin file {path!r} does not exist")
     resolved = str(file.resolve())
     module_name = f"_arena_plugin_{file.stem}_{hashlib.sha1(resolved.encode()).hexdigest()[:10]}"
     if module_name in sys.modules:

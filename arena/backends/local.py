@@ -46,6 +46,10 @@ _WATCH_PARENT = 1.0
 
 
 def default_workers() -> int:
+    """The cores this process may run on (its CPU affinity, not the machine's total)."""
+    counter = getattr(os, "process_cpu_count", None)  # Python 3.13+, which also honours PYTHON_CPU_COUNT
+    if counter is not None:
+        return max(1, counter() or 1)
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -14,7 +15,10 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
+from arena.leaderboard import PublishError
+from arena.paths import STORE_ENV, describe_default_store
 from arena.records import RecordError
+from arena.replay import ReplayError
 from arena.store import StoreError
 from engine import BoardSpec, EngineError, FirstClick, resolve_board
 from players import PlayerError
@@ -38,7 +42,8 @@ __all__ = [
 ]
 
 # Tables need room: when stdout is not a terminal (a pipe, a CI log) rich would assume 80 columns.
-console = Console(width=None if sys.stdout.isatty() else 160)
+# An explicit COLUMNS (`COLUMNS=80 arena leaderboard | less`) is honoured, as rich does in a terminal.
+console = Console(width=None if sys.stdout.isatty() or os.environ.get("COLUMNS", "").isdigit() else 160)
 err_console = Console(stderr=True)
 
 T = TypeVar("T", bound=Callable[..., Any])
@@ -56,7 +61,14 @@ Size = Annotated[str | None, typer.Option("--size", help="Custom board HxW (rows
 Mines = Annotated[int | None, typer.Option("--mines", help="Mine count for --size.")]
 FirstClickOpt = Annotated[str, typer.Option("--first-click", help="First-click rule: safe, opening, none or windows.")]
 Seed = Annotated[int, typer.Option("--seed", help="Tournament seed: the same seed plays the same boards.")]
-StoreOpt = Annotated[Path, typer.Option("--store", help="SQLite results store.")]
+StoreOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--store",
+        help=f"SQLite results store. Default: {describe_default_store()}; ${STORE_ENV} changes the default.",
+        show_default=False,
+    ),
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of a table.")]
 PluginOpt = Annotated[
     list[Path] | None,
@@ -96,7 +108,9 @@ def cli_errors(func: T) -> T:
         except (
             EngineError,
             PlayerError,
+            PublishError,
             RecordError,
+            ReplayError,
             SolverError,
             StoreError,
             UsageError,

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from arena.cli.common import JsonOpt, StoreOpt, UsageError, cli_errors, console, print_json
-from arena.cli.render import leaderboard_table
+from arena.cli.render import plain_table, print_leaderboard
 from arena.leaderboard import build_leaderboard, publish
-from arena.store import DEFAULT_STORE, Store
+from arena.store import Store
 
 NAME = "leaderboard"
 HELP = "Show a stored tournament's leaderboard (default: the latest), list tournaments, or publish one."
@@ -32,32 +33,46 @@ def command(
             show_default=False,
         ),
     ] = None,
-    store: StoreOpt = DEFAULT_STORE,
+    force: Annotated[
+        bool, typer.Option("--force", help="With --publish: replace files that hold another tournament.")
+    ] = False,
+    store: StoreOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     if games is not None and games < 1:
         raise UsageError(f"--games must be at least 1, got {games}")
-    with Store(store, create=False) as db:
+    if force and publish_to is None:
+        raise UsageError("--force goes with --publish DIR")
+    with Store(store, read_only=True) as db:
         if list_all:
             rows = db.tournaments()
             if json_out:
                 print_json(rows)
                 return
-            table = Table(title=f"tournaments in {store}", title_justify="left")
-            for column in ("id", "difficulty", "rule", "seed", "games", "rows_stored", "updated"):
-                table.add_column(column)
-            for r in rows:
-                table.add_row(
-                    *(str(r[c]) for c in ("id", "difficulty", "rule", "seed", "games", "rows_stored", "updated"))
-                )
-            console.print(table)
+            console.print(tournaments_table(rows, db.path))
             return
         board = build_leaderboard(db, tournament, games)
     if publish_to is not None:
-        md, js = publish(board, publish_to)
+        md, js = publish(board, publish_to, force=force)
         if not json_out:
-            console.print(f"published {md} and {js}", highlight=False)
+            console.print(Text(f"published {md} and {js}"))
     if json_out:
         print_json(board.model_dump())
     else:
-        console.print(leaderboard_table(board))
+        print_leaderboard(console, board, store=store)
+
+
+def tournaments_table(rows: list[dict[str, Any]], store: Path) -> Table:
+    """The stored tournaments, newest first; narrow enough for 80 columns (the board's size and rule
+    share a column that wraps, the time is shown to the minute)."""
+    table = plain_table(f"tournaments in {store}")
+    table.add_column("id", no_wrap=True)
+    table.add_column("board")
+    for column in ("seed", "games", "stored"):
+        table.add_column(column, justify="right", no_wrap=True)
+    table.add_column("updated (UTC)", no_wrap=True)
+    for r in rows:
+        updated = str(r["updated"]).replace("T", " ")[:16]
+        cells = (r["id"], f"{r['difficulty']}, {r['rule']}", r["seed"], r["games"], r["rows_stored"], updated)
+        table.add_row(*(Text(str(c)) for c in cells))
+    return table

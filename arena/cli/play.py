@@ -43,6 +43,7 @@ from arena.cli.playing import (
     MemoryOpt,
     MoveTimeOpt,
     OptionOpt,
+    check_plugins,
     limits_from,
     parse_options,
     player_catalog,
@@ -108,6 +109,7 @@ def command(
     try:
         catalog, bots = player_catalog(plugin, engine_bot, isolation, probe=False)
         name = player or _default_player(catalog, bots)
+        check_plugins(catalog, (name,))
         options = parse_options(option, {name}).get(name, {})
         catalog.get(name).cls.parse_options(options)  # bad options are bad input, refused before any game
         ref = PlayerRef(name=name, options=options)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.table import Table
+from rich.text import Text
 
 from arena.cli.common import JsonOpt, PluginOpt, cli_errors, console, print_json
+from arena.cli.render import plain_table
 from players import Registry
 
 NAME = "players"
@@ -25,10 +29,21 @@ def command(plugin: PluginOpt = None, json_out: JsonOpt = False) -> None:
     if json_out:
         print_json(rows)
         return
-    table = Table(title="players", title_justify="left")
-    for column in ("name", "description", "source", "status"):
-        table.add_column(column)
+    console.print(players_table(rows))
+
+
+def players_table(rows: list[dict[str, Any]]) -> Table:
+    """Names stay whole (they are what ``-p`` takes); a broken plugin's error takes the description's
+    room, where it can wrap, and long paths fold instead of being cut."""
+    table = plain_table("players")
+    table.add_column("name", style="bold", no_wrap=True)
+    table.add_column("description", overflow="fold")
+    table.add_column("source", overflow="fold")
+    table.add_column("status", no_wrap=True)
     for r in rows:
-        style = "red" if r["status"] != "ok" else None
-        table.add_row(r["name"] or "-", r["description"], r["source"], r["status"], style=style)
-    console.print(table)
+        if r["status"] == "ok":
+            cells, style = (r["name"], r["description"], r["source"], "ok"), None
+        else:
+            cells, style = ("-", r["status"].removeprefix("error: "), r["source"], "error"), "red"
+        table.add_row(*(Text(str(c)) for c in cells), style=style)
+    return table

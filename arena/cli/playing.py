@@ -9,7 +9,7 @@ exactly as it would in a tournament.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -27,6 +27,7 @@ __all__ = [
     "MemoryOpt",
     "MoveTimeOpt",
     "OptionOpt",
+    "check_plugins",
     "limits_from",
     "parse_options",
     "player_catalog",
@@ -84,17 +85,19 @@ def limits_from(move_time: float, game_time: float, memory_mb: int) -> Limits:
 def player_catalog(
     plugin: Sequence[Path] | None, engine_bot: Sequence[str] | None, isolation: Isolation, *, probe: bool = True
 ) -> tuple[PlayerCatalog, tuple[EngineBot, ...]]:
-    """The players the command may name, and the engine bots among them. A plugin or engine bot that
-    cannot be loaded is a warning on stderr, not the end of the command: the others still play.
-    ``probe=False`` skips the engine bots' trial handshake: for a command that starts the bot right
-    away anyway, and reports its failure to start as the game's result."""
+    """The players the command may name, and the engine bots among them. ``probe=False`` skips the
+    engine bots' trial handshake: for a command that starts the bot right away anyway, and reports
+    its failure to start as the game's result. Call ``check_plugins`` once the players are known."""
     bots = tuple(EngineBot.parse(text) for text in engine_bot or [])
     catalog = PlayerCatalog.for_tournament([str(p) for p in plugin or []], bots, isolation)
-    catalog.check = probe  # read when the catalogue loads, on first use below
-    for failure in catalog.failures:
-        err_console.print(
-            f"[yellow]warning:[/] plugin {escape(failure.source)} skipped: {escape(failure.error)}",
-            highlight=False,
-            soft_wrap=True,
-        )
+    catalog.check = probe  # read when the catalogue loads, on first use
     return catalog, bots
+
+
+def check_plugins(catalog: PlayerCatalog, names: Iterable[str]) -> None:
+    """A missing ``--plugin`` file, or a plugin refused for a name that the command plays, is an error
+    (someone else would play under that name); any other plugin or engine bot that could not be
+    loaded is a warning on stderr, and the others still play."""
+    catalog.check_requested(names)
+    for failure in catalog.failures:
+        err_console.print(f"[yellow]warning:[/] {escape(failure.summary)}", highlight=False, soft_wrap=True)

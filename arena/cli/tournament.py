@@ -5,7 +5,6 @@ from __future__ import annotations
 import shlex
 import sys
 import time
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -36,20 +35,22 @@ from arena.cli.playing import (
     MemoryOpt,
     MoveTimeOpt,
     OptionOpt,
+    check_plugins,
     limits_from,
     parse_options,
     player_catalog,
 )
-from arena.cli.render import leaderboard_table
+from arena.cli.render import print_leaderboard
 from arena.config import PlayerRef, RecordMode, TournamentConfig, parse_player_list
 from arena.isolation import Isolation
 from arena.leaderboard import build_leaderboard
-from arena.store import DEFAULT_STORE, Store
+from arena.store import Store
 from arena.tournament import (
     BackendUnavailable,
     TournamentError,
     TournamentInterrupted,
     pending_work,
+    plan_workers,
     run_tournament,
 )
 
@@ -76,7 +77,7 @@ def command(
     workers: Annotated[
         int | None, typer.Option("--workers", "-w", help="Worker processes; default: one per core.")
     ] = None,
-    store: StoreOpt = DEFAULT_STORE,
+    store: StoreOpt = None,
     plugin: PluginOpt = None,
     json_out: JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
@@ -124,6 +125,7 @@ def command(
     limits = limits_from(move_time, game_time, memory_mb)
     registry, bots = player_catalog(plugin, engine_bot, isolation)
     refs = parse_player_list(players) or tuple(PlayerRef(name=n) for n in sorted(registry.players))
+    check_plugins(registry, (ref.name for ref in refs))
     for ref in refs:
         registry.get(ref.name)
     options = parse_options(option, {r.name for r in refs})
@@ -142,7 +144,11 @@ def command(
         record=record,
     )
     with Store(store) as db:
-        todo = sum(len(keys) for _, keys in pending_work(config, db)[0])
+        work = pending_work(config, db)[0]
+        todo = sum(len(keys) for _, keys in work)
+        workers, note = plan_workers(workers, len(work), backend, address)
+        if note:
+            err_console.print(escape(note), style="yellow", highlight=False, soft_wrap=True)
         started = time.perf_counter()
         try:
             if quiet or todo == 0:
@@ -171,7 +177,8 @@ def command(
                     )
         except TournamentInterrupted as stop:
             err_console.print(
-                f"[yellow]interrupted:[/] {stop.recorded} games committed this run. Resume with:\n  {resume_hint()}",
+                f"[yellow]interrupted:[/] {stop.recorded} games committed this run. Resume with:\n"
+                f"  {escape(resume_hint())}",
                 highlight=False,
                 soft_wrap=True,  # the command must stay one line, to copy and paste
             )
@@ -183,6 +190,7 @@ def command(
             raise typer.Exit(1) from None
         elapsed = time.perf_counter() - started
         board = build_leaderboard(db, config.id, games)
+        stored_in = db.path.resolve()
     if json_out:
         data = board.model_dump()
         data["run"] = {
@@ -193,13 +201,14 @@ def command(
             "isolation": isolation.value,
             "record": record.value,
             "seconds": round(elapsed, 3),
-            "store": str(Path(store)),
+            "store": str(stored_in),
         }
         print_json(data)
         return
-    console.print(leaderboard_table(board))
+    print_leaderboard(console, board, store=store)
     console.print(
         f"played {summary.played} games ({summary.skipped} already in the store) with {summary.workers} "
-        f"worker(s) ({summary.backend}) in {elapsed:.1f}s · store {store}",
+        f"worker(s) ({summary.backend}) in {elapsed:.1f}s",
         highlight=False,
     )
+    console.print(f"results stored in {escape(str(stored_in))}", style="dim", highlight=False, soft_wrap=True)

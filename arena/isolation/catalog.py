@@ -81,7 +81,7 @@ def discover(
         why = process.exit_description() if isinstance(error, BotExited) else str(error)
         process.kill()  # and wait for its last stderr lines
         tail = " | ".join(process.stderr_tail()[-3:])
-        failure = PluginFailure("plugin discovery", f"listing the plugins' players failed ({why})", tail)
+        failure = PluginFailure("plugin discovery", f"listing the plugins' players failed ({why})", tail, "discovery")
         return [], [failure]
     finally:
         process.close()
@@ -91,7 +91,10 @@ def discover(
             continue
         cls = _stand_in(player["name"], player["description"], player["version"], IsolatedPluginPlayer)
         entries.append(PlayerEntry(player["name"], cls, player["description"], player["source"], player["version"]))
-    failures = [PluginFailure(f["source"], f["error"]) for f in data.get("failures", [])]
+    failures = [
+        PluginFailure(f["source"], f["error"], kind=f.get("kind", "error"), names=tuple(f.get("names", ())))
+        for f in data.get("failures", [])
+    ]
     return entries, failures
 
 
@@ -175,7 +178,9 @@ class PlayerCatalog(PlayerLookup):
                 try:
                     version = probe(bot)[1] or "unknown"
                 except PlayerError as error:  # reported and skipped, like a broken plugin
-                    self._failures.append(PluginFailure(f"engine bot {bot.name} ({bot.label})", str(error)))
+                    self._failures.append(
+                        PluginFailure(f"engine bot {bot.name} ({bot.label})", str(error), kind="engine")
+                    )
                     continue
             cls = _stand_in(bot.name, f"engine bot: {bot.label}", version, ExternalPlayer)
             entries[bot.name] = PlayerEntry(bot.name, cls, f"engine bot: {bot.label}", f"engine {bot.label}", version)

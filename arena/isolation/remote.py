@@ -27,7 +27,7 @@ from arena.isolation import shared as shared_memory
 from arena.isolation.process import BotExited, BotOutputError, BotProcess, BotTimeout, make_undumpable
 from arena.isolation.settings import DEFAULT_LIMITS, Limits
 from arena.runner import AgentFailure, Outcome
-from engine import Action, BoardSpec, FirstClick, Observation
+from engine import Action, BoardSpec, FirstClick, InvalidActionError, Observation
 
 __all__ = ["MAX_SETUP_FAILURES", "RemoteAgent", "bot_environment", "host_command"]
 
@@ -122,6 +122,8 @@ class RemoteAgent:
         self._announce: tuple[BoardSpec, FirstClick, int, Limits] | None = None
         self._mines, self._rule = 0, FirstClick.SAFE  # the current game's
         self._last_tail: list[str] = []
+        #: The arena's own host runs a Python player: its mistakes are told in Python terms.
+        self.python_host = "arena.bot_host" in self.command[:3]
         self._setup_failures = 0
         self._setup_error: AgentFailure | None = None
 
@@ -303,7 +305,7 @@ class RemoteAgent:
                 message = "\n".join([*self._outbox, protocol.observation(observation)])
                 self._outbox.clear()
                 line = self._exchange(process, deadline, self._line_reply, message)
-                actions, waited = protocol.parse_reply(line)
+                actions, waited = self._parse_reply(line)
         except (protocol.ProtocolError, shared_memory.SharedChannelError) as error:
             self._stop(respawn=True)  # where its output stands is anyone's guess now
             raise AgentFailure(Outcome.ILLEGAL, str(error)) from None
@@ -364,12 +366,38 @@ class RemoteAgent:
         if not channel.answered():
             process.spun += shared_memory.await_answer(channel, process, deadline, self.spin)
         if channel.status() == shared_memory.STATUS_PIPE:
-            return protocol.parse_reply(process.receive(deadline))
+            return self._parse_reply(process.receive(deadline))
         stray = process.pending_output()
         if stray:
             shown = stray[:120].decode("utf-8", "replace")
             raise protocol.ProtocolError(f"unexpected output {shown!r} besides a reply in shared memory")
         return channel.reply()
+
+    def _parse_reply(self, line: bytes) -> tuple[list[Action], float]:
+        """``protocol.parse_reply``, with a refusal explained in the bot's own terms where it can be."""
+        try:
+            return protocol.parse_reply(line)
+        except InvalidActionError as refused:
+            raise InvalidActionError(self._explain(line, str(refused))) from None
+
+    def _explain(self, line: bytes, complaint: str) -> str:
+        """Why a reply holds no playable action: the bot's ``why`` when it gave one (the Python host
+        says what ``play()`` returned), else, for the Python host, the item it could not encode (its
+        ``repr``, sent as text) in the words the engine uses in process, else the protocol's words.
+        Runs only for a refused reply, so the reply is parsed a second time only then."""
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return complaint
+        why = message.get("why") if isinstance(message, dict) else None
+        if isinstance(why, str) and why.strip():
+            return why[:1000]
+        items = message.get("actions") if isinstance(message, dict) else None
+        if self.python_host and isinstance(items, list):
+            for item in items:
+                if isinstance(item, str):
+                    return f"{item} is not an action; use Action.reveal/flag/unflag/chord(row, col)"
+        return complaint
 
     def _exchange(self, process: BotProcess, deadline: float, talk: Callable[..., T], *args: Any) -> T:
         """``talk(process, deadline, *args)``; every way the process fails it ends the game."""

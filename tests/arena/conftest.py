@@ -6,18 +6,26 @@ where ``conftest`` is not an importable module.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shutil
+import sys
+import tempfile
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner, Result
 
 from arena.cli import app
-from arena.runner import GameResult, Outcome
+from arena.replay import ReplayGame, ReplayMove
+from arena.runner import GameResult, Outcome, play_game
 from engine import Action, BoardSpec, FirstClick, Game, Observation
-from players import Player
+from players import Player, Registry
 
 #: A plugin file with a player that plays like ``random`` but raises KeyboardInterrupt (a Ctrl-C) when it is
 #: reset for the board named in ARENA_TEST_INTERRUPT="SEED:BOARD". A player does not know its board index, but
@@ -178,3 +186,80 @@ def cheater() -> Callable[..., LayoutPlayer]:
         return LayoutPlayer(layout, click, **kwargs)
 
     return make
+
+
+@pytest.fixture
+def read_only_folder() -> Iterator[tuple[Path, Callable[..., contextlib.AbstractContextManager[None]]]]:
+    """``(folder, locked)``: ``with locked():`` makes every file in ``folder`` mode 444 (or ``mode``) and
+    the folder 555, and runs the body as a user that cannot write them. As root, who may write anyway, that is
+    ``nobody`` (effective ids only); the folder lies under /tmp because ``tmp_path`` is root's alone.
+    Import what the body needs before entering: ``nobody`` cannot read root's Python either."""
+    if sys.platform == "win32":
+        pytest.skip("POSIX permissions")
+    folder = Path(tempfile.mkdtemp(prefix="arena-read-only-"))
+    folder.chmod(0o755)
+
+    @contextlib.contextmanager
+    def locked(mode: int = 0o444) -> Iterator[None]:
+        for file in folder.iterdir():
+            file.chmod(mode)
+        folder.chmod(0o555)
+        root = os.geteuid() == 0
+        try:
+            if root:
+                os.setegid(65534)
+                os.seteuid(65534)
+            yield
+        finally:
+            if root:
+                os.seteuid(0)
+                os.setegid(0)
+            folder.chmod(0o755)
+
+    try:
+        yield folder, locked
+    finally:
+        folder.chmod(0o755)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@dataclass
+class RecordedGame:
+    """A game played through the arena's loop with every move logged as it was played: the record
+    (``game``, as the store keeps one) and the engine's own visible grid after each move (``grids[k]``)."""
+
+    game: ReplayGame
+    grids: list[np.ndarray]
+    result: GameResult
+
+
+@pytest.fixture(scope="session")
+def record_game() -> Callable[..., RecordedGame]:
+    """``record_game(player, spec, rule, seed, board, note=None)``: play ``player`` (a built-in name or a
+    ``Player``) on that board and keep its moves; ``note(game, action)`` may attach a note to each move."""
+    registry = Registry(entry_points=False)
+
+    def play(
+        player: str | Player,
+        spec: BoardSpec,
+        rule: FirstClick | str = FirstClick.SAFE,
+        seed: int = 0,
+        board: int = 0,
+        *,
+        note: Callable[[Game, Action], Any] | None = None,
+    ) -> RecordedGame:
+        bot = registry.create(player) if isinstance(player, str) else player
+        rule = FirstClick.parse(rule)
+        first = Game(spec, rule, seed=seed, index=board)
+        moves: list[ReplayMove] = []
+        grids = [first.grid.copy()]
+
+        def moved(game: Game, action: Action) -> None:
+            moves.append(ReplayMove.from_action(action, None if note is None else note(game, action)))
+            grids.append(game.grid.copy())
+
+        result = play_game(bot, bot.name, spec, rule, seed, board, on_move=moved)
+        record = ReplayGame(bot.name, spec, rule, seed, board, moves, result.outcome, result.error)
+        return RecordedGame(record, grids, result)
+
+    return play

@@ -29,7 +29,8 @@ ROW_KEYS = {
     "ms_per_game",
     "guesses_per_game",
     "moves_per_win",
-    "errors",
+    "failed",
+    "failed_by",
 }
 
 
@@ -70,7 +71,7 @@ def test_tournament_json_rerun_and_leaderboard(cli: Cli, tmp_path: Path) -> None
         assert 0 <= row["wins"] <= 30
         assert row["win_rate"] == pytest.approx(row["wins"] / 30)
         assert row["ci_low"] <= row["win_rate"] <= row["ci_high"]
-        assert row["errors"] == 0
+        assert row["failed"] == 0
     assert [r["rank"] for r in rows] == [1, 2, 3]
     assert [r["win_rate"] for r in rows] == sorted((r["win_rate"] for r in rows), reverse=True)
     assert first["run"]["played"] == 90
@@ -286,7 +287,7 @@ def test_plugin_players_join_a_tournament(cli: Cli, tmp_path: Path, write_plugin
     args = ("tournament", "-n", "2", "-w", "1", "-q", "--json", "--store", tmp_path / "a.db", "--plugin", plugin)
     data = ok_json(cli(*args, "-p", "off-board,raiser,nothing,random"))
     rows = {r["player"]: r for r in data["rows"]}
-    assert {p: rows[p]["errors"] for p in ("off-board", "raiser", "nothing")} == {
+    assert {p: rows[p]["failed"] for p in ("off-board", "raiser", "nothing")} == {
         "off-board": 2,
         "raiser": 2,
         "nothing": 2,

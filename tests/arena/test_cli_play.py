@@ -259,7 +259,7 @@ def test_play_asks_which_player_when_a_plugin_file_offers_several(cli: Cli, bad_
     ("bot", "reason"),
     [
         ("raiser", "raiser failed (error): RuntimeError: [bold]the bot broke[/bold]"),  # markup shown as text
-        ("nothing", "nothing failed (illegal): InvalidActionError: the reply has no action"),
+        ("nothing", "nothing failed (illegal): InvalidActionError: play() returned None, expected an Action"),
         ("off-board", "off-board failed (illegal):"),
         ("stubborn", "stubborn failed (illegal):"),
         (

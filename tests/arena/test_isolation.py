@@ -110,7 +110,7 @@ def test_the_standalone_example_bot_plays_a_tournament(tmp_path: Path) -> None:
     data = json.loads(first.stdout)
     rows = {r["player"]: r for r in data["rows"]}
     assert rows["standalone"]["games"] == 40
-    assert rows["standalone"]["errors"] == 0
+    assert rows["standalone"]["failed"] == 0
     assert rows["standalone"]["wins"] > 10  # the single-cell rules win most beginner boards
     assert data["run"]["isolation"] == "auto"
     # Again, with `random` isolated too: the same games for both (the bot's seed makes it repeatable).

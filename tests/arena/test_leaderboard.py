@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from arena.config import PlayerRef, TournamentConfig
-from arena.leaderboard import Leaderboard, build_leaderboard, publish
+from arena.leaderboard import Leaderboard, PublishError, build_leaderboard, publish
 from arena.runner import GameResult, Outcome
 from arena.stats import paired_difference, wilson_interval
 from arena.store import Store
@@ -121,8 +121,10 @@ def test_per_game_figures(three_players: tuple[Store, str]) -> None:
     assert (alpha.version, alpha.source) == ("2.1", "file alpha.py")
     assert alpha.first_click == "0,0"
     assert beta.first_click == "0,0 (mostly)"
-    assert (alpha.errors, alpha.timeouts) == (0, 0)
-    assert (gamma.errors, gamma.timeouts) == (4, 1)  # error x2, illegal, crashed; one timeout
+    assert (alpha.failed, sum(alpha.failed_by.values())) == (0, 0)
+    # Every game not played to the end counts, timeouts too: error x2, illegal, crashed, timeout.
+    assert gamma.failed == 5
+    assert gamma.failed_by == {"error": 2, "illegal": 1, "crashed": 1, "timeout": 1}
 
 
 def test_paired_comparison_against_the_leader(three_players: tuple[Store, str]) -> None:
@@ -235,3 +237,100 @@ def test_boards_limit_beyond_the_tournament_reports_the_real_number(three_player
     board = build_leaderboard(store, tid, boards=1000)
     assert {r.games for r in board.rows} == {BOARDS}
     assert board.config.boards == BOARDS
+
+
+# -- publishing over published results -----------------------------------------------------------------------------
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def record_tournament(store: Store, make_result: MakeResult, seed: int, boards: int, players: tuple[str, ...]) -> str:
+    refs = tuple(PlayerRef(name=p) for p in players)
+    config = TournamentConfig.build(BEGINNER, FirstClick.SAFE, seed=seed, games=boards, players=refs)
+    store.ensure_tournament(config, {})
+    store.record(
+        config.id,
+        [make_result(p, b, Outcome.WON if b % 2 == 0 else Outcome.LOST) for p in players for b in range(boards)],
+    )
+    return config.id
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_publishing_another_tournament_over_published_files_needs_force(
+    store: Store, make_result: MakeResult, tmp_path: Path
+) -> None:
+    first = record_tournament(store, make_result, seed=1, boards=10, players=("alpha", "beta"))
+    second = record_tournament(store, make_result, seed=2, boards=10, players=("alpha", "beta"))
+    out = tmp_path / "out"
+    publish(build_leaderboard(store, first), out)
+    before = snapshot(out)
+    with pytest.raises(PublishError) as info:
+        publish(build_leaderboard(store, second), out)
+    message = str(info.value)
+    assert "\n" not in message
+    assert f"holds tournament {first} (seed 1, 10 boards, 2 players)" in message
+    assert f"this is tournament {second} (seed 2" in message
+    assert "--force" in message
+    assert snapshot(out) == before
+    publish(build_leaderboard(store, second), out, force=True)
+    assert json.loads((out / "beginner-safe.json").read_text())["config"]["tournament_id"] == second
+
+
+def test_republishing_the_same_tournament_with_more_games_replaces_it(
+    store: Store, make_result: MakeResult, tmp_path: Path
+) -> None:
+    tid = record_tournament(store, make_result, seed=1, boards=10, players=("alpha", "beta"))
+    publish(build_leaderboard(store, tid, boards=6), tmp_path)
+    publish(build_leaderboard(store, tid), tmp_path)
+    assert json.loads((tmp_path / "beginner-safe.json").read_text())["config"]["boards"] == 10
+    publish(build_leaderboard(store, tid), tmp_path)  # the same again: nothing lost, no question asked
+
+
+@pytest.mark.parametrize("kind", ["fewer-boards", "a-player-missing"])
+def test_republishing_less_of_the_same_tournament_needs_force(
+    store: Store, make_result: MakeResult, tmp_path: Path, kind: str
+) -> None:
+    """The id names the boards only: a quick run of the published seed shares it, and must not replace it."""
+    tid = record_tournament(store, make_result, seed=1, boards=10, players=("alpha", "beta"))
+    publish(build_leaderboard(store, tid), tmp_path)
+    before = snapshot(tmp_path)
+    if kind == "fewer-boards":
+        smaller = build_leaderboard(store, tid, boards=3)
+        needle = "fewer boards"
+    else:
+        smaller = build_leaderboard(store, tid)
+        smaller.rows = [r for r in smaller.rows if r.player != "beta"]
+        needle = "fewer games of beta"
+    with pytest.raises(PublishError, match=needle) as info:
+        publish(smaller, tmp_path)
+    assert f"holds tournament {tid}" in str(info.value) and "--force" in str(info.value)
+    assert snapshot(tmp_path) == before
+
+
+def test_markdown_without_its_json_is_not_replaced_silently(
+    store: Store, make_result: MakeResult, tmp_path: Path
+) -> None:
+    tid = record_tournament(store, make_result, seed=1, boards=4, players=("alpha",))
+    (tmp_path / "beginner-safe.md").write_text("hand-written notes\n")
+    with pytest.raises(PublishError, match="--force"):
+        publish(build_leaderboard(store, tid), tmp_path)
+    assert (tmp_path / "beginner-safe.md").read_text() == "hand-written notes\n"
+
+
+def test_a_quick_run_does_not_clobber_the_committed_leaderboards(
+    store: Store, make_result: MakeResult, tmp_path: Path
+) -> None:
+    """The README's `arena leaderboard --publish leaderboards` after a small run of the published seed."""
+    published = json.loads((REPO / "leaderboards" / "beginner-safe.json").read_text())
+    copy = tmp_path / "leaderboards"
+    copy.mkdir()
+    for name in ("beginner-safe.json", "beginner-safe.md"):
+        (copy / name).write_bytes((REPO / "leaderboards" / name).read_bytes())
+    before = snapshot(copy)
+    tid = record_tournament(store, make_result, seed=published["config"]["seed"], boards=20, players=("alpha",))
+    with pytest.raises(PublishError, match=published["config"]["tournament_id"]):
+        publish(build_leaderboard(store, tid), copy)
+    assert snapshot(copy) == before

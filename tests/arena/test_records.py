@@ -279,6 +279,11 @@ def test_a_store_from_before_records_loads_and_says_records_are_missing(tmp_path
         run_tournament(config, store, Registry(), workers=1)
     with sqlite3.connect(path) as db:  # what a store written before records looks like
         db.execute("DROP TABLE records")
+    with Store(path, read_only=True) as store:  # as the replay commands open it: no table is created
+        assert len(store.games(config.id)) == 3
+        assert store.records_stored(config.id) == 0
+        with pytest.raises(RecordMissing, match="records are missing"):
+            store.game_record(config.id, "random", 0)
     with Store(path) as store:
         assert len(store.games(config.id)) == 3
         with pytest.raises(RecordMissing, match="records are missing"):

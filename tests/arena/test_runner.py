@@ -178,9 +178,9 @@ ILLEGAL_ANSWERS = {
     "chord-covered-cell": (lambda o: Action.chord(*_covered_cell(o)), "not a revealed number"),
     "float-cell": (Action(ActionKind.REVEAL, 1.5, 0), "two whole numbers"),
     "unknown-kind": (("explode", 0, 0), "is not an action"),
-    "string": ("reveal 0,0", "InvalidActionError"),
-    "none": (None, "play() returned no action"),
-    "empty-list": ([], "play() returned no action"),
+    "string": ("reveal 0,0", "InvalidActionError: play() returned 'reveal 0,0', expected an Action or a list"),
+    "none": (None, "play() returned None, expected an Action or a list of Actions"),
+    "empty-list": ([], "play() returned an empty list; return at least one action"),
     "list-of-none": ([None], "None is not an action"),
     "short-tuple": (("reveal", 0), "is not an action"),
 }

@@ -6,15 +6,17 @@ import itertools
 import json
 import re
 import sqlite3
+import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import arena.store as store_module
 from arena.config import PlayerRef, TournamentConfig
 from arena.runner import GameResult, Outcome
-from arena.store import GAME_COLUMNS, SCHEMA_VERSION, Store, StoreError
+from arena.store import GAME_COLUMNS, SCHEMA_VERSION, Store, StoreError, default_store
 from engine import BEGINNER, BoardSpec, FirstClick
 
 MakeResult = Callable[..., GameResult]
@@ -85,11 +87,14 @@ def test_reopening_keeps_everything(tmp_path: Path, make_result: MakeResult) -> 
         assert len(db.games(cfg.id)) == 1
 
 
-def test_reader_sees_committed_games_while_store_is_open(tmp_path: Path, make_result: MakeResult) -> None:
+@pytest.mark.parametrize("read_only", [False, True])
+def test_reader_sees_committed_games_while_store_is_open(
+    tmp_path: Path, make_result: MakeResult, read_only: bool
+) -> None:
     """Rows are committed as they are recorded: a second connection (a leaderboard mid-run) sees them at once."""
     path = tmp_path / "arena.db"
     cfg = config()
-    with Store(path) as writer, Store(path, create=False) as reader:
+    with Store(path) as writer, Store(path, create=False, read_only=read_only) as reader:
         writer.ensure_tournament(cfg, {})
         writer.record(cfg.id, [make_result("alpha", 0), make_result("beta", 0)])
         assert len(reader.games(cfg.id)) == 2
@@ -289,3 +294,92 @@ def test_custom_board_tournament_round_trips(store: Store) -> None:
     row = store.tournament(cfg.id)
     assert row["difficulty"] == "5x6/4"
     assert TournamentConfig.model_validate_json(row["config"]) == cfg
+
+
+# -- where the store lives ----------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def no_store_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """No $ARENA_STORE, and a private $HOME and $XDG_DATA_HOME: what a user who configured nothing gets."""
+    monkeypatch.delenv("ARENA_STORE", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setattr(sys, "platform", "linux")
+    return tmp_path
+
+
+def test_default_store_is_in_the_user_data_folder_not_the_current_one(no_store_env: Path) -> None:
+    assert default_store() == no_store_env / "xdg" / "minesweeper-arena" / "arena.db"
+
+
+def test_default_store_follows_the_xdg_rules(no_store_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home_default = no_store_env / "home" / ".local" / "share" / "minesweeper-arena" / "arena.db"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    assert default_store() == home_default
+    monkeypatch.setenv("XDG_DATA_HOME", "relative/data")  # invalid by the XDG spec: ignored
+    assert default_store() == home_default
+
+
+@pytest.mark.parametrize(
+    "platform,expected",
+    [("darwin", ("home", "Library", "Application Support")), ("win32", ("local-app-data",))],
+)
+def test_default_store_on_macos_and_windows(
+    no_store_env: Path, monkeypatch: pytest.MonkeyPatch, platform: str, expected: tuple[str, ...]
+) -> None:
+    monkeypatch.setattr(sys, "platform", platform)
+    monkeypatch.setenv("LOCALAPPDATA", str(no_store_env / "local-app-data"))
+    assert default_store() == no_store_env.joinpath(*expected, "minesweeper-arena", "arena.db")
+
+
+def test_arena_store_variable_overrides_the_default(no_store_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARENA_STORE", str(no_store_env / "elsewhere.db"))
+    assert default_store() == no_store_env / "elsewhere.db"
+    monkeypatch.setenv("ARENA_STORE", "~/results.db")
+    assert default_store() == no_store_env / "home" / "results.db"
+
+
+def test_store_without_a_path_creates_the_default_folder(no_store_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(no_store_env)
+    with Store() as db:
+        assert db.path == no_store_env / "xdg" / "minesweeper-arena" / "arena.db"
+    assert db.path.is_file()
+    assert not (no_store_env / "leaderboards").exists()
+
+
+def test_missing_default_store_points_at_results_of_older_versions(
+    no_store_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(no_store_env)
+    Store(no_store_env / "leaderboards" / "arena.db").close()
+    with pytest.raises(StoreError, match=r"pass --store leaderboards.arena\.db") as info:
+        Store(read_only=True)
+    assert "\n" not in str(info.value)
+
+
+# -- reading without writing --------------------------------------------------------------------------------------
+
+
+def test_a_reader_cannot_write(tmp_path: Path, make_result: MakeResult) -> None:
+    path = tmp_path / "arena.db"
+    with Store(path) as db:
+        db.ensure_tournament(config(), {})
+    with Store(path, read_only=True) as reader, pytest.raises(sqlite3.OperationalError, match="readonly"):
+        reader.db.execute("DELETE FROM tournaments")
+
+
+def test_a_read_only_store_in_a_read_only_folder_can_be_read(
+    read_only_folder: tuple[Path, Callable[[], Any]], make_result: MakeResult
+) -> None:
+    folder, locked = read_only_folder
+    path = folder / "arena.db"
+    cfg = config()
+    with Store(path) as db:
+        db.ensure_tournament(cfg, {})
+        db.record(cfg.id, [make_result("alpha", 0), make_result("beta", 0)])
+    assert sorted(p.name for p in folder.iterdir()) == ["arena.db"]  # closed cleanly: no -wal, no -shm
+    with locked(), Store(path, read_only=True) as reader:
+        assert reader.latest() == cfg.id
+        assert len(reader.games(cfg.id)) == 2
+    assert sorted(p.name for p in folder.iterdir()) == ["arena.db"]

@@ -7,10 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import arena.tournament
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import Isolation
 from arena.store import Store
-from arena.tournament import TournamentInterrupted, pending_work, run_tournament
+from arena.tournament import TournamentInterrupted, pending_work, plan_workers, run_tournament
 from engine import BEGINNER, BoardSpec, FirstClick, draw_layout
 from players import PlayerOptionsError, Registry, UnknownPlayerError
 
@@ -220,3 +221,41 @@ def test_same_seed_same_games_different_seed_different_boards(tmp_path: Path) ->
     two = [draw_layout(BEGINNER, FirstClick.SAFE, 2, i, click) for i in range(5)]
     assert all(not np.array_equal(a, b) for a, b in zip(one, two, strict=True))
     assert all(not np.array_equal(one[0], b) for b in one[1:])  # boards within a tournament differ too
+
+
+# -- how many workers ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "requested,boards,expected",
+    [
+        (None, 24, (2, "")),  # the default: one per core, nothing to say
+        (None, 1, (1, "")),
+        (2, 24, (2, "")),
+        (500, 24, (2, "--workers 500 capped at 2: this machine has 2 cores")),
+        (500, 2, (2, "--workers 500 capped at 2: this machine has 2 cores")),
+        (2, 1, (1, "--workers 2 capped at 1: only 1 board to play")),
+        (500, 0, (1, "")),  # nothing to play: no pool, no note
+    ],
+)
+def test_plan_workers_caps_at_cores_and_pending_boards(
+    monkeypatch: pytest.MonkeyPatch, requested: int | None, boards: int, expected: tuple[int, str]
+) -> None:
+    monkeypatch.setattr(arena.tournament, "default_workers", lambda: 2)
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    assert plan_workers(requested, boards) == expected
+    assert plan_workers(requested, boards, "dask") == expected  # a LocalCluster runs on this machine too
+
+
+def test_plan_workers_leaves_a_remote_cluster_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(arena.tournament, "default_workers", lambda: 2)
+    assert plan_workers(500, 24, "dask", "tcp://scheduler:8786") == (500, "")
+    monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", "tcp://scheduler:8786")
+    assert plan_workers(500, 24, "dask") == (500, "")
+
+
+def test_run_tournament_starts_no_more_workers_than_cores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(arena.tournament, "default_workers", lambda: 1)
+    summary, rows = play(tmp_path / "a.db", make_config(("random",), games=3), workers=500)
+    assert summary.workers == 1
+    assert len(rows) == 3

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -24,6 +25,8 @@ from players import (
     Player,
     PlayerError,
     PlayerOptionsError,
+    PluginFailure,
+    PluginNotFoundError,
     Registry,
     UnknownPlayerError,
     hookimpl,
@@ -229,7 +232,8 @@ def test_missing_plugin_file_is_a_failure_not_a_crash(tmp_path: Path) -> None:
     missing = tmp_path / "nowhere.py"
     registry = Registry([missing], entry_points=False)
     assert set(registry.players) == BUILTINS
-    assert failures_by_source(registry)[f"file {missing}"].startswith("PlayerError: plugin file")
+    assert failures_by_source(registry)[f"file {missing}"].startswith("PluginNotFoundError: plugin file")
+    assert registry.failures[0].kind == "missing"
 
 
 def test_failed_file_import_leaves_no_half_module_behind(tmp_path: Path) -> None:
@@ -480,3 +484,74 @@ def test_a_player_whose_constructor_raises_does_not_crash_the_tournament(tmp_pat
     args = ["tournament", "-n", "1", "-p", "bad-init,random", "--workers", "1", "-q", "--json"]
     result = runner.invoke(app, [*args, "--plugin", str(path), "--store", str(tmp_path / "s.db")])
     assert result.exit_code in (0, 2), result.exception
+
+
+# -- mistakes that stop a tournament -------------------------------------------------------------------------------
+
+
+def one_error_line(result: Any) -> str:
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: ")
+    return lines[0]
+
+
+def test_check_requested_refuses_a_missing_file_and_a_taken_name_that_is_asked_for(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.py"
+    with pytest.raises(PluginNotFoundError, match="does not exist"):
+        Registry([missing], entry_points=False).check_requested(["random"])
+    impostor = Registry([write(tmp_path, "impostor.py", good_plugin("random"))], entry_points=False)
+    failure = impostor.failures[0]
+    assert (failure.kind, failure.names) == ("duplicate", ("random",))
+    with pytest.raises(
+        DuplicatePlayerError, match=r"player name 'random' from file .*impostor.py is already registered by builtin"
+    ) as info:
+        impostor.check_requested(["rref", "random"])
+    assert "leave 'random' out of --players" in str(info.value)
+    impostor.check_requested(["rref"])  # a name nobody asked for: the warning is enough
+    broken = Registry([write(tmp_path, "broken.py", "raise ImportError('gpu')\n")], entry_points=False)
+    broken.check_requested(["random"])  # a broken plugin is reported, not fatal
+
+
+def test_warnings_name_what_was_skipped_without_a_doubled_word() -> None:
+    discovery = PluginFailure("plugin discovery", "listing the plugins' players failed (killed)", kind="discovery")
+    assert discovery.summary == "third-party players skipped: listing the plugins' players failed (killed)"
+    assert PluginFailure("file x.py", "ImportError: gpu").summary == "plugin file x.py skipped: ImportError: gpu"
+    engine = PluginFailure("engine bot b (./b)", "it did not start", kind="engine")
+    assert engine.summary == "engine bot b (./b) skipped: it did not start"
+
+
+@pytest.mark.parametrize("isolation", ["auto", "trusted"])
+def test_cli_tournament_refuses_a_missing_plugin_file(tmp_path: Path, isolation: str) -> None:
+    store = tmp_path / "s.db"
+    args = ["tournament", "-n", "2", "-p", "random", "-w", "1", "-q", "--isolation", isolation]
+    result = runner.invoke(app, [*args, "--plugin", str(tmp_path / "missing.py"), "--store", str(store)])
+    assert "missing.py' does not exist" in one_error_line(result)
+    assert not store.exists()
+
+
+@pytest.mark.parametrize("isolation", ["auto", "trusted"])
+def test_cli_tournament_refuses_a_plugin_that_takes_a_played_name(tmp_path: Path, isolation: str) -> None:
+    impostor = write(tmp_path, "impostor.py", good_plugin("random"))
+    base = ["tournament", "-n", "2", "-w", "1", "-q", "--json", "--isolation", isolation, "--plugin", str(impostor)]
+    for chosen in (["-p", "random"], []):  # asked for by name, or as one of every registered player
+        line = one_error_line(runner.invoke(app, [*base, *chosen, "--store", str(tmp_path / "a.db")]))
+        assert "player name 'random'" in line and "impostor.py" in line and "builtin" in line
+    assert not (tmp_path / "a.db").exists()
+    # A tournament without that name plays, and says what it skipped.
+    result = runner.invoke(app, [*base, "-p", "mean-constraint", "--store", str(tmp_path / "b.db")])
+    assert result.exit_code == 0, result.output
+    assert f"warning: plugin file {impostor} skipped: DuplicatePlayerError" in result.stderr.replace("\n", "")
+
+
+def test_cli_tournament_refuses_two_plugins_with_one_name(tmp_path: Path) -> None:
+    first = write(tmp_path, "first.py", good_plugin("dup-bot"))
+    second = write(tmp_path, "second.py", good_plugin("dup-bot"))
+    args = ["tournament", "-n", "2", "-w", "1", "-q", "-p", "dup-bot,random", "--isolation", "trusted"]
+    result = runner.invoke(
+        app, [*args, "--plugin", str(first), "--plugin", str(second), "--store", str(tmp_path / "s")]
+    )
+    line = one_error_line(result)
+    assert "'dup-bot'" in line and "second.py" in line and "first.py" in line

@@ -1,0 +1,170 @@
+"""`arena match A B`: play two players on the same boards until a sequential test knows which is better."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from arena.cli.common import (
+    Difficulty,
+    FirstClickOpt,
+    JsonOpt,
+    Mines,
+    PluginOpt,
+    Seed,
+    Size,
+    StoreOpt,
+    UsageError,
+    board_from_options,
+    cli_errors,
+    console,
+    err_console,
+    print_json,
+)
+from arena.cli.playing import check_plugins, player_catalog
+from arena.config import TournamentConfig
+from arena.isolation import Isolation
+from arena.match import MatchResult, parse_player_spec, run_match
+from arena.sequential import SprtState
+from arena.store import Store
+from arena.tournament import BackendUnavailable, TournamentError, TournamentInterrupted
+
+NAME = "match"
+HELP = (
+    "Is A better than B? Play both on the same boards, in batches, until a sequential probability ratio "
+    "test decides 'A better by at least --delta points' or 'no better'."
+)
+
+
+def _verdict_line(result: MatchResult, a: str, b: str) -> str:
+    s = result.state
+    if s.verdict == "H1":
+        return f"{a} is better than {b} by at least {_points(100 * s.delta)} (H1 accepted)"
+    if s.verdict == "H0":
+        return f"{a} is not better than {b} by {_points(100 * s.delta)} (H0 accepted)"
+    return f"undecided after {s.boards} boards (--max-games); the difference is below what this many boards can show"
+
+
+def _look_line(s: SprtState) -> str:
+    return (
+        f"{s.boards:>8} boards  only A {s.only_a:>5}  only B {s.only_b:>5}  {100 * s.difference:+6.2f} points  "
+        f"LLR {s.llr:+.2f} [{s.lower:+.2f}, {s.upper:+.2f}]"
+    )
+
+
+def _points(delta: float) -> str:
+    return f"{delta:g} point" + ("" if delta == 1 else "s")
+
+
+@cli_errors
+def command(
+    a: Annotated[str, typer.Argument(help="Player A: NAME or NAME[KEY=VALUE,...].", show_default=False)],
+    b: Annotated[str, typer.Argument(help="Player B, the one A must beat.", show_default=False)],
+    delta: Annotated[
+        float, typer.Option("--delta", help="The least difference that matters, in win-rate points (A minus B).")
+    ] = 1.0,
+    alpha: Annotated[float, typer.Option("--alpha", help="Chance of calling A better when it is not.")] = 0.05,
+    beta: Annotated[float, typer.Option("--beta", help="Chance of missing a difference of --delta.")] = 0.05,
+    batch: Annotated[int, typer.Option("--batch", help="Boards between two looks at the test.")] = 200,
+    max_games: Annotated[int, typer.Option("--max-games", help="Stop undecided after this many boards.")] = 1_000_000,
+    difficulty: Difficulty = None,
+    size: Size = None,
+    mines: Mines = None,
+    first_click: FirstClickOpt = "safe",
+    seed: Seed = 0,
+    workers: Annotated[
+        int | None, typer.Option("--workers", "-w", help="Worker processes; default: one per core.")
+    ] = None,
+    store: StoreOpt = None,
+    plugin: PluginOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    spec, rule = board_from_options(difficulty, size, mines, first_click)
+    if not 0 < delta < 100:
+        raise UsageError(f"--delta is in points and must lie between 0 and 100, got {delta}")
+    for name, value in (("--alpha", alpha), ("--beta", beta)):
+        if not 0 < value < 0.5:
+            raise UsageError(f"{name} must lie between 0 and 0.5, got {value}")
+    if batch < 1 or max_games < batch:
+        raise UsageError(f"need 1 <= --batch <= --max-games, got --batch {batch} and --max-games {max_games}")
+    if workers is not None and workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {workers}")
+    try:
+        refs = (parse_player_spec(a), parse_player_spec(b))
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    if refs[0].key == refs[1].key:
+        raise UsageError(f"A and B are the same player ({refs[0].key}); give one of them other options")
+    registry, _ = player_catalog(plugin, None, Isolation.AUTO)
+    check_plugins(registry, (ref.name for ref in refs))
+    for ref in refs:
+        registry.get(ref.name).cls.parse_options(ref.options)  # unknown players and bad options, before playing
+    config = TournamentConfig.build(spec, rule, seed=seed, games=batch, players=refs)
+    if not json_out:
+        err_console.print(
+            f"{refs[0].key} vs {refs[1].key} · {config.difficulty} · first click {rule.value} · seed {seed} · "
+            f"H1: A better by {_points(delta)}, H0: no better · alpha {alpha:g}, beta {beta:g}",
+            highlight=False,
+            markup=False,
+        )
+
+    def show(state: SprtState) -> None:
+        if not json_out:
+            err_console.print(_look_line(state), highlight=False, markup=False)
+
+    with Store(store) as db:
+        try:
+            result = run_match(
+                config,
+                db,
+                registry,
+                delta=delta / 100,
+                alpha=alpha,
+                beta=beta,
+                batch=batch,
+                max_games=max_games,
+                workers=workers,
+                on_look=show,
+            )
+        except TournamentInterrupted as stop:
+            err_console.print(
+                f"interrupted: {stop.recorded} games committed; the same command resumes the match",
+                highlight=False,
+                markup=False,
+            )
+            raise typer.Exit(130) from None
+        except BackendUnavailable as error:
+            raise UsageError(str(error)) from None
+        except TournamentError as error:
+            err_console.print(f"error: {error}", highlight=False, markup=False)
+            raise typer.Exit(1) from None
+    s = result.state
+    if json_out:
+        print_json(
+            {
+                "a": refs[0].key,
+                "b": refs[1].key,
+                "tournament": result.tournament_id,
+                "delta": delta,
+                "alpha": alpha,
+                "beta": beta,
+                "boards": s.boards,
+                "only_a": s.only_a,
+                "only_b": s.only_b,
+                "difference": 100 * s.difference,
+                "llr": s.llr,
+                "lower": s.lower,
+                "upper": s.upper,
+                "verdict": {"H1": "a_better", "H0": "not_better", "continue": "undecided"}[s.verdict],
+                "played": result.played,
+            }
+        )
+        return
+    console.print(_verdict_line(result, refs[0].key, refs[1].key), highlight=False, markup=False)
+    console.print(
+        f"{s.boards} boards (tournament {result.tournament_id}, {result.played} games played now); "
+        f"LLR {s.llr:+.3f}, bounds [{s.lower:+.3f}, {s.upper:+.3f}]",
+        highlight=False,
+        markup=False,
+    )

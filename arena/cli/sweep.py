@@ -1,0 +1,202 @@
+"""`arena sweep`: win rate against mine density, every player on the same boards at every density."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from arena.cli.common import (
+    FirstClickOpt,
+    JsonOpt,
+    PluginOpt,
+    Seed,
+    StoreOpt,
+    UsageError,
+    cli_errors,
+    console,
+    err_console,
+    print_json,
+)
+from arena.cli.playing import check_plugins, player_catalog
+from arena.config import PlayerRef, parse_player_list
+from arena.isolation import Isolation
+from arena.store import Store
+from arena.sweep import SweepError, density_range, half_densities, plan_cells, run_sweep, write_csv, write_plot
+from arena.tournament import BackendUnavailable, TournamentError, TournamentInterrupted
+from engine import FirstClick
+
+NAME = "sweep"
+HELP = "Win rate against mine density: a grid of tournaments (sizes x densities), a table, a CSV and a plot."
+
+_SIZE = re.compile(r"^\s*(\d+)\s*x\s*(\d+)\s*$", re.IGNORECASE)
+
+
+def _sizes(texts: list[str] | None) -> list[tuple[int, int]]:
+    sizes = []
+    for text in texts or ["16x30"]:
+        for part in text.split(","):
+            match = _SIZE.match(part)
+            if match is None:
+                raise UsageError(f"--size {part!r} is not of the form HxW (rows x columns, e.g. 16x30)")
+            sizes.append((int(match.group(1)), int(match.group(2))))
+    return sizes
+
+
+def _mines(text: str | None) -> list[int]:
+    if not text:
+        return []
+    try:
+        counts = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise UsageError(f"--mines {text!r}: expected whole numbers separated by commas, e.g. 50,60,70") from None
+    if not counts or min(counts) < 1:
+        raise UsageError(f"--mines {text!r}: every mine count must be at least 1")
+    return counts
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}"
+
+
+@cli_errors
+def command(
+    size: Annotated[
+        list[str] | None,
+        typer.Option("--size", help="Board HxW (rows x columns); repeatable or comma-separated. Default 16x30."),
+    ] = None,
+    density: Annotated[
+        str | None,
+        typer.Option("--density", help="Densities START:STOP:STEP (both ends included), e.g. 0.10:0.25:0.01."),
+    ] = None,
+    mines: Annotated[
+        str | None, typer.Option("--mines", help="Mine counts instead of densities, e.g. 50,60,70.")
+    ] = None,
+    players: Annotated[
+        str | None, typer.Option("--players", "-p", help="NAME[,NAME...]; default: every registered player.")
+    ] = None,
+    games: Annotated[int, typer.Option("--games", "-n", help="Boards per point; every player plays each.")] = 1000,
+    first_click: FirstClickOpt = "safe",
+    seed: Seed = 0,
+    workers: Annotated[
+        int | None, typer.Option("--workers", "-w", help="Worker processes; default: one per core.")
+    ] = None,
+    csv_out: Annotated[Path | None, typer.Option("--csv", help="Write the grid as CSV.", show_default=False)] = None,
+    plot: Annotated[
+        Path | None,
+        typer.Option("--plot", help="Draw win rate against density: FILE.svg or FILE.png (needs the 'plot' extra)."),
+    ] = None,
+    store: StoreOpt = None,
+    plugin: PluginOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    if (density is None) == (mines is None):
+        raise UsageError("give the points of the sweep: --density START:STOP:STEP or --mines M1,M2,...")
+    if games < 1:
+        raise UsageError(f"--games must be at least 1, got {games}")
+    if workers is not None and workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {workers}")
+    if plot is not None and plot.suffix.lower() not in (".svg", ".png"):
+        raise UsageError(f"--plot {str(plot)!r}: the file must end in .svg or .png")
+    rule = FirstClick.parse(first_click)
+    try:
+        cells = plan_cells(_sizes(size), rule, density_range(density) if density else (), _mines(mines))
+    except SweepError as error:
+        raise UsageError(str(error)) from None
+    registry, _ = player_catalog(plugin, None, Isolation.AUTO)
+    refs = parse_player_list(players) or tuple(PlayerRef(name=n) for n in sorted(registry.players))
+    check_plugins(registry, (ref.name for ref in refs))
+    for ref in refs:
+        registry.get(ref.name)
+    if plot is not None:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise UsageError("--plot needs matplotlib: python -m pip install 'minesweeper-arena[plot]'") from None
+
+    def show(cell, summary) -> None:  # type: ignore[no-untyped-def]
+        if not json_out:
+            err_console.print(
+                f"{cell.size} {cell.mines:>4} mines ({_pct(cell.density)}%): played {summary.played}, "
+                f"{summary.skipped} already stored",
+                highlight=False,
+                markup=False,
+            )
+
+    with Store(store) as db:
+        try:
+            results = run_sweep(cells, rule, refs, games, seed, db, registry, workers=workers, on_cell=show)
+        except TournamentInterrupted as stop:
+            err_console.print(
+                f"interrupted: {stop.recorded} games committed; the same command resumes the sweep",
+                highlight=False,
+                markup=False,
+            )
+            raise typer.Exit(130) from None
+        except BackendUnavailable as error:
+            raise UsageError(str(error)) from None
+        except TournamentError as error:
+            err_console.print(f"error: {error}", highlight=False, markup=False)
+            raise typer.Exit(1) from None
+    halves = half_densities(results)
+    if csv_out is not None:
+        write_csv(results, rule, csv_out)
+    if plot is not None:
+        write_plot(results, rule, plot)
+    if json_out:
+        print_json(
+            {
+                "rule": rule.value,
+                "seed": seed,
+                "games": games,
+                "cells": [
+                    {
+                        "size": r.cell.size,
+                        "mines": r.cell.mines,
+                        "density": r.cell.density,
+                        "player": r.player,
+                        "games": r.games,
+                        "wins": r.wins,
+                        "win_rate": r.win_rate,
+                        "ci_low": r.interval[0],
+                        "ci_high": r.interval[1],
+                        "tournament": r.tournament_id,
+                    }
+                    for r in results
+                ],
+                "half_density": [
+                    {"player": h.player, "size": h.size, "density": h.density, "low": h.low, "high": h.high}
+                    for h in halves
+                ],
+            }
+        )
+        return
+    keys = [ref.key for ref in refs]
+    table = Table(title=f"win % by density · first click {rule.value} · seed {seed} · {games} boards a point")
+    table.add_column("size")
+    table.add_column("mines", justify="right")
+    table.add_column("density", justify="right")
+    for key in keys:
+        table.add_column(Text(key), justify="right", overflow="fold")  # a name is text, never markup
+    by_cell: dict[tuple[str, int], dict[str, str]] = {}
+    for r in results:
+        by_cell.setdefault((r.cell.size, r.cell.mines), {})[r.player] = _pct(r.win_rate)
+    for cell in cells:
+        row = by_cell[(cell.size, cell.mines)]
+        table.add_row(cell.size, str(cell.mines), f"{_pct(cell.density)}%", *(row[k] for k in keys))
+    console.print(table)
+    for h in halves:
+        if h.density is None:
+            text = "the swept densities do not bracket 50% wins"
+        elif h.low is None:
+            text = f"{_pct(h.density)}% (interval unbounded: too few points near 50%)"
+        else:
+            text = f"{_pct(h.density)}% [{_pct(h.low)}, {_pct(h.high)}]"
+        console.print(f"{h.player} on {h.size}: 50% wins at density {text}", highlight=False, markup=False)
+    for path in (csv_out, plot):
+        if path is not None:
+            console.print(f"wrote {path}", highlight=False, markup=False)

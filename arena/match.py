@@ -1,0 +1,120 @@
+"""A match: two players on the same boards, batch after batch, until the sequential test decides.
+
+A match is an ordinary tournament of two players whose extent grows a batch at a time, so its
+games land in the store like any other: a rerun of the same match resumes it (and finds the
+verdict again without playing, if it was reached), and `arena leaderboard` shows it. The test is
+looked at only at the ends of batches (``batch``, ``2 batch``, ...), in board order, whatever order
+the games were played in; so a resumed, extended or re-read match gives the same verdict at the
+same board.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from arena.backends import Backend, make_backend
+from arena.config import PlayerRef, TournamentConfig
+from arena.sequential import SprtState, gsprt
+from arena.store import Store
+from arena.tournament import run_tournament
+from players import Registry
+
+__all__ = ["MatchResult", "looks", "parse_player_spec", "run_match", "split_boards"]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult:
+    """The last look at the test, the tournament the games are in, and how many were played now."""
+
+    state: SprtState
+    tournament_id: str
+    played: int
+    max_games: int
+
+    @property
+    def decided(self) -> bool:
+        return self.state.verdict != "continue"
+
+
+def parse_player_spec(text: str) -> PlayerRef:
+    """``NAME`` or ``NAME[KEY=VALUE,...]`` (values read as JSON, else as text), the leaderboard's own
+    spelling, so that a player with options can be matched against itself without them."""
+    text = text.strip()
+    name, bracket, rest = text.partition("[")
+    if not bracket:
+        return PlayerRef(name=name)
+    if not rest.endswith("]"):
+        raise ValueError(f"player {text!r}: options go in brackets, NAME[KEY=VALUE,...]")
+    options: dict[str, Any] = {}
+    for item in filter(None, (part.strip() for part in rest[:-1].split(","))):
+        key, eq, raw = item.partition("=")
+        if not eq or not key:
+            raise ValueError(f"player {text!r}: option {item!r} is not KEY=VALUE")
+        try:
+            options[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            options[key.strip()] = raw
+    return PlayerRef(name=name.strip(), options=options)
+
+
+def split_boards(store: Store, tournament_id: str, a: str, b: str, start: int, stop: int) -> tuple[int, int]:
+    """How many boards in ``[start, stop)`` only A won, and how many only B won (a game not stored
+    counts as not won: the caller looks only at boards both players finished)."""
+    won: dict[str, set[int]] = {a: set(), b: set()}
+    for row in store.games(tournament_id, stop, start=start):
+        if row["player"] in won and row["won"]:
+            won[row["player"]].add(row["board"])
+    return len(won[a] - won[b]), len(won[b] - won[a])
+
+
+def looks(batch: int, max_games: int) -> list[int]:
+    """The board counts at which the test is looked at: every ``batch`` boards, and at the end."""
+    if batch < 1 or max_games < batch:
+        raise ValueError(f"need 1 <= batch <= max games, got batch {batch} and max games {max_games}")
+    points = list(range(batch, max_games + 1, batch))
+    return points if points[-1] == max_games else [*points, max_games]
+
+
+def run_match(
+    config: TournamentConfig,
+    store: Store,
+    registry: Registry,
+    *,
+    delta: float,
+    alpha: float = 0.05,
+    beta: float = 0.05,
+    batch: int = 200,
+    max_games: int = 1_000_000,
+    workers: int | None = None,
+    backend: str | Backend = "local",
+    on_look: Callable[[SprtState], None] | None = None,
+) -> MatchResult:
+    """Play ``config``'s two players batch by batch until the GSPRT of "A better by ``delta``"
+    against "no better" decides or ``max_games`` boards are played. ``config.games`` is ignored:
+    the match sets the extent. ``on_look`` sees the test after each batch."""
+    if len(config.players) != 2 or config.players[0].key == config.players[1].key:
+        raise ValueError("a match needs two different players")
+    points = looks(batch, max_games)
+    gsprt(0, 0, 0, delta, alpha, beta)  # bad delta, alpha or beta fail before anything is played
+    a, b = (ref.key for ref in config.players)
+    owned = isinstance(backend, str)
+    engine = make_backend(str(backend), workers=workers) if owned else backend
+    played = only_a = only_b = previous = 0
+    try:
+        for boards in points:
+            extent = config.model_copy(update={"games": boards})
+            played += run_tournament(extent, store, registry, backend=engine).played  # type: ignore[arg-type]
+            new_a, new_b = split_boards(store, config.id, a, b, previous, boards)
+            only_a, only_b, previous = only_a + new_a, only_b + new_b, boards
+            state = gsprt(only_a, only_b, boards, delta, alpha, beta)
+            if on_look is not None:
+                on_look(state)
+            if state.verdict != "continue":
+                break
+    finally:
+        if owned:
+            engine.close()
+    return MatchResult(state, config.id, played, max_games)

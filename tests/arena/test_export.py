@@ -1,0 +1,76 @@
+"""`arena export`: the rows a user loads into pandas give back the leaderboard."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import Result
+
+from arena.export import EXPORT_COLUMNS
+
+Cli = Callable[..., Result]
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    store = tmp_path_factory.mktemp("export") / "arena.db"
+    args = ["tournament", "-d", "beginner", "-n", "40", "-w", "1", "--store", str(store)]
+    args += ["-p", "random,max-single-constraint", "-o", "random.subsets=true", "--json"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return store
+
+
+def leaderboard(cli: Cli, store: Path) -> dict[str, int]:
+    result = cli("leaderboard", "--store", store, "--json")
+    assert result.exit_code == 0, result.output
+    return {row["player"]: row["wins"] for row in json.loads(result.stdout)["rows"]}
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_export_recomputes_the_leaderboards_wins(cli: Cli, played: Path, tmp_path: Path, fmt: str) -> None:
+    out = tmp_path / f"games.{fmt}"
+    result = cli("export", "--format", fmt, "-o", out, "--store", played)
+    assert result.exit_code == 0, result.output
+    frame = pd.read_csv(out) if fmt == "csv" else pd.read_parquet(out)
+    assert list(frame.columns) == list(EXPORT_COLUMNS)
+    assert len(frame) == 80
+    wins = frame.groupby("player")["won"].sum().astype(int).to_dict()
+    assert wins == leaderboard(cli, played)
+    assert set(frame["rule"]) == {"safe"}
+    assert set(frame[["height", "width", "mines"]].itertuples(index=False, name=None)) == {(9, 9, 10)}
+    won = frame[frame["won"]]
+    assert (won["safe_opened"] == 1.0).all()
+    assert (frame["safe_opened"].between(0.0, 1.0)).all()
+    assert (frame["clicks"] == frame["reveals"] + frame["chords"]).all()
+    assert sorted(frame["board"].unique().tolist()) == list(range(40))
+
+
+def test_export_first_boards_only(cli: Cli, played: Path, tmp_path: Path) -> None:
+    out = tmp_path / "games.csv"
+    assert cli("export", "-o", out, "-n", "5", "--store", played).exit_code == 0
+    assert len(pd.read_csv(out)) == 10
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("--format", "xlsx", "-o", "x.xlsx"), "--format"),
+        ((), "--output"),
+        (("-o", "x.csv", "-n", "0"), "--games"),
+        (("nosuchtournament", "-o", "x.csv"), "no tournament"),
+    ],
+)
+def test_export_bad_input(cli: Cli, played: Path, tmp_path: Path, args: tuple[str, ...], needle: str) -> None:
+    result = cli("export", *args, "--store", played)
+    assert result.exit_code == 2, result.output
+    assert needle in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1

@@ -1,0 +1,22 @@
+"""Fixtures for the whole suite.
+
+The results store defaults to a per-user folder (``arena.paths``): no test may write there. Every
+test session points ``$ARENA_STORE`` and ``$XDG_DATA_HOME`` into its own temporary folder, before
+any test runs, so a command run without ``--store`` (in process or in a subprocess, which inherits
+the environment) writes there. Tests about the default location set these variables themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _private_user_data(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    folder = tmp_path_factory.mktemp("user-data")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_DATA_HOME", str(folder))
+        patch.setenv("ARENA_STORE", str(folder / "default-store.db"))
+        yield
