@@ -71,7 +71,6 @@ __all__ = [
     "Replay",
     "decode",
     "encode",
-    "first_divergence",
     "load_replay",
     "log_blob",
     "replay_record",
@@ -477,12 +476,3 @@ def load_replay(store: Store, tournament_id: str, player: str, board: int) -> Re
     name = tournament["difficulty"] if "/" not in tournament["difficulty"] else "custom"
     spec = BoardSpec(tournament["height"], tournament["width"], tournament["mines"], name)
     return replay_record(spec, tournament["rule"], tournament["seed"], board, record, row)
-
-
-def first_divergence(a: GameRecord, b: GameRecord) -> int | None:
-    """The number (from 0) of the first move where two games on the same board differ in kind or
-    cell (or where the shorter one ended), or None when they are the same moves."""
-    for number, (one, other) in enumerate(zip(a.moves, b.moves, strict=False)):
-        if (one.kind, one.row, one.col) != (other.kind, other.row, other.col):
-            return number
-    return None if len(a.moves) == len(b.moves) else min(len(a.moves), len(b.moves))

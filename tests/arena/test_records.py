@@ -20,11 +20,11 @@ from arena.cli.common import cli_errors
 from arena.config import PlayerRef, RecordMode, TournamentConfig
 from arena.isolation import EngineBot, Isolation
 from arena.isolation.catalog import PlayerCatalog
-from arena.records import GameRecord, Move, RecordError, RecordMismatch, RecordMissing, decode, encode
+from arena.records import GameRecord, RecordError, RecordMismatch, RecordMissing, decode, encode
 from arena.runner import GameResult, Outcome, empty_record, play_game
 from arena.store import Store, StoreError
 from arena.tournament import run_tournament
-from engine import BEGINNER, EXPERT, INTERMEDIATE, Action, ActionKind, BoardSpec, FirstClick, Game
+from engine import BEGINNER, EXPERT, INTERMEDIATE, Action, BoardSpec, FirstClick, Game
 from players import Player, Registry
 from players.builtin import BUILTIN_PLAYERS
 
@@ -154,14 +154,6 @@ def test_a_game_that_never_started_has_an_empty_record() -> None:
     result = GameResult.failed("x", 3, Outcome.CRASHED, "gone", empty_record(BEGINNER))
     played = replay(BEGINNER, FirstClick.SAFE, 1, 3, result)
     assert len(played.record) == 0 and len(played.grids) == 1
-
-
-def test_first_divergence_names_the_first_move_that_differs() -> None:
-    a = GameRecord(2, 2, (Move(ActionKind.REVEAL, 0, 0), Move(ActionKind.FLAG, 1, 1)))
-    b = GameRecord(2, 2, (Move(ActionKind.REVEAL, 0, 0), Move(ActionKind.REVEAL, 1, 0)))
-    assert records.first_divergence(a, b) == 1
-    assert records.first_divergence(a, a) is None
-    assert records.first_divergence(a, dataclasses.replace(a, moves=a.moves[:1])) == 1
 
 
 # -- notes ------------------------------------------------------------------------------------------------------------
@@ -339,3 +331,29 @@ def test_notes_from_an_action_list_stay_on_the_game() -> None:
     move = decode(blob).moves[0]
     assert (move.note, move.p_mine, move.guess) == ("corner", 0.12, True)
     assert move.action == Action.reveal(0, 0, guess=True, note="corner", p_mine=0.12)
+
+
+def viewer_note(note: str, p_mine: float | None) -> Any:
+    return {"note": note, "p_mine": p_mine} if p_mine is not None else note or None
+
+
+def test_the_replay_viewer_plays_a_stored_record_as_ours_does(all_paths: dict[str, Any]) -> None:
+    """The mapping the replay commands use: a stored ``Move`` is the viewer's ``ReplayMove`` field for field
+    (the note with its p_mine as the viewer's JSON-object note)."""
+    from arena.replay import ReplayGame, ReplayMove, first_divergence
+    from arena.replay import replay as view
+
+    config = all_paths["config"]
+    with Store(all_paths["auto-path"], read_only=True) as store:
+        for player in ("enumeration", "standalone"):
+            ours = records.load_replay(store, config.id, player, 3)
+            row = store.game(config.id, player, 3)
+            moves = [
+                ReplayMove(m.kind, m.row, m.col, m.guess, viewer_note(m.note, m.p_mine), m.opened)
+                for m in ours.record.moves
+            ]
+            game = ReplayGame(player, config.spec, config.rule, config.seed, 3, moves, row["outcome"], row["error"])
+            theirs = view(game, probabilities=False)
+            assert [step.grid.tolist() for step in theirs.steps] == [grid.tolist() for grid in ours.grids]
+        enumeration = store.game_record(config.id, "enumeration", 3)
+        assert first_divergence(enumeration.moves, enumeration.moves) is None
