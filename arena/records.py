@@ -20,11 +20,13 @@ The blob (``encode``/``decode``; version 1)::
     byte 1      flags: 1 = the body is deflated (raw DEFLATE, RFC 1951), 2 = notes follow the moves
     the body    unsigned LEB128 varints (7 bits a byte, low bits first, high bit = more follows):
                     height, width, number of moves, then per move:
-                    code + 5 * m, with code the kind (0 reveal, 1 flag, 2 unflag, 3 chord, 4 a
-                        reveal the player marked a guess) and m how many cells it opened: for a
-                        reveal, 1 + the cells it opened besides its own (0: it hit a mine)
-                    the cell (row * width + col), as the zigzag-coded difference to the previous
-                        move's cell (the first move's to 0; zigzag: 0, -1, 1, -2... as 0, 1, 2, 3...)
+                    its step: 4 * the zigzag-coded difference between its cell (row * width + col)
+                        and the previous move's (the first move's: to 0; zigzag: 0, -1, 1, -2...
+                        as 0, 1, 2, 3...), plus 0 for an unmarked reveal that opened its own cell
+                        only, 1 a flag, 2 an unflag, 3 any other move, whose head follows:
+                    (3 only) its head, code + 5 * m: code the kind (0 reveal, 3 chord, 4 a reveal
+                        the player marked a guess) and m how many cells it opened (a reveal: 1 +
+                        the cells besides its own, 0 when it hit a mine)
                     the other cells it opened, in ascending order as runs of consecutive cells
                         (a flood's rows), two numbers a run: where it starts (the first run as the
                         zigzag-coded difference to the move's cell, each next one as its distance
@@ -32,12 +34,14 @@ The blob (``encode``/``decode``; version 1)::
                 then, with flag 2: the notes, UTF-8 JSON ``[[move, text, p_mine or null], ...]``
                 (move numbers from 0), to the end
 
-A move that hits a mine opens nothing (the replay shows which mine). Most values take one byte:
-a move's kind and count share one, consecutive moves are mostly close, and so are the cells of a
-flood. Deflating the varints saves another quarter to a third, but a call costs about 10 µs, as
-much as a compiled Beginner game spends on its moves; so only bodies of ``DEFLATE_FROM`` bytes or
-more are deflated (when that shrinks them), which no Beginner game reaches and most Expert games
-do, where 10 µs is 1 or 2% of the game. Sizes and costs: ``benchmarks/records_cost.py``.
+A move that hits a mine opens nothing (the replay shows which mine). This coding is the
+compression: nine moves in ten are a reveal of one cell or a flag, near the move before, which
+take one or two bytes with their kind; a flood's cells are a few runs. Deflating the result would
+save another fifth on Expert but costs about 40 µs a game on a busy 2-core machine (zlib runs
+at about 20 MB/s on such short inputs), more than the rest of the record's cost together; so only
+bodies of ``DEFLATE_FROM`` bytes or more are deflated (when that shrinks them), longer than any
+Expert game's: the boards of thousands of cells that a custom tournament may play. Sizes and
+costs: ``benchmarks/records_cost.py``.
 """
 
 from __future__ import annotations
@@ -78,8 +82,10 @@ __all__ = [
 
 FORMAT = 1
 _DEFLATED, _NOTES = 1, 2
+#: A move's step kinds (the low two bits of its first varint): the common moves need no head.
+_PLAIN_REVEAL, _FLAG, _UNFLAG, _OTHER = 0, 1, 2, 3
 #: Bodies of at least this many bytes are deflated when that makes them smaller (see the docstring).
-DEFLATE_FROM = 256
+DEFLATE_FROM = 2048
 #: The longest note kept (characters); a longer one is cut.
 NOTE_CHARS = 1000
 #: What the store's games table says about a game, compared with the replay's figures.
@@ -198,8 +204,15 @@ def _encode_log(log: np.ndarray, height: int, width: int) -> np.ndarray:
                 k += 1
         # m: a reveal's cells besides its own plus one (0: it hit a mine); a chord's cells.
         m = k + 1 if (code & 3) == 0 and n > 0 else k
-        pos = _put(out, pos, code + 5 * m)
-        pos = _put(out, pos, _zigzag(cell - previous_cell))
+        if code == 0 and m == 1:
+            kind = _PLAIN_REVEAL
+        elif code == 1 or code == 2:
+            kind = _FLAG if code == 1 else _UNFLAG
+        else:
+            kind = _OTHER
+        pos = _put(out, pos, 4 * _zigzag(cell - previous_cell) + kind)
+        if kind == _OTHER:
+            pos = _put(out, pos, code + 5 * m)
         previous_cell = cell
         if k:
             _sort_small(others, k)
@@ -249,11 +262,19 @@ def _decode_body(body: np.ndarray) -> tuple[int, int, int, np.ndarray, int]:
     end = 1
     cell = 0
     for _ in range(moves):
-        head, pos = _get(body, pos)
-        delta, pos = _get(body, pos)
-        if head < 0 or delta < 0:
+        step, pos = _get(body, pos)
+        if step < 0:
             return -2, 0, 0, nothing, pos
-        code, m = head % 5, head // 5
+        kind, delta = step % 4, step // 4
+        if kind == _PLAIN_REVEAL:
+            code, m = 0, 1
+        elif _FLAG <= kind <= _UNFLAG:
+            code, m = kind, 0
+        else:
+            head, pos = _get(body, pos)
+            if head < 0:
+                return -2, 0, 0, nothing, pos
+            code, m = head % 5, head // 5
         cell += delta // 2 if delta % 2 == 0 else -(delta + 1) // 2
         if cell < 0 or cell >= cells or m > cells or (m and (code == 1 or code == 2)):
             return -3, 0, 0, nothing, pos

@@ -78,9 +78,9 @@ def test_the_compiled_and_the_move_by_move_game_keep_the_same_record() -> None:
 
 
 def test_records_are_compact() -> None:
-    """Bytes per game (measured in full by benchmarks/records_cost.py): about 90 on Beginner, 340 on Expert."""
+    """Bytes per game (measured in full by benchmarks/records_cost.py): about 70 on Beginner, 400 on Expert."""
     player = Registry((), entry_points=False).create("enumeration")
-    for spec, bound in ((BEGINNER, 110), (EXPERT, 450)):
+    for spec, bound in ((BEGINNER, 80), (EXPERT, 450)):
         sizes = [len(play_game(player, "e", spec, FirstClick.SAFE, 9, b, record=True).record) for b in range(40)]
         assert np.mean(sizes) < bound
 
