@@ -72,7 +72,7 @@ __all__ = [
     "RecordError",
     "RecordMismatch",
     "RecordMissing",
-    "Replay",
+    "Replayed",
     "decode",
     "encode",
     "load_replay",
@@ -404,7 +404,7 @@ def _record(log: np.ndarray, height: int, width: int, notes: Mapping[int, tuple[
 
 # -- replaying ------------------------------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
-class Replay:
+class Replayed:
     """A record played back on its board: ``grids[i]`` is what the board showed after ``i`` moves
     (int8, as an observation: -1 covered, -2 flagged, 0-8 revealed; ``grids[0]`` all covered), and
     ``game`` the finished game (``final_grid``, ``exploded``, ``mine_layout``, ``stats``)."""
@@ -426,7 +426,7 @@ def replay_record(
     board: int,
     record: GameRecord,
     expected: Mapping[str, Any] | Any | None = None,
-) -> Replay:
+) -> Replayed:
     """Play ``record`` on board ``board`` of ``seed`` and check it is the game it claims to be.
 
     Each move must be legal and open exactly the cells the record lists. ``expected`` (a row of the
@@ -459,7 +459,7 @@ def replay_record(
         grids.append(after)
     if expected is not None:
         _check(game, expected)
-    return Replay(record, tuple(grids), game)
+    return Replayed(record, tuple(grids), game)
 
 
 def _field(expected: Mapping[str, Any] | Any, name: str) -> Any:
@@ -486,7 +486,7 @@ def _check(game: Game, expected: Mapping[str, Any] | Any) -> None:
             raise RecordMismatch(f"the record's moves give {name} = {value}; the stored game has {stored}")
 
 
-def load_replay(store: Store, tournament_id: str, player: str, board: int) -> Replay:
+def load_replay(store: Store, tournament_id: str, player: str, board: int) -> Replayed:
     """The stored game of ``player`` on ``board``, replayed and checked against its stored result.
 
     Raises ``StoreError`` for an unknown tournament or game, ``RecordMissing`` when the game was

@@ -33,7 +33,7 @@ BUILTIN = tuple(sorted(cls.name for cls in BUILTIN_PLAYERS))
 SMALL = BoardSpec(6, 7, 8)
 
 
-def replay(spec: BoardSpec, rule: FirstClick, seed: int, board: int, result: GameResult) -> records.Replay:
+def replay(spec: BoardSpec, rule: FirstClick, seed: int, board: int, result: GameResult) -> records.Replayed:
     assert result.record is not None
     return records.replay_record(spec, rule, seed, board, decode(result.record), result)
 
