@@ -98,7 +98,12 @@ def write_html(directory: Path, tid: str, a: str, b: str, games: dict[int, list[
 
 def _print_table(tid: str, a: str, b: str, split: dict[str, Any], diverged: dict[int, int | None]) -> None:
     rows = [(board, a) for board in split["only_a"]] + [(board, b) for board in split["only_b"]]
-    table = plain_table(f"boards only one of {a} and {b} won")
+    table = plain_table(f"boards only one of {a} and {b} won · tournament {tid}")
+    table.caption = Text(
+        f"only {a}: {len(split['only_a'])} · only {b}: {len(split['only_b'])} · "
+        f"both won: {split['both']} · neither: {split['neither']}"
+    )
+    table.caption_justify = "left"
     table.add_column("board", justify="right", no_wrap=True)
     table.add_column("won by")
     table.add_column("play diverged at", justify="right", no_wrap=True)
@@ -106,10 +111,3 @@ def _print_table(tid: str, a: str, b: str, split: dict[str, Any], diverged: dict
         at = diverged[board]
         table.add_row(Text(str(board)), Text(winner), Text("-" if at is None else f"move {at}"))
     console.print(table)
-    console.print(
-        Text(
-            f"only {a}: {len(split['only_a'])} · only {b}: {len(split['only_b'])} · "
-            f"both won: {split['both']} · neither: {split['neither']} · tournament {tid}"
-        ),
-        soft_wrap=True,
-    )
