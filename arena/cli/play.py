@@ -11,6 +11,7 @@ can tell a broken bot from an unlucky one.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Annotated
 
 import numpy as np
@@ -29,6 +30,7 @@ from arena.cli.common import (
     PluginOpt,
     Seed,
     Size,
+    StoreOpt,
     UsageError,
     board_from_options,
     cli_errors,
@@ -49,10 +51,13 @@ from arena.cli.playing import (
     player_catalog,
 )
 from arena.cli.render import board_text
+from arena.cli.replaying import replay_frames
+from arena.cli.stored import stored_game, tournament_id
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import EngineBot, Isolation
 from arena.isolation.catalog import PlayerCatalog
 from arena.runner import DIAGNOSTICS, GameResult, Outcome, play_game
+from arena.store import Store
 from arena.worker import agent_for, close_agents, init_worker
 from engine import COVERED, FLAGGED, MINE, Action, BoardSpec, FirstClick, Game
 from engine.layout import check_seed
@@ -60,7 +65,8 @@ from engine.layout import check_seed
 NAME = "play"
 HELP = (
     "Watch one game: a player (built-in, --plugin or --engine-bot) on board --board of --seed, drawn after "
-    "every move. Exit code 1 when the player fails (error, illegal action, crash, timeout)."
+    "every move. Exit code 1 when the player fails (error, illegal action, crash, timeout). "
+    "--replay TOURNAMENT steps through a stored game instead."
 )
 
 #: The player when none is named and no --plugin or --engine-bot offers one.
@@ -75,6 +81,7 @@ def command(
         str | None,
         typer.Option(
             "--player",
+            "-p",
             help=f"Player name; default: the one --engine-bot or --plugin player given, else {DEFAULT_PLAYER}.",
             show_default=False,
         ),
@@ -99,12 +106,26 @@ def command(
     game_time: GameTimeOpt = 300.0,
     memory_mb: MemoryOpt = 2048,
     json_out: JsonOpt = False,
+    replay_of: Annotated[
+        str | None,
+        typer.Option(
+            "--replay",
+            help="Step through the stored game of --player on --board of this tournament (`latest`: the latest).",
+            show_default=False,
+        ),
+    ] = None,
+    store: StoreOpt = None,
 ) -> None:
+    if delay is not None and delay < 0:
+        raise UsageError(f"--delay must be zero or more, got {delay}")
+    if replay_of is not None:
+        if json_out:
+            raise UsageError("--json does not go with --replay; `arena replay` writes a stored game as HTML")
+        _replay(replay_of, player, board, store, TERMINAL_DELAY if delay is None else delay)
+        return
     spec, rule = board_from_options(difficulty, size, mines, first_click)
     check_seed(seed, "--seed")
     check_seed(board, "--board")
-    if delay is not None and delay < 0:
-        raise UsageError(f"--delay must be zero or more, got {delay}")
     limits = limits_from(move_time, game_time, memory_mb)
     try:
         catalog, bots = player_catalog(plugin, engine_bot, isolation, probe=False)
@@ -145,6 +166,33 @@ def command(
             soft_wrap=True,  # one line, however long
         )
         raise typer.Exit(1)
+
+
+def _replay(tournament: str, player: str | None, board: int, store: Path | None, pause: float) -> None:
+    """A stored game, frame by frame in a terminal (``pause`` seconds apart); a pipe or a log gets the last
+    frame, the finished board with its hidden mines. The store is only read."""
+    with Store(store, read_only=True) as db:
+        tid = tournament_id(db, None if tournament == "latest" else tournament)
+        if player is None:
+            names = [row["player"] for row in db.players(tid)]
+            if len(names) != 1:
+                raise UsageError(f"name the player with -p; tournament {tid} has players {', '.join(names)}")
+            player = names[0]
+        game = stored_game(db, tid, player, board)
+    live = console.is_terminal
+    frames = list(replay_frames(game, probabilities=live))  # the odds of the next move show in a terminal only
+    if not live:
+        console.print(frames[-1])
+        return
+    try:
+        with Live(frames[0], console=console, auto_refresh=False) as screen:
+            for frame in frames[1:]:
+                if pause:
+                    time.sleep(pause)
+                screen.update(frame, refresh=True)
+    except KeyboardInterrupt:
+        err_console.print("[yellow]interrupted[/]", highlight=False)
+        raise typer.Exit(130) from None
 
 
 def _reason(error: str) -> str:

@@ -1,0 +1,77 @@
+"""`arena replay`: one stored game (or two players' games of one board, side by side) as a self-contained HTML
+page that opens offline, with the exact mine probability of every covered cell at every step.
+
+The store is opened read-only: a replay never changes a result.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.text import Text
+
+from arena.cli.common import StoreOpt, UsageError, cli_errors, console
+from arena.cli.stored import check_player, file_slug, split_players, stored_game, tournament_id
+from arena.replay import build_replay_html, replay
+from arena.store import Store
+
+NAME = "replay"
+HELP = (
+    "Write one stored game as an HTML replay that opens offline: -p NAME (or -p A,B side by side) on --board N "
+    "of TOURNAMENT (default: the latest), or --latest-loss for the player's last lost board. Prints the path."
+)
+
+
+@cli_errors
+def command(
+    tournament: Annotated[
+        str | None, typer.Argument(help="Tournament id (`arena leaderboard --list`); default: the latest.")
+    ] = None,
+    players: Annotated[
+        str, typer.Option("--player", "-p", help="Player, or two players A,B side by side on the same board.")
+    ] = "",
+    board: Annotated[int | None, typer.Option("--board", "-b", help="Board index.", show_default=False)] = None,
+    latest_loss: Annotated[
+        bool, typer.Option("--latest-loss", help="The last board the (first) player lost or failed.")
+    ] = False,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="HTML file to write; default: replay-<board>-<players>.html here."),
+    ] = None,
+    probabilities: Annotated[
+        bool,
+        typer.Option(
+            "--probabilities/--no-probabilities",
+            help="Compute the exact mine probabilities of every position and open the page with them shown.",
+        ),
+    ] = True,
+    store: StoreOpt = None,
+) -> None:
+    if not players:
+        raise UsageError("name the player to replay with -p NAME (or -p A,B for two side by side)")
+    names = split_players(players)
+    if len(names) > 2 or len(set(names)) != len(names):
+        raise UsageError(f"-p takes one player or two different ones, got {players!r}")
+    if latest_loss == (board is not None):
+        raise UsageError("give either --board N or --latest-loss")
+    with Store(store, read_only=True) as db:
+        tid = tournament_id(db, tournament)
+        if latest_loss:
+            board = last_loss(db, tid, names[0])
+        assert board is not None
+        games = [stored_game(db, tid, name, board) for name in names]
+    replays = [replay(game, probabilities=probabilities) for game in games]
+    path = output if output is not None else Path(f"replay-{board}-{'-vs-'.join(map(file_slug, names))}.html")
+    path.write_text(build_replay_html(replays, probabilities=probabilities), encoding="utf-8")
+    console.print(Text(str(path)), soft_wrap=True)
+
+
+def last_loss(db: Store, tid: str, player: str) -> int:
+    """The highest board ``player`` did not win (lost, or failed by misbehaving)."""
+    check_player(db, tid, player)
+    lost = [row["board"] for row in db.games(tid) if row["player"] == player and not row["won"]]
+    if not lost:
+        raise UsageError(f"{player!r} lost no board of tournament {tid}")
+    return max(lost)
