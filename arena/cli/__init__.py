@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import typer
 
-from arena.cli import analyze, boards, errors, export, leaderboard, match, play, players, sweep, tournament
+from arena.cli import analyze, boards, errors, export, leaderboard, losses, match, play, players, sweep, tournament
 from arena.paths import STORE_ENV, describe_default_store
 
 __all__ = ["app", "main"]
@@ -20,7 +20,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-for module in (tournament, match, sweep, leaderboard, errors, players, boards, play, analyze, export):
+for module in (tournament, match, sweep, leaderboard, errors, players, boards, play, analyze, export, losses):
     app.command(module.NAME, help=module.HELP)(module.command)
 
 #: click's exception classes, wherever this typer keeps click (it vendors its own copy since 0.22).
