@@ -87,27 +87,29 @@ def _neighbours(cell: int, height: int, width: int) -> Iterable[int]:
                 yield r * width + c
 
 
-def fifty_fifty(grid: np.ndarray, probabilities: np.ndarray, cell: tuple[int, int]) -> bool:
+def fifty_fifty(grid: np.ndarray, probabilities: np.ndarray, cell: tuple[int, int], mines: int) -> bool:
     """Whether clicking ``cell`` was a choice no future information could have helped: a true 50/50.
 
-    ``grid`` is the position with flags taken off (``COVERED``, 0-8), ``probabilities`` its exact analysis.
-    Let a *proven mine* be a covered cell of probability exactly 1, and the *group* G of ``cell`` the covered
-    cells that are not proven mines reached from ``cell`` through revealed numbers (a revealed neighbour of a
-    cell in G brings in all its covered neighbours that are not proven mines). It is a 50/50 when
+    ``grid`` is the position with flags taken off (``COVERED``, 0-8), ``probabilities`` its exact analysis,
+    ``mines`` the board's mine count. A *proven mine* is a covered cell of probability exactly 1. The *group*
+    G of ``cell`` is the smallest set of covered cells that are not proven mines, holding ``cell``, and
+    closed under two steps: a covered neighbour of a cell of G (not a proven mine) is in G, and so is every
+    covered cell (not a proven mine) next to a revealed number next to a cell of G. It is a 50/50 when
 
     1. no covered cell is proven safe (probability 0), and every cell of G has probability 1/2 (within TIE);
-    2. G has 2 to ``GROUP_CELLS`` cells, and every covered neighbour of G outside G is a proven mine: no cell
-       that could ever be opened shows a number that counts a cell of G, except the cells of G themselves;
-    3. the revealed numbers around G (minus their proven mines) admit exactly two fillings of G,
-       complementary (each cell of G a mine in exactly one) with as many mines each: the mine count left
-       for the rest of the board is then the same either way, so nothing elsewhere weighs one against the
-       other.
+    2. G has 2 to ``GROUP_CELLS`` cells;
+    3. the fillings of G that fit every revealed number around it (its proven mines counted), and, when G
+       and the proven mines are all the covered cells, the mines left, are exactly two, complementary
+       (each cell of G a mine in exactly one), with as many mines each.
 
-    Then G's state is independent of everything else on the board, each of its cells is a mine with
-    probability 1/2 whatever is opened elsewhere, and the game cannot be won without opening one of them:
-    the isolated pair (one mine between two cells walled by numbers and mines) and the 2x2 block with its
-    mines on one diagonal or the other are the classic cases. Conservative: a pattern that needs any
-    reasoning beyond this (larger groups, a group touching an undecided cell) is not called a 50/50.
+    By the closure, any cell that can ever be opened outside G touches no cell of G, and every number
+    around G counts only cells of G and proven mines: nothing opened elsewhere counts a cell of G. By 3, the
+    mine count left for the rest of the board is the same either way, so nothing weighs one filling against
+    the other. G is then a coin toss for ever, and the game cannot be won without opening one of its cells
+    (each filling leaves safe cells in it). The isolated pair (one mine between two cells walled off by
+    numbers and mines) and the 2x2 block with its mines on one diagonal or the other are the classic cases.
+    Conservative: a group that needs more than this (more cells, a neighbour still undecided, fillings of
+    different sizes) is not called a 50/50.
     """
     height, width = grid.shape
     flat = grid.reshape(-1)
@@ -120,37 +122,38 @@ def fifty_fifty(grid: np.ndarray, probabilities: np.ndarray, cell: tuple[int, in
         return False
     mine = covered & (p == 1.0)
     group = {start}
+    numbers: set[int] = set()
     todo = [start]
     while todo:
         current = todo.pop()
-        for number in _neighbours(current, height, width):
-            if covered[number]:
-                continue
-            for other in _neighbours(number, height, width):
-                if covered[other] and not mine[other] and other not in group:
-                    group.add(other)
-                    todo.append(other)
-                    if len(group) > GROUP_CELLS:
-                        return False
+        reached = []
+        for near in _neighbours(current, height, width):
+            if covered[near]:
+                reached.append(near)
+            else:
+                numbers.add(near)
+                reached.extend(_neighbours(near, height, width))
+        for other in reached:
+            if covered[other] and not mine[other] and other not in group:
+                group.add(other)
+                todo.append(other)
+                if len(group) > GROUP_CELLS:
+                    return False
     if len(group) < 2 or any(abs(p[c] - 0.5) > TIE for c in group):
         return False
-    numbers: set[int] = set()
-    for c in group:
-        for other in _neighbours(c, height, width):
-            if covered[other] and other not in group and not mine[other]:
-                return False
-            if not covered[other]:
-                numbers.add(other)
     cells = sorted(group)
     rules = []
     for number in numbers:
         around = list(_neighbours(number, height, width))
         need = int(flat[number]) - int(mine[around].sum())
         rules.append(([cells.index(c) for c in around if c in group], need))
+    everything = len(group) + int(mine.sum()) == int(covered.sum())
+    left = mines - int(mine.sum())
     fillings = [
         bits
         for bits in itertools.product((0, 1), repeat=len(cells))
         if all(sum(bits[i] for i in members) == need for members, need in rules)
+        and (not everything or sum(bits) == left)
     ]
     if len(fillings) != 2:
         return False
@@ -168,9 +171,10 @@ class Verdict:
     regret: float
 
 
-def classify(grid: np.ndarray, analysis: Analysis, cells: Iterable[tuple[int, int]]) -> Verdict:
+def classify(grid: np.ndarray, mines: int, analysis: Analysis, cells: Iterable[tuple[int, int]]) -> Verdict:
     """The class of a click that hit a mine, opening ``cells`` (one cell; a chord's several) on ``grid``
-    (flags may be on it: they count as covered) with ``analysis`` its exact analysis."""
+    (flags may be on it: they count as covered) of a board with ``mines`` mines, ``analysis`` its exact
+    analysis."""
     cells = list(cells)
     numbers = grid.copy()
     numbers[numbers == FLAGGED] = COVERED
@@ -180,7 +184,7 @@ def classify(grid: np.ndarray, analysis: Analysis, cells: Iterable[tuple[int, in
     clicked = max(float(p[cell]) for cell in cells)
     if safest <= 0.0 and clicked > 0.0:
         return Verdict("blunder", clicked, safest, clicked - safest)
-    if len(cells) == 1 and fifty_fifty(numbers, p, cells[0]):
+    if len(cells) == 1 and fifty_fifty(numbers, p, cells[0], mines):
         return Verdict("fifty_fifty", clicked, safest, 0.0)
     if clicked <= safest + TIE:
         return Verdict("forced", clicked, safest, 0.0)
@@ -244,7 +248,7 @@ def game_losses(
         if probability > 0.0:
             guesses.append(probability)
         if fatal:
-            verdict = classify(grid, analysis, cells)
+            verdict = classify(grid, spec.mines, analysis, cells)
     kind: str | None = None
     if outcome not in (Outcome.WON, Outcome.LOST):
         kind = "failure"
