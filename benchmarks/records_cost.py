@@ -8,13 +8,13 @@ Throughput: the worst case for records, ``enumeration`` on Beginner, which plays
 compiled code (tens of microseconds of play per game, so every microsecond of logging, encoding
 and writing shows), and Expert for comparison. The same tournament (same seed, same boards) runs
 with ``--record moves`` and ``--record none`` in alternating rounds, in this process (one worker:
-no pool, so the figure is the arena's own cost), each round on a fresh store; per game, the
-process CPU time (what other processes on a loaded machine disturb least) and the wall time,
-median over the rounds. Target (issue 16): records cost at most 10% of tournament time on
-Beginner ``enumeration``. Also the direct ``play_game`` loop with and without ``record`` (the
-capture and encoding alone, no store).
+no pool, so the figure is the arena's own cost), each round on a fresh store. Per game: the
+process CPU time (what other processes on a busy machine disturb least) and the wall time, of
+the quietest round of each mode, and the median ratio of the rounds played side by side. Target
+(issue 16): records cost at most 10% of tournament time on Beginner ``enumeration``. Also the
+``play_game`` loop alone with and without ``record`` (the capture and encoding, no store).
 
-    python benchmarks/records_cost.py [--rounds 7] [--games 10000] [--size-games 1000]
+    python benchmarks/records_cost.py [--rounds 25] [--games 2000] [--size-games 1000]
 """
 
 from __future__ import annotations
@@ -114,36 +114,41 @@ def throughput(name: str, preset: str, games: int, rounds: int, registry: Regist
     refs = (PlayerRef(name=name),)
     base = TournamentConfig.build(PRESETS[preset], FirstClick.SAFE, seed=SEED, games=games, players=refs)
     warm_up(registry.create(name))
-    tournament_rounds: dict[str, list[tuple[float, float]]] = {"moves": [], "none": []}
-    direct_rounds: dict[str, list[tuple[float, float]]] = {"moves": [], "none": []}
+    samples: dict[str, dict[str, list[tuple[float, float]]]] = {
+        "tournament": {"moves": [], "none": []},
+        "play_game": {"moves": [], "none": []},
+    }
     for number in range(rounds):
         # Alternate which mode goes first, so that a drift in the machine's load favours neither.
         modes = (RecordMode.MOVES, RecordMode.NONE) if number % 2 == 0 else (RecordMode.NONE, RecordMode.MOVES)
         for mode in modes:
             config = base.model_copy(update={"record": mode})
-            tournament_rounds[mode.value].append(tournament_round(config, registry, folder))
-            direct_rounds[mode.value].append(direct_round(name, preset, games, mode is RecordMode.MOVES, registry))
+            samples["tournament"][mode.value].append(tournament_round(config, registry, folder))
+            direct = direct_round(name, preset, games, mode is RecordMode.MOVES, registry)
+            samples["play_game"][mode.value].append(direct)
 
-    def per_game(samples: list[tuple[float, float]], which: int) -> float:
-        return statistics.median(s[which] for s in samples) / games * 1e6
-
-    row: dict[str, object] = {"player": name, "preset": preset, "games": games, "rounds": rounds}
-    for label, samples in (("tournament", tournament_rounds), ("play_game", direct_rounds)):
+    row: dict[str, object] = {"player": name, "preset": preset, "games_per_round": games, "rounds": rounds}
+    for label, by_mode in samples.items():
         for which, clock in ((0, "cpu"), (1, "wall")):
-            on, off = per_game(samples["moves"], which), per_game(samples["none"], which)
-            row[f"{label}_{clock}_us_per_game_records"] = on
-            row[f"{label}_{clock}_us_per_game_no_records"] = off
-            row[f"{label}_{clock}_cost"] = on / off - 1
+            on = [s[which] / games * 1e6 for s in by_mode["moves"]]
+            off = [s[which] / games * 1e6 for s in by_mode["none"]]
+            # The quietest round of each mode (what a busy machine disturbs least), and the median
+            # of the ratios of rounds played side by side (what it does to a typical run).
+            row[f"{label}_{clock}_us_per_game_records"] = min(on)
+            row[f"{label}_{clock}_us_per_game_no_records"] = min(off)
+            row[f"{label}_{clock}_cost"] = min(on) / min(off) - 1
+            ratios = [a / b for a, b in zip(on, off, strict=True)]
+            row[f"{label}_{clock}_cost_median_of_pairs"] = statistics.median(ratios) - 1
     row["games_per_s_records"] = 1e6 / float(row["tournament_wall_us_per_game_records"])  # type: ignore[arg-type]
     row["games_per_s_no_records"] = 1e6 / float(row["tournament_wall_us_per_game_no_records"])  # type: ignore[arg-type]
-    row["samples"] = {"tournament": tournament_rounds, "play_game": direct_rounds}
+    row["samples_seconds"] = samples
     return row
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=7, help="alternating rounds per mode")
-    parser.add_argument("--games", type=int, default=10_000, help="Beginner games per round (Expert: a fifth)")
+    parser.add_argument("--rounds", type=int, default=25, help="alternating rounds per mode")
+    parser.add_argument("--games", type=int, default=2000, help="Beginner games per round (Expert: a fifth)")
     parser.add_argument("--size-games", type=int, default=1000, help="games per player for the sizes (Expert: a fifth)")
     args = parser.parse_args()
     registry = Registry()
@@ -169,16 +174,18 @@ def main() -> None:
             row = throughput("enumeration", preset, games, args.rounds, registry, folder)
             speed_rows.append(row)
             print(
-                f"{preset:>9} enumeration (compiled), {games} games x {args.rounds} rounds: tournament "
-                f"{row['tournament_cpu_us_per_game_no_records']:.1f} -> {row['tournament_cpu_us_per_game_records']:.1f}"
-                f" us CPU/game ({100 * row['tournament_cpu_cost']:+.1f}%), wall "  # type: ignore[operator]
+                f"{preset:>9} enumeration (compiled), {games} games x {args.rounds} rounds, per game, best round: "
+                f"tournament {row['tournament_cpu_us_per_game_no_records']:.1f} -> "
+                f"{row['tournament_cpu_us_per_game_records']:.1f} us CPU ({_pct(row['tournament_cpu_cost'])}; "
+                f"median of pairs {_pct(row['tournament_cpu_cost_median_of_pairs'])}), wall "
                 f"{row['tournament_wall_us_per_game_no_records']:.1f} -> "
-                f"{row['tournament_wall_us_per_game_records']:.1f} us ({100 * row['tournament_wall_cost']:+.1f}%); "  # type: ignore[operator]
+                f"{row['tournament_wall_us_per_game_records']:.1f} us ({_pct(row['tournament_wall_cost'])}); "
                 f"play_game alone {row['play_game_cpu_us_per_game_no_records']:.1f} -> "
-                f"{row['play_game_cpu_us_per_game_records']:.1f} us CPU ({100 * row['play_game_cpu_cost']:+.1f}%)",  # type: ignore[operator]
+                f"{row['play_game_cpu_us_per_game_records']:.1f} us CPU ({_pct(row['play_game_cpu_cost'])})",
                 flush=True,
             )
     worst = speed_rows[0]
+    cost = max(float(worst["tournament_cpu_cost"]), float(worst["tournament_cpu_cost_median_of_pairs"]))
     result = {
         "machine": {
             "platform": platform.platform(),
@@ -192,16 +199,22 @@ def main() -> None:
         "sizes": size_rows,
         "throughput": speed_rows,
         "target": {
-            "what": "records cost at most 10% of tournament time, enumeration, Beginner, compiled path",
-            "cost_cpu": worst["tournament_cpu_cost"],
-            "cost_wall": worst["tournament_wall_cost"],
-            "met": float(worst["tournament_cpu_cost"]) <= TARGET,  # type: ignore[arg-type]
+            "what": "records cost at most 10% of tournament time: enumeration, Beginner, compiled, CPU of one worker",
+            "cost_best_rounds": worst["tournament_cpu_cost"],
+            "cost_median_of_pairs": worst["tournament_cpu_cost_median_of_pairs"],
+            "met": cost <= TARGET,
         },
     }
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"target (<= {TARGET:.0%} on Beginner enumeration): CPU {100 * worst['tournament_cpu_cost']:+.1f}%, "  # type: ignore[operator]
-          f"wall {100 * worst['tournament_wall_cost']:+.1f}% · saved {RESULTS}")  # type: ignore[operator]  # fmt: skip
+    print(
+        f"target (<= {TARGET:.0%} of tournament CPU on Beginner enumeration): {_pct(worst['tournament_cpu_cost'])} "
+        f"(best rounds), {_pct(worst['tournament_cpu_cost_median_of_pairs'])} (median of pairs) · saved {RESULTS}"
+    )
+
+
+def _pct(value: object) -> str:
+    return f"{100 * float(value):+.1f}%"  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":
