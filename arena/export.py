@@ -98,6 +98,7 @@ def write_export(store: Store, tournament_id: str, path: Path, fmt: str, games: 
     """Write the export to ``path`` in ``fmt`` (``csv`` or ``parquet``); returns the number of rows."""
     if fmt not in FORMATS:
         raise ExportError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    store.tournament(tournament_id)  # an unknown tournament fails before any file is written
     rows = export_rows(store, tournament_id, games)
     if fmt == "csv":
         count = 0

@@ -14,6 +14,7 @@ from arena.cli import (
     errors,
     export,
     leaderboard,
+    losses,
     match,
     play,
     players,
@@ -33,7 +34,9 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-for module in (tournament, match, sweep, leaderboard, errors, players, boards, play, replay, diff, analyze, export):
+for module in (
+    tournament, match, sweep, leaderboard, errors, losses, players, boards, play, replay, diff, analyze, export,
+):  # fmt: skip
     app.command(module.NAME, help=module.HELP)(module.command)
 
 #: click's exception classes, wherever this typer keeps click (it vendors its own copy since 0.22).

@@ -39,6 +39,7 @@ __all__ = [
     "Step",
     "first_divergence",
     "note_text",
+    "position_analysis",
     "replay",
 ]
 
@@ -232,7 +233,7 @@ def replay(game: ReplayGame, *, probabilities: bool = True) -> Replay:
     def position(status: GameStatus) -> tuple[Analysis | None, str]:
         if not probabilities or status is not GameStatus.PLAYING:
             return None, ""
-        return _analysis(engine_game.grid, game.spec.mines, game.rule, cache)
+        return position_analysis(engine_game.grid, game.spec.mines, game.rule, cache)
 
     steps = [Step(0, engine_game.grid.copy(), None, (), engine_game.status, *position(engine_game.status))]
     for number, move in enumerate(game.moves, start=1):
@@ -279,10 +280,11 @@ def _check_outcome(game: ReplayGame, status: GameStatus) -> None:
         )
 
 
-def _analysis(
+def position_analysis(
     grid: np.ndarray, mines: int, rule: FirstClick, cache: dict[bytes, tuple[Analysis | None, str]]
 ) -> tuple[Analysis | None, str]:
-    """The exact analysis of ``grid`` with its flags taken off, memoised by position."""
+    """The exact analysis of ``grid`` with its flags taken off, memoised by position in ``cache``: the one
+    a replay shows, so ``arena losses`` judges a move by the same numbers the replay of its game shows."""
     numbers = grid.copy()
     numbers[numbers == FLAGGED] = COVERED
     if not (numbers >= 0).any() and rule is not FirstClick.NONE:

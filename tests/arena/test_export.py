@@ -69,8 +69,12 @@ def test_export_first_boards_only(cli: Cli, played: Path, tmp_path: Path) -> Non
         (("nosuchtournament", "-o", "x.csv"), "no tournament"),
     ],
 )
-def test_export_bad_input(cli: Cli, played: Path, tmp_path: Path, args: tuple[str, ...], needle: str) -> None:
+def test_export_bad_input(
+    cli: Cli, played: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...], needle: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
     result = cli("export", *args, "--store", played)
     assert result.exit_code == 2, result.output
     assert needle in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+    assert not list(tmp_path.iterdir())  # nothing written
