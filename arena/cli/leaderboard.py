@@ -13,9 +13,6 @@ from arena.cli.render import leaderboard_table
 from arena.leaderboard import build_leaderboard, publish
 from arena.store import DEFAULT_STORE, Store
 
-NAME = "leaderboard"
-HELP = "Show a stored tournament's leaderboard (default: the latest), list tournaments, or publish one."
-
 
 @cli_errors
 def command(

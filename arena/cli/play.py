@@ -31,9 +31,6 @@ from engine import Action, EngineError, Game, player_generator
 from engine.layout import check_seed
 from players import Registry
 
-NAME = "play"
-HELP = "Watch one game: a player on board --board of --seed, drawn after every move."
-
 
 @cli_errors
 def command(

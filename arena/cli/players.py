@@ -7,9 +7,6 @@ from rich.table import Table
 from arena.cli.common import JsonOpt, PluginOpt, cli_errors, console, print_json
 from players import Registry
 
-NAME = "players"
-HELP = "List the registered players and the state of every plugin."
-
 
 @cli_errors
 def command(plugin: PluginOpt = None, json_out: JsonOpt = False) -> None:

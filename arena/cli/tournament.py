@@ -44,9 +44,6 @@ from arena.tournament import (
     run_tournament,
 )
 
-NAME = "tournament"
-HELP = "Play a tournament: every player on the same seeded boards; prints the leaderboard."
-
 
 def parse_options(items: list[str] | None, names: set[str]) -> dict[str, dict[str, Any]]:
     """``NAME.KEY=VALUE`` pairs; values are read as JSON when they parse, else as text."""
