@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import operator
 import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from arena.config import RULES_VERSION, TournamentConfig
-from arena.runner import GameResult
+from arena.runner import GameResult, Outcome
 
 __all__ = ["DEFAULT_STORE", "SCHEMA_VERSION", "Store", "StoreError", "project_version"]
 
@@ -40,6 +41,14 @@ GAME_COLUMNS = (
     "cpu_ms",
     "wall_ms",
     "error",
+)
+
+#: Every column of a game row but ``outcome`` and ``won`` (which are computed), as ``GameResult`` holds them.
+_FIELDS = tuple(c for c in GAME_COLUMNS if c not in ("outcome", "won"))
+_fields = operator.attrgetter(*_FIELDS)
+_INSERT_GAME = (
+    f"INSERT OR IGNORE INTO games (tournament_id, {', '.join(_FIELDS)}, outcome, won, finished)"
+    f" VALUES ({','.join('?' * (len(_FIELDS) + 4))})"
 )
 
 _SCHEMA = """
@@ -199,21 +208,15 @@ class Store:
     def record(self, tournament_id: str, results: Iterable[GameResult]) -> int:
         """Commit finished games; returns how many were new (a repeat is ignored, never duplicated)."""
         now = _now()
-        rows = []
-        for result in results:
-            row = result.as_row()
-            rows.append((tournament_id, *(row[c] for c in GAME_COLUMNS), now))
+        # The row straight from the attributes (``GameResult.as_row`` without the dict): this runs for
+        # every game, and a Beginner game itself takes only a tenth of a millisecond.
+        rows = [(tournament_id, *_fields(r), r.outcome.value, int(r.outcome is Outcome.WON), now) for r in results]
         if not rows:
             return 0
-        placeholders = ",".join("?" * (len(GAME_COLUMNS) + 2))
         with self.db:
             self.db.execute("BEGIN IMMEDIATE")
             before = self.db.total_changes
-            self.db.executemany(
-                f"INSERT OR IGNORE INTO games (tournament_id, {', '.join(GAME_COLUMNS)}, finished)"
-                f" VALUES ({placeholders})",
-                rows,
-            )
+            self.db.executemany(_INSERT_GAME, rows)
             return self.db.total_changes - before
 
     # -- reading --------------------------------------------------------------------------

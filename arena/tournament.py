@@ -35,6 +35,7 @@ from arena.backends import (
 )
 from arena.config import TournamentConfig
 from arena.store import Store
+from arena.warmup import CompileEvent, compile_players, stale_players
 from arena.worker import Batch
 from players import Registry
 
@@ -135,6 +136,7 @@ def run_tournament(
     backend: str | Backend = "local",
     address: str | None = None,
     order: Sequence[int] | None = None,
+    on_compile: Callable[[CompileEvent], None] | None = None,
 ) -> TournamentSummary:
     """Play every missing (player, board) game of ``config`` and commit it to ``store``.
 
@@ -142,6 +144,8 @@ def run_tournament(
     ``"dask"`` (the cluster at ``address`` or ``$DASK_SCHEDULER_ADDRESS``, else a LocalCluster of
     ``workers``), or a ready ``Backend``, which the caller then owns and closes. ``order`` plays
     the pending boards in that order instead of ascending (for tests; results never depend on it).
+    On this machine, the players whose numba code is not known to be compiled are compiled first
+    (``arena.warmup``), each once, reporting to ``on_compile``; a Ctrl-C then stops at once.
     Raises ``TournamentInterrupted`` on Ctrl-C and ``TournamentError`` when the workers keep dying,
     in both cases after committing every finished game.
     """
@@ -168,6 +172,10 @@ def run_tournament(
     recorded = delivered = 0
     try:
         with _ctrl_c_stops(stop):
+            if engine.name == "local":
+                stale = stale_players(config, {key for _, keys in work for key in keys})
+                if not compile_players(config, stale, registry.plugin_files, engine.workers, stop, on_compile):
+                    raise TournamentInterrupted(0)
             size = engine.batch_size(len(work))
             used = engine.workers
             stream = engine.run(batches(config, work, size), registry.plugin_files, stop)

@@ -27,7 +27,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 from arena.backends.base import StopFlag, WorkerCrashError, batch_label
 from arena.runner import GameResult
-from arena.worker import Batch, init_worker, run_batch
+from arena.worker import Batch, init_worker, play, run_batch
 
 __all__ = [
     "MAX_ATTEMPTS",
@@ -87,7 +87,7 @@ class InProcessBackend:
                 for board, keys in batch.work:
                     for key in keys:
                         # One game at a time, so that a stop loses no finished game of the batch.
-                        results.extend(run_batch(Batch(batch.config, ((board, (key,)),))))
+                        results.append(play(batch.config, board, key))
                         if stop:
                             break
                     if stop:

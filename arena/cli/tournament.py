@@ -11,7 +11,15 @@ from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from arena.backends.dask_cluster import ADDRESS_ENV, INSTALL_HINT, dask_available
 from arena.cli.common import (
@@ -43,6 +51,7 @@ from arena.tournament import (
     pending_work,
     run_tournament,
 )
+from arena.warmup import CompileEvent
 
 
 def parse_options(items: list[str] | None, names: set[str]) -> dict[str, dict[str, Any]]:
@@ -65,6 +74,58 @@ def parse_options(items: list[str] | None, names: set[str]) -> dict[str, dict[st
 
 def resume_hint() -> str:
     return shlex.join(["arena", *sys.argv[1:]])
+
+
+class CompileDisplay:
+    """Shows the first run's compile (``arena.warmup``): a line when the first player starts compiling,
+    then, beside the games' bar, a row counting the players ready; a line at the end. A run whose players
+    are already compiled shows nothing. ``progress`` and ``games`` (its games' task) are None under --quiet."""
+
+    def __init__(self, progress: Progress | None, games: TaskID | None) -> None:
+        self.progress, self.games = progress, games
+        self.keys: tuple[str, ...] = ()
+        self.compiling: list[str] = []
+        self.ready = 0
+        self.task: TaskID | None = None
+        self.shown = False
+
+    def __call__(self, event: CompileEvent) -> None:
+        if event.kind == "begin":
+            self.keys = event.keys
+        elif event.kind == "compiling":
+            self.compiling.append(event.key)
+            if not self.shown:
+                self.shown = True
+                err_console.print(
+                    "compiling the players' numba code, first run only (cached for the next runs): "
+                    + ", ".join(self.keys),
+                    highlight=False,
+                    soft_wrap=True,
+                )
+                if self.progress is not None:
+                    self.task = self.progress.add_task("compiling", total=len(self.keys), rate="-")
+        elif event.kind == "done":
+            self.ready += 1
+            if event.key in self.compiling:
+                self.compiling.remove(event.key)
+            if event.error:
+                err_console.print(
+                    f"[yellow]warning:[/] preparing {escape(event.key)} failed: {escape(event.error)}",
+                    highlight=False,
+                    soft_wrap=True,
+                )
+        elif event.kind == "end" and self.shown:
+            err_console.print(f"compiled in {event.seconds:.1f}s ({event.cpu:.1f}s of CPU)", highlight=False)
+        if self.progress is None or self.task is None:
+            return
+        if event.kind == "end":
+            self.progress.remove_task(self.task)
+            self.task = None
+            if self.games is not None:
+                self.progress.reset(self.games, rate="-")  # the games' clock starts now
+        else:
+            names = ", ".join(self.compiling)
+            self.progress.update(self.task, description=f"compiling {names}".strip(), completed=self.ready)
 
 
 @cli_errors
@@ -160,7 +221,15 @@ def command(
         started = time.perf_counter()
         try:
             if quiet or todo == 0:
-                summary = run_tournament(config, db, registry, workers=workers, backend=backend, address=address)
+                summary = run_tournament(
+                    config,
+                    db,
+                    registry,
+                    workers=workers,
+                    backend=backend,
+                    address=address,
+                    on_compile=CompileDisplay(None, None),
+                )
             else:
                 columns = (
                     TextColumn("[bold]{task.description}"),
@@ -177,11 +246,18 @@ def command(
                     def advance(n: int) -> None:
                         progress.advance(task, n)
                         done = progress.tasks[0].completed
-                        elapsed = time.perf_counter() - started
+                        elapsed = progress.tasks[0].elapsed or 0.0  # since the games began (after compiling)
                         progress.update(task, rate=f"{done / elapsed:,.0f}" if elapsed > 0 else "-")
 
                     summary = run_tournament(
-                        config, db, registry, workers=workers, progress=advance, backend=backend, address=address
+                        config,
+                        db,
+                        registry,
+                        workers=workers,
+                        progress=advance,
+                        backend=backend,
+                        address=address,
+                        on_compile=CompileDisplay(progress, task),
                     )
         except TournamentInterrupted as stop:
             err_console.print(

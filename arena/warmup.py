@@ -1,0 +1,311 @@
+"""Compile the tournament's players before the first game: once, visibly, and so that Ctrl-C works.
+
+The built-in players run numba code, compiled on first use and cached on disk. Left to the worker
+processes, a first run spends a minute or more at 0 games, silently, with every worker compiling the
+same kernels at once, and a Ctrl-C waits for the compile (numba cannot be interrupted mid-function).
+So the tournament first asks ``stale_players`` which of its trusted players (those that run inside
+the workers) have no record of a complete compile, and ``compile_players`` warms exactly those up in
+processes of their own:
+
+- one warm-up game per player (``arena.worker.prepare_player``, the workers' own code), in up to
+  one process per worker; each kernel is compiled by one process only: a process about to compile
+  a kernel takes a lock on its cache entry, and one that finds it locked waits, then loads what the
+  other compiled (``_lock_kernels``);
+- each process says when it starts compiling a player (numba's compile event, so a player whose
+  code is cached reports nothing) and when it is done; the caller shows that;
+- the tournament's stop flag (the first Ctrl-C) kills the processes at once.
+
+A record per player (``record_dir``) lists the cache files its warm-up used, with their sizes and
+times, and the source files they were compiled from: while none of them changed, the next run skips
+all of this after a few ``stat`` calls. The workers' warm-up then only loads from the cache.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import multiprocessing
+import os
+import queue
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.backends.base import StopFlag
+from arena.backends.local import init_pool_worker, start_method
+from arena.config import PlayerRef, TournamentConfig
+from arena.isolation.settings import Isolation
+from arena.worker import isolation_of, prepare_player
+
+__all__ = ["CompileEvent", "compile_players", "record_dir", "stale_players"]
+
+#: Environment variable naming the folder of the compile records (default: the user's cache folder).
+RECORD_DIR_ENV = "ARENA_CACHE_DIR"
+#: Seconds between two checks of the stop flag while the compile processes run.
+_POLL = 0.1
+
+
+@dataclass(frozen=True, slots=True)
+class CompileEvent:
+    """What ``compile_players`` reports. ``kind``: ``begin`` (``keys``: the players about to be
+    prepared), ``compiling`` (``key`` has started compiling: not sent when its code is cached),
+    ``done`` (``key`` is ready, or ``error`` says why not), ``end``."""
+
+    kind: str
+    key: str = ""
+    keys: tuple[str, ...] = ()
+    #: Wall seconds (for ``end``: of the whole phase), and CPU seconds the compile processes spent on it.
+    seconds: float = 0.0
+    cpu: float = 0.0
+    error: str = ""
+
+
+def record_dir() -> Path:
+    """Where the records live: ``$ARENA_CACHE_DIR``, else ``$XDG_CACHE_HOME`` or ``~/.cache``."""
+    configured = os.environ.get(RECORD_DIR_ENV)
+    if configured:
+        return Path(configured)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "minesweeper-arena" / "compiled"
+
+
+def _record_path(key: str) -> Path:
+    import numba
+
+    # Keyed by everything that makes numba's cache another one: its version, Python's, and its folder.
+    what = json.dumps([key, numba.__version__, sys.version, sys.prefix, os.environ.get("NUMBA_CACHE_DIR", "")])
+    return record_dir() / f"{hashlib.sha256(what.encode()).hexdigest()[:24]}.json"
+
+
+def _stats(paths: Iterable[str]) -> dict[str, list[int]] | None:
+    stats = {}
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        stats[path] = [st.st_mtime_ns, st.st_size]
+    return stats
+
+
+def _is_recorded(key: str) -> bool:
+    try:
+        record = json.loads(_record_path(key).read_text(encoding="utf-8"))
+        files = record["files"]
+        return bool(files) and _stats(files) == files
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def _write_record(key: str, files: Sequence[str]) -> None:
+    """Best effort: without a record the next run only prepares the player again."""
+    stats = _stats(files)
+    if not stats:
+        return
+    path = _record_path(key)
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_suffix(f".{os.getpid()}.tmp")
+        temporary.write_text(json.dumps({"key": key, "files": stats}), encoding="utf-8")
+        os.replace(temporary, path)
+
+
+def stale_players(config: TournamentConfig, keys: Iterable[str]) -> list[PlayerRef]:
+    """The players among ``keys`` that run inside the workers and have no valid compile record."""
+    wanted = set(keys)
+    return [
+        ref
+        for ref in config.players
+        if ref.key in wanted and isolation_of(ref, config) is Isolation.TRUSTED and not _is_recorded(ref.key)
+    ]
+
+
+# -- in the compile processes -------------------------------------------------------------------------
+
+
+def _used_files() -> list[str]:
+    """The cache index files of every kernel this process has compiled or loaded, and their sources."""
+    from numba.core.dispatcher import Dispatcher
+
+    files: set[str] = set()
+    for module in list(sys.modules.values()):
+        for value in list(getattr(module, "__dict__", {}).values()):
+            if isinstance(value, Dispatcher) and value.overloads:
+                index = getattr(getattr(getattr(value, "_cache", None), "_cache_file", None), "_index_path", None)
+                if index and os.path.exists(index):
+                    files.add(index)
+                    files.add(value.py_func.__code__.co_filename)
+    return sorted(files)
+
+
+def _lock_kernels() -> None:
+    """Let one process at a time compile each kernel: another one waits for the lock, then loads
+    the kernel from the cache instead of compiling it too. Locks follow the call graph (a caller's
+    compile takes its callees' locks), which has no cycles, so two processes cannot deadlock; a
+    process that already holds a kernel's lock (a recursive compile) does not take it again."""
+    import fcntl
+
+    from numba.core import caching, event
+
+    held: dict[str, Any] = {}
+    load, save = caching.Cache.load_overload, caching.Cache.save_overload
+
+    def release(path: str) -> None:
+        handle = held.pop(path, None)
+        if handle is not None:
+            handle.close()  # closing the file releases the lock
+
+    def locked_load(self: Any, sig: Any, target_context: Any) -> Any:
+        data = load(self, sig, target_context)
+        path = getattr(getattr(self, "_cache_file", None), "_index_path", None)
+        if data is not None or path is None or path in held:
+            return data
+        try:
+            self._impl.locator.ensure_cache_path()
+            handle = open(path + ".lock", "a")  # noqa: SIM115 (held across calls, closed by release)
+        except OSError:
+            return None
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        held[path] = handle
+        data = load(self, sig, target_context)  # compiled by another process while we waited?
+        if data is not None:
+            release(path)
+        return data
+
+    def locked_save(self: Any, sig: Any, data: Any) -> None:
+        try:
+            save(self, sig, data)
+        finally:
+            release(getattr(getattr(self, "_cache_file", None), "_index_path", ""))
+
+    class Unlock(event.Listener):
+        """A compile that fails never saves: release its lock when the compile ends badly."""
+
+        def on_start(self, ev: Any) -> None:
+            pass
+
+        def on_end(self, ev: Any) -> None:
+            if ev.data and getattr(ev, "exc_details", (None,))[0] is not None:
+                cache = getattr(ev.data.get("dispatcher"), "_cache", None)
+                release(getattr(getattr(cache, "_cache_file", None), "_index_path", ""))
+
+    caching.Cache.load_overload = locked_load  # type: ignore[method-assign]
+    caching.Cache.save_overload = locked_save  # type: ignore[method-assign]
+    event.register("numba:compile", Unlock())
+
+
+def _compile_process(
+    config: TournamentConfig, plugin_files: tuple[str, ...], parent: int, workers: int, tasks: Any, events: Any
+) -> None:
+    """A compile process: prepare each player ``tasks`` hands out, reporting to ``events``."""
+    # As a pool worker: ignores Ctrl-C (the parent decides) and exits with the arena process.
+    init_pool_worker(plugin_files, parent, workers)
+    from numba.core import event
+
+    _lock_kernels()
+    current = {"key": "", "told": False}
+
+    class Tell(event.Listener):
+        def on_start(self, ev: Any) -> None:
+            if current["key"] and not current["told"]:
+                current["told"] = True
+                events.put(("compiling", current["key"], 0.0, 0.0, "", ()))
+
+        def on_end(self, ev: Any) -> None:
+            pass
+
+    event.register("numba:compile", Tell())
+    refs = {ref.key: ref for ref in config.players}
+    cpu = 0.0  # the first player is billed for starting the process too
+    while (key := tasks.get()) is not None:
+        current.update(key=key, told=False)
+        started = time.perf_counter()
+        error = ""
+        try:
+            prepare_player(refs[key], config)
+        except Exception as exc:  # the workers meet the same error and record it per game
+            error = f"{type(exc).__name__}: {exc}"
+        files = () if error else tuple(_used_files())
+        used = time.process_time() - cpu
+        cpu += used
+        events.put(("done", key, time.perf_counter() - started, used, error, files))
+
+
+# -- in the tournament's process ----------------------------------------------------------------------
+
+
+def any_alive(processes: Iterable[Any]) -> bool:
+    return any(process.is_alive() for process in processes)
+
+
+def compile_players(
+    config: TournamentConfig,
+    refs: Sequence[PlayerRef],
+    plugin_files: tuple[str, ...],
+    processes: int,
+    stop: StopFlag,
+    report: Callable[[CompileEvent], None] | None = None,
+) -> bool:
+    """Prepare ``refs`` (from ``stale_players``) in up to ``processes`` processes. False if ``stop``
+    was set meanwhile: the processes are killed at once and nothing else happens."""
+    tell = report or (lambda event: None)
+    keys = tuple(ref.key for ref in refs)
+    if not keys:
+        return True
+    tell(CompileEvent("begin", keys=keys))
+    context = multiprocessing.get_context(start_method())
+    tasks, events = context.Queue(), context.Queue()
+    count = max(1, min(processes, len(keys)))
+    for key in keys:
+        tasks.put(key)
+    for _ in range(count):
+        tasks.put(None)
+    started = time.perf_counter()
+    running = [
+        context.Process(
+            target=_compile_process,
+            args=(config, plugin_files, os.getpid(), processes, tasks, events),
+            name="arena-compile",
+        )
+        for _ in range(count)
+    ]
+    pending = set(keys)
+    files: dict[str, tuple[str, ...]] = {}
+    total_cpu = 0.0
+    try:
+        for process in running:
+            process.start()
+        while pending and not stop:
+            try:
+                kind, key, seconds, cpu, error, used = events.get(timeout=_POLL if any_alive(running) else 1.0)
+            except queue.Empty:
+                if not any_alive(running):  # every process is gone, some player without a word
+                    for key in sorted(pending):
+                        tell(CompileEvent("done", key=key, error="the compile process died"))
+                    break
+                continue
+            if kind == "done":
+                pending.discard(key)
+                total_cpu += cpu
+                if not error:
+                    files[key] = used
+            tell(CompileEvent(kind, key=key, seconds=seconds, cpu=cpu, error=error))
+    finally:
+        for process in running:
+            if process.pid is None:  # never started
+                continue
+            if process.is_alive() and (stop or pending):
+                process.kill()
+            process.join()
+        tasks.close()
+        events.close()
+    if stop:
+        return False
+    for key, used in files.items():  # now that every process is done: the files no longer change
+        _write_record(key, used)
+    tell(CompileEvent("end", keys=keys, seconds=time.perf_counter() - started, cpu=total_cpu))
+    return True
