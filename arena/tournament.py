@@ -76,6 +76,9 @@ def pending_work(config: TournamentConfig, store: Store) -> tuple[Work, int]:
     keys = [ref.key for ref in config.players]
     done = store.finished(config.id, keys, config.games)
     skipped = sum(len(boards) for boards in done.values())
+    if not skipped:  # a new tournament: every board for everyone (and 100,000 boards in no time)
+        every = tuple(keys)
+        return [(board, every) for board in range(config.games)], 0
     work = []
     for board in range(config.games):
         missing = tuple(k for k in keys if board not in done[k])

@@ -12,7 +12,7 @@ leaderboard; ``whole_process.py`` measures the same command over 100,000 games.
 Python's bytecode cache is left on for the commands (``PYTHONDONTWRITEBYTECODE`` is dropped from their
 environment), as on any normal install.
 
-    python benchmarks/cli_startup.py [--runs 7] [--arena PATH]
+    python benchmarks/cli_startup.py [--runs 7] [--arena PATH] [--check]
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--arena", help="the arena executable (default: the one on PATH, else beside this Python)")
+    parser.add_argument("--check", action="store_true", help="exit with status 1 when a target is missed")
     args = parser.parse_args()
     arena = args.arena or shutil.which("arena") or str(Path(sys.executable).with_name("arena"))
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -85,6 +86,9 @@ def main() -> None:
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {RESULTS}")
+    missed = [name for name, target in TARGETS.items() if results[name]["wall_seconds"] >= target]
+    if args.check and missed:
+        raise SystemExit(1)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ warm (the first run on a machine compiles). The CPU is the process's own user + 
 time. The load average is recorded with the results.
 
     python benchmarks/whole_process.py [--games 100000] [--runs 3] [--difficulty beginner]
-                                       [--player enumeration] [--arena PATH]
+                                       [--player enumeration] [--arena PATH] [--check]
 """
 
 from __future__ import annotations
@@ -63,6 +63,7 @@ def main() -> None:
     parser.add_argument("--difficulty", default="beginner")
     parser.add_argument("--player", default="enumeration")
     parser.add_argument("--arena", help="the arena executable (default: the one on PATH, else beside this Python)")
+    parser.add_argument("--check", action="store_true", help="exit with status 1 when slower than the reference")
     args = parser.parse_args()
 
     base = [*arena_command(args.arena), "tournament", "-d", args.difficulty, "-p", args.player, "-w", "1"]
@@ -114,6 +115,8 @@ def main() -> None:
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {RESULTS}")
+    if args.check and reference and per_game >= reference:
+        raise SystemExit(1)
 
 
 if __name__ == "__main__":
