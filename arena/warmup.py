@@ -7,17 +7,19 @@ So the tournament first asks ``stale_players`` which of its trusted players (tho
 the workers) have no record of a complete compile, and ``compile_players`` warms exactly those up in
 processes of their own:
 
-- one warm-up game per player (``arena.worker.prepare_player``, the workers' own code), in up to
-  one process per worker; each kernel is compiled by one process only: a process about to compile
-  a kernel takes a lock on its cache entry, and one that finds it locked waits, then loads what the
-  other compiled (``_lock_kernels``);
+- the workers' own warm-up game per player, then a few games on the tournament's board (one
+  Beginner game misses paths), in up to one process per worker (``arena.worker.prepare_player``);
+  each kernel is compiled by one process only: a process about to compile a kernel takes a lock on
+  its cache entry, and one that finds it locked waits, then loads what the other compiled
+  (``_lock_kernels``);
 - each process says when it starts compiling a player (numba's compile event, so a player whose
   code is cached reports nothing) and when it is done; the caller shows that;
 - the tournament's stop flag (the first Ctrl-C) kills the processes at once.
 
-A record per player (``record_dir``) lists the cache files its warm-up used, with their sizes and
-times, and the source files they were compiled from: while none of them changed, the next run skips
-all of this after a few ``stat`` calls. The workers' warm-up then only loads from the cache.
+A record per player and kind of board (preset or custom, and first-click rule: other boards take
+other paths; ``record_dir``) lists the cache files its warm-up used, with their sizes and times,
+and the source files they were compiled from: while none of them changed, the next run skips all
+of this after a few ``stat`` calls. The workers' warm-up then only loads from the cache.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from arena.backends.local import init_pool_worker, start_method
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation.settings import Isolation
 from arena.worker import isolation_of, prepare_player
+from engine import PRESETS
 
 __all__ = ["CompileEvent", "compile_players", "record_dir", "stale_players"]
 
@@ -47,6 +50,9 @@ __all__ = ["CompileEvent", "compile_players", "record_dir", "stale_players"]
 RECORD_DIR_ENV = "ARENA_CACHE_DIR"
 #: Seconds between two checks of the stop flag while the compile processes run.
 _POLL = 0.1
+#: Throwaway games each player plays on the tournament's board after its warm-up game: enough for the
+#: code paths a Beginner warm-up misses (rref's row reduction, say) to be compiled here, not mid-game.
+_GAMES = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,11 +79,13 @@ def record_dir() -> Path:
     return Path(base) / "minesweeper-arena" / "compiled"
 
 
-def _record_path(key: str) -> Path:
+def _record_path(key: str, config: TournamentConfig) -> Path:
     import numba
 
     # Keyed by everything that makes numba's cache another one: its version, Python's, and its folder.
-    what = json.dumps([key, numba.__version__, sys.version, sys.prefix, os.environ.get("NUMBA_CACHE_DIR", "")])
+    board = config.spec.name if config.spec.name in PRESETS else "custom"
+    cache = os.environ.get("NUMBA_CACHE_DIR", "")
+    what = json.dumps([key, board, config.rule.value, numba.__version__, sys.version, sys.prefix, cache])
     return record_dir() / f"{hashlib.sha256(what.encode()).hexdigest()[:24]}.json"
 
 
@@ -92,21 +100,21 @@ def _stats(paths: Iterable[str]) -> dict[str, list[int]] | None:
     return stats
 
 
-def _is_recorded(key: str) -> bool:
+def _is_recorded(key: str, config: TournamentConfig) -> bool:
     try:
-        record = json.loads(_record_path(key).read_text(encoding="utf-8"))
+        record = json.loads(_record_path(key, config).read_text(encoding="utf-8"))
         files = record["files"]
         return bool(files) and _stats(files) == files
     except (OSError, ValueError, KeyError, TypeError):
         return False
 
 
-def _write_record(key: str, files: Sequence[str]) -> None:
+def _write_record(key: str, config: TournamentConfig, files: Sequence[str]) -> None:
     """Best effort: without a record the next run only prepares the player again."""
     stats = _stats(files)
     if not stats:
         return
-    path = _record_path(key)
+    path = _record_path(key, config)
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_suffix(f".{os.getpid()}.tmp")
@@ -120,7 +128,7 @@ def stale_players(config: TournamentConfig, keys: Iterable[str]) -> list[PlayerR
     return [
         ref
         for ref in config.players
-        if ref.key in wanted and isolation_of(ref, config) is Isolation.TRUSTED and not _is_recorded(ref.key)
+        if ref.key in wanted and isolation_of(ref, config) is Isolation.TRUSTED and not _is_recorded(ref.key, config)
     ]
 
 
@@ -147,7 +155,10 @@ def _lock_kernels() -> None:
     the kernel from the cache instead of compiling it too. Locks follow the call graph (a caller's
     compile takes its callees' locks), which has no cycles, so two processes cannot deadlock; a
     process that already holds a kernel's lock (a recursive compile) does not take it again."""
-    import fcntl
+    try:
+        import fcntl
+    except ImportError:  # not on a POSIX system: processes may compile a kernel twice, nothing worse
+        return
 
     from numba.core import caching, event
 
@@ -226,7 +237,7 @@ def _compile_process(
         started = time.perf_counter()
         error = ""
         try:
-            prepare_player(refs[key], config)
+            prepare_player(refs[key], config, _GAMES)
         except Exception as exc:  # the workers meet the same error and record it per game
             error = f"{type(exc).__name__}: {exc}"
         files = () if error else tuple(_used_files())
@@ -306,6 +317,6 @@ def compile_players(
     if stop:
         return False
     for key, used in files.items():  # now that every process is done: the files no longer change
-        _write_record(key, used)
+        _write_record(key, config, used)
     tell(CompileEvent("end", keys=keys, seconds=time.perf_counter() - started, cpu=total_cpu))
     return True

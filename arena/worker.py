@@ -170,11 +170,15 @@ def _agent(ref: PlayerRef, config: TournamentConfig) -> Agent:
     return agent
 
 
-def prepare_player(ref: PlayerRef, config: TournamentConfig) -> None:
+def prepare_player(ref: PlayerRef, config: TournamentConfig, games: int = 0) -> None:
     """Set up ``ref``'s agent as ``run_batch`` would (a trusted player plays its warm-up game, which
-    compiles or loads its numba code); raises what the setup raises. ``arena.warmup`` runs this
-    ahead of the tournament, so that compiling is done once and shown."""
-    _agent(ref, config)
+    compiles or loads its numba code), then let it play ``games`` throwaway games on the tournament's
+    board: one Beginner game does not take every path a player's code has. Raises what the setup
+    raises. ``arena.warmup`` runs this ahead of the tournament, so that compiling is done once and shown."""
+    agent = _agent(ref, config)
+    spec, limits = config.spec, config.limits
+    for board in range(games):
+        play_game(agent, ref.key, spec, config.rule, _WARM_UP_SEED, board, move_limit=config.move_limit, limits=limits)
 
 
 def warm_up(player: Player) -> None:

@@ -103,7 +103,7 @@ class CompileDisplay:
                     soft_wrap=True,
                 )
                 if self.progress is not None:
-                    self.task = self.progress.add_task("compiling", total=len(self.keys), rate="-")
+                    self.task = self.progress.add_task("compiling", total=len(self.keys), rate="players")
         elif event.kind == "done":
             self.ready += 1
             if event.key in self.compiling:
@@ -122,7 +122,7 @@ class CompileDisplay:
             self.progress.remove_task(self.task)
             self.task = None
             if self.games is not None:
-                self.progress.reset(self.games, rate="-")  # the games' clock starts now
+                self.progress.reset(self.games, rate="- games/s")  # the games' clock starts now
         else:
             names = ", ".join(self.compiling)
             self.progress.update(self.task, description=f"compiling {names}".strip(), completed=self.ready)
@@ -235,19 +235,19 @@ def command(
                     TextColumn("[bold]{task.description}"),
                     BarColumn(),
                     MofNCompleteColumn(),
-                    TextColumn("{task.fields[rate]} games/s"),
+                    TextColumn("{task.fields[rate]}"),
                     TimeElapsedColumn(),
                     TextColumn("ETA"),
                     TimeRemainingColumn(),
                 )
                 with Progress(*columns, console=err_console, transient=json_out) as progress:
-                    task = progress.add_task(config.difficulty, total=todo, rate="-")
+                    task = progress.add_task(config.difficulty, total=todo, rate="- games/s")
 
                     def advance(n: int) -> None:
                         progress.advance(task, n)
                         done = progress.tasks[0].completed
                         elapsed = progress.tasks[0].elapsed or 0.0  # since the games began (after compiling)
-                        progress.update(task, rate=f"{done / elapsed:,.0f}" if elapsed > 0 else "-")
+                        progress.update(task, rate=f"{done / elapsed:,.0f} games/s" if elapsed > 0 else "- games/s")
 
                     summary = run_tournament(
                         config,

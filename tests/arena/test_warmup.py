@@ -22,7 +22,7 @@ from arena.backends.base import StopFlag
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import Isolation
 from arena.warmup import RECORD_DIR_ENV, CompileEvent, compile_players, stale_players
-from engine import BEGINNER, FirstClick
+from engine import BEGINNER, EXPERT, FirstClick
 
 ARENA = Path(sys.executable).with_name("arena")
 
@@ -168,6 +168,9 @@ def test_compile_players_reports_each_player_and_records_it(plugin: Path, record
     # A player whose numba code cannot be cached is recorded all the same: its files did not change.
     assert len(list(records.glob("*.json"))) == 2
     assert stale_players(tournament, ["alpha", "beta"]) == []
+    # Another kind of board takes other paths: prepared again.
+    expert = TournamentConfig.build(EXPERT, FirstClick.SAFE, players=tournament.players, isolation=Isolation.TRUSTED)
+    assert [ref.key for ref in stale_players(expert, ["alpha", "beta"])] == ["alpha", "beta"]
 
 
 def test_a_player_that_fails_to_prepare_is_reported_not_fatal(records: Path, tmp_path: Path) -> None:
