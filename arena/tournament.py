@@ -148,7 +148,7 @@ def run_tournament(
     ``workers``), or a ready ``Backend``, which the caller then owns and closes. ``order`` plays
     the pending boards in that order instead of ascending (for tests; results never depend on it).
     On this machine, the players whose numba code is not known to be compiled are compiled first
-    (``arena.warmup``), each once, reporting to ``on_compile``; a Ctrl-C then stops at once.
+    (``arena.warmup``), each kernel once, reporting to ``on_compile``; a Ctrl-C then stops at once.
     Raises ``TournamentInterrupted`` on Ctrl-C and ``TournamentError`` when the workers keep dying,
     in both cases after committing every finished game.
     """
@@ -174,11 +174,10 @@ def run_tournament(
     stop = StopFlag()
     recorded = delivered = 0
     try:
+        if engine.name == "local":  # before the first game: a Ctrl-C here stops at once (KeyboardInterrupt)
+            stale = stale_players(config, {key for _, keys in work for key in keys})
+            compile_players(config, stale, registry.plugin_files, engine.workers, on_compile)
         with _ctrl_c_stops(stop):
-            if engine.name == "local":
-                stale = stale_players(config, {key for _, keys in work for key in keys})
-                if not compile_players(config, stale, registry.plugin_files, engine.workers, stop, on_compile):
-                    raise TournamentInterrupted(0)
             size = engine.batch_size(len(work))
             used = engine.workers
             stream = engine.run(batches(config, work, size), registry.plugin_files, stop)

@@ -14,7 +14,7 @@ processes of their own:
   (``_lock_kernels``);
 - each process says when it starts compiling a player (numba's compile event, so a player whose
   code is cached reports nothing) and when it is done; the caller shows that;
-- the tournament's stop flag (the first Ctrl-C) kills the processes at once.
+- a Ctrl-C kills the processes at once.
 
 A record per player and kind of board (preset or custom, and first-click rule: other boards take
 other paths; ``record_dir``) lists the cache files its warm-up used, with their sizes and times,
@@ -29,15 +29,14 @@ import hashlib
 import json
 import multiprocessing
 import os
-import queue
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from multiprocessing import connection
 from pathlib import Path
 from typing import Any
 
-from arena.backends.base import StopFlag
 from arena.backends.local import init_pool_worker, start_method
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation.settings import Isolation
@@ -210,9 +209,14 @@ def _lock_kernels() -> None:
 
 
 def _compile_process(
-    config: TournamentConfig, plugin_files: tuple[str, ...], parent: int, workers: int, tasks: Any, events: Any
+    config: TournamentConfig, plugin_files: tuple[str, ...], parent: int, workers: int, pipe: Any
 ) -> None:
-    """A compile process: prepare each player ``tasks`` hands out, reporting to ``events``."""
+    """A compile process: prepare each player the parent sends (None: stop), reporting on ``pipe``."""
+    if "fork" in multiprocessing.get_all_start_methods():
+        # numba's threading layer makes a lock in the default context, which here is the arena's
+        # (forkserver): such a lock is the resource tracker's to remove, and a compile process killed
+        # by a Ctrl-C would leave the user a warning about it. A fork-context lock needs no tracker.
+        multiprocessing.set_start_method("fork", force=True)
     # As a pool worker: ignores Ctrl-C (the parent decides) and exits with the arena process.
     init_pool_worker(plugin_files, parent, workers)
     from numba.core import event
@@ -224,7 +228,7 @@ def _compile_process(
         def on_start(self, ev: Any) -> None:
             if current["key"] and not current["told"]:
                 current["told"] = True
-                events.put(("compiling", current["key"], 0.0, 0.0, "", ()))
+                pipe.send(("compiling", current["key"], 0.0, 0.0, "", ()))
 
         def on_end(self, ev: Any) -> None:
             pass
@@ -232,7 +236,7 @@ def _compile_process(
     event.register("numba:compile", Tell())
     refs = {ref.key: ref for ref in config.players}
     cpu = 0.0  # the first player is billed for starting the process too
-    while (key := tasks.get()) is not None:
+    while (key := pipe.recv()) is not None:
         current.update(key=key, told=False)
         started = time.perf_counter()
         error = ""
@@ -243,14 +247,10 @@ def _compile_process(
         files = () if error else tuple(_used_files())
         used = time.process_time() - cpu
         cpu += used
-        events.put(("done", key, time.perf_counter() - started, used, error, files))
+        pipe.send(("done", key, time.perf_counter() - started, used, error, files))
 
 
 # -- in the tournament's process ----------------------------------------------------------------------
-
-
-def any_alive(processes: Iterable[Any]) -> bool:
-    return any(process.is_alive() for process in processes)
 
 
 def compile_players(
@@ -258,65 +258,59 @@ def compile_players(
     refs: Sequence[PlayerRef],
     plugin_files: tuple[str, ...],
     processes: int,
-    stop: StopFlag,
     report: Callable[[CompileEvent], None] | None = None,
-) -> bool:
-    """Prepare ``refs`` (from ``stale_players``) in up to ``processes`` processes. False if ``stop``
-    was set meanwhile: the processes are killed at once and nothing else happens."""
+) -> None:
+    """Prepare ``refs`` (from ``stale_players``) in up to ``processes`` processes, handing each the
+    next player as soon as it is free. A KeyboardInterrupt (Ctrl-C) kills them at once and goes on."""
     tell = report or (lambda event: None)
-    keys = tuple(ref.key for ref in refs)
-    if not keys:
-        return True
+    todo = [ref.key for ref in refs]
+    if not todo:
+        return
+    keys = tuple(todo)
     tell(CompileEvent("begin", keys=keys))
     context = multiprocessing.get_context(start_method())
-    tasks, events = context.Queue(), context.Queue()
-    count = max(1, min(processes, len(keys)))
-    for key in keys:
-        tasks.put(key)
-    for _ in range(count):
-        tasks.put(None)
     started = time.perf_counter()
-    running = [
-        context.Process(
-            target=_compile_process,
-            args=(config, plugin_files, os.getpid(), processes, tasks, events),
-            name="arena-compile",
-        )
-        for _ in range(count)
-    ]
-    pending = set(keys)
+    running: dict[Any, Any] = {}  # our end of each process's pipe -> the process
     files: dict[str, tuple[str, ...]] = {}
+    busy: dict[Any, str] = {}
     total_cpu = 0.0
     try:
-        for process in running:
+        for _ in range(max(1, min(processes, len(todo)))):
+            ours, theirs = context.Pipe()
+            process = context.Process(
+                target=_compile_process,
+                args=(config, plugin_files, os.getpid(), processes, theirs),
+                name="arena-compile",
+            )
             process.start()
-        while pending and not stop:
-            try:
-                kind, key, seconds, cpu, error, used = events.get(timeout=_POLL if any_alive(running) else 1.0)
-            except queue.Empty:
-                if not any_alive(running):  # every process is gone, some player without a word
-                    for key in sorted(pending):
-                        tell(CompileEvent("done", key=key, error="the compile process died"))
-                    break
-                continue
-            if kind == "done":
-                pending.discard(key)
-                total_cpu += cpu
-                if not error:
-                    files[key] = used
-            tell(CompileEvent(kind, key=key, seconds=seconds, cpu=cpu, error=error))
+            theirs.close()
+            running[ours] = process
+            busy[ours] = todo.pop(0)
+            ours.send(busy[ours])
+        while busy:
+            for pipe in connection.wait(list(busy)):
+                try:
+                    kind, key, seconds, cpu, error, used = pipe.recv()
+                except EOFError:  # the process died: its player is not prepared (the workers will say why)
+                    tell(CompileEvent("done", key=busy.pop(pipe), error="the compile process died"))
+                    continue
+                if kind == "done":
+                    total_cpu += cpu
+                    if not error:
+                        files[key] = used
+                    if todo:
+                        busy[pipe] = todo.pop(0)
+                        pipe.send(busy[pipe])
+                    else:
+                        del busy[pipe]
+                        pipe.send(None)
+                tell(CompileEvent(kind, key=key, seconds=seconds, cpu=cpu, error=error))
     finally:
-        for process in running:
-            if process.pid is None:  # never started
-                continue
-            if process.is_alive() and (stop or pending):
+        for pipe, process in running.items():
+            if busy:  # interrupted, or an error of our own: stop at once
                 process.kill()
             process.join()
-        tasks.close()
-        events.close()
-    if stop:
-        return False
+            pipe.close()
     for key, used in files.items():  # now that every process is done: the files no longer change
         _write_record(key, config, used)
     tell(CompileEvent("end", keys=keys, seconds=time.perf_counter() - started, cpu=total_cpu))
-    return True
