@@ -176,7 +176,9 @@ def run_tournament(
     try:
         if engine.name == "local":  # before the first game: a Ctrl-C here stops at once (KeyboardInterrupt)
             stale = stale_players(config, {key for _, keys in work for key in keys})
-            compile_players(config, stale, registry.plugin_files, engine.workers, on_compile)
+            # One process more than the workers: a process waiting for a kernel another one compiles
+            # uses no CPU, and the spare keeps the cores busy meanwhile.
+            compile_players(config, stale, registry.plugin_files, engine.workers + 1, on_compile)
         with _ctrl_c_stops(stop):
             size = engine.batch_size(len(work))
             used = engine.workers

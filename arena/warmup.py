@@ -8,10 +8,10 @@ the workers) have no record of a complete compile, and ``compile_players`` warms
 processes of their own:
 
 - the workers' own warm-up game per player, then a few games on the tournament's board (one
-  Beginner game misses paths), in up to one process per worker (``arena.worker.prepare_player``);
-  each kernel is compiled by one process only: a process about to compile a kernel takes a lock on
-  its cache entry, and one that finds it locked waits, then loads what the other compiled
-  (``_lock_kernels``);
+  Beginner game misses paths: ``arena.worker.prepare_player``), in several processes at once
+  (the tournament asks for one per worker and one more); each kernel is compiled by one process
+  only: a process about to compile a kernel takes a lock on its cache entry, and one that finds it
+  locked waits, then loads what the other compiled (``_lock_kernels``);
 - each process says when it starts compiling a player (numba's compile event, so a player whose
   code is cached reports nothing) and when it is done; the caller shows that;
 - a Ctrl-C kills the processes at once.
@@ -47,8 +47,6 @@ __all__ = ["CompileEvent", "compile_players", "record_dir", "stale_players"]
 
 #: Environment variable naming the folder of the compile records (default: the user's cache folder).
 RECORD_DIR_ENV = "ARENA_CACHE_DIR"
-#: Seconds between two checks of the stop flag while the compile processes run.
-_POLL = 0.1
 #: Throwaway games each player plays on the tournament's board after its warm-up game: enough for the
 #: code paths a Beginner warm-up misses (rref's row reduction, say) to be compiled here, not mid-game.
 _GAMES = 10
