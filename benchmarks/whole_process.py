@@ -87,7 +87,7 @@ def main() -> None:
     play = best["play_ms"] / args.games
     reference = REFERENCE_MS.get(args.difficulty)
     result: dict[str, Any] = {
-        "command": " ".join([*base, "-n", str(args.games), "--store", "<throwaway>"]),
+        "command": " ".join(["arena", *base[1:], "-n", str(args.games), "--store", "<throwaway>"]),
         "games": args.games,
         "runs": args.runs,
         "cpu_seconds": round(best["cpu"], 3),
