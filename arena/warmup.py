@@ -101,7 +101,7 @@ def _is_recorded(key: str, config: TournamentConfig) -> bool:
     try:
         record = json.loads(_record_path(key, config).read_text(encoding="utf-8"))
         files = record["files"]
-        return bool(files) and _stats(files) == files
+        return _stats(files) == files
     except (OSError, ValueError, KeyError, TypeError):
         return False
 
@@ -109,7 +109,7 @@ def _is_recorded(key: str, config: TournamentConfig) -> bool:
 def _write_record(key: str, config: TournamentConfig, files: Sequence[str]) -> None:
     """Best effort: without a record the next run only prepares the player again."""
     stats = _stats(files)
-    if not stats:
+    if stats is None:  # a file went away meanwhile: no record, the next run prepares the player again
         return
     path = _record_path(key, config)
     with contextlib.suppress(OSError):
@@ -206,6 +206,14 @@ def _lock_kernels() -> None:
     event.register("numba:compile", Unlock())
 
 
+def _next(pipe: Any) -> str | None:
+    """The next player to prepare; None when there is none, or the arena is gone."""
+    try:
+        return pipe.recv()
+    except (EOFError, OSError):
+        return None
+
+
 def _compile_process(
     config: TournamentConfig, plugin_files: tuple[str, ...], parent: int, workers: int, pipe: Any
 ) -> None:
@@ -234,7 +242,7 @@ def _compile_process(
     event.register("numba:compile", Tell())
     refs = {ref.key: ref for ref in config.players}
     cpu = 0.0  # the first player is billed for starting the process too
-    while (key := pipe.recv()) is not None:
+    while (key := _next(pipe)) is not None:
         current.update(key=key, told=False)
         started = time.perf_counter()
         error = ""
