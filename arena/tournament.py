@@ -37,6 +37,7 @@ from arena.backends import (
 from arena.backends.dask_cluster import ADDRESS_ENV
 from arena.config import TournamentConfig
 from arena.store import Store
+from arena.warmup import CompileEvent, compile_players, stale_players
 from arena.worker import Batch
 from players import Registry
 
@@ -78,6 +79,9 @@ def pending_work(config: TournamentConfig, store: Store) -> tuple[Work, int]:
     keys = [ref.key for ref in config.players]
     done = store.finished(config.id, keys, config.games)
     skipped = sum(len(boards) for boards in done.values())
+    if not skipped:  # a new tournament: every board for everyone (and 100,000 boards in no time)
+        every = tuple(keys)
+        return [(board, every) for board in range(config.games)], 0
     work = []
     for board in range(config.games):
         missing = tuple(k for k in keys if board not in done[k])
@@ -159,6 +163,7 @@ def run_tournament(
     backend: str | Backend = "local",
     address: str | None = None,
     order: Sequence[int] | None = None,
+    on_compile: Callable[[CompileEvent], None] | None = None,
 ) -> TournamentSummary:
     """Play every missing (player, board) game of ``config`` and commit it to ``store``.
 
@@ -166,6 +171,8 @@ def run_tournament(
     ``"dask"`` (the cluster at ``address`` or ``$DASK_SCHEDULER_ADDRESS``, else a LocalCluster of
     ``workers``), or a ready ``Backend``, which the caller then owns and closes. ``order`` plays
     the pending boards in that order instead of ascending (for tests; results never depend on it).
+    On this machine, the players whose numba code is not known to be compiled are compiled first
+    (``arena.warmup``), each kernel once, reporting to ``on_compile``; a Ctrl-C then stops at once.
     Raises ``TournamentInterrupted`` on Ctrl-C and ``TournamentError`` when the workers keep dying,
     in both cases after committing every finished game.
     """
@@ -192,6 +199,11 @@ def run_tournament(
     stop = StopFlag()
     recorded = delivered = 0
     try:
+        if engine.name == "local":  # before the first game: a Ctrl-C here stops at once (KeyboardInterrupt)
+            stale = stale_players(config, {key for _, keys in work for key in keys})
+            # One process more than the workers: a process waiting for a kernel another one compiles
+            # uses no CPU, and the spare keeps the cores busy meanwhile.
+            compile_players(config, stale, registry.plugin_files, engine.workers + 1, on_compile)
         with _ctrl_c_stops(stop):
             size = engine.batch_size(len(work))
             used = engine.workers

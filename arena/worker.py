@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import multiprocessing.util
 import signal
 from dataclasses import dataclass
@@ -22,10 +23,20 @@ from arena.isolation.remote import RemoteAgent, bot_environment, host_command
 from arena.isolation.settings import Isolation
 from arena.isolation.spin import spin_window
 from arena.runner import Agent, GameResult, Outcome, TrustedAgent, empty_record, play_game
-from engine import BEGINNER, FirstClick
+from engine import BEGINNER, BoardSpec, FirstClick
 from players import Player, Registry
 
-__all__ = ["Batch", "agent_for", "close_agents", "init_worker", "isolation_of", "run_batch", "warm_up"]
+__all__ = [
+    "Batch",
+    "agent_for",
+    "close_agents",
+    "init_worker",
+    "isolation_of",
+    "play",
+    "prepare_player",
+    "run_batch",
+    "warm_up",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,8 +54,10 @@ class Batch:
 _WARM_UP_SEED = 2**62 + 12345
 _plugin_files: tuple[str, ...] = ()
 _registries: dict[bool, Registry] = {}
-#: Player key -> (what the agent was built from, the agent).
-_agents: dict[str, tuple[tuple[object, ...], Agent]] = {}
+#: Player key -> (what the agent was built from, the agent, the config it was last checked against).
+_agents: dict[str, tuple[tuple[object, ...], Agent, TournamentConfig]] = {}
+#: The config of the games being played and what each game needs from it, worked out once per config.
+_plan: tuple[TournamentConfig, BoardSpec, dict[str, PlayerRef]] | None = None
 _cleanup_registered = False
 #: Seconds each side of an isolated player's pipe busy-waits before blocking (``arena.isolation.spin``).
 _spin = 0.0
@@ -79,13 +92,14 @@ def init_worker(
 
 def close_agents() -> None:
     """Stop every isolated player's process (and forget trusted ones)."""
-    agents = [agent for _, agent in _agents.values()]
+    agents = [agent for _, agent, _ in _agents.values()]
     _agents.clear()
     for agent in agents:
         with contextlib.suppress(Exception):  # cleaning up must not hide the real result
             agent.close()
 
 
+@functools.cache
 def _builtin_names() -> frozenset[str]:
     from players.builtin import BUILTIN_PLAYERS
 
@@ -145,10 +159,13 @@ def agent_for(ref: PlayerRef, config: TournamentConfig) -> Agent:
     """The agent that plays ``ref``'s games in this worker (``init_worker`` first), as the
     tournament's config says: built once, reused while its signature holds. ``arena play`` uses it
     too, so a watched game runs exactly as a tournament game would."""
+    cached = _agents.get(ref.key)
+    if cached is not None and cached[2] is config:  # checked against this very config already
+        return cached[1]
     signature = _signature(ref, config)
     cached = _agents.pop(ref.key, None)
     if cached is not None and cached[0] == signature:
-        _agents[ref.key] = cached
+        _agents[ref.key] = (signature, cached[1], config)
         return cached[1]
     if cached is not None:
         cached[1].close()
@@ -162,8 +179,19 @@ def agent_for(ref: PlayerRef, config: TournamentConfig) -> Agent:
         # The arena's own host takes a shared-memory channel; an engine bot speaks lines only.
         host = not any(bot.name == ref.name for bot in config.engine_bots)
         agent = RemoteAgent(ref.name, command, config.limits, env=bot_environment(), spin=_spin, shared=host)
-    _agents[ref.key] = (signature, agent)
+    _agents[ref.key] = (signature, agent, config)
     return agent
+
+
+def prepare_player(ref: PlayerRef, config: TournamentConfig, games: int = 0) -> None:
+    """Set up ``ref``'s agent as ``run_batch`` would (a trusted player plays its warm-up game, which
+    compiles or loads its numba code), then let it play ``games`` throwaway games on the tournament's
+    board: one Beginner game does not take every path a player's code has. Raises what the setup
+    raises. ``arena.warmup`` runs this ahead of the tournament, so that compiling is done once and shown."""
+    agent = agent_for(ref, config)
+    spec, limits = config.spec, config.limits
+    for board in range(games):
+        play_game(agent, ref.key, spec, config.rule, _WARM_UP_SEED, board, move_limit=config.move_limit, limits=limits)
 
 
 def warm_up(player: Player) -> None:
@@ -172,32 +200,37 @@ def warm_up(player: Player) -> None:
     play_game(player, "warm-up", BEGINNER, FirstClick.SAFE, _WARM_UP_SEED, 0)
 
 
+def _planned(config: TournamentConfig) -> tuple[BoardSpec, dict[str, PlayerRef]]:
+    """The board spec and the players by key of ``config``, worked out once per config object (a
+    Beginner game takes a tenth of a millisecond: rebuilding these per game would cost a third more)."""
+    global _plan
+    if _plan is None or _plan[0] is not config:
+        _plan = (config, config.spec, {ref.key: ref for ref in config.players})
+    return _plan[1], _plan[2]
+
+
+def play(config: TournamentConfig, board: int, key: str) -> GameResult:
+    """Player ``key``'s game on ``board`` of ``config``."""
+    spec, refs = _planned(config)
+    record = config.record is RecordMode.MOVES
+    try:
+        agent = agent_for(refs[key], config)
+    except Exception as exc:  # a constructor that raises costs that player its games, nothing more
+        error = f"could not set up the player: {type(exc).__name__}: {exc}"
+        return GameResult.failed(key, board, Outcome.ERROR, error, empty_record(spec) if record else None)
+    return play_game(
+        agent,
+        key,
+        spec,
+        config.rule,
+        config.seed,
+        board,
+        move_limit=config.move_limit,
+        limits=config.limits,
+        record=record,
+    )
+
+
 def run_batch(batch: Batch) -> list[GameResult]:
     config = batch.config
-    spec = config.spec
-    record = config.record is RecordMode.MOVES
-    refs = {ref.key: ref for ref in config.players}
-    results = []
-    for board, keys in batch.work:
-        for key in keys:
-            try:
-                agent = agent_for(refs[key], config)
-            except Exception as exc:  # a constructor that raises costs that player its games, nothing more
-                error = f"could not set up the player: {type(exc).__name__}: {exc}"
-                blob = empty_record(spec) if record else None
-                results.append(GameResult.failed(key, board, Outcome.ERROR, error, blob))
-                continue
-            results.append(
-                play_game(
-                    agent,
-                    key,
-                    spec,
-                    config.rule,
-                    config.seed,
-                    board,
-                    move_limit=config.move_limit,
-                    limits=config.limits,
-                    record=record,
-                )
-            )
-    return results
+    return [play(config, board, key) for board, keys in batch.work for key in keys]

@@ -1,43 +1,92 @@
-"""The ``arena`` command line: one module per command, each a thin layer over the library."""
+"""The ``arena`` command line: one module per command, each a thin layer over the library.
+
+Commands load lazily. ``arena --help`` lists them from ``COMMANDS`` without importing any of
+them, and running a command imports only its own module (``arena.cli.<name>``, which exports
+``command``): numba, the solvers and the store cost start-up time only to the commands that use
+them. ``arena COMMAND --help`` loads that command, so it shows every option as usual.
+"""
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
-from arena.cli import (
-    analyze,
-    boards,
-    diff,
-    errors,
-    export,
-    leaderboard,
-    losses,
-    match,
-    play,
-    players,
-    replay,
-    sweep,
-    tournament,
-)
 from arena.paths import STORE_ENV, describe_default_store
 
-__all__ = ["app", "main"]
+__all__ = ["COMMANDS", "app", "main"]
+
+#: Every command, in the order ``arena --help`` lists them, with its help; ``arena.cli.<name>`` holds it.
+COMMANDS: dict[str, str] = {
+    "tournament": "Play a tournament: every player on the same seeded boards; prints the leaderboard.",
+    "match": "Is A better than B? Play both on the same boards, in batches, until a sequential probability ratio "
+    "test decides 'A better by at least --delta points' or 'no better'.",
+    "sweep": "Win rate against mine density: a grid of tournaments (sizes x densities), a table, a CSV and a plot.",
+    "leaderboard": "Show a stored tournament's leaderboard (default: the latest), list tournaments, or publish one.",
+    "errors": "Why games failed: outcome counts and each distinct error, with the `arena play` command that "
+    "replays it.",
+    "losses": "Classify a player's lost and failed games (blunder, fifty_fifty, forced, suboptimal, failure) by "
+    "the exact mine probabilities before the fatal move, with its guesses and their expected losses.",
+    "replay": "Write one stored game as an HTML replay that opens offline: -p NAME (or -p A,B side by side) on "
+    "--board N of TOURNAMENT (default: the latest), or --latest-loss for the player's last lost board.",
+    "diff": "The boards exactly one of two players won (TOURNAMENT default: the latest), with the move where their "
+    "play first diverged; --html DIR writes a side-by-side replay of each and an index page.",
+    "players": "List the registered players and the state of every plugin.",
+    "boards": "Print the mine layouts of a tournament's boards ('*' mine, '.' safe; a blank line between boards).",
+    "play": "Watch one game: a player (built-in, --plugin or --engine-bot) on board --board of --seed, drawn after "
+    "every move; exit code 1 when the player fails. --replay TOURNAMENT steps through a stored game instead.",
+    "analyze": "Exact mine probabilities of a position file ('#' covered, 'F' flag, 0-8; '-' for stdin) and the "
+    "best move.",
+    "export": "Export a stored tournament (default: the latest) as CSV or Parquet, one row per (board, player).",
+}
+
+
+def load_command(name: str) -> TyperCommand:
+    """The full command ``name``: import its module and let typer read the options off ``command``."""
+    module = importlib.import_module(f"arena.cli.{name}")
+    single = typer.Typer(add_completion=False)
+    single.command(name, help=COMMANDS[name])(module.command)
+    command = typer.main.get_command(single)
+    assert isinstance(command, TyperCommand)
+    return command
+
+
+class LazyGroup(TyperGroup):
+    """Holds a stand-in (name and help, nothing to run) per command until the command is used."""
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        for name, text in COMMANDS.items():
+            self.commands.setdefault(name, TyperCommand(name, help=text))
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        name, command, rest = super().resolve_command(ctx, args)
+        if name in COMMANDS and command is not None and command.callback is None:
+            command = self.commands[name] = load_command(name)
+        return name, command, rest
+
 
 app = typer.Typer(
     name="arena",
-    help="Minesweeper bots compete on seeded boards; statistics you can trust.\n\n"
-    f"Results are stored in {describe_default_store()}; --store PATH or ${STORE_ENV} picks another store.",
+    cls=LazyGroup,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-for module in (
-    tournament, match, sweep, leaderboard, errors, losses, players, boards, play, replay, diff, analyze, export,
-):  # fmt: skip
-    app.command(module.NAME, help=module.HELP)(module.command)
+
+
+@app.callback(
+    help="Minesweeper bots compete on seeded boards; statistics you can trust.\n\n"
+    f"Results are stored in {describe_default_store()}; --store PATH or ${STORE_ENV} picks another store."
+)
+def _root() -> None:
+    # A callback makes typer build a group (LazyGroup) even though no command is registered with it.
+    pass
+
 
 #: click's exception classes, wherever this typer keeps click (it vendors its own copy since 0.22).
 _CLICK_ERROR = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")

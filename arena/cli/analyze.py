@@ -16,9 +16,6 @@ from arena.cli.common import JsonOpt, UsageError, cli_errors, console, print_jso
 from engine import COVERED, FLAGGED, parse_position
 from players.solver import Analysis, analyze
 
-NAME = "analyze"
-HELP = "Exact mine probabilities of a position file ('#' covered, 'F' flag, 0-8; '-' for stdin) and the best move."
-
 
 def best_move(result: Analysis) -> tuple[int, int] | None:
     """A certainly safe cell if there is one, else the least likely mine (first in reading order)."""

@@ -22,9 +22,6 @@ from arena.cli.common import (
 from engine import board_permutation, format_layout, parse_cell
 from engine.layout import check_seed, mines_from_permutation
 
-NAME = "boards"
-HELP = "Print the mine layouts of a tournament's boards ('*' mine, '.' safe; a blank line between boards)."
-
 
 @cli_errors
 def command(

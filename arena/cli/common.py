@@ -8,21 +8,16 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
-from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
-from arena.leaderboard import PublishError
 from arena.paths import STORE_ENV, describe_default_store
-from arena.records import RecordError
-from arena.replay import ReplayError
-from arena.store import StoreError
-from engine import BoardSpec, EngineError, FirstClick, resolve_board
-from players import PlayerError
-from players.solver import SolverError
+
+if TYPE_CHECKING:
+    from engine import BoardSpec, FirstClick
 
 __all__ = [
     "Difficulty",
@@ -79,6 +74,8 @@ PluginOpt = Annotated[
 def board_from_options(
     difficulty: str | None, size: str | None, mines: int | None, rule: str
 ) -> tuple[BoardSpec, FirstClick]:
+    from engine import FirstClick, resolve_board
+
     if difficulty is None and size is None:
         difficulty = "beginner"
     spec = resolve_board(difficulty, size, mines)
@@ -91,7 +88,35 @@ def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
 
 
+#: The errors a user can cause, by module: a module that was never imported cannot have raised its error, so
+#: ``cli_errors`` needs no import (and a light command does not pay for numba to catch a solver's error).
+_USER_ERRORS = (
+    ("engine.errors", "EngineError"),
+    ("players.api", "PlayerError"),
+    ("players.solver.errors", "SolverError"),
+    ("arena.store", "StoreError"),
+    ("arena.leaderboard", "PublishError"),
+    ("arena.records", "RecordError"),
+    ("arena.replay.model", "ReplayError"),
+    ("arena.export", "ExportError"),
+    ("arena.sweep", "SweepError"),
+    ("pydantic", "ValidationError"),
+)
+
+
+def _user_error(error: BaseException) -> bool:
+    if isinstance(error, (UsageError, OSError)):
+        return True
+    for module, name in _USER_ERRORS:
+        loaded = sys.modules.get(module)
+        if loaded is not None and isinstance(error, getattr(loaded, name)):
+            return True
+    return False
+
+
 def _one_line(error: BaseException) -> str:
+    from pydantic import ValidationError
+
     if isinstance(error, ValidationError):
         return "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors())
     text = str(error).strip()
@@ -105,18 +130,9 @@ def cli_errors(func: T) -> T:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
-        except (
-            EngineError,
-            PlayerError,
-            PublishError,
-            RecordError,
-            ReplayError,
-            SolverError,
-            StoreError,
-            UsageError,
-            ValidationError,
-            OSError,
-        ) as error:
+        except Exception as error:
+            if not _user_error(error):
+                raise
             err_console.print("[bold red]error:[/]", escape(_one_line(error)), highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
 

@@ -20,12 +20,6 @@ from arena.cli.stored import check_player, file_slug, stored_game, tournament_id
 from arena.replay import IndexEntry, build_index_html, build_replay_html, first_divergence
 from arena.store import Store
 
-NAME = "diff"
-HELP = (
-    "The boards exactly one of two players won (TOURNAMENT default: the latest), with the move where their "
-    "play first diverged; --html DIR writes a side-by-side replay of each and an index page."
-)
-
 
 @cli_errors
 def command(

@@ -18,9 +18,6 @@ from arena.cli.render import plain_table
 from arena.failures import FailureReport, PlayerFailures, build_failure_report
 from arena.store import Store
 
-NAME = "errors"
-HELP = "Why games failed: outcome counts and each distinct error, with the `arena play` command that replays it."
-
 
 @cli_errors
 def command(

@@ -11,9 +11,6 @@ from arena.cli.common import StoreOpt, UsageError, cli_errors, console
 from arena.export import FORMATS, ExportError, write_export
 from arena.store import Store
 
-NAME = "export"
-HELP = "Export a stored tournament (default: the latest) as CSV or Parquet, one row per (board, player)."
-
 
 @cli_errors
 def command(

@@ -14,9 +14,6 @@ from arena.cli.render import plain_table, print_leaderboard
 from arena.leaderboard import build_leaderboard, publish
 from arena.store import Store
 
-NAME = "leaderboard"
-HELP = "Show a stored tournament's leaderboard (default: the latest), list tournaments, or publish one."
-
 
 @cli_errors
 def command(

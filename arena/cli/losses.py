@@ -13,12 +13,6 @@ from arena.cli.render import plain_table
 from arena.losses import LossReport, tournament_losses
 from arena.store import Store
 
-NAME = "losses"
-HELP = (
-    "Classify a player's lost and failed games (blunder, fifty_fifty, forced, suboptimal, failure) by the exact "
-    "mine probabilities before the fatal move, with its guesses and their expected losses."
-)
-
 #: What each class means, in a few words (the table's last column).
 MEANING = {
     "blunder": "a proven-safe cell existed",

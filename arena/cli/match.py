@@ -30,12 +30,6 @@ from arena.sequential import SprtState
 from arena.store import Store
 from arena.tournament import BackendUnavailable, TournamentError, TournamentInterrupted
 
-NAME = "match"
-HELP = (
-    "Is A better than B? Play both on the same boards, in batches, until a sequential probability ratio "
-    "test decides 'A better by at least --delta points' or 'no better'."
-)
-
 
 def _verdict_line(result: MatchResult, a: str, b: str) -> str:
     s = result.state

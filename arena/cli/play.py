@@ -62,13 +62,6 @@ from arena.worker import agent_for, close_agents, init_worker
 from engine import COVERED, FLAGGED, MINE, Action, BoardSpec, FirstClick, Game
 from engine.layout import check_seed
 
-NAME = "play"
-HELP = (
-    "Watch one game: a player (built-in, --plugin or --engine-bot) on board --board of --seed, drawn after "
-    "every move. Exit code 1 when the player fails (error, illegal action, crash, timeout). "
-    "--replay TOURNAMENT steps through a stored game instead."
-)
-
 #: The player when none is named and no --plugin or --engine-bot offers one.
 DEFAULT_PLAYER = "random"
 #: Seconds between the frames of a terminal unless --delay says otherwise (a pipe gets the last frame only).

@@ -11,9 +11,6 @@ from arena.cli.common import JsonOpt, PluginOpt, cli_errors, console, print_json
 from arena.cli.render import plain_table
 from players import Registry
 
-NAME = "players"
-HELP = "List the registered players and the state of every plugin."
-
 
 @cli_errors
 def command(plugin: PluginOpt = None, json_out: JsonOpt = False) -> None:

@@ -17,12 +17,6 @@ from arena.cli.stored import check_player, file_slug, split_players, stored_game
 from arena.replay import build_replay_html, replay
 from arena.store import Store
 
-NAME = "replay"
-HELP = (
-    "Write one stored game as an HTML replay that opens offline: -p NAME (or -p A,B side by side) on --board N "
-    "of TOURNAMENT (default: the latest), or --latest-loss for the player's last lost board. Prints the path."
-)
-
 
 @cli_errors
 def command(

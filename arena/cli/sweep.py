@@ -30,9 +30,6 @@ from arena.sweep import SweepError, density_range, half_densities, plan_cells, r
 from arena.tournament import BackendUnavailable, TournamentError, TournamentInterrupted
 from engine import FirstClick
 
-NAME = "sweep"
-HELP = "Win rate against mine density: a grid of tournaments (sizes x densities), a table, a CSV and a plot."
-
 _SIZE = re.compile(r"^\s*(\d+)\s*x\s*(\d+)\s*$", re.IGNORECASE)
 
 

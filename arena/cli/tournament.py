@@ -9,7 +9,15 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from arena.backends.dask_cluster import ADDRESS_ENV, INSTALL_HINT, dask_available
 from arena.cli.common import (
@@ -53,13 +61,63 @@ from arena.tournament import (
     plan_workers,
     run_tournament,
 )
-
-NAME = "tournament"
-HELP = "Play a tournament: every player on the same seeded boards; prints the leaderboard."
+from arena.warmup import CompileEvent
 
 
 def resume_hint() -> str:
     return shlex.join(["arena", *sys.argv[1:]])
+
+
+class CompileDisplay:
+    """Shows the first run's compile (``arena.warmup``): a line when the first player starts compiling,
+    then, beside the games' bar, a row counting the players ready; a line at the end. A run whose players
+    are already compiled shows nothing. ``progress`` and ``games`` (its games' task) are None under --quiet."""
+
+    def __init__(self, progress: Progress | None, games: TaskID | None) -> None:
+        self.progress, self.games = progress, games
+        self.keys: tuple[str, ...] = ()
+        self.compiling: list[str] = []
+        self.ready = 0
+        self.task: TaskID | None = None
+        self.shown = False
+
+    def __call__(self, event: CompileEvent) -> None:
+        if event.kind == "begin":
+            self.keys = event.keys
+        elif event.kind == "compiling":
+            self.compiling.append(event.key)
+            if not self.shown:
+                self.shown = True
+                err_console.print(
+                    "compiling the players' numba code, first run only (cached for the next runs): "
+                    + ", ".join(self.keys),
+                    highlight=False,
+                    soft_wrap=True,
+                )
+                if self.progress is not None:
+                    self.task = self.progress.add_task("compiling", total=len(self.keys), rate="players")
+        elif event.kind == "done":
+            self.ready += 1
+            if event.key in self.compiling:
+                self.compiling.remove(event.key)
+            if event.error:
+                err_console.print(
+                    f"[yellow]warning:[/] preparing {escape(event.key)} failed: {escape(event.error)}",
+                    highlight=False,
+                    soft_wrap=True,
+                )
+        elif event.kind == "end" and self.shown:
+            err_console.print(f"compiled in {event.seconds:.1f}s ({event.cpu:.1f}s of CPU)", highlight=False)
+        if self.progress is None or self.task is None:
+            return
+        if event.kind == "end":
+            self.progress.remove_task(self.task)
+            self.task = None
+            if self.games is not None:
+                self.progress.reset(self.games, rate="- games/s")  # the games' clock starts now
+        else:
+            names = ", ".join(self.compiling)
+            self.progress.update(self.task, description=f"compiling {names}".strip(), completed=self.ready)
 
 
 @cli_errors
@@ -152,28 +210,43 @@ def command(
         started = time.perf_counter()
         try:
             if quiet or todo == 0:
-                summary = run_tournament(config, db, registry, workers=workers, backend=backend, address=address)
+                summary = run_tournament(
+                    config,
+                    db,
+                    registry,
+                    workers=workers,
+                    backend=backend,
+                    address=address,
+                    on_compile=CompileDisplay(None, None),
+                )
             else:
                 columns = (
                     TextColumn("[bold]{task.description}"),
                     BarColumn(),
                     MofNCompleteColumn(),
-                    TextColumn("{task.fields[rate]} games/s"),
+                    TextColumn("{task.fields[rate]}"),
                     TimeElapsedColumn(),
                     TextColumn("ETA"),
                     TimeRemainingColumn(),
                 )
                 with Progress(*columns, console=err_console, transient=json_out) as progress:
-                    task = progress.add_task(config.difficulty, total=todo, rate="-")
+                    task = progress.add_task(config.difficulty, total=todo, rate="- games/s")
 
                     def advance(n: int) -> None:
                         progress.advance(task, n)
                         done = progress.tasks[0].completed
-                        elapsed = time.perf_counter() - started
-                        progress.update(task, rate=f"{done / elapsed:,.0f}" if elapsed > 0 else "-")
+                        elapsed = progress.tasks[0].elapsed or 0.0  # since the games began (after compiling)
+                        progress.update(task, rate=f"{done / elapsed:,.0f} games/s" if elapsed > 0 else "- games/s")
 
                     summary = run_tournament(
-                        config, db, registry, workers=workers, progress=advance, backend=backend, address=address
+                        config,
+                        db,
+                        registry,
+                        workers=workers,
+                        progress=advance,
+                        backend=backend,
+                        address=address,
+                        on_compile=CompileDisplay(progress, task),
                     )
         except TournamentInterrupted as stop:
             err_console.print(
