@@ -17,15 +17,17 @@ import multiprocessing.util
 import signal
 from dataclasses import dataclass
 
+import numpy as np
+
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation.remote import RemoteAgent, bot_environment, host_command
 from arena.isolation.settings import Isolation
 from arena.isolation.spin import spin_window
 from arena.runner import Agent, GameResult, Outcome, TrustedAgent, play_game
-from engine import BEGINNER, FirstClick
+from engine import BEGINNER, FirstClick, player_generator
 from players import Player, Registry
 
-__all__ = ["Batch", "close_agents", "init_worker", "isolation_of", "run_batch", "warm_up"]
+__all__ = ["Batch", "close_agents", "init_worker", "is_warm_up", "isolation_of", "run_batch", "warm_up"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +136,7 @@ def _signature(ref: PlayerRef, config: TournamentConfig) -> tuple[object, ...]:
                 plugin_files=() if builtin else _plugin_files,
                 entry_points=not builtin,
                 threads=_numba_threads(),
-                warm_up_time=config.limits.move_time + config.limits.grace,
+                warm_up_time=config.limits.warm_up_time,
                 spin=_spin,
             )
         )
@@ -167,6 +169,13 @@ def warm_up(player: Player) -> None:
     """Play one throwaway game so that compiling (or loading cached) numba code is not billed
     to the first real game's time. Its result is discarded."""
     play_game(player, "warm-up", BEGINNER, FirstClick.SAFE, _WARM_UP_SEED, 0)
+
+
+def is_warm_up(rng: np.random.Generator, name: str) -> bool:
+    """Whether ``rng``, as ``Player.reset`` receives it, is player ``name``'s generator for the
+    warm-up game. For a bot that must play the warm-up unlike real games (the tests' hostile bots):
+    counting games instead breaks when a slow start cuts the warm-up short before its first move."""
+    return bool(rng.bit_generator.state == player_generator(_WARM_UP_SEED, 0, name).bit_generator.state)
 
 
 def run_batch(batch: Batch) -> list[GameResult]:

@@ -240,7 +240,7 @@ def test_sigkill_of_the_arena_loses_nothing_and_leaves_no_worker_behind(
     os.kill(arena.pid, signal.SIGKILL)
     assert arena.wait() == -signal.SIGKILL
     # Workers notice that the arena is gone and exit instead of lingering as orphans.
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + 120  # a generous bound: the loop ends as soon as they are gone
     while any(alive(pid) for pid in family) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert [pid for pid in family if alive(pid)] == []
