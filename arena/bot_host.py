@@ -337,9 +337,13 @@ def serve_shared(host: Host, channel: shared.SharedChannel, fd: int, out: int, s
     taken = 0  # non-empty lines handled so far
     spun = 0.0  # CPU seconds of busy waiting since the last reply
     backstop = shared.BACKSTOP  # the next blocking wait's longest sleep
+    # One busy wait per reply, as the arena credits it (one window per reply): a host woken by its
+    # backstop goes back to sleep without spinning again, which on a busy machine, where the next
+    # observation is slow to come, would bill the extra spins to the player as thinking.
+    may_spin = True
 
     def take_lines() -> bool:
-        nonlocal taken, spun
+        nonlocal taken, spun, may_spin
         for raw in pipe.lines():
             if not raw.strip():
                 continue  # a wake-up
@@ -349,6 +353,7 @@ def serve_shared(host: Host, channel: shared.SharedChannel, fd: int, out: int, s
                 return False
             if replied:
                 spun = 0.0
+                may_spin = True
         return True
 
     while True:
@@ -364,10 +369,12 @@ def serve_shared(host: Host, channel: shared.SharedChannel, fd: int, out: int, s
             _answer_shared(host, channel, out, spun)
             spun = 0.0
             backstop = shared.BACKSTOP
+            may_spin = True
             continue
         if pipe.eof:
             return
-        if spin > 0:
+        if spin > 0 and may_spin:
+            may_spin = False
             started = time.thread_time()
             end = time.perf_counter() + spin
             while channel.posted() == channel.seq and time.perf_counter() < end:

@@ -18,12 +18,14 @@ import multiprocessing.util
 import signal
 from dataclasses import dataclass
 
+import numpy as np
+
 from arena.config import PlayerRef, RecordMode, TournamentConfig
 from arena.isolation.remote import RemoteAgent, bot_environment, host_command
 from arena.isolation.settings import Isolation
 from arena.isolation.spin import spin_window
 from arena.runner import Agent, GameResult, Outcome, TrustedAgent, empty_record, play_game
-from engine import BEGINNER, BoardSpec, FirstClick
+from engine import BEGINNER, BoardSpec, FirstClick, player_generator
 from players import Player, Registry
 
 __all__ = [
@@ -31,6 +33,7 @@ __all__ = [
     "agent_for",
     "close_agents",
     "init_worker",
+    "is_warm_up",
     "isolation_of",
     "play",
     "prepare_player",
@@ -148,7 +151,7 @@ def _signature(ref: PlayerRef, config: TournamentConfig) -> tuple[object, ...]:
                 plugin_files=() if builtin else _plugin_files,
                 entry_points=not builtin,
                 threads=_numba_threads(),
-                warm_up_time=config.limits.move_time + config.limits.grace,
+                warm_up_time=config.limits.warm_up_time,
                 spin=_spin,
             )
         )
@@ -198,6 +201,13 @@ def warm_up(player: Player) -> None:
     """Play one throwaway game so that compiling (or loading cached) numba code is not billed
     to the first real game's time. Its result is discarded."""
     play_game(player, "warm-up", BEGINNER, FirstClick.SAFE, _WARM_UP_SEED, 0)
+
+
+def is_warm_up(rng: np.random.Generator, name: str) -> bool:
+    """Whether ``rng``, as ``Player.reset`` receives it, is player ``name``'s generator for the
+    warm-up game. For a bot that must play the warm-up unlike real games (the tests' hostile bots):
+    counting games instead breaks when a slow start cuts the warm-up short before its first move."""
+    return bool(rng.bit_generator.state == player_generator(_WARM_UP_SEED, 0, name).bit_generator.state)
 
 
 def _planned(config: TournamentConfig) -> tuple[BoardSpec, dict[str, PlayerRef]]:

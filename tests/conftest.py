@@ -1,9 +1,14 @@
-"""Fixtures for the whole suite.
+"""Fixtures and settings for the whole suite.
 
 The results store defaults to a per-user folder (``arena.paths``): no test may write there. Every
 test session points ``$ARENA_STORE`` and ``$XDG_DATA_HOME`` into its own temporary folder, before
 any test runs, so a command run without ``--store`` (in process or in a subprocess, which inherits
 the environment) writes there. Tests about the default location set these variables themselves.
+
+Hypothesis measures by the wall clock how long generating examples takes (``HealthCheck.too_slow``)
+and how long each example runs (``deadline``): on a busy machine both grow several times over with
+nothing wrong, so neither may fail a test here. Settings objects built in test modules start from
+this profile; one that lists its own health checks to suppress must name ``too_slow`` again.
 """
 
 from __future__ import annotations
@@ -11,6 +16,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("arena", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("arena")
 
 
 @pytest.fixture(scope="session", autouse=True)

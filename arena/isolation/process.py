@@ -354,10 +354,12 @@ class BotProcess:
                 self._cpu = None
         return self._cpu_last
 
-    def stderr_tail(self, settle: float = 0.2) -> list[str]:
+    def stderr_tail(self, settle: float = 1.0) -> list[str]:
         """The last stderr lines. A live bot's lines already in the pipe are waited for (up to
         ``settle`` seconds): a bot that writes to stderr and then replies must find its lines here
-        when the reply is read, although a thread drains stderr."""
+        when the reply is read, although a thread drains stderr. The wait ends as soon as they are
+        kept; its bound is for a bot that never stops writing, and generous, because on a busy
+        machine the draining thread may wait a while for a core."""
         if self._stderr is not None and self.alive:
             self._stderr.settle(time.monotonic() + settle)
         return list(self._tail)

@@ -57,12 +57,13 @@ def host_command(
     plugin_files: Sequence[str] = (),
     entry_points: bool = True,
     threads: int = 1,
-    warm_up_time: float = 10.0,
+    warm_up_time: float = DEFAULT_LIMITS.warm_up_time,
     spin: float = 0.0,
 ) -> list[str]:
     """The command that runs registered player ``name`` behind the protocol (``arena.bot_host``).
-    ``warm_up_time`` bounds the warm-up game the host plays before its hello (0: none); ``spin`` is
-    how long the host keeps reading before it blocks (``arena.isolation.spin``)."""
+    ``warm_up_time`` bounds the warm-up game the host plays before its hello (0: none); it is part
+    of the start-up budget (``Limits.warm_up_time``), not of a move's. ``spin`` is how long the host
+    keeps reading before it blocks (``arena.isolation.spin``)."""
     command = [sys.executable, "-m", "arena.bot_host", "--player", name, "--threads", str(threads)]
     command += ["--warm-up-time", f"{warm_up_time:g}"]
     if spin > 0:

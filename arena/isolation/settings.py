@@ -57,6 +57,15 @@ class Limits(BaseModel):
     startup_time: float = Field(default=60.0, gt=0)
 
     @property
+    def warm_up_time(self) -> float:
+        """Seconds the Python host may spend on its warm-up game before its hello: half the start-up
+        budget, the other half being the interpreter's start and the imports. Part of the start-up,
+        never of a move: loading compiled code takes several times longer on a busy machine, and a
+        warm-up cut short bills the rest of the loading to the first real move, which an honest bot
+        then loses as a timeout."""
+        return self.startup_time / 2
+
+    @property
     def cpu_per_game(self) -> float:
         return self.cpu_time if self.cpu_time is not None else self.game_time
 

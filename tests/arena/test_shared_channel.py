@@ -4,8 +4,8 @@ the line protocol would carry, anything unusual still goes by pipe, and no game 
 from __future__ import annotations
 
 import os
-import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +21,8 @@ from players import Registry
 
 pytestmark = pytest.mark.skipif(not shm.supported(), reason="the channel needs Linux on x86-64")
 
-LIMITS = Limits(move_time=5.0, game_time=30.0, grace=0.25, startup_time=60)
+#: Not what these tests are about: limits no honest move reaches, however busy the machine.
+LIMITS = Limits(move_time=60.0, game_time=600.0, startup_time=120)
 TIMINGS = ("cpu_ms", "wall_ms")
 
 
@@ -157,13 +158,16 @@ def test_a_descriptor_that_is_not_a_segment_is_refused(tmp_path: Path) -> None:
 
 
 class SilentProcess:
-    """Stands in for a bot process whose wake-up never comes."""
+    """Stands in for a bot process whose wake-up never comes. ``during(n)`` runs while the arena
+    sleeps for the ``n``-th time (counting from 1): the bot's doing, at a known point of the wait."""
 
-    def __init__(self) -> None:
-        self.waits = 0
+    def __init__(self, during: Callable[[int], None] = lambda n: None) -> None:
+        self.waits: list[float] = []
+        self.during = during
 
     def await_output(self, seconds: float) -> None:
-        self.waits += 1
+        self.waits.append(seconds)
+        self.during(len(self.waits))
         time.sleep(seconds)
 
 
@@ -171,18 +175,19 @@ def test_a_lost_wake_up_costs_a_backstop_not_a_game(pair: tuple[shm.SharedChanne
     arena, bot = pair
     arena.post(a_position().observation(), lines=0)
 
-    def answer_late() -> None:
-        time.sleep(0.02)
-        bot.observation(FirstClick.SAFE)
-        bot.write_actions([Action.reveal(1, 1)], spun=0.0)  # and no wake-up, although the arena sleeps
+    def answer_during_the_third_sleep(n: int) -> None:
+        assert bot.arena_sleeping()
+        if n == 3:
+            bot.observation(FirstClick.SAFE)
+            bot.write_actions([Action.reveal(1, 1)], spun=0.0)  # and no wake-up, although the arena sleeps
 
-    thread = threading.Thread(target=answer_late)
-    process = SilentProcess()
-    thread.start()
-    shm.await_answer(arena, process, time.monotonic() + 5.0, spin=0.0)
-    thread.join()
+    process = SilentProcess(answer_during_the_third_sleep)
+    shm.await_answer(arena, process, time.monotonic() + 60.0, spin=0.0)
     assert arena.answered()
-    assert process.waits >= 2  # it slept in short stretches, looking again each time, not to the deadline
+    # It slept in short stretches, looking again after each, not to the deadline, and saw the
+    # answer after the sleep during which it came.
+    assert process.waits and max(process.waits) <= shm.BACKSTOP
+    assert len(process.waits) == 3
     assert not bot.arena_sleeping()  # and says it is awake again
 
 

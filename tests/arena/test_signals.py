@@ -5,6 +5,11 @@ then sends SIGINT (to the process, or to its process group as a terminal's Ctrl-
 arena, or SIGKILL to one of its worker processes. Afterwards the store must hold exactly one row per
 (player, board) once the tournament is rerun, and every game (all columns but the timings) must equal
 the same tournament played without interruption.
+
+The player is `random` behind a gate: a worker's 300th game waits until the test opens it (creates a
+file). So the tournament cannot end before the signal, however slow the test is to notice the first
+commits and however fast the games go; when it once did (4000 games are four seconds), a Ctrl-C came
+too late to interrupt anything.
 """
 
 from __future__ import annotations
@@ -31,8 +36,8 @@ from engine import BEGINNER, EXPERT, FirstClick
 from players import Registry
 
 SEED = 20261122
-GAMES = 4000  # expert `random`: a few seconds with 2 workers, long enough to be stopped half-way
-PLAYERS = ("random",)
+GAMES = 4000  # expert `random`: a few seconds with 2 workers
+PLAYERS = ("gated-random",)
 TIMINGS = ("cpu_ms", "wall_ms")
 ARENA = Path(sys.executable).with_name("arena")
 
@@ -48,9 +53,52 @@ def config() -> TournamentConfig:
     return TournamentConfig.build(EXPERT, FirstClick.SAFE, seed=SEED, games=GAMES, players=refs)
 
 
-def tournament_args(store: Path) -> list[str]:
+def tournament_args(store: Path, plugin: Path) -> list[str]:
     players = ",".join(PLAYERS)
-    return ["tournament", "-d", "expert", "-n", str(GAMES), "--seed", str(SEED), "-p", players, "--store", str(store)]
+    return [
+        "tournament", "-d", "expert", "-n", str(GAMES), "--seed", str(SEED), "-p", players, "--store", str(store),
+        "--plugin", str(plugin), "--isolation", "trusted",
+    ]  # fmt: skip
+
+
+#: ``random``, but the game a worker process starts as its ``GATE_AT``-th waits until the file named by
+#: ``$ARENA_TEST_GATE`` exists (when that is set: never in this process). 300 is past the first batch of
+#: a local worker (64 boards) and of a Dask one (256), so some games are committed before it waits.
+GATE_SOURCE = """
+import os
+import time
+
+from players import hookimpl
+from players.builtin.random_player import RandomPlayer
+
+GATE_AT = 300
+
+
+class GatedRandom(RandomPlayer):
+    name = "gated-random"
+    description = "random, but a worker's 300th game waits for the test to open the gate"
+    started = 0
+
+    def reset(self, rng, spec, rule):
+        GatedRandom.started += 1
+        gate = os.environ.get("ARENA_TEST_GATE")
+        if gate and GatedRandom.started == GATE_AT:
+            while not os.path.exists(gate):
+                time.sleep(0.01)
+        super().reset(rng, spec, rule)
+
+
+@hookimpl
+def register_players(register):
+    register(GatedRandom)
+"""
+
+
+@pytest.fixture(scope="module")
+def gate_plugin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("plugin") / "gated_random.py"
+    path.write_text(GATE_SOURCE, encoding="utf-8")
+    return path
 
 
 def deterministic(rows: list[dict[str, object]]) -> list[dict[str, object]]:
@@ -58,20 +106,23 @@ def deterministic(rows: list[dict[str, object]]) -> list[dict[str, object]]:
 
 
 @pytest.fixture(scope="module")
-def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, object]]:
+def uninterrupted(tmp_path_factory: pytest.TempPathFactory, gate_plugin: Path) -> list[dict[str, object]]:
     """The reference: the same tournament, played in this process without any interruption."""
     path = tmp_path_factory.mktemp("reference") / "reference.db"
+    trusted = config().model_copy(update={"isolation": Isolation.TRUSTED})
     with Store(path) as store:
-        run_tournament(config(), store, Registry(), workers=1)
+        run_tournament(trusted, store, Registry([gate_plugin]), workers=1)
         return deterministic(store.games(config().id))
 
 
 class Arena:
-    """A running ``arena tournament`` process whose output goes to files (orphans must not hold our pipes)."""
+    """A running ``arena tournament`` process whose output goes to files (orphans must not hold our pipes).
+    Its gate (``GATE_SOURCE``) is the file ``gate`` in ``cwd``: ``open_gate(cwd)`` opens it."""
 
     def __init__(self, args: list[str], cwd: Path, name: str) -> None:
         self.out = cwd / f"{name}.out"
         self.err = cwd / f"{name}.err"
+        env = {**os.environ, "ARENA_TEST_GATE": str(cwd / "gate")}
         with open(self.out, "w") as out, open(self.err, "w") as err:
             # A session of its own: its process group is what a terminal's Ctrl-C would reach.
             self.process = subprocess.Popen(
@@ -81,6 +132,7 @@ class Arena:
                 stderr=err,
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
+                env=env,
             )
 
     @property
@@ -143,6 +195,19 @@ def committed(store: Path) -> int:
         return 0
 
 
+def open_gate(cwd: Path) -> None:
+    (cwd / "gate").touch()
+
+
+def wait_for_stderr(arena: Arena, text: str, timeout: float = 120.0) -> None:
+    """Until the arena has written ``text`` to stderr (its answer to a signal, say)."""
+    deadline = time.monotonic() + timeout
+    while text not in arena.stderr():
+        assert time.monotonic() < deadline, f"no {text!r} within {timeout}s:\n{arena.stderr()}"
+        assert arena.process.poll() is None, f"the arena exited without {text!r}:\n{arena.stderr()}"
+        time.sleep(0.02)
+
+
 def wait_for_rows(arena: Arena, store: Path, timeout: float = 120.0) -> int:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -196,17 +261,19 @@ def resume_command(stderr: str) -> list[str]:
 
 @pytest.mark.parametrize("target", ["process", "group"])
 def test_sigint_commits_finished_games_and_prints_the_command_that_resumes(
-    target: str, tmp_path: Path, arenas: list[Arena], uninterrupted: list[dict[str, object]]
+    target: str, tmp_path: Path, arenas: list[Arena], uninterrupted: list[dict[str, object]], gate_plugin: Path
 ) -> None:
     store = tmp_path / "arena.db"
     # The group variant keeps the progress bar: the Ctrl-C a user sends from a terminal.
     quiet = ["-q"] if target == "process" else []
-    arena = start(arenas, [*tournament_args(store), "-w", "2", *quiet], tmp_path, "first")
+    arena = start(arenas, [*tournament_args(store, gate_plugin), "-w", "2", *quiet], tmp_path, "first")
     wait_for_rows(arena, store)
     if target == "group":
         os.killpg(arena.pid, signal.SIGINT)
     else:
         os.kill(arena.pid, signal.SIGINT)
+    wait_for_stderr(arena, "stopping: committing the games in progress")
+    open_gate(tmp_path)  # the games in progress finish; the others are never started
     assert arena.wait() == 130, arena.stderr()
     stderr = arena.stderr()
     assert "Traceback" not in stderr
@@ -230,17 +297,17 @@ def _keys(rows: list[dict[str, object]]) -> set[tuple[object, object]]:
 
 
 def test_sigkill_of_the_arena_loses_nothing_and_leaves_no_worker_behind(
-    tmp_path: Path, arenas: list[Arena], uninterrupted: list[dict[str, object]]
+    tmp_path: Path, arenas: list[Arena], uninterrupted: list[dict[str, object]], gate_plugin: Path
 ) -> None:
     store = tmp_path / "arena.db"
-    arena = start(arenas, [*tournament_args(store), "-w", "2", "-q"], tmp_path, "killed")
+    arena = start(arenas, [*tournament_args(store, gate_plugin), "-w", "2", "-q"], tmp_path, "killed")
     wait_for_rows(arena, store)
     family = arena.descendants()
     assert family, "the pool's processes should be running"
     os.kill(arena.pid, signal.SIGKILL)
     assert arena.wait() == -signal.SIGKILL
     # Workers notice that the arena is gone and exit instead of lingering as orphans.
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + 120  # a generous bound: the loop ends as soon as they are gone
     while any(alive(pid) for pid in family) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert [pid for pid in family if alive(pid)] == []
@@ -248,7 +315,8 @@ def test_sigkill_of_the_arena_loses_nothing_and_leaves_no_worker_behind(
     assert 0 < len(kept) < GAMES
 
     # Resumed by one worker in its own process: the number of workers changes nothing either.
-    again = start(arenas, [*tournament_args(store), "-w", "1", "-q", "--json"], tmp_path, "rerun")
+    open_gate(tmp_path)
+    again = start(arenas, [*tournament_args(store, gate_plugin), "-w", "1", "-q", "--json"], tmp_path, "rerun")
     assert again.wait() == 0, again.stderr()
     assert_complete(store, uninterrupted)
     resumed = {(r["player"], r["board"]): r for r in stored(store)}
@@ -256,15 +324,16 @@ def test_sigkill_of_the_arena_loses_nothing_and_leaves_no_worker_behind(
 
 
 def test_sigkill_of_a_worker_is_survived_in_the_same_run(
-    tmp_path: Path, arenas: list[Arena], uninterrupted: list[dict[str, object]]
+    tmp_path: Path, arenas: list[Arena], uninterrupted: list[dict[str, object]], gate_plugin: Path
 ) -> None:
     store = tmp_path / "arena.db"
-    arena = start(arenas, [*tournament_args(store), "-w", "2", "-q"], tmp_path, "worker-killed")
+    arena = start(arenas, [*tournament_args(store, gate_plugin), "-w", "2", "-q"], tmp_path, "worker-killed")
     wait_for_rows(arena, store)
     # Pool workers are the forkserver's children, so grandchildren of the arena.
     workers = [pid for pid in arena.descendants() if parent_of(pid) != arena.pid]
     assert len(workers) == 2, workers
     os.kill(workers[0], signal.SIGKILL)
+    open_gate(tmp_path)
     assert arena.wait() == 0, arena.stderr()
     assert "Traceback" not in arena.stderr()
     assert_complete(store, uninterrupted)
@@ -275,12 +344,15 @@ def test_sigkill_of_a_worker_is_survived_in_the_same_run(
 
 @pytest.mark.skipif(not dask_available(), reason="dask is not installed: pip install -e '.[dask]'")
 def test_ctrl_c_with_the_dask_backend_lets_running_batches_finish_and_resumes(
-    tmp_path: Path, arenas: list[Arena], uninterrupted: list[dict[str, object]]
+    tmp_path: Path, arenas: list[Arena], uninterrupted: list[dict[str, object]], gate_plugin: Path
 ) -> None:
     store = tmp_path / "arena.db"
-    arena = start(arenas, [*tournament_args(store), "-w", "2", "-q", "--backend", "dask"], tmp_path, "dask")
+    args = [*tournament_args(store, gate_plugin), "-w", "2", "-q", "--backend", "dask"]
+    arena = start(arenas, args, tmp_path, "dask")
     wait_for_rows(arena, store)
     os.killpg(arena.pid, signal.SIGINT)  # the LocalCluster's workers get it too, as from a terminal
+    wait_for_stderr(arena, "stopping: committing the games in progress")
+    open_gate(tmp_path)
     assert arena.wait() == 130, arena.stderr()
     stderr = arena.stderr()
     kept = stored(store)
