@@ -196,19 +196,25 @@ def _logistic_fit(x: np.ndarray, wins: np.ndarray, games: np.ndarray) -> tuple[n
 def density_at_half(results: Sequence[CellResult], confidence: float = 0.95) -> HalfDensity:
     """The density at which the player wins 50%, from the cells of one player and one size.
 
-    A logistic regression of wins on density over the cells whose win rate lies between 5% and 95%
-    (where the curve carries information about its middle; all cells if fewer than two do) gives
-    ``d50 = -b0 / b1``; its interval is Fieller's, which, unlike the delta method, stays honest when
-    the slope is poorly known. ``None`` when no two swept cells bracket 50%."""
+    A logistic regression of wins on density, fitted locally: on the two swept points that bracket
+    the first crossing of 50% (a win-rate curve is not logistic over its whole range, and a fit over
+    more points is pulled off the crossing by the curve's bend), gives ``d50 = -b0 / b1``, which is
+    interpolation on the logit scale;
+    its interval is Fieller's, which, unlike the delta method, stays honest when the slope is poorly
+    known. ``None`` when no two swept points bracket 50%."""
     first = results[0]
+    order = np.argsort([r.cell.density for r in results], kind="stable")
+    results = [results[i] for i in order]
     rates = np.array([r.win_rate for r in results])
     density = np.array([r.cell.density for r in results])
     none = HalfDensity(first.player, first.cell.size, None, None, None)
-    if not ((rates >= 0.5).any() and (rates <= 0.5).any()):
+    above = rates >= 0.5
+    crossings = np.flatnonzero(above[:-1] != above[1:])
+    if crossings.size == 0:
         return none
-    keep = (rates > 0.05) & (rates < 0.95)
-    if keep.sum() < 2:
-        keep = np.ones_like(keep)
+    at = int(crossings[0])
+    keep = np.zeros(len(results), dtype=bool)
+    keep[at : at + 2] = True
     wins = np.array([r.wins for r in results], dtype=float)[keep]
     games = np.array([r.games for r in results], dtype=float)[keep]
     try:

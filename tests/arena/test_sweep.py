@@ -45,13 +45,17 @@ def _synthetic(d50: float, slope: float, games: int, seed: int) -> list[CellResu
 
 
 def test_half_density_interval_covers_the_truth_about_95_percent() -> None:
-    covered = 0
+    covered = unbounded = 0
     for seed in range(200):
         half = density_at_half(_synthetic(0.17, 40.0, 300, seed))
-        assert half.density is not None and half.low is not None and half.high is not None
-        assert half.low < half.density < half.high
+        assert half.density is not None
+        if half.low is None:  # the two points around 50% cannot pin the slope: no finite interval
+            unbounded += 1
+            continue
+        assert half.high is not None and half.low < half.density < half.high
         covered += half.low <= 0.17 <= half.high
-    assert 180 <= covered <= 200  # 95% of 200 is 190; a binomial 99.9% band is about 178-198
+    assert unbounded <= 10
+    assert 180 - unbounded <= covered  # 95% of 200 is 190; a binomial 99.9% band is about 178-198
 
 
 def test_half_density_is_none_when_50_percent_is_not_bracketed() -> None:
