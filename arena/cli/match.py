@@ -22,13 +22,12 @@ from arena.cli.common import (
     err_console,
     print_json,
 )
-from arena.cli.playing import check_plugins, player_catalog
+from arena.cli.playing import check_plugins, games_stopped, player_catalog
 from arena.config import TournamentConfig
 from arena.isolation import Isolation
 from arena.match import MatchResult, parse_player_spec, run_match
 from arena.sequential import SprtState
 from arena.store import Store
-from arena.tournament import BackendUnavailable, TournamentError, TournamentInterrupted
 
 
 def _verdict_line(result: MatchResult, a: str, b: str) -> str:
@@ -107,32 +106,19 @@ def command(
         if not json_out:
             err_console.print(_look_line(state), highlight=False, markup=False)
 
-    with Store(store) as db:
-        try:
-            result = run_match(
-                config,
-                db,
-                registry,
-                delta=delta / 100,
-                alpha=alpha,
-                beta=beta,
-                batch=batch,
-                max_games=max_games,
-                workers=workers,
-                on_look=show,
-            )
-        except TournamentInterrupted as stop:
-            err_console.print(
-                f"interrupted: {stop.recorded} games committed; the same command resumes the match",
-                highlight=False,
-                markup=False,
-            )
-            raise typer.Exit(130) from None
-        except BackendUnavailable as error:
-            raise UsageError(str(error)) from None
-        except TournamentError as error:
-            err_console.print(f"error: {error}", highlight=False, markup=False)
-            raise typer.Exit(1) from None
+    with Store(store) as db, games_stopped("match"):
+        result = run_match(
+            config,
+            db,
+            registry,
+            delta=delta / 100,
+            alpha=alpha,
+            beta=beta,
+            batch=batch,
+            max_games=max_games,
+            workers=workers,
+            on_look=show,
+        )
     s = result.state
     if json_out:
         print_json(

@@ -8,8 +8,9 @@ exactly as it would in a tournament.
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -28,6 +29,7 @@ __all__ = [
     "MoveTimeOpt",
     "OptionOpt",
     "check_plugins",
+    "games_stopped",
     "limits_from",
     "parse_options",
     "player_catalog",
@@ -101,3 +103,26 @@ def check_plugins(catalog: PlayerCatalog, names: Iterable[str]) -> None:
     catalog.check_requested(names)
     for failure in catalog.failures:
         err_console.print(f"[yellow]warning:[/] {escape(failure.summary)}", highlight=False, soft_wrap=True)
+
+
+@contextlib.contextmanager
+def games_stopped(what: str) -> Iterator[None]:
+    """How a command that plays tournaments ends when they stop early: Ctrl-C is exit 130 (every
+    finished game is committed, and rerunning ``what`` resumes it), a backend that cannot start is
+    bad input, workers that keep dying are exit 1."""
+    from arena.tournament import BackendUnavailable, TournamentError, TournamentInterrupted
+
+    try:
+        yield
+    except TournamentInterrupted as stop:
+        err_console.print(
+            f"interrupted: {stop.recorded} games committed; the same command resumes the {what}",
+            highlight=False,
+            markup=False,
+        )
+        raise typer.Exit(130) from None
+    except BackendUnavailable as error:
+        raise UsageError(str(error)) from None
+    except TournamentError as error:
+        err_console.print(f"error: {error}", highlight=False, markup=False)
+        raise typer.Exit(1) from None

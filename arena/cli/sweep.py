@@ -22,12 +22,11 @@ from arena.cli.common import (
     err_console,
     print_json,
 )
-from arena.cli.playing import check_plugins, player_catalog
+from arena.cli.playing import check_plugins, games_stopped, player_catalog
 from arena.config import PlayerRef, parse_player_list
 from arena.isolation import Isolation
 from arena.store import Store
 from arena.sweep import SweepError, density_range, half_densities, plan_cells, run_sweep, write_csv, write_plot
-from arena.tournament import BackendUnavailable, TournamentError, TournamentInterrupted
 from engine import FirstClick
 
 _SIZE = re.compile(r"^\s*(\d+)\s*x\s*(\d+)\s*$", re.IGNORECASE)
@@ -124,21 +123,8 @@ def command(
                 markup=False,
             )
 
-    with Store(store) as db:
-        try:
-            results = run_sweep(cells, rule, refs, games, seed, db, registry, workers=workers, on_cell=show)
-        except TournamentInterrupted as stop:
-            err_console.print(
-                f"interrupted: {stop.recorded} games committed; the same command resumes the sweep",
-                highlight=False,
-                markup=False,
-            )
-            raise typer.Exit(130) from None
-        except BackendUnavailable as error:
-            raise UsageError(str(error)) from None
-        except TournamentError as error:
-            err_console.print(f"error: {error}", highlight=False, markup=False)
-            raise typer.Exit(1) from None
+    with Store(store) as db, games_stopped("sweep"):
+        results = run_sweep(cells, rule, refs, games, seed, db, registry, workers=workers, on_cell=show)
     halves = half_densities(results)
     if csv_out is not None:
         write_csv(results, rule, csv_out)
