@@ -7,6 +7,7 @@ from collections.abc import Callable
 from players.builtin.apex import ApexPlayer
 from players.builtin.enumeration_player import EnumerationPlayer
 from players.builtin.random_player import RandomPlayer
+from players.builtin.rollout import RolloutPlayer
 from players.builtin.rref_player import RrefPlayer
 from players.builtin.single_constraint import MaxSingleConstraintPlayer, MeanConstraintPlayer
 from players.hookspecs import hookimpl
@@ -17,6 +18,7 @@ __all__ = [
     "MaxSingleConstraintPlayer",
     "MeanConstraintPlayer",
     "RandomPlayer",
+    "RolloutPlayer",
     "RrefPlayer",
     "register_players",
 ]
@@ -28,6 +30,7 @@ BUILTIN_PLAYERS: tuple[type, ...] = (
     RrefPlayer,
     EnumerationPlayer,
     ApexPlayer,
+    RolloutPlayer,
 )
 
 
