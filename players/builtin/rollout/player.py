@@ -145,9 +145,9 @@ class RolloutPlayer(ApexPlayer):
         """apex's knobs, and the rollouts'."""
 
         #: Playouts per game (a candidate played on one layout is one playout); 0: plain apex.
-        budget: int = Field(default=4000, ge=0, le=10_000_000)
+        budget: int = Field(default=1000, ge=0, le=10_000_000)
         #: At most this many playouts per decision.
-        per_guess: int = Field(default=1500, ge=0, le=10_000_000)
+        per_guess: int = Field(default=500, ge=0, le=10_000_000)
         #: Layouts per round of the race.
         batch: int = Field(default=32, ge=1, le=100_000)
         #: Candidates raced: apex's choice and the next best by its two-click score.
@@ -157,7 +157,7 @@ class RolloutPlayer(ApexPlayer):
         #: A candidate stops racing when the leader beats it by this McNemar z.
         eliminate_z: float = Field(default=2.5, ge=0.0)
         #: apex's choice is overruled only when the leader beats it by this z (or it was dropped).
-        switch_z: float = Field(default=1.5, ge=0.0)
+        switch_z: float = Field(default=1.0, ge=0.0)
         #: Positions whose components have more solutions than this are decided without rollouts.
         max_solutions: int = Field(default=200_000, ge=1)
 
@@ -176,7 +176,8 @@ class RolloutPlayer(ApexPlayer):
     def choose_guess(self, outlook: Outlook) -> Cell:
         cell = super().choose_guess(outlook)
         options = self.options
-        if self.decided_by != DECIDED_LOOKAHEAD or self.budget_left < 2 * options.batch:
+        cap = min(options.per_guess, self.budget_left)
+        if self.decided_by != DECIDED_LOOKAHEAD or cap < 2 * options.batch:
             return cell
         ranked = self._ranked(outlook, cell)
         if len(ranked) < 2:
@@ -189,7 +190,7 @@ class RolloutPlayer(ApexPlayer):
         view = np.array(outlook.grid, dtype=np.int8).reshape(-1)
         result = race(
             view, outlook.height, outlook.width, outlook.mines, sampler, ranked, state,
-            min(options.per_guess, self.budget_left), options.batch, options.eliminate_z, options.switch_z,
+            cap, options.batch, options.eliminate_z, options.switch_z,
         )  # fmt: skip
         self.budget_left -= result.spent
         self.races.append(result)
