@@ -138,7 +138,7 @@ class RolloutPlayer(ApexPlayer):
     """apex, with its close lookahead guesses decided by rollouts of a greedy base policy."""
 
     name = "rollout"
-    description = "apex + rollouts (exact posterior samples, greedy base policy, common random numbers) at close guesses"
+    description = "apex + rollouts (exact posterior layouts, greedy base policy, common layouts) at close guesses"
     version = "1"
 
     class Options(ApexPlayer.Options):
