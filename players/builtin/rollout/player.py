@@ -20,7 +20,9 @@ Deterministic given its seed: the layouts are drawn from the player's own genera
 Measured (Expert / safe, 1000 paired boards, seed 8000000, ``benchmarks/rollout_headline.py``):
 no budget differs from apex. Budget 250: -0.10 points [-1.32, +1.11] (17 vs 18 discordant boards,
 McNemar p = 1), 69 ms per game; 1000 (the default): -0.20 [-1.38, +0.96] (15 vs 17, p = 0.86),
-252 ms; 4000: +0.00 [-1.10, +1.10] (14 vs 14, p = 1), 973 ms; apex 39.60% at 29 ms. The room is
+252 ms; 4000: +0.00 [-1.10, +1.10] (14 vs 14, p = 1), 973 ms; apex 39.60% at 29 ms. The default on
+6000 more boards (seed 8100000): 40.72% vs apex's 40.48%, +0.23 [-0.26, +0.73] (119 vs 105, p = 0.39),
+221 vs 22 ms per game. The room is
 small (``benchmarks/rollout_oracle.py``, 200 race positions, 2000 layouts per candidate to choose
 and 2000 others to score): choosing by rollouts gains +0.0016 [+0.0004, +0.0028] win probability
 per race in the base policy's units, about 2.4 races per game, hence about +0.4 points per game
