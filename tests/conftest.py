@@ -13,7 +13,8 @@ this profile; one that lists its own health checks to suppress must name ``too_s
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -29,3 +30,19 @@ def _private_user_data(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Non
         patch.setenv("XDG_DATA_HOME", str(folder))
         patch.setenv("ARENA_STORE", str(folder / "default-store.db"))
         yield
+
+
+@pytest.fixture
+def one_error_line() -> Callable[[Any], str]:
+    """Check that a CLI result is bad input as the arena reports it (exit code 2, nothing on stdout,
+    one ``error:`` line on stderr) and return that line."""
+
+    def check(result: Any) -> str:
+        assert result.exit_code == 2, result.output
+        assert result.stdout == ""
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1, result.stderr
+        assert lines[0].startswith("error: ")
+        return lines[0]
+
+    return check

@@ -22,18 +22,12 @@ Cli = Callable[..., Result]
 QUICK = ("-n", "2", "-p", "random", "-w", "1", "-q")
 
 
+OneErrorLine = Callable[..., str]
+
+
 def ok(result: Result) -> Result:
     assert result.exit_code == 0, result.output
     return result
-
-
-def one_error_line(result: Result) -> str:
-    assert result.exit_code == 2, result.output
-    assert result.stdout == ""
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("error: ")
-    return lines[0]
 
 
 @pytest.fixture
@@ -119,7 +113,9 @@ def test_read_only_commands_work_on_a_read_only_store(
 # -- publishing --------------------------------------------------------------------------------------------------------
 
 
-def test_publish_refuses_another_tournament_without_force(cli: Cli, tmp_path: Path) -> None:
+def test_publish_refuses_another_tournament_without_force(
+    one_error_line: OneErrorLine, cli: Cli, tmp_path: Path
+) -> None:
     store, out = tmp_path / "arena.db", tmp_path / "leaderboards"
     first = json.loads(ok(cli("tournament", *QUICK, "--seed", "1", "--store", store, "--json")).stdout)
     ok(cli("leaderboard", "--store", store, "--publish", out))
@@ -132,7 +128,7 @@ def test_publish_refuses_another_tournament_without_force(cli: Cli, tmp_path: Pa
     assert json.loads((out / "beginner-safe.json").read_text())["config"]["seed"] == 2
 
 
-def test_force_without_publish_is_a_usage_error(cli: Cli, tmp_path: Path) -> None:
+def test_force_without_publish_is_a_usage_error(one_error_line: OneErrorLine, cli: Cli, tmp_path: Path) -> None:
     assert "--publish" in one_error_line(cli("leaderboard", "--force", "--store", tmp_path / "none.db"))
 
 

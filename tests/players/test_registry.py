@@ -11,8 +11,8 @@ import json
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -33,6 +33,8 @@ from players import (
 )
 from players.builtin import MaxSingleConstraintPlayer, MeanConstraintPlayer, RandomPlayer
 from players.hookspecs import PROJECT
+
+OneErrorLine = Callable[..., str]
 
 #: Whatever the built-in hook registers today; the baselines below are always among them.
 BUILTINS = {cls.name for cls in players.builtin.BUILTIN_PLAYERS}
@@ -489,15 +491,6 @@ def test_a_player_whose_constructor_raises_does_not_crash_the_tournament(tmp_pat
 # -- mistakes that stop a tournament -------------------------------------------------------------------------------
 
 
-def one_error_line(result: Any) -> str:
-    assert result.exit_code == 2, result.output
-    assert result.stdout == ""
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("error: ")
-    return lines[0]
-
-
 def test_check_requested_refuses_a_missing_file_and_a_taken_name_that_is_asked_for(tmp_path: Path) -> None:
     missing = tmp_path / "missing.py"
     with pytest.raises(PluginNotFoundError, match="does not exist"):
@@ -524,7 +517,9 @@ def test_warnings_name_what_was_skipped_without_a_doubled_word() -> None:
 
 
 @pytest.mark.parametrize("isolation", ["auto", "trusted"])
-def test_cli_tournament_refuses_a_missing_plugin_file(tmp_path: Path, isolation: str) -> None:
+def test_cli_tournament_refuses_a_missing_plugin_file(
+    one_error_line: OneErrorLine, tmp_path: Path, isolation: str
+) -> None:
     store = tmp_path / "s.db"
     args = ["tournament", "-n", "2", "-p", "random", "-w", "1", "-q", "--isolation", isolation]
     result = runner.invoke(app, [*args, "--plugin", str(tmp_path / "missing.py"), "--store", str(store)])
@@ -533,7 +528,9 @@ def test_cli_tournament_refuses_a_missing_plugin_file(tmp_path: Path, isolation:
 
 
 @pytest.mark.parametrize("isolation", ["auto", "trusted"])
-def test_cli_tournament_refuses_a_plugin_that_takes_a_played_name(tmp_path: Path, isolation: str) -> None:
+def test_cli_tournament_refuses_a_plugin_that_takes_a_played_name(
+    one_error_line: OneErrorLine, tmp_path: Path, isolation: str
+) -> None:
     impostor = write(tmp_path, "impostor.py", good_plugin("random"))
     base = ["tournament", "-n", "2", "-w", "1", "-q", "--json", "--isolation", isolation, "--plugin", str(impostor)]
     for chosen in (["-p", "random"], []):  # asked for by name, or as one of every registered player
@@ -546,7 +543,7 @@ def test_cli_tournament_refuses_a_plugin_that_takes_a_played_name(tmp_path: Path
     assert f"warning: plugin file {impostor} skipped: DuplicatePlayerError" in result.stderr.replace("\n", "")
 
 
-def test_cli_tournament_refuses_two_plugins_with_one_name(tmp_path: Path) -> None:
+def test_cli_tournament_refuses_two_plugins_with_one_name(one_error_line: OneErrorLine, tmp_path: Path) -> None:
     first = write(tmp_path, "first.py", good_plugin("dup-bot"))
     second = write(tmp_path, "second.py", good_plugin("dup-bot"))
     args = ["tournament", "-n", "2", "-w", "1", "-q", "-p", "dup-bot,random", "--isolation", "trusted"]
