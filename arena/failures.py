@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from arena.leaderboard import LeaderboardConfig, failure_counts, tournament_config
-from arena.runner import Outcome
+from arena.result import Outcome
 from arena.store import Store, StoreError
 
 __all__ = ["FailureReport", "PlayerFailures", "TypicalFailure", "build_failure_report"]

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
-from arena.runner import FAILURES
+from arena.result import FAILURES
 from arena.stats import compare_paired, wilson_interval
 from arena.store import Store
 

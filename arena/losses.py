@@ -53,7 +53,7 @@ import numpy as np
 
 from arena.records import replay_record
 from arena.replay.model import position_analysis
-from arena.runner import Outcome
+from arena.result import Outcome
 from arena.store import Store, StoreError
 from engine import COVERED, FLAGGED, ActionKind, BoardSpec, FirstClick
 from players.solver import Analysis

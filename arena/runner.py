@@ -12,17 +12,16 @@ whichever way a player runs, and an honest deterministic player's games are iden
 
 from __future__ import annotations
 
-import enum
 import functools
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from arena import records
 from arena.isolation.settings import DEFAULT_LIMITS, Limits
+from arena.result import DIAGNOSTICS, ERROR_CHARS, AgentFailure, GameResult, Outcome
 from engine import Action, Actions, BoardSpec, EngineError, FirstClick, Game, InvalidActionError, Observation
 from engine.compiled_game import CompiledGame
 from engine.game import GameStats
@@ -30,84 +29,14 @@ from engine.layout import player_seed, player_seed_words
 from players import Player
 
 __all__ = [
-    "DIAGNOSTICS",
     "EXPECTED",
-    "FAILURES",
     "Agent",
-    "AgentFailure",
-    "GameResult",
-    "Outcome",
     "TrustedAgent",
     "as_actions",
     "default_move_limit",
     "empty_record",
     "play_game",
 ]
-
-#: Room for the stderr lines an isolated bot left behind, after the message itself.
-ERROR_CHARS = 2000
-#: What separates a failed game's error message from the bot's last stderr lines in ``GameResult.error``.
-DIAGNOSTICS = "\nstderr:\n"
-
-
-class Outcome(enum.StrEnum):
-    WON = "won"
-    LOST = "lost"
-    #: The bot asked for something the rules forbid or that is not an action at all (isolated: also
-    #: output that is not the protocol).
-    ILLEGAL = "illegal"
-    #: The bot raised (or reported an exception), or would not finish (too many moves).
-    ERROR = "error"
-    #: The bot exceeded its time budget (a move, a game, or its CPU limit).
-    TIMEOUT = "timeout"
-    #: The bot's process died (isolated players).
-    CRASHED = "crashed"
-
-
-#: The outcomes of a game that was not played to the end by the rules: what the leaderboard's
-#: ``failed`` column and ``arena errors`` count.
-FAILURES = (Outcome.ERROR, Outcome.ILLEGAL, Outcome.CRASHED, Outcome.TIMEOUT)
-
-
-@dataclass(frozen=True, slots=True)
-class GameResult:
-    """One row of the results store. Everything but the timings is deterministic."""
-
-    player: str
-    board: int
-    outcome: Outcome
-    moves: int
-    reveals: int
-    flags: int
-    chords: int
-    guesses: int
-    bbbv: int
-    bbbv_solved: int
-    revealed_cells: int
-    first_row: int | None
-    first_col: int | None
-    cpu_ms: float
-    wall_ms: float
-    error: str = ""
-    #: The game's moves as played (``arena.records`` blob), or None when not recorded.
-    record: bytes | None = None
-
-    @property
-    def won(self) -> bool:
-        return self.outcome is Outcome.WON
-
-    @classmethod
-    def failed(cls, player: str, board: int, outcome: Outcome, error: str, record: bytes | None = None) -> GameResult:
-        """A game that never started: the player could not even be set up (``record``: its empty
-        move list, ``empty_record``, when the game is recorded)."""
-        return cls(player, board, outcome, 0, 0, 0, 0, 0, 0, 0, 0, None, None, 0.0, 0.0, error[:ERROR_CHARS], record)
-
-    def as_row(self) -> dict[str, object]:
-        """The games table's columns (the record has a table of its own)."""
-        row = {name: getattr(self, name) for name in self.__slots__ if name != "record"}
-        row["outcome"] = self.outcome.value
-        row["won"] = int(self.won)
-        return row
 
 
 def empty_record(spec: BoardSpec) -> bytes:
@@ -116,16 +45,6 @@ def empty_record(spec: BoardSpec) -> bytes:
 
 
 _EMPTY_LOG = np.ones(1, dtype=np.int32)
-
-
-class AgentFailure(Exception):
-    """Ends the game with ``outcome``: how an agent reports a timeout, a crash, garbage output or an
-    error the bot reported, without the loop knowing how the agent talks to its player."""
-
-    def __init__(self, outcome: Outcome, message: str) -> None:
-        super().__init__(message)
-        self.outcome = outcome
-        self.message = message
 
 
 @runtime_checkable

@@ -22,7 +22,7 @@ from typing import Any
 from arena.config import RULES_VERSION, TournamentConfig
 from arena.paths import LEGACY_STORE, STORE_ENV, default_store
 from arena.records import GameRecord, RecordMissing, decode
-from arena.runner import GameResult, Outcome
+from arena.result import GameResult, Outcome
 
 __all__ = ["SCHEMA_VERSION", "STORE_ENV", "Store", "StoreError", "default_store", "project_version"]
 

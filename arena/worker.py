@@ -24,7 +24,8 @@ from arena.config import PlayerRef, RecordMode, TournamentConfig
 from arena.isolation.remote import RemoteAgent, bot_environment, host_command
 from arena.isolation.settings import Isolation
 from arena.isolation.spin import spin_window
-from arena.runner import Agent, GameResult, Outcome, TrustedAgent, empty_record, play_game
+from arena.result import GameResult, Outcome
+from arena.runner import Agent, TrustedAgent, empty_record, play_game
 from engine import BEGINNER, BoardSpec, FirstClick, player_generator
 from players import Player, Registry
 

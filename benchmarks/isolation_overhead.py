@@ -53,7 +53,8 @@ from arena.isolation import protocol as proto
 from arena.isolation.process import BotProcess
 from arena.isolation.remote import RemoteAgent, host_command
 from arena.isolation.spin import DEFAULT_SPIN
-from arena.runner import Agent, Outcome, TrustedAgent, play_game
+from arena.result import Outcome
+from arena.runner import Agent, TrustedAgent, play_game
 from arena.store import Store
 from arena.tournament import run_tournament
 from arena.worker import warm_up

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Protocol, runtime_checkable
 
-from arena.runner import GameResult
+from arena.result import GameResult
 from arena.worker import Batch
 
 __all__ = [

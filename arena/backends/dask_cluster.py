@@ -28,7 +28,7 @@ from typing import Any
 
 from arena.backends.base import BackendUnavailable, StopFlag, TournamentError, WorkerCrashError, batch_label
 from arena.backends.local import default_workers
-from arena.runner import GameResult
+from arena.result import GameResult
 from arena.worker import Batch, init_worker, run_batch
 
 __all__ = ["ADDRESS_ENV", "INSTALL_HINT", "DaskBackend", "dask_available", "play_batch"]

@@ -27,7 +27,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 
 from arena.backends.base import StopFlag, WorkerCrashError, batch_label
-from arena.runner import GameResult
+from arena.result import GameResult
 from arena.worker import Batch, init_worker, play, run_batch
 
 __all__ = [

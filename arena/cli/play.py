@@ -56,7 +56,8 @@ from arena.cli.stored import stored_game, tournament_id
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import EngineBot, Isolation
 from arena.isolation.catalog import PlayerCatalog
-from arena.runner import DIAGNOSTICS, GameResult, Outcome, play_game
+from arena.result import DIAGNOSTICS, GameResult, Outcome
+from arena.runner import play_game
 from arena.store import Store
 from arena.worker import agent_for, close_agents, init_worker
 from engine import COVERED, FLAGGED, MINE, Action, BoardSpec, FirstClick, Game

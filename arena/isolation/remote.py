@@ -26,7 +26,7 @@ from arena.isolation import protocol
 from arena.isolation import shared as shared_memory
 from arena.isolation.process import BotExited, BotOutputError, BotProcess, BotTimeout, make_undumpable
 from arena.isolation.settings import DEFAULT_LIMITS, Limits
-from arena.runner import AgentFailure, Outcome
+from arena.result import AgentFailure, Outcome
 from engine import Action, BoardSpec, FirstClick, InvalidActionError, Observation
 
 __all__ = ["MAX_SETUP_FAILURES", "RemoteAgent", "bot_environment", "host_command"]

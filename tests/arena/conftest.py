@@ -23,7 +23,8 @@ from typer.testing import CliRunner, Result
 
 from arena.cli import app
 from arena.replay import ReplayGame, ReplayMove
-from arena.runner import GameResult, Outcome, play_game
+from arena.result import GameResult, Outcome
+from arena.runner import play_game
 from engine import Action, BoardSpec, FirstClick, Game, Observation
 from players import Player, Registry
 

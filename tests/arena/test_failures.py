@@ -21,7 +21,8 @@ from arena.failures import build_failure_report
 from arena.isolation import Limits
 from arena.isolation.remote import RemoteAgent, host_command
 from arena.leaderboard import build_leaderboard
-from arena.runner import FAILURES, GameResult, Outcome, TrustedAgent, play_game
+from arena.result import FAILURES, GameResult, Outcome
+from arena.runner import TrustedAgent, play_game
 from arena.store import Store
 from engine import BEGINNER, FirstClick
 from players import Registry

@@ -20,7 +20,7 @@ from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import EngineBot, Isolation, Limits
 from arena.isolation.catalog import PlayerCatalog
 from arena.records import RecordError, load_replay
-from arena.runner import Outcome
+from arena.result import Outcome
 from arena.store import Store
 from arena.tournament import run_tournament
 from engine import BEGINNER, EXPERT, BoardSpec, FirstClick

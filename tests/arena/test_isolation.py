@@ -22,7 +22,8 @@ from arena.isolation import Isolation, Limits
 from arena.isolation.catalog import PlayerCatalog
 from arena.isolation.process import BotOutputError, BotProcess, BotTimeout
 from arena.isolation.remote import MAX_SETUP_FAILURES, RemoteAgent, host_command
-from arena.runner import Outcome, play_game
+from arena.result import Outcome
+from arena.runner import play_game
 from arena.store import Store
 from arena.tournament import run_tournament
 from engine import BEGINNER, EXPERT, BoardSpec, FirstClick

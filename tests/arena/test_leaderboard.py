@@ -12,7 +12,7 @@ import pytest
 
 from arena.config import PlayerRef, TournamentConfig
 from arena.leaderboard import Leaderboard, PublishError, build_leaderboard, publish
-from arena.runner import GameResult, Outcome
+from arena.result import GameResult, Outcome
 from arena.stats import paired_difference, wilson_interval
 from arena.store import Store
 from engine import BEGINNER, BoardSpec, FirstClick

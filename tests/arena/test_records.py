@@ -21,7 +21,8 @@ from arena.config import PlayerRef, RecordMode, TournamentConfig
 from arena.isolation import EngineBot, Isolation
 from arena.isolation.catalog import PlayerCatalog
 from arena.records import GameRecord, RecordError, RecordMismatch, RecordMissing, decode, encode
-from arena.runner import GameResult, Outcome, empty_record, play_game
+from arena.result import GameResult, Outcome
+from arena.runner import empty_record, play_game
 from arena.store import Store, StoreError
 from arena.tournament import run_tournament
 from engine import BEGINNER, EXPERT, INTERMEDIATE, Action, BoardSpec, FirstClick, Game

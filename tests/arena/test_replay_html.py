@@ -24,7 +24,7 @@ from arena.replay import (
     replay_payload,
 )
 from arena.replay.page import ALPHABET
-from arena.runner import Outcome
+from arena.result import Outcome
 from engine import BEGINNER, COVERED, EXPERT, FLAGGED, INTERMEDIATE, Action, BoardSpec, FirstClick, format_position
 from players import Player
 from players.solver import analyze

@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from arena.runner import GameResult, Outcome, default_move_limit, play_game
+from arena.result import GameResult, Outcome
+from arena.runner import default_move_limit, play_game
 from engine import FLAGGED, Action, ActionKind, BoardSpec, FirstClick, Game, Observation
 from players import Player, Registry
 

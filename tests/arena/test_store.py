@@ -15,7 +15,7 @@ import pytest
 
 import arena.store as store_module
 from arena.config import PlayerRef, TournamentConfig
-from arena.runner import GameResult, Outcome
+from arena.result import GameResult, Outcome
 from arena.store import GAME_COLUMNS, SCHEMA_VERSION, Store, StoreError, default_store
 from engine import BEGINNER, BoardSpec, FirstClick
 

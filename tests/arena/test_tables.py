@@ -19,7 +19,7 @@ from arena.cli.players import players_table
 from arena.cli.render import print_leaderboard
 from arena.config import PlayerRef, TournamentConfig
 from arena.leaderboard import Leaderboard, build_leaderboard
-from arena.runner import GameResult, Outcome
+from arena.result import GameResult, Outcome
 from arena.store import Store
 from engine import BEGINNER, FirstClick
 

@@ -8,7 +8,8 @@ import random
 import numpy as np
 import pytest
 
-from arena.runner import Outcome, play_game
+from arena.result import Outcome
+from arena.runner import play_game
 from engine import BEGINNER, EXPERT, INTERMEDIATE, Action, ActionKind, BoardSpec, FirstClick, Game, parse_position
 from players import Registry
 from players.api import PlayerOptionsError

@@ -16,7 +16,8 @@ import math
 import numpy as np
 import pytest
 
-from arena.runner import Outcome, play_game
+from arena.result import Outcome
+from arena.runner import play_game
 from engine import BEGINNER, COVERED, Action, BoardSpec, FirstClick, Game, parse_position
 from players.api import PlayerOptionsError
 from players.builtin.apex import ApexPlayer

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from pydantic import BaseModel
 
-from arena.runner import Outcome, play_game
+from arena.result import Outcome
+from arena.runner import play_game
 from engine import BEGINNER, COVERED, Action, BoardSpec, FirstClick, Observation
 from players import NAME_PATTERN, Player, PlayerError, PlayerOptionsError, corner_first_click
 from players.builtin import RandomPlayer

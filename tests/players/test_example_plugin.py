@@ -24,7 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.runner import Outcome, play_game
+from arena.result import Outcome
+from arena.runner import play_game
 from engine import BEGINNER, FirstClick
 from players import Player, Registry
 

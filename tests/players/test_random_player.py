@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from arena.runner import Outcome, play_game
+from arena.result import Outcome
+from arena.runner import play_game
 from engine import (
     BEGINNER,
     COVERED,

@@ -1,0 +1,88 @@
+"""How one game ended: the ``Outcome``, the ``GameResult`` row the store keeps, and ``AgentFailure``,
+the way an agent ends a game with a failure outcome.
+
+Its own small module so that the store, the isolation layer and the reports can name a game's
+result without importing the game loop (``arena.runner``).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+__all__ = ["DIAGNOSTICS", "ERROR_CHARS", "FAILURES", "AgentFailure", "GameResult", "Outcome"]
+
+#: Room for the stderr lines an isolated bot left behind, after the message itself.
+ERROR_CHARS = 2000
+#: What separates a failed game's error message from the bot's last stderr lines in ``GameResult.error``.
+DIAGNOSTICS = "\nstderr:\n"
+
+
+class Outcome(enum.StrEnum):
+    WON = "won"
+    LOST = "lost"
+    #: The bot asked for something the rules forbid or that is not an action at all (isolated: also
+    #: output that is not the protocol).
+    ILLEGAL = "illegal"
+    #: The bot raised (or reported an exception), or would not finish (too many moves).
+    ERROR = "error"
+    #: The bot exceeded its time budget (a move, a game, or its CPU limit).
+    TIMEOUT = "timeout"
+    #: The bot's process died (isolated players).
+    CRASHED = "crashed"
+
+
+#: The outcomes of a game that was not played to the end by the rules: what the leaderboard's
+#: ``failed`` column and ``arena errors`` count.
+FAILURES = (Outcome.ERROR, Outcome.ILLEGAL, Outcome.CRASHED, Outcome.TIMEOUT)
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """One row of the results store. Everything but the timings is deterministic."""
+
+    player: str
+    board: int
+    outcome: Outcome
+    moves: int
+    reveals: int
+    flags: int
+    chords: int
+    guesses: int
+    bbbv: int
+    bbbv_solved: int
+    revealed_cells: int
+    first_row: int | None
+    first_col: int | None
+    cpu_ms: float
+    wall_ms: float
+    error: str = ""
+    #: The game's moves as played (``arena.records`` blob), or None when not recorded.
+    record: bytes | None = None
+
+    @property
+    def won(self) -> bool:
+        return self.outcome is Outcome.WON
+
+    @classmethod
+    def failed(cls, player: str, board: int, outcome: Outcome, error: str, record: bytes | None = None) -> GameResult:
+        """A game that never started: the player could not even be set up (``record``: its empty
+        move list, ``empty_record``, when the game is recorded)."""
+        return cls(player, board, outcome, 0, 0, 0, 0, 0, 0, 0, 0, None, None, 0.0, 0.0, error[:ERROR_CHARS], record)
+
+    def as_row(self) -> dict[str, object]:
+        """The games table's columns (the record has a table of its own)."""
+        row = {name: getattr(self, name) for name in self.__slots__ if name != "record"}
+        row["outcome"] = self.outcome.value
+        row["won"] = int(self.won)
+        return row
+
+
+class AgentFailure(Exception):
+    """Ends the game with ``outcome``: how an agent reports a timeout, a crash, garbage output or an
+    error the bot reported, without the loop knowing how the agent talks to its player."""
+
+    def __init__(self, outcome: Outcome, message: str) -> None:
+        super().__init__(message)
+        self.outcome = outcome
+        self.message = message
