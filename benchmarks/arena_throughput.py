@@ -29,7 +29,7 @@ from arena.store import Store
 from arena.tournament import run_tournament
 from arena.worker import warm_up
 from engine import PRESETS, FirstClick
-from players import Registry
+from players.registry import Registry
 
 RESULTS = Path(__file__).parent / "results" / "arena_throughput.json"
 

@@ -32,7 +32,7 @@ from arena.store import Store
 from arena.tournament import run_tournament
 from arena.worker import warm_up
 from engine import EXPERT, FirstClick
-from players import Registry
+from players.registry import Registry
 
 RESULTS = Path(__file__).parent / "results" / "dask_overhead.json"
 WORKERS = 2

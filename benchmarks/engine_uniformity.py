@@ -39,8 +39,9 @@ from typing import Any
 
 import numpy as np
 
-from engine import EXPERT, BoardSpec, FirstClick, board_permutation, parse_cell, resolve_board
-from engine.layout import mines_from_permutation
+from engine import EXPERT, BoardSpec, FirstClick
+from engine.board import parse_cell, resolve_board
+from engine.layout import board_permutation, mines_from_permutation
 
 RESULTS = Path(__file__).resolve().parent / "results" / "engine_uniformity.json"
 ALPHA = 0.001  # a check fails below this p-value

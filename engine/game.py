@@ -11,7 +11,7 @@ import enum
 import operator
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -67,9 +67,13 @@ class Observation:
     """What a human would see, and nothing more.
 
     ``grid`` is a read-only int8 (height, width) array: ``COVERED`` (-1), ``FLAGGED`` (-2) or
-    the revealed number 0-8. It is a copy, so a player may keep it; it holds no reference to
-    the layout or to the game.
+    the revealed number 0-8 (the codes are also ``Observation.COVERED`` and ``Observation.FLAGGED``,
+    so that a bot needs no more than ``players``). It is a copy, so a player may keep it; it holds
+    no reference to the layout or to the game.
     """
+
+    COVERED: ClassVar[int] = int(COVERED)
+    FLAGGED: ClassVar[int] = int(FLAGGED)
 
     grid: np.ndarray
     mines: int

@@ -1,4 +1,5 @@
-"""The ``enumeration`` player's whole game in compiled code, for the arena's in-process runs.
+"""Acceleration of ``EnumerationPlayer.play``: the whole game in compiled code, for the arena's
+in-process runs; held equal to it by ``tests/players/test_enumeration_compiled.py``.
 
 Played move by move, a Beginner game costs the player about six Python round trips (an
 observation, an answer, the engine's checks), several times the work of deciding. Here the
@@ -30,8 +31,10 @@ from engine import BoardSpec, FirstClick, kernels, numba_cache, rng
 from engine import compiled_game as cg
 from engine.compiled_game import CompiledGame, game_over, play_cells, reveal
 from engine.kernels import MOVES
-from players.builtin import enumeration_player
-from players.builtin.enumeration_player import _candidates, _rules
+from players import rules
+from players.builtin import common
+from players.builtin.common import guess_candidates
+from players.rules import certain_cells
 from players.solver import analyze, fast
 from players.solver.analysis import _FAST_SEARCH_NODES, DEFAULT_RREF_MIN_CELLS, fast_prepared
 from players.solver.enumeration import DEFAULT_NODE_LIMIT, EXACT_CELLS
@@ -52,7 +55,7 @@ def _advance(game: tuple) -> int:
     view, truth, labels, perm, height, width, mines, rule, stack, hit, counters, first, first_guess, limit, log = game
     grid = view.reshape(height, width)
     while not game_over(counters):
-        first_move, safe, mine = _rules(grid)
+        first_move, safe, mine = certain_cells(grid)
         if first_move:
             ok = reveal(view, truth, labels, perm, height, width, mines, rule, stack, counters, first, first_guess, log)
         elif safe.shape[1] or mine.shape[1]:
@@ -76,13 +79,13 @@ def _decide(
     player_rng: np.ndarray,
 ) -> int:
     """Play the answer to an analysed position (its certain cells, else a guess drawn among
-    ``_candidates`` as ``EnumerationPlayer._guess`` draws it), then ``_advance``."""
+    ``guess_candidates`` as ``EnumerationPlayer._guess`` draws it), then ``_advance``."""
     view, truth, height, width = game[0], game[1], game[4], game[5]
     stack, hit, counters, limit, log = game[8], game[9], game[10], game[13], game[14]
     if safe.shape[1] or mine.shape[1]:
         ok = play_cells(view, truth, height, width, safe, mine, False, stack, hit, counters, log)
     else:
-        choices = _candidates(probabilities, frontier, unconstrained, u, height, width, False)
+        choices = guess_candidates(probabilities, frontier, unconstrained, u, height, width, False)
         if choices.shape[0] == 0:
             return DECLINE
         cell = choices[rng.draw_below(player_rng, choices.shape[0])]
@@ -156,5 +159,5 @@ def play_whole_game(
 
 numba_cache.stamp_dependencies(
     sys.modules[__name__],
-    [Path(m.__file__) for m in (kernels, cg, rng, fast, enumeration_player)] + [Path(__file__)],
+    [Path(m.__file__) for m in (kernels, cg, rng, fast, rules, common)] + [Path(__file__)],
 )

@@ -18,16 +18,19 @@ the rest of that engine's choices; each is measured on ``Options``.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Literal
 
 import numpy as np
 from numba import njit
 from pydantic import NonNegativeInt
 
-from engine import COVERED, Action, BoardSpec, FirstClick, Observation
+from engine import COVERED, Action, BoardSpec, FirstClick, Observation, numba_cache
+from players import rules
 from players.api import Player
 from players.builtin.common import opening_cell, opening_move
-from players.rules import certain_actions, known_actions, subset_closure
+from players.rules import certain_actions, known_actions, neighbour_counts, popcount, subset_closure
 
 __all__ = ["MaxSingleConstraintPlayer", "MeanConstraintPlayer", "constraint_estimates"]
 
@@ -35,36 +38,31 @@ MODE_MAX, MODE_MEAN = 0, 1
 
 
 @njit(cache=True)
-def _estimates(grid, height, width, mode, out):
+def _estimates(grid, mode, out):
     """Fill ``out`` with each covered cell's estimate; NaN where no number touches it."""
+    height, width = grid.shape
+    undecided = np.zeros((height, width), np.int8)  # nothing deduced: only flags count as mines
     total = np.zeros((height, width))
     count = np.zeros((height, width), dtype=np.int64)
     for r in range(height):
         for c in range(width):
-            number = grid[r, c]
-            if number <= 0:
+            if grid[r, c] <= 0:
                 continue
-            flags = 0
-            unknown = 0
-            for rr in range(max(r - 1, 0), min(r + 2, height)):
-                for cc in range(max(c - 1, 0), min(c + 2, width)):
-                    if grid[rr, cc] == -2:
-                        flags += 1
-                    elif grid[rr, cc] == -1:
-                        unknown += 1
-            if unknown == 0:
+            flags, mask = neighbour_counts(grid, undecided, r, c)
+            if mask == 0:
                 continue
-            ratio = (number - flags) / unknown
-            for rr in range(max(r - 1, 0), min(r + 2, height)):
-                for cc in range(max(c - 1, 0), min(c + 2, width)):
-                    if grid[rr, cc] != -1:
-                        continue
-                    if mode == MODE_MAX:
-                        if count[rr, cc] == 0 or ratio > total[rr, cc]:
-                            total[rr, cc] = ratio
-                    else:
-                        total[rr, cc] += ratio
-                    count[rr, cc] += 1
+            ratio = (grid[r, c] - flags) / popcount(mask)
+            for b in range(9):
+                if not (mask >> b) & 1:
+                    continue
+                rr = r - 1 + b // 3
+                cc = c - 1 + b % 3
+                if mode == MODE_MAX:
+                    if count[rr, cc] == 0 or ratio > total[rr, cc]:
+                        total[rr, cc] = ratio
+                else:
+                    total[rr, cc] += ratio
+                count[rr, cc] += 1
     for r in range(height):
         for c in range(width):
             if count[r, c] == 0:
@@ -81,10 +79,7 @@ def _max_over(constraints, out):
     (row, col, mask, mines) as ``players.rules.subset_closure`` returns them."""
     for k in range(constraints.shape[0]):
         row, col, mask, mines = constraints[k, 0], constraints[k, 1], constraints[k, 2], constraints[k, 3]
-        size = 0
-        for b in range(9):
-            size += (mask >> b) & 1
-        ratio = mines / size
+        ratio = mines / popcount(mask)
         for b in range(9):
             if (mask >> b) & 1:
                 r = row + b // 3
@@ -112,7 +107,7 @@ def constraint_estimates(
         out.fill(np.nan)
         _max_over(constraints, out)
     else:
-        _estimates(grid, grid.shape[0], grid.shape[1], MODE_MAX if mode == "max" else MODE_MEAN, out)
+        _estimates(grid, MODE_MAX if mode == "max" else MODE_MEAN, out)
     covered = grid == COVERED
     density = max(observation.mines_left, 0) / max(int(covered.sum()), 1)
     out[np.isnan(out)] = density
@@ -133,7 +128,7 @@ def _load_kernels(subsets: bool) -> None:
         grid = np.full((3, 3), COVERED, dtype=np.int8)
         grid[0, 0] = 1
         grid.flags.writeable = False  # like an observation's grid: the same compiled signature
-        _estimates(grid, 3, 3, MODE_MAX, np.empty((3, 3)))
+        _estimates(grid, MODE_MAX, np.empty((3, 3)))
         _kernels_loaded.add("estimates")
     if subsets and "max_over" not in _kernels_loaded:
         _max_over(np.array([[0, 0, 0b11, 1]], dtype=np.int64), np.full((3, 3), np.nan))
@@ -224,3 +219,6 @@ class MeanConstraintPlayer(_SingleConstraintPlayer):
     name = "mean-constraint"
     description = "single-cell rules; guess the cell whose mean single-number mine ratio is lowest"
     mode = "mean"
+
+
+numba_cache.stamp_dependencies(sys.modules[__name__], [Path(rules.__file__), Path(__file__)])

@@ -10,8 +10,8 @@ import pytest
 
 from arena.result import Outcome
 from arena.runner import play_game
-from engine import BEGINNER, EXPERT, INTERMEDIATE, Action, ActionKind, BoardSpec, FirstClick, Game, parse_position
-from players import Registry
+from engine import BEGINNER, EXPERT, INTERMEDIATE, Action, ActionKind, BoardSpec, FirstClick, Game
+from engine.layout import parse_position
 from players.api import PlayerOptionsError
 from players.builtin.apex import ApexPlayer
 from players.builtin.apex.outlook import Outlook
@@ -22,6 +22,7 @@ from players.builtin.apex.player import (
     DECIDED_LOOKAHEAD,
     DECIDED_SAFEST,
 )
+from players.registry import Registry
 from players.solver import analyze
 
 

@@ -18,7 +18,8 @@ import pytest
 
 from arena.result import Outcome
 from arena.runner import play_game
-from engine import BEGINNER, COVERED, Action, BoardSpec, FirstClick, Game, parse_position
+from engine import BEGINNER, COVERED, Action, BoardSpec, FirstClick, Game
+from engine.layout import parse_position
 from players.api import PlayerOptionsError
 from players.builtin.apex import ApexPlayer
 from players.builtin.apex.influence import FiftyInfluence

@@ -14,7 +14,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from engine import COVERED, EXPERT, BoardSpec, Game, parse_position
+from engine import COVERED, EXPERT, BoardSpec, Game
+from engine.layout import parse_position
 from players.solver import (
     Analysis,
     InconsistentPositionError,

@@ -11,7 +11,8 @@ import numpy as np
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from engine import COVERED, FLAGGED, parse_position
+from engine import COVERED, FLAGGED
+from engine.layout import parse_position
 from players.rules import single_cell_deductions, subset_closure, subset_deductions
 from players.solver.bruteforce import brute_force
 
