@@ -17,8 +17,9 @@ from engine.errors import (
     InvalidActionError,
     LayoutFormatError,
 )
-from engine.game import Game, GameStats, GameStatus, Observation
+from engine.game import Game
 from engine.kernels import COVERED, FLAGGED, MINE
+from engine.observation import GameStats, GameStatus, Observation
 
 __all__ = [
     "BEGINNER",

@@ -18,13 +18,16 @@ __all__ = [
     "FLAGGED",
     "LOG_OVERFLOW",
     "MINE",
+    "NO_LOG",
     "RULE_CODES",
     "bbbv_solved",
     "cell_rows",
     "chord_cells",
     "label_openings",
+    "log_copy",
     "log_move",
     "neighbour_numbers",
+    "new_log",
     "place_mines",
     "play_rows",
     "reveal_cells",
@@ -237,6 +240,24 @@ def log_move(log, kind, guess, cell, stack, opened):
     for i in range(n):
         log[end + 3 + i] = stack[i]
     log[0] = end + 3 + n
+
+
+#: The move log of a game that does not record (``engine.kernels.log_move`` writes nothing to it).
+NO_LOG = np.zeros(0, dtype=np.int32)
+
+
+def new_log(capacity: int) -> np.ndarray:
+    """An empty move log with room for ``capacity`` int32 slots (``engine.kernels.log_move``)."""
+    log = np.empty(max(1, capacity), dtype=np.int32)
+    log[0] = 1
+    return log
+
+
+def log_copy(log: np.ndarray) -> np.ndarray | None:
+    """The used part of a move log, or None for a game that does not record (or a log that overflowed)."""
+    if log.shape[0] == 0 or log[0] < 1:
+        return None
+    return log[: log[0]].copy()
 
 
 # Slots of the counters ``play_rows`` reads and updates (``Game.play_answer`` packs them).

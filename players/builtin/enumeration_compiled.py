@@ -1,21 +1,10 @@
-"""Acceleration of ``EnumerationPlayer.play``: the whole game in compiled code, for the arena's
-in-process runs; held equal to it by ``tests/players/test_enumeration_compiled.py``.
+"""Acceleration of ``EnumerationPlayer.play``: whole games in compiled code, for the arena's
+in-process runs; held equal to it move for move by ``tests/players/test_enumeration_compiled.py``.
 
-Played move by move, a Beginner game costs the player about six Python round trips (an
-observation, an answer, the engine's checks), several times the work of deciding. Here the
-moves that need no analysis (the first click, then the single-cell rules' certain cells, again
-and again) are found and played in one compiled call (``_advance``) on a ``CompiledGame``; a
-position that needs the solver goes through the solver's fast path from Python, exactly as
-``EnumerationPlayer.play`` calls it (``fast_prepared`` takes numpy's floating-point steps, so the
-probabilities are the same to the bit; when it declines, ``analyze``'s general path), and the
-answer is played in a second compiled call (``_finish_and_decide``: the fast path's ``finish``,
-then ``_decide``). The random draw among equally likely guesses comes from ``engine.rng``'s copy
-of the player's numpy generator.
-
-Every move, hence every game, is the one ``EnumerationPlayer.play`` makes:
-``tests/players/test_enumeration_compiled.py`` plays boards both ways on every preset and rule.
-Whenever something is unusual (a move the rules refuse, the move limit, no candidate to guess
-from, an error in the solver) it declines and the arena plays the board again move by move.
+Moves that need no analysis are played in one compiled call (``_advance``); a position that needs
+the solver goes through the solver's fast path from Python, as ``play`` calls it, and the answer
+is played in a second compiled call. Anything unusual declines, and the arena replays the board
+with ``play``. See docs/solver.md.
 """
 
 from __future__ import annotations

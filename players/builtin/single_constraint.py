@@ -6,14 +6,9 @@ neighbours). The `max` player takes the largest such ratio over the cell's numbe
 player their average. Cells away from every number get the global density, mines left / covered
 cells. The player reveals the cell with the lowest estimate (ties broken by the player's rng).
 
-These are the simple heuristics of "Writing a Stronger Minesweeper-Engine in C++" (Baran Can
-Oener, 2020; code at github.com/BaranCanOener/CppSweeper), which reports 10% for max and 14% for
-mean over 10k Expert games, first click a zero in the corner. Ours win 3.71% and 6.29% by default
-(Expert, ``opening``, 10000 boards, benchmarks/players_reproduction.py): that engine also applies
-the subset rule, ``subsets`` here, with which ours win 29.03% and 29.42%. Ours then win more than
-that engine because it checks subsets only partly; a port of it reproduces its max figure (9.88%)
-and comes within 0.8 points of its mean one (see the benchmark's notes). The other options set
-the rest of that engine's choices; each is measured on ``Options``.
+These are the heuristics of the C++ engine of "Writing a Stronger Minesweeper-Engine in C++"
+(Baran Can Oener, 2020). The options set that engine's choices, for the reproduction in
+``benchmarks/players_reproduction.py``; docs/players.md gives their measured effects.
 """
 
 from __future__ import annotations
@@ -139,25 +134,19 @@ class _SingleConstraintPlayer(Player):
     mode = "max"
 
     class Options(Player.Options):
-        """Each default is the leaderboard's behaviour. Effects measured on Expert, ``opening``,
-        10000 boards (seed 4000000, benchmarks/players_reproduction.py), paired on the same
-        boards, in points with 95% intervals."""
+        """Each default is the leaderboard's behaviour; the others are the C++ engine's choices
+        (their measured effects: docs/players.md)."""
 
-        #: After the single-cell rules, the subset rule to a fixed point (``players.rules``): the
-        #: deduction of the C++ engine that all its players share. The max player then takes its
-        #: ratios from the derived constraints too, as that engine does from its sentences (a
-        #: one-off check with the faithful options: 747 wins of 3000 boards, 749 from numbers
-        #: only). Max +25.32 [+24.42, +26.23] (29.03%), mean +23.13 [+22.21, +24.06] (29.42%);
-        #: about 1.5 instead of 0.9 ms per Expert game.
+        #: After the single-cell rules, the subset rule to a fixed point (``players.rules``), the
+        #: deduction all that engine's players share. The max player then takes its ratios from
+        #: the derived constraints too, as that engine does from its sentences.
         subsets: bool = False
         #: How equal estimates are broken: ``"rng"``, uniformly by the player's generator;
         #: ``"scan"``, the first cell in the C++ engine's scan order (column by column from the
-        #: left, each from the top), which favours the left edge. With ``subsets``: max +1.94 [+0.93,
-        #: +2.95], mean +1.98 [+0.98, +2.98].
+        #: left, each from the top).
         ties: Literal["rng", "scan"] = "rng"
         #: The first click under the ``opening`` rule (row, column); None: (3, 3), three in from
-        #: the corner. The C++ engine clicks (0, 0). (0, 0) with ``subsets``: max -4.39 [-5.28,
-        #: -3.51], mean -4.31 [-5.20, -3.42].
+        #: the corner. The C++ engine clicks (0, 0).
         opening_cell: tuple[NonNegativeInt, NonNegativeInt] | None = None
 
     def reset(self, rng: np.random.Generator, spec: BoardSpec, rule: FirstClick) -> None:
@@ -204,7 +193,7 @@ class MaxSingleConstraintPlayer(_SingleConstraintPlayer):
         #: The C++ engine's estimate: every covered cell starts at the density (mines left /
         #: covered cells) and is raised to the ratio of any constraint over it that is larger,
         #: so no estimate is below the density and a cell next to a low ratio is no better than
-        #: any other. With ``subsets``: -5.07 [-5.91, -4.23].
+        #: any other.
         density_floor: bool = False
 
     def estimates(self, observation: Observation, constraints: np.ndarray | None) -> np.ndarray:

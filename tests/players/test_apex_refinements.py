@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 import pytest
+from bruteforce import layouts, win_probability
 
 from arena.result import Outcome
 from arena.runner import play_game
@@ -26,7 +27,6 @@ from players.builtin.apex.influence import FiftyInfluence
 from players.builtin.apex.outlook import BLEND_BEST, BLEND_SECOND, Outlook, neighbours
 from players.rules import certain_actions
 from players.solver import InconsistentPositionError, analyze
-from players.solver.bruteforce import layouts, win_probability
 
 #: The lookahead alone: no exact endgame search, no 50/50 shortcuts before it.
 LOOKAHEAD = {"endgame_layouts": 0, "pseudo_fifty": False, "fifty_fifty": False}

@@ -12,12 +12,12 @@ import math
 
 import numpy as np
 import pytest
+from bruteforce import win_probability
 
 from engine import COVERED, FLAGGED, BoardSpec, FirstClick, Game
 from players.builtin.apex.endgame import Endgame, enumerate_layouts, isolated_layouts, solve_endgame
 from players.builtin.apex.outlook import Outlook
 from players.solver import InconsistentPositionError, analyze
-from players.solver.bruteforce import win_probability
 
 
 def _positions(spec: BoardSpec, count: int, seed: int) -> list[tuple[np.ndarray, int]]:
