@@ -102,6 +102,22 @@ def neighbour_numbers(is_mine, height, width, truth):
 
 
 @njit(cache=True)
+def _open_around(view, truth, height, width, cell, stack, count):
+    """Reveal the covered neighbours of ``cell``, appending them to ``stack`` from ``count`` on;
+    returns the new count."""
+    r = cell // width
+    c = cell % width
+    for rr in range(max(r - 1, 0), min(r + 2, height)):
+        for cc in range(max(c - 1, 0), min(c + 2, width)):
+            nb = rr * width + cc
+            if view[nb] == COVERED:
+                view[nb] = truth[nb]
+                stack[count] = nb
+                count += 1
+    return count
+
+
+@njit(cache=True)
 def _flood(view, truth, height, width, stack, count):
     """Reveal outward from the zeros among the ``count`` cells just revealed on ``stack``; flags
     stop the flood as in the classic game. Every cell revealed is appended to ``stack``, so on
@@ -110,17 +126,8 @@ def _flood(view, truth, height, width, stack, count):
     while i < count:
         cell = stack[i]
         i += 1
-        if truth[cell] != 0:
-            continue
-        r = cell // width
-        c = cell % width
-        for rr in range(max(r - 1, 0), min(r + 2, height)):
-            for cc in range(max(c - 1, 0), min(c + 2, width)):
-                nb = rr * width + cc
-                if view[nb] == COVERED:
-                    view[nb] = truth[nb]
-                    stack[count] = nb
-                    count += 1
+        if truth[cell] == 0:
+            count = _open_around(view, truth, height, width, cell, stack, count)
     return count
 
 
@@ -169,14 +176,7 @@ def chord_cells(view, truth, height, width, cell, stack, hit, log):
                 hit[0] = nb
                 log_move(log, 3, False, cell, stack, 0)
                 return HIT_MINE
-    revealed = 0
-    for rr in range(max(r - 1, 0), min(r + 2, height)):
-        for cc in range(max(c - 1, 0), min(c + 2, width)):
-            nb = rr * width + cc
-            if view[nb] == COVERED:
-                view[nb] = truth[nb]
-                stack[revealed] = nb
-                revealed += 1
+    revealed = _open_around(view, truth, height, width, cell, stack, 0)
     revealed = _flood(view, truth, height, width, stack, revealed)
     log_move(log, 3, False, cell, stack, revealed)
     return revealed

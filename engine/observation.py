@@ -20,9 +20,6 @@ class GameStatus(enum.StrEnum):
     WON = "won"
     LOST = "lost"
 
-    def __str__(self) -> str:
-        return self.value
-
 
 @dataclass(frozen=True, slots=True)
 class Observation:
