@@ -30,7 +30,6 @@ from numba import njit
 
 from engine import COVERED
 from players.builtin.apex.outlook import Outlook, neighbours
-from players.solver import ComponentCounts
 
 __all__ = ["Endgame", "EndgameBudgetExceeded", "enumerate_layouts", "solve_endgame"]
 
@@ -106,13 +105,12 @@ def _enumerate(
                 return found
 
 
-def _layouts_of(
-    comps: tuple[ComponentCounts, ...], extra: np.ndarray, mines: int, limit: int
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """Every assignment of ``mines`` mines to the cells of ``comps`` (their numbers met) and the
-    ``extra`` cells (unconstrained): (cells, layouts), or None past ``limit`` layouts."""
+def enumerate_layouts(outlook: Outlook, limit: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """All layouts of the unknown cells of ``outlook``'s position: (cells, layouts) with
+    ``layouts[i, j]`` 1 when board cell ``cells[j]`` is a mine in layout ``i``; None past ``limit``."""
+    comps = outlook.components
     cells = [comp.cells for comp in comps]
-    cells.append(extra)
+    cells.append(np.flatnonzero(outlook.unconstrained))
     var_cells = np.concatenate(cells).astype(np.int64)
     n = var_cells.shape[0]
     rows: list[list[int]] = []
@@ -134,16 +132,11 @@ def _layouts_of(
     var_rows = np.array([r for p in per_var for r in p], dtype=np.int64)
     free = np.array([len(ids) for ids in rows], dtype=np.int64)
     out = np.zeros((limit, max(n, 1)), dtype=np.uint8)
+    mines = outlook.mines_left
     found = _enumerate(n, var_rows, var_ptr, np.array(need, dtype=np.int64), free, mines, limit, out)
     if found < 0:
         return None
     return var_cells, out[:found, :n].astype(bool)
-
-
-def enumerate_layouts(outlook: Outlook, limit: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """All layouts of the unknown cells of ``outlook``'s position: (cells, layouts) with
-    ``layouts[i, j]`` 1 when board cell ``cells[j]`` is a mine in layout ``i``; None past ``limit``."""
-    return _layouts_of(outlook.components, np.flatnonzero(outlook.unconstrained), outlook.mines_left, limit)
 
 
 @njit(cache=True)

@@ -95,7 +95,6 @@ class Outlook:
     def __init__(self, grid: np.ndarray, mines: int, analysis: Analysis) -> None:
         self.grid = np.asarray(grid)
         self.height, self.width = self.grid.shape
-        self.analysis = analysis
         self.mines = int(mines)
         self.components: tuple[ComponentCounts, ...] = analysis.components
         n = self.height * self.width
@@ -156,6 +155,7 @@ class Outlook:
         return out
 
     def summary(self, row: int, col: int) -> CellOutlook:
+        """``outcomes`` summed up: what the lookahead scores a candidate by."""
         outs = self.outcomes(row, col)
         safety = sum(o.probability for o in outs)
         progress = sum(o.probability for o in outs if o.progress)
@@ -192,31 +192,26 @@ class Outlook:
         fixed = int(base_rhs[same[0]]) if same.size else -1
         return _Frame(cells, base_rows, base_rhs, new_row, bool(variables), fixed)
 
-    def _piece(self, need: int, frame: _Frame) -> tuple[bool, ComponentCounts | None]:
-        """(whether the candidate can show ``need`` more mines than its known ones, the merged
-        piece re-counted with that row; None when it has no cell)."""
-        if need < 0 or need > int((frame.new_row >= 0).sum()):
-            return False, None
-        if frame.fixed >= 0 and need != frame.fixed:
-            return False, None  # an existing row over the same cells already says how many
-        if not frame.cells.size:
-            return True, None
-        if frame.has_row and frame.fixed < 0:
-            rows = np.concatenate([frame.rows, frame.new_row[None, :]])
-            rhs = np.concatenate([frame.rhs, [need]])
-        else:
-            rows, rhs = frame.rows, frame.rhs
-        sources = np.zeros(rows.shape[0], dtype=np.int64)
-        system = ConstraintSystem(self.grid.shape, frame.cells, rows, rhs, sources)
-        try:
-            return True, count_component(system, max_mines=self.mines_left)
-        except TooComplexError:
-            return False, None
-
     def _evaluate(self, value: int, need: int, frame: _Frame, rest: np.ndarray, n_free: int) -> RevealOutcome | None:
-        ok, piece = self._piece(need, frame)
-        if not ok:
+        """What follows when the candidate shows ``value`` (``need`` more mines than its known
+        ones): the merged piece re-counted with that row, recombined with the rest; None when the
+        number cannot show."""
+        if need < 0 or need > int((frame.new_row >= 0).sum()):
             return None
+        if frame.fixed >= 0 and need != frame.fixed:
+            return None  # an existing row over the same cells already says how many
+        piece = None
+        if frame.cells.size:
+            rows, rhs = frame.rows, frame.rhs
+            if frame.has_row and frame.fixed < 0:
+                rows = np.concatenate([frame.rows, frame.new_row[None, :]])
+                rhs = np.concatenate([frame.rhs, [need]])
+            sources = np.zeros(rows.shape[0], dtype=np.int64)
+            try:
+                system = ConstraintSystem(self.grid.shape, frame.cells, rows, rhs, sources)
+                piece = count_component(system, max_mines=self.mines_left)
+            except TooComplexError:
+                return None
         # Every covered cell a certain mine afterwards: best_safety 1.0, the reveal wins the game.
         ok, log_total, progress, best = self._store.summarize(rest, piece, n_free, self.mines_left)
         if not ok:

@@ -28,7 +28,7 @@ import numba
 import numpy as np
 from pydantic import BaseModel, Field
 
-from engine import COVERED, Action, ActionKind, BoardSpec, FirstClick, Game, Observation
+from engine import COVERED, Action, BoardSpec, FirstClick, Game, Observation
 from players.api import Player
 from players.builtin.apex.endgame import solve_endgame
 from players.builtin.apex.outlook import CellOutlook, Outlook
@@ -37,14 +37,8 @@ from players.builtin.common import opening_move
 from players.rules import certain_actions
 from players.solver import DEFAULT_PARALLEL_THRESHOLD, InconsistentPositionError, analyze
 
-__all__ = [
-    "DECIDED_ENDGAME",
-    "DECIDED_FIFTY",
-    "DECIDED_LOOKAHEAD",
-    "DECIDED_PSEUDO_FIFTY",
-    "DECIDED_SAFEST",
-    "ApexPlayer",
-]
+__all__ = ["DECIDED_ENDGAME", "DECIDED_FIFTY", "DECIDED_LOOKAHEAD", "DECIDED_PSEUDO_FIFTY", "DECIDED_SAFEST"]
+__all__ += ["ApexPlayer"]
 
 Cell = tuple[int, int]
 
@@ -83,12 +77,7 @@ def _warm_up_kernels(player: ApexPlayer) -> None:
         game = Game(spec, FirstClick.SAFE, seed=2**40 + 7, index=index)
         player.reset(np.random.default_rng(index), spec, FirstClick.SAFE)
         while not game.over:
-            for action in player.play(game.observation()):
-                if game.over:
-                    break
-                if action.kind is ActionKind.REVEAL and game.grid[action.row, action.col] >= 0:
-                    continue
-                game.apply(action)
+            game.play_answer(player.play(game.observation()))
 
 
 def _unknown_neighbours(unknown: np.ndarray, height: int, width: int) -> np.ndarray:

@@ -56,21 +56,8 @@ class ComponentStore:
             e_totals = extra.totals.astype(np.float64)
             e_counts = extra.mine_counts.astype(np.float64)
             e_support = extra.support.astype(np.uint8)
-        return summarize(
-            self.n,
-            self.total_ptr,
-            self.cell_ptr,
-            self.totals,
-            self.mine_counts,
-            self.support,
-            order,
-            e_totals,
-            e_counts,
-            e_support,
-            extra is not None,
-            unconstrained,
-            mines_left,
-        )
+        store = (self.n, self.total_ptr, self.cell_ptr, self.totals, self.mine_counts, self.support)
+        return summarize(*store, order, e_totals, e_counts, e_support, extra is not None, unconstrained, mines_left)
 
 
 @njit(cache=True, error_model="numpy")
