@@ -9,7 +9,7 @@ the best of the later ones. Every run is saved, to judge the noise of a shared m
 
 Target (issue 5): the Dask LocalCluster within 15% of the local pool's games/s.
 
-    python benchmarks/dask_overhead.py [--random-games 2000] [--enumeration-games 400] [--repeat 3]
+    python benchmarks/studies/dask_overhead.py [--random-games 2000] [--enumeration-games 400] [--repeat 3]
 """
 
 from __future__ import annotations

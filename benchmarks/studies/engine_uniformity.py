@@ -23,9 +23,9 @@ Both are printed; the p-value comes from X (scipy if importable, else Wilson-Hil
 check looks at the joint law: the number of mines among the clicked cell's 8 neighbours must be
 hypergeometric (chi-square over its classes, small classes pooled).
 
-    python benchmarks/engine_uniformity.py [--boards 500000] [--seed 7] [--click 7,14]
+    python benchmarks/studies/engine_uniformity.py [--boards 500000] [--seed 7] [--click 7,14]
 
-Writes benchmarks/results/engine_uniformity.json.
+Writes benchmarks/studies/results/engine_uniformity.json.
 """
 
 from __future__ import annotations

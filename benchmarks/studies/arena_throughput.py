@@ -6,7 +6,7 @@ tournament's time with 1 worker minus the time of playing the very same games di
 
 Targets (issue 3): overhead < 10% of the cost of playing; 2 workers >= 1.8x the games/s of 1.
 
-    python benchmarks/arena_throughput.py [--games N] [--presets beginner,intermediate,expert]
+    python benchmarks/studies/arena_throughput.py [--games N] [--presets beginner,intermediate,expert]
 """
 
 from __future__ import annotations

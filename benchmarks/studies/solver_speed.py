@@ -35,9 +35,9 @@ normal on-disk cache (warm): the fast path (first ``analyze``), the general path
 (float counts and lanes), the enumeration player's own kernels, and its compiled whole games
 (``engine.compiled_game``, ``engine.rng``, ``players.builtin.enumeration_compiled``).
 
-    python benchmarks/solver_speed.py [--games 200] [--player-games 2000,1000,500] [--seed 1] [--repeat 3]
+    python benchmarks/studies/solver_speed.py [--games 200] [--player-games 2000,1000,500] [--seed 1] [--repeat 3]
 
-Writes benchmarks/results/solver_speed.json.
+Writes benchmarks/studies/results/solver_speed.json.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ from typing import Any
 import numba
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from arena.runner import play_game
 from engine import COVERED, EXPERT, PRESETS, Action, FirstClick, Game, Observation
@@ -349,7 +349,7 @@ print(t1 - t0, t2 - t1, t3 - t2, t5 - t4, t7 - t6, (c3 - c0) + (c5 - c4) + (c7 -
 def compile_times() -> dict[str, float]:
     """Seconds (wall) per stage in a fresh interpreter, cold (empty numba cache) and warm; the CPU
     total leaves out importing the other built-in players (the enumeration player's package)."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     out = {}
     with tempfile.TemporaryDirectory() as cache:
         for label, env_cache in (("cold", cache), ("warm", None)):
