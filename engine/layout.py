@@ -1,12 +1,5 @@
-"""Seeded boards and the text formats for layouts and positions.
-
-Derivation (documented so anyone can reproduce a board without this code): board ``index`` of
-seed ``seed`` uses ``numpy.random.Generator(PCG64(SeedSequence([seed, index])))`` and draws one
-``permutation(height * width)`` of the cells. Mines go on the first ``mines`` cells of that
-permutation the first-click rule allows (see ``engine.kernels.place_mines``). The layout is thus a
-pure function of (size, mines, seed, index, rule, first click): the same on every machine, for
-any number of workers, in any order, and never touched by global random state.
-"""
+"""Seeded boards (the derivation: docs/rules.md, "Seeds and shared boards") and the text formats
+of layouts and positions."""
 
 from __future__ import annotations
 
@@ -47,24 +40,20 @@ def check_seed(value: int, what: str = "seed") -> int:
 
 def board_permutation(spec: BoardSpec, seed: int, index: int) -> np.ndarray:
     """The board's one random ordering of all cells, from which every first click's layout comes."""
-    # engine.rng computes numpy's very numbers (tests/engine/test_rng.py) in a tenth of the time.
     return rng.board_permutation_words(check_seed(seed), check_seed(index, "board index"), spec.cells)
 
 
 def player_seed(seed: int, index: int, player: str) -> int:
-    """The 128-bit seed of a player's generator on one board: independent of the board's own stream
-    (a different spawn key) and of other players' (keyed by the player's name).
-
-    An isolated bot receives this number instead of (seed, index), from which it could rebuild the
-    board with ``board_permutation``; the trusted path seeds from the very same number, so a
-    deterministic player decides identically in both modes."""
+    """The 128-bit seed of a player's generator on one board, independent of the board's stream and
+    of other players'. An isolated bot gets this number, never (seed, index), which would rebuild
+    the board; the trusted path seeds from the same number, so both decide alike."""
     words = player_seed_words(seed, index, player)
     return sum(int(word) << (32 * i) for i, word in enumerate(words.tolist()))
 
 
 def player_seed_words(seed: int, index: int, player: str) -> np.ndarray:
     """``player_seed`` as four 32-bit words, least significant first: ``SeedSequence([seed, index],
-    spawn_key=(1, crc32(player))).generate_state(4, np.uint32)`` (computed by ``engine.rng``)."""
+    spawn_key=(1, crc32(player))).generate_state(4, np.uint32)``."""
     key = zlib.crc32(player.encode("utf-8"))
     return rng.player_seed_words(check_seed(seed), check_seed(index, "board index"), key)
 
