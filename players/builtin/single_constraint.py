@@ -1,14 +1,9 @@
 """Guessing from single constraints: the `max-single-constraint` and `mean-constraint` players.
 
-After the two single-cell rules, each covered cell next to numbers gets a mine estimate from the
-numbers that touch it: for a number, (mines it still needs) / (its covered, unflagged
-neighbours). The `max` player takes the largest such ratio over the cell's numbers, the `mean`
-player their average. Cells away from every number get the global density, mines left / covered
-cells. The player reveals the cell with the lowest estimate (ties broken by the player's rng).
-
-These are the heuristics of the C++ engine of "Writing a Stronger Minesweeper-Engine in C++"
-(Baran Can Oener, 2020). The options set that engine's choices, for the reproduction in
-``benchmarks/players_reproduction.py``; docs/players.md gives their measured effects.
+After the single-cell rules, a covered cell's mine estimate is the largest (`max`) or the mean
+(`mean`) of the ratios (mines a number still needs) / (its covered unflagged neighbours) of the
+numbers touching it, else the density; the lowest estimate is revealed. These are the heuristics
+of the C++ engine the options reproduce (docs/players.md).
 """
 
 from __future__ import annotations
@@ -19,12 +14,10 @@ from typing import Literal
 
 import numpy as np
 from numba import njit
-from pydantic import NonNegativeInt
 
 from engine import COVERED, Action, BoardSpec, FirstClick, Observation, numba_cache
 from players import rules
-from players.api import Player
-from players.builtin.common import opening_cell, opening_move
+from players.builtin.common import CppEnginePlayer, opening_move
 from players.rules import certain_actions, known_actions, neighbour_counts, popcount, subset_closure
 
 __all__ = ["MaxSingleConstraintPlayer", "MeanConstraintPlayer", "constraint_estimates"]
@@ -90,12 +83,9 @@ def constraint_estimates(
     constraints: np.ndarray | None = None,
     density_floor: bool = False,
 ) -> np.ndarray:
-    """Mine estimates for covered cells (``inf`` elsewhere), by ``mode`` ``"max"`` or ``"mean"``.
-
-    ``constraints`` (mode ``"max"`` only): take the ratios from these (row, col, mask, mines)
-    rows, such as the numbers and the differences ``subset_closure`` derived, instead of from the
-    numbers alone. ``density_floor``: no estimate below the density (the C++ engine starts every
-    cell at the density and only raises it)."""
+    """Mine estimates of covered cells (``inf`` elsewhere) by ``mode`` ``"max"`` or ``"mean"``; with
+    ``constraints`` (``"max"`` only) from those rows, such as ``subset_closure``'s, not the numbers
+    alone; with ``density_floor``, none below the density."""
     grid = observation.grid
     out = np.empty(grid.shape)
     if constraints is not None and mode == "max":
@@ -116,9 +106,8 @@ _kernels_loaded: set[str] = set()
 
 
 def _load_kernels(subsets: bool) -> None:
-    """Compile (or load from numba's cache) the estimate kernels once per process, at the first
-    ``reset``: the arena's warm-up game may end without a guess, and the first real game must
-    not be billed for it. (``subset_closure`` runs on every move, so the warm-up loads it.)"""
+    """Load the estimate kernels at the first ``reset``: the arena's warm-up game may end without
+    a guess, and the first real game must not be billed for them."""
     if "estimates" not in _kernels_loaded:
         grid = np.full((3, 3), COVERED, dtype=np.int8)
         grid[0, 0] = 1
@@ -130,31 +119,18 @@ def _load_kernels(subsets: bool) -> None:
         _kernels_loaded.add("max_over")
 
 
-class _SingleConstraintPlayer(Player):
+class _SingleConstraintPlayer(CppEnginePlayer):
     mode = "max"
 
-    class Options(Player.Options):
-        """Each default is the leaderboard's behaviour; the others are the C++ engine's choices
-        (their measured effects: docs/players.md)."""
-
-        #: After the single-cell rules, the subset rule to a fixed point (``players.rules``), the
-        #: deduction all that engine's players share. The max player then takes its ratios from
-        #: the derived constraints too, as that engine does from its sentences.
-        subsets: bool = False
+    class Options(CppEnginePlayer.Options):
         #: How equal estimates are broken: ``"rng"``, uniformly by the player's generator;
         #: ``"scan"``, the first cell in the C++ engine's scan order (column by column from the
         #: left, each from the top).
         ties: Literal["rng", "scan"] = "rng"
-        #: The first click under the ``opening`` rule (row, column); None: (3, 3), three in from
-        #: the corner. The C++ engine clicks (0, 0).
-        opening_cell: tuple[NonNegativeInt, NonNegativeInt] | None = None
 
     def reset(self, rng: np.random.Generator, spec: BoardSpec, rule: FirstClick) -> None:
         super().reset(rng, spec, rule)
         _load_kernels(self.options.subsets)
-
-    def first_click(self, observation: Observation) -> tuple[int, int]:
-        return opening_cell(observation, self.options.opening_cell)
 
     def play(self, observation: Observation) -> list[Action]:
         if opening := opening_move(self, observation):
@@ -179,7 +155,10 @@ class _SingleConstraintPlayer(Player):
         return [Action.reveal(row, col, guess=True)]
 
     def estimates(self, observation: Observation, constraints: np.ndarray | None) -> np.ndarray:
-        return constraint_estimates(observation, self.mode)
+        # The max player takes its ratios from the subset rule's constraints too, as the C++
+        # engine does from its sentences.
+        floor = getattr(self.options, "density_floor", False)
+        return constraint_estimates(observation, self.mode, constraints=constraints, density_floor=floor)
 
 
 class MaxSingleConstraintPlayer(_SingleConstraintPlayer):
@@ -195,11 +174,6 @@ class MaxSingleConstraintPlayer(_SingleConstraintPlayer):
         #: so no estimate is below the density and a cell next to a low ratio is no better than
         #: any other.
         density_floor: bool = False
-
-    def estimates(self, observation: Observation, constraints: np.ndarray | None) -> np.ndarray:
-        return constraint_estimates(
-            observation, self.mode, constraints=constraints, density_floor=self.options.density_floor
-        )
 
 
 class MeanConstraintPlayer(_SingleConstraintPlayer):
