@@ -123,10 +123,11 @@ class Game:
         self._truth = truth
         self._labels = labels
 
-    def _draw_layout(self, row: int, col: int) -> None:
+    def _mines_for(self, click: tuple[int, int]) -> np.ndarray:
+        """The flat uint8 layout the first click ``click`` gets."""
         if self._perm is None:
             self._perm = board_permutation(self.spec, self.seed, self.index)
-        self._set_layout(mines_from_permutation(self.spec, self._perm, self.rule, (row, col)))
+        return mines_from_permutation(self.spec, self._perm, self.rule, click)
 
     # -- validation -----------------------------------------------------------------------
     def _cell(self, row: int, col: int) -> int:
@@ -156,7 +157,7 @@ class Game:
         if self._first_click is None:
             self._first_click = (int(row), int(col))
         if self._truth is None:
-            self._draw_layout(int(row), int(col))
+            self._set_layout(self._mines_for((int(row), int(col))))
         self._moves += 1
         self._reveals += 1
         if self._recording:
@@ -254,12 +255,13 @@ class Game:
             self.flag(row, col)
         else:
             self.unflag(row, col)
-        if self._recording and type(action) is Action and (action.note or action.p_mine is not None):
-            self._keep_note(action)
+        self._keep_note(action)
         return revealed
 
-    def _keep_note(self, action: Action) -> None:
-        """The note of ``action`` goes with the latest move (joined to one already there)."""
+    def _keep_note(self, action: Any) -> None:
+        """A recording game keeps the note of ``action`` with the latest move (joined to one there)."""
+        if not (self._recording and type(action) is Action and (action.note or action.p_mine is not None)):
+            return
         move = self._moves - 1
         text, p_mine = str(action.note), action.p_mine
         if move in self._notes:
@@ -281,8 +283,7 @@ class Game:
             if self._status is not GameStatus.PLAYING:
                 break
             if number and self._opened_meanwhile(action, covered_before):
-                if self._recording and type(action) is Action and (action.note or action.p_mine is not None):
-                    self._keep_note(action)  # skipped, not played: its note stays with the move before
+                self._keep_note(action)  # skipped, not played: its note stays with the move before
                 continue
             self.apply(action)
             if on_move is not None:
@@ -423,9 +424,7 @@ class Game:
         if click is None:
             raise IllegalActionError("the layout is drawn at the first reveal; name the first click")
         self.spec.check_cell(*click)
-        if self._perm is None:
-            self._perm = board_permutation(self.spec, self.seed, self.index)
-        return mines_from_permutation(self.spec, self._perm, self.rule, click).reshape(self.height, self.width) == 1
+        return self._mines_for(click).reshape(self.height, self.width) == 1
 
     def numbers(self) -> np.ndarray:
         """The full solution grid (0-8, ``MINE``) once the layout is drawn."""

@@ -85,47 +85,35 @@ def format_layout(mines: np.ndarray) -> str:
     return "\n".join("".join("*" if m else "." for m in row) for row in np.asarray(mines, dtype=bool))
 
 
-def _rows(text: str, what: str) -> list[str]:
+def _parse(text: str, what: str, codes: dict[str, int], allowed: str) -> np.ndarray:
     rows = [line.strip() for line in text.strip().splitlines()]
     if not rows or not rows[0]:
         raise LayoutFormatError(f"the {what} is empty")
     width = len(rows[0])
-    for number, row in enumerate(rows, 1):
+    grid = np.empty((len(rows), width), dtype=np.int8)
+    for r, row in enumerate(rows):
         if len(row) != width:
             raise LayoutFormatError(
-                f"{what} line {number} has {len(row)} cells but line 1 has {width}; every row needs the same width"
+                f"{what} line {r + 1} has {len(row)} cells but line 1 has {width}; every row needs the same width"
             )
-    return rows
+        for c, ch in enumerate(row):
+            if ch not in codes:
+                raise LayoutFormatError(f"{what} line {r + 1} column {c + 1}: {ch!r} is not {allowed}")
+            grid[r, c] = codes[ch]
+    return grid
 
 
 def parse_layout(text: str) -> np.ndarray:
     """Read layout text back into a boolean (height, width) array."""
-    rows = _rows(text, "layout")
-    grid = np.zeros((len(rows), len(rows[0])), dtype=bool)
-    for r, row in enumerate(rows):
-        for c, ch in enumerate(row):
-            if ch not in "*.":
-                raise LayoutFormatError(f"layout line {r + 1} column {c + 1}: {ch!r} is not '*' (mine) or '.' (safe)")
-            grid[r, c] = ch == "*"
-    return grid
+    return _parse(text, "layout", {"*": 1, ".": 0}, "'*' (mine) or '.' (safe)").astype(bool)
 
 
-_POSITION_CODES = {"#": kernels.COVERED, "F": kernels.FLAGGED, **{str(n): n for n in range(9)}}
+_POSITION_CODES = {"#": kernels.COVERED, "F": kernels.FLAGGED, "f": kernels.FLAGGED, **{str(n): n for n in range(9)}}
 
 
 def parse_position(text: str) -> np.ndarray:
     """Read position text (``#`` covered, ``F`` flag, ``0``-``8`` revealed) into an int8 grid."""
-    rows = _rows(text, "position")
-    grid = np.empty((len(rows), len(rows[0])), dtype=np.int8)
-    for r, row in enumerate(rows):
-        for c, ch in enumerate(row):
-            code = _POSITION_CODES.get(ch.upper() if ch == "f" else ch)
-            if code is None:
-                raise LayoutFormatError(
-                    f"position line {r + 1} column {c + 1}: {ch!r} is not '#' (covered), 'F' (flag) or a digit 0-8"
-                )
-            grid[r, c] = code
-    return grid
+    return _parse(text, "position", _POSITION_CODES, "'#' (covered), 'F' (flag) or a digit 0-8")
 
 
 def format_position(grid: np.ndarray) -> str:

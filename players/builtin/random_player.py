@@ -1,8 +1,5 @@
-"""The leaderboard's baseline: the two single-cell rules, otherwise a uniformly random guess.
-
-With ``subsets`` it applies the subset rule too, as the random player of the C++ engine it
-reproduces (docs/players.md).
-"""
+"""The leaderboard's baseline: the two single-cell rules (with ``subsets`` the subset rule too, as
+the C++ engine's random player), otherwise a uniformly random guess."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Exact deduction: the trivial single-row rules, and bound rules on the reduced row echelon form.
-
-Fraction-free integer elimination, so that a bound rule's "sums to exactly the right-hand side"
-is an exact comparison (docs/solver.md). Sound and incomplete: enumeration may prove more.
-"""
+"""Exact deduction: the single-row rules, and bound rules on a fraction-free integer reduced row
+echelon form, so that every comparison is exact (docs/solver.md)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Combine component counts into exact mine probabilities, weighted by the global mine count.
-
-A choice of component solutions with ``k`` frontier mines extends to ``C(U, M - k)`` layouts (``U``
-unconstrained cells, ``M`` mines left); the components' count vectors are convolved in log space
-so that nothing overflows (docs/solver.md). The unweighted mode counts frontier solutions alike.
-"""
+"""Combine component counts into exact mine probabilities, weighted by the global mine count:
+log-space convolutions of the components' count vectors (docs/solver.md)."""
 
 from __future__ import annotations
 
@@ -75,10 +71,9 @@ def log_correlate(a: np.ndarray, g: np.ndarray) -> np.ndarray:
 def forward_backward(
     logs: np.ndarray, log_ptr: np.ndarray, g: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``weigh``'s two passes over pieces stored back to back (piece ``k``'s log counts are
-    ``logs[log_ptr[k]:log_ptr[k + 1]]``), with the weights ``g``: ``forward[k]`` is the log
-    convolution of pieces ``0..k-1`` (``f_len[k]`` entries), ``backward[k]`` the correlation of
-    pieces ``k..`` with ``g`` (``b_len[k]`` entries); ``backward[0, 0]`` is the log total."""
+    """``weigh``'s two passes over pieces back to back (CSR ``logs``, ``log_ptr``) with weights ``g``:
+    ``forward[k]``, the log convolution of pieces before ``k`` (``f_len[k]`` entries);
+    ``backward[k]``, the correlation of pieces from ``k`` on with ``g``; the log total at [0, 0]."""
     count = log_ptr.shape[0] - 1
     n_total = log_ptr[count] - count
     forward = np.full((count + 1, n_total + 1), -np.inf)

@@ -84,12 +84,12 @@ class ApexPlayer(Player):
         """The work each guess may take: more search, slower games."""
 
         #: Re-score this many of the best candidates on the survival of three clicks (each number's
-        #: position analysed and its own candidates scored); below 2: off, about three times faster.
+        #: position analysed and its own candidates scored); below 2: off, and much faster.
         deep: int = Field(default=3, ge=0, le=16)
         #: Search the game tree exactly when at most this many layouts remain (0: never).
         endgame_layouts: int = Field(default=400, ge=0, le=100_000)
         #: Work allowed per endgame decision (layouts summed over the states it expands) before
-        #: falling back on the heuristics: about 1 ms per 100k on one core.
+        #: falling back on the heuristics.
         endgame_effort: int = Field(default=300_000, ge=1)
         #: Threaded enumeration of large components: None = when numba has several threads.
         parallel: bool | None = None
