@@ -103,11 +103,6 @@ class Actions(Sequence[Action]):
             raise InvalidActionError("a cell's row or column does not fit in 32 bits")
         return cls(rows)
 
-    @classmethod
-    def reveal(cls, rows: Any, cols: Any, *, guess: bool = False) -> Actions:
-        """Reveals of the cells ``zip(rows, cols)``."""
-        return cls.cells(np.array([rows, cols], dtype=np.int64).reshape(2, -1), guess=guess)
-
     def __len__(self) -> int:
         return self.rows.shape[0]
 
@@ -131,18 +126,6 @@ class Actions(Sequence[Action]):
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]  # mutable, like a list
-
-    def __add__(self, other: object) -> Any:
-        if isinstance(other, Actions):
-            return Actions(np.concatenate([self.rows, other.rows]))
-        if isinstance(other, list):
-            return list(self) + other
-        return NotImplemented
-
-    def __radd__(self, other: object) -> Any:
-        if isinstance(other, list):
-            return other + list(self)
-        return NotImplemented
 
     def __repr__(self) -> str:
         return f"Actions([{', '.join(map(repr, self))}])"

@@ -27,37 +27,6 @@ class Game:
     (docs/rules.md). With ``record`` it logs every move (``kernels.log_move``) and its note: the
     game's record in the arena."""
 
-    __slots__ = (
-        "_bbbv",
-        "_chords",
-        "_exploded",
-        "_first_click",
-        "_flags",
-        "_flags_placed",
-        "_guesses",
-        "_hit",
-        "_labels",
-        "_left",
-        "_log",
-        "_moves",
-        "_notes",
-        "_openings",
-        "_perm",
-        "_recording",
-        "_reveals",
-        "_room",
-        "_stack",
-        "_status",
-        "_truth",
-        "_view",
-        "height",
-        "index",
-        "rule",
-        "seed",
-        "spec",
-        "width",
-    )
-
     def __init__(
         self,
         spec: BoardSpec,

@@ -26,45 +26,28 @@ MODE_MAX, MODE_MEAN = 0, 1
 
 
 @njit(cache=True)
-def _estimates(grid, mode, out):
-    """Fill ``out`` with each covered cell's estimate; NaN where no number touches it."""
+def _number_rows(grid):
+    """Each number with covered unflagged neighbours as a row (row, col, mask, mines it still
+    needs), in board order: the form of ``players.rules.subset_closure``'s constraints."""
     height, width = grid.shape
     undecided = np.zeros((height, width), np.int8)  # nothing deduced: only flags count as mines
-    total = np.zeros((height, width))
-    count = np.zeros((height, width), dtype=np.int64)
+    rows = np.empty((height * width, 4), np.int64)
+    n = 0
     for r in range(height):
         for c in range(width):
-            if grid[r, c] <= 0:
-                continue
-            flags, mask = neighbour_counts(grid, undecided, r, c)
-            if mask == 0:
-                continue
-            ratio = (grid[r, c] - flags) / popcount(mask)
-            for b in range(9):
-                if not (mask >> b) & 1:
-                    continue
-                rr = r - 1 + b // 3
-                cc = c - 1 + b % 3
-                if mode == MODE_MAX:
-                    if count[rr, cc] == 0 or ratio > total[rr, cc]:
-                        total[rr, cc] = ratio
-                else:
-                    total[rr, cc] += ratio
-                count[rr, cc] += 1
-    for r in range(height):
-        for c in range(width):
-            if count[r, c] == 0:
-                out[r, c] = np.nan
-            elif mode == MODE_MAX:
-                out[r, c] = total[r, c]
-            else:
-                out[r, c] = total[r, c] / count[r, c]
+            if grid[r, c] > 0:
+                flags, mask = neighbour_counts(grid, undecided, r, c)
+                if mask != 0:
+                    rows[n, 0], rows[n, 1], rows[n, 2], rows[n, 3] = r - 1, c - 1, mask, grid[r, c] - flags
+                    n += 1
+    return rows[:n]
 
 
 @njit(cache=True)
-def _max_over(constraints, out):
-    """Fill ``out`` (NaN on entry) with each cell's largest ratio over ``constraints``, rows of
-    (row, col, mask, mines) as ``players.rules.subset_closure`` returns them."""
+def _ratios(constraints, mode, out):
+    """Fill ``out`` (NaN on entry) with each cell's largest (``MODE_MAX``) or mean ratio of mines to
+    cells over the rows (row, col, mask, mines) that hold it."""
+    count = np.zeros(out.shape, np.int64)
     for k in range(constraints.shape[0]):
         row, col, mask, mines = constraints[k, 0], constraints[k, 1], constraints[k, 2], constraints[k, 3]
         ratio = mines / popcount(mask)
@@ -72,8 +55,16 @@ def _max_over(constraints, out):
             if (mask >> b) & 1:
                 r = row + b // 3
                 c = col + b % 3
-                if np.isnan(out[r, c]) or ratio > out[r, c]:
+                if count[r, c] == 0 or (mode == MODE_MAX and ratio > out[r, c]):
                     out[r, c] = ratio
+                elif mode == MODE_MEAN:
+                    out[r, c] += ratio
+                count[r, c] += 1
+    if mode == MODE_MEAN:
+        for r in range(out.shape[0]):
+            for c in range(out.shape[1]):
+                if count[r, c] > 0:
+                    out[r, c] /= count[r, c]
 
 
 def constraint_estimates(
@@ -87,12 +78,10 @@ def constraint_estimates(
     ``constraints`` (``"max"`` only) from those rows, such as ``subset_closure``'s, not the numbers
     alone; with ``density_floor``, none below the density."""
     grid = observation.grid
-    out = np.empty(grid.shape)
-    if constraints is not None and mode == "max":
-        out.fill(np.nan)
-        _max_over(constraints, out)
-    else:
-        _estimates(grid, MODE_MAX if mode == "max" else MODE_MEAN, out)
+    if constraints is None or mode != "max":
+        constraints = _number_rows(grid)
+    out = np.full(grid.shape, np.nan)
+    _ratios(constraints, MODE_MAX if mode == "max" else MODE_MEAN, out)
     covered = grid == COVERED
     density = max(observation.mines_left, 0) / max(int(covered.sum()), 1)
     out[np.isnan(out)] = density
@@ -102,21 +91,19 @@ def constraint_estimates(
     return out
 
 
-_kernels_loaded: set[str] = set()
+_kernels_loaded = False
 
 
-def _load_kernels(subsets: bool) -> None:
+def _load_kernels() -> None:
     """Load the estimate kernels at the first ``reset``: the arena's warm-up game may end without
     a guess, and the first real game must not be billed for them."""
-    if "estimates" not in _kernels_loaded:
+    global _kernels_loaded
+    if not _kernels_loaded:
         grid = np.full((3, 3), COVERED, dtype=np.int8)
         grid[0, 0] = 1
         grid.flags.writeable = False  # like an observation's grid: the same compiled signature
-        _estimates(grid, MODE_MAX, np.empty((3, 3)))
-        _kernels_loaded.add("estimates")
-    if subsets and "max_over" not in _kernels_loaded:
-        _max_over(np.array([[0, 0, 0b11, 1]], dtype=np.int64), np.full((3, 3), np.nan))
-        _kernels_loaded.add("max_over")
+        _ratios(_number_rows(grid), MODE_MAX, np.full((3, 3), np.nan))
+        _kernels_loaded = True
 
 
 class _SingleConstraintPlayer(CppEnginePlayer):
@@ -130,7 +117,7 @@ class _SingleConstraintPlayer(CppEnginePlayer):
 
     def reset(self, rng: np.random.Generator, spec: BoardSpec, rule: FirstClick) -> None:
         super().reset(rng, spec, rule)
-        _load_kernels(self.options.subsets)
+        _load_kernels()
 
     def play(self, observation: Observation) -> list[Action]:
         if opening := opening_move(self, observation):

@@ -83,7 +83,7 @@ def prepare_search(
                 k += 1
         con_ptr[i + 1] = k
     # np.int64(): a literal argument would make numba compile a literal-typed copy of the callee too.
-    order = _order(np.int64(ng), rep, deg, cell_cons, con_ptr, con_vars)
+    order = _order(np.int64(ng), (rep, deg, cell_cons, con_ptr, con_vars))
     position = np.empty(ng, np.int64)
     for d in range(ng):
         position[order[d]] = d
@@ -104,16 +104,10 @@ def prepare_search(
 
 
 @njit(cache=True)
-def _bfs(
-    start: int,
-    ng: int,
-    rep: np.ndarray,
-    deg: np.ndarray,
-    cell_cons: np.ndarray,
-    con_ptr: np.ndarray,
-    con_vars: np.ndarray,
-) -> np.ndarray:
-    """Distances between groups (linked when they share a row) from ``start``; -1 if unreachable."""
+def _bfs(start: int, ng: int, graph: tuple) -> np.ndarray:
+    """Distances between groups (linked when they share a row) from ``start``; -1 if unreachable.
+    ``graph``: each group's representative cell, the cells' rows and the rows' groups (CSR)."""
+    rep, deg, cell_cons, con_ptr, con_vars = graph
     dist = np.full(ng, -1, np.int64)
     queue = np.empty(ng, np.int64)
     dist[start] = 0
@@ -135,20 +129,19 @@ def _bfs(
 
 
 @njit(cache=True)
-def _order(
-    ng: int, rep: np.ndarray, deg: np.ndarray, cell_cons: np.ndarray, con_ptr: np.ndarray, con_vars: np.ndarray
-) -> np.ndarray:
+def _order(ng: int, graph: tuple) -> np.ndarray:
     """Greedy order from a pseudo-peripheral group: next, the group in the most open rows, then
     closing the most, then opening the fewest, then the nearest to the start."""
+    rep, deg, cell_cons, con_ptr, _ = graph
     start = np.int64(0)  # not a literal: see prepare_search
-    dist = _bfs(start, ng, rep, deg, cell_cons, con_ptr, con_vars)
+    dist = _bfs(start, ng, graph)
     for _ in range(2):
         far = start
         for g in range(ng):
             if dist[g] > dist[far] or (dist[g] == dist[far] and deg[rep[g]] < deg[rep[far]]):
                 far = g
         start = far
-        dist = _bfs(start, ng, rep, deg, cell_cons, con_ptr, con_vars)
+        dist = _bfs(start, ng, graph)
     m = con_ptr.shape[0] - 1
     remaining = np.empty(m, np.int64)
     for c in range(m):
