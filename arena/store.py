@@ -74,6 +74,8 @@ _INSERT_GAME = (
 )
 _GAME_ROWS = "".join(f"\n    {name} {declaration}," for name, declaration in _GAME_TABLE.items())
 
+#: The key of a game (and of its record). The journal (``Store``) leaves it out: appending is cheaper.
+_GAME_KEY = ",\n    PRIMARY KEY (tournament_id, player, board)\n) WITHOUT ROWID;"
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS tournaments (
@@ -104,18 +106,14 @@ CREATE TABLE IF NOT EXISTS players (
 );
 CREATE TABLE IF NOT EXISTS games (
     tournament_id TEXT NOT NULL REFERENCES tournaments(id),{_GAME_ROWS}
-    finished TEXT NOT NULL,
-    PRIMARY KEY (tournament_id, player, board)
-) WITHOUT ROWID;
+    finished TEXT NOT NULL{_GAME_KEY}
 -- A game's moves as played (arena.records documents the blob); written with its games row. A table
 -- of its own, so that stores from before records open unchanged and --record none writes nothing.
 CREATE TABLE IF NOT EXISTS records (
     tournament_id TEXT NOT NULL,
     player TEXT NOT NULL,
     board INTEGER NOT NULL,
-    data BLOB NOT NULL,
-    PRIMARY KEY (tournament_id, player, board)
-) WITHOUT ROWID;
+    data BLOB NOT NULL{_GAME_KEY}
 """
 
 
@@ -239,7 +237,7 @@ class Store:
                 db.execute("PRAGMA wal_checkpoint(PASSIVE)")
                 self._guard = FileGuard(self.path)
                 self._journal = sqlite3.connect("", isolation_level=None)  # private, on disk, deleted on close
-                _create_schema(self._journal)
+                self._journal.executescript(_SCHEMA.replace(_GAME_KEY, "\n);"))
         except (sqlite3.Error, OSError) as error:
             self._close(db)
             raise StoreError(f"cannot use {str(self.path)!r} as a results store: {error}") from None
@@ -285,6 +283,7 @@ class Store:
             raise StoreDamaged(f"the results store {str(self.path)!r} is damaged: {error}") from None
         if self._journal is not None:
             with self._journal:
+                self._journal.execute("BEGIN")
                 write(self._journal)
         return result
 
@@ -354,27 +353,40 @@ class Store:
 
         return self._commit(write)
 
-    def recover(self, tournament_id: str, pending: Sequence[GameResult] = ()) -> tuple[Path, bool]:
-        """Save what this store can still vouch for in a new store next to it (``recovery_path``), with the
-        ``pending`` results that could not be committed; returns its path and whether it holds the whole
-        store. Whole when the file was replaced or deleted (this process still holds the original, intact);
-        else every tournament row and game this store committed since it was opened."""
+    def recover(self, tournament_id: str, pending: Sequence[GameResult] = ()) -> tuple[Path, bool, int]:
+        """Save what this store can vouch for in a new store next to it (``recovery_path``), with the
+        ``pending`` results that could not be committed; returns its path, whether it holds the whole store,
+        and how many games it holds. The whole store when the file was replaced or deleted (this process
+        still holds the original); else the tournaments and games committed since this store was opened."""
         problem = self._guard.problem() if self._guard is not None else None
         target = recovery_path(self.path)
         create_private(target)
-        whole = problem is not None and not problem.in_place
-        with contextlib.closing(sqlite3.connect(target, isolation_level=None)) as out:
-            if whole:
-                try:
-                    self.db.backup(out)
-                    whole = out.execute("PRAGMA quick_check").fetchone()[0] == "ok"
-                except sqlite3.Error:
-                    whole = False
+        whole = problem is not None and not problem.in_place and self._copy_to(target)
+        with Store(target) as saved:
             if not whole and self._journal is not None:
-                self._journal.backup(out)
-        with Store(target, create=False) as saved:
+                with saved.db:
+                    saved.db.execute("BEGIN IMMEDIATE")
+                    for table in ("tournaments", "players", "games", "records"):
+                        rows = self._journal.execute(f"SELECT * FROM {table}")
+                        names = ", ".join(column[0] for column in rows.description)
+                        places = ", ".join("?" * len(rows.description))
+                        saved.db.executemany(f"INSERT OR IGNORE INTO {table} ({names}) VALUES ({places})", rows)
             saved.record(tournament_id, pending)
-        return target, whole
+            games = int(saved.db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+        return target, whole, games
+
+    def _copy_to(self, target: Path) -> bool:
+        """Copy the database this store holds open to the empty file ``target``; False (and ``target``
+        empty again) when it cannot be read whole."""
+        with contextlib.closing(sqlite3.connect(target, isolation_level=None)) as out:
+            try:
+                self.db.backup(out)
+                if out.execute("PRAGMA quick_check").fetchone()[0] == "ok":
+                    return True
+            except sqlite3.Error:
+                pass
+        os.truncate(target, 0)
+        return False
 
     # -- reading --------------------------------------------------------------------------
     def finished(self, tournament_id: str, players: Sequence[str], games: int) -> dict[str, set[int]]:
