@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import os
+import time
 from pathlib import Path
 from typing import NamedTuple
 
@@ -24,6 +25,8 @@ __all__ = ["APPLICATION_ID", "FileGuard", "Problem", "create_private", "recovery
 APPLICATION_ID = 0x4D534152
 _MAGIC = b"SQLite format 3\x00"
 _HEADER = 100
+#: Seconds to wait, one after the other, for a file short of its header's size to grow (see ``problem``).
+_SETTLE = (0.05, 0.2, 1.0)
 
 
 class Problem(NamedTuple):
@@ -95,9 +98,16 @@ class FileGuard:
             return Problem("was overwritten: it is no longer an SQLite database", in_place=True)
         if header[68:72] not in (self._application_id, APPLICATION_ID.to_bytes(4, "big")):
             return Problem("was overwritten by another SQLite database", in_place=True)
-        expected = _header_size(header)
-        if status.st_size < expected:
-            return Problem(f"was truncated to {status.st_size} of its {expected} bytes", in_place=True)
+        # Another arena writing the same store checkpoints page 1, with the new size, before the pages that
+        # grow the file: a file short of its header's size is truncated only if it stays short.
+        for wait in (*_SETTLE, None):
+            expected = _header_size(header)
+            if status.st_size >= expected:
+                return None
+            if wait is None:
+                return Problem(f"was truncated to {status.st_size} of its {expected} bytes", in_place=True)
+            time.sleep(wait)
+            status, header = os.fstat(self._file.fileno()), self._read_header()
         return None
 
     def close(self) -> None:

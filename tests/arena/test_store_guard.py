@@ -237,3 +237,23 @@ def test_when_nothing_can_be_saved_the_error_says_so(tmp_path: Path, monkeypatch
     assert str(error).endswith(
         "the tournament stopped, and saving its games elsewhere failed too: [Errno 13] Permission denied"
     )
+
+
+def test_two_arenas_writing_one_store_do_not_see_each_others_checkpoints_as_damage(
+    tmp_path: Path, make_result: Any
+) -> None:
+    """Another writer's checkpoints rewrite the header and grow the file: the same database, no alarm."""
+    path = tmp_path / "arena.db"
+    one, two = make_config(seed=1), make_config(seed=2)
+    with Store(path) as first, Store(path) as second:
+        for store in (first, second):
+            store.db.execute("PRAGMA wal_autocheckpoint = 1")  # a checkpoint after every commit
+        first.ensure_tournament(one, {})
+        second.ensure_tournament(two, {})
+        for batch in range(40):
+            boards = range(batch * 20, batch * 20 + 20)
+            first.record(one.id, [make_result("random", b, error="x" * 500) for b in boards])
+            second.record(two.id, [make_result("random", b, error="y" * 500) for b in boards])
+        first.verify()
+        second.verify()
+        assert len(first.games(two.id)) == len(second.games(one.id)) == 800
