@@ -282,9 +282,13 @@ class Store:
                 raise  # a constraint, a lock, a full disk: not the file's fault
             raise StoreDamaged(f"the results store {str(self.path)!r} is damaged: {error}") from None
         if self._journal is not None:
-            with self._journal:
-                self._journal.execute("BEGIN")
-                write(self._journal)
+            try:
+                with self._journal:
+                    self._journal.execute("BEGIN")
+                    write(self._journal)
+            except sqlite3.Error:  # no room for temporary files: the games are committed, only the copy is gone
+                self._journal.close()
+                self._journal = None
         return result
 
     def ensure_tournament(self, config: TournamentConfig, sources: dict[str, tuple[str, str]]) -> str:

@@ -257,3 +257,13 @@ def test_two_arenas_writing_one_store_do_not_see_each_others_checkpoints_as_dama
         first.verify()
         second.verify()
         assert len(first.games(two.id)) == len(second.games(one.id)) == 800
+
+
+def test_a_journal_that_fails_costs_its_copy_not_the_games(tmp_path: Path, make_result: Any) -> None:
+    config = make_config()
+    with Store(tmp_path / "arena.db") as store:
+        store.ensure_tournament(config, {})
+        store._journal.execute("DROP TABLE games")  # as a full temporary folder would make it fail
+        assert store.record(config.id, [make_result("random", 0)]) == 1
+        assert store.record(config.id, [make_result("random", 1)]) == 1
+        assert len(store.games(config.id)) == 2
