@@ -45,7 +45,7 @@ from arena.result import GameResult
 from arena.store import Store, StoreDamaged, StoreError
 from arena.warmup import CompileEvent, compile_players, stale_players
 from arena.worker import Batch
-from players import Registry
+from players.registry import Registry
 
 __all__ = [
     "BackendUnavailable",

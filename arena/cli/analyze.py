@@ -13,8 +13,9 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.cli.common import JsonOpt, UsageError, cli_errors, console, print_json
-from engine import COVERED, FLAGGED, parse_position
+from engine import COVERED, FLAGGED
 from engine.board import MAX_CELLS, MAX_SIDE
+from engine.layout import parse_position
 from players.solver import Analysis, analyze
 
 #: The most bytes a position may have: every cell of the largest board, a line break (CRLF) per row, and as much
