@@ -20,7 +20,7 @@ from arena.config import PlayerRef, TournamentConfig
 from arena.store import Store, StoreDamaged
 from arena.tournament import StoreLost, run_tournament
 from engine import BoardSpec, FirstClick
-from players import Registry
+from players.registry import Registry
 
 SMALL = BoardSpec(6, 6, 5)
 GARBAGE = b"\x00\x01 these bytes are not a database " * 200
@@ -184,7 +184,7 @@ def test_corruption_sqlite_finds_is_damage_and_other_errors_are_not(tmp_path: Pa
 TAMPER_PLUGIN = """
 import os
 
-from engine import player_generator
+from engine.layout import player_generator
 from players import hookimpl
 from players.builtin.random_player import RandomPlayer
 
