@@ -23,9 +23,8 @@ from arena import records
 from arena.answer import EXPECTED, as_actions
 from arena.isolation.settings import DEFAULT_LIMITS, Limits
 from arena.result import DIAGNOSTICS, ERROR_CHARS, AgentFailure, GameResult, Outcome
-from engine import Action, BoardSpec, EngineError, FirstClick, Game, Observation
+from engine import Action, BoardSpec, EngineError, FirstClick, Game, GameStats, Observation
 from engine.compiled_game import CompiledGame
-from engine.game import GameStats
 from engine.layout import player_seed, player_seed_words
 from players import Player
 

@@ -423,7 +423,7 @@ def paired_difference(only_a: int, only_b: int, games: int, confidence: float = 
     * it is a score-test inversion, like Wilson for one proportion, and the reviews of paired-proportion
       intervals (Newcombe 1998; Fagerland, Lydersen & Laake 2014, Stat Med 33:2850) find its coverage close to
       nominal across the parameter space, including small samples and few discordant pairs, while Wald is badly
-      liberal there. ``benchmarks/stats_paired_coverage.py`` computes exact coverage for 50 arena-like scenarios
+      liberal there. ``benchmarks/studies/stats_paired_coverage.py`` computes exact coverage for 50 arena-like scenarios
       (20-1000 boards, discordance 5-30%, differences 0-10 points): Tango never falls below 93.9% (mean 96.0%,
       conservative only when a handful of discordant boards is expected, within 0.2 points of 95% from 300
       boards on), whereas Wald drops to 64% with few discordant boards and Agresti-Min is more conservative;

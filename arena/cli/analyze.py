@@ -13,7 +13,8 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.cli.common import JsonOpt, UsageError, cli_errors, console, print_json
-from engine import COVERED, FLAGGED, parse_position
+from engine import COVERED, FLAGGED
+from engine.layout import parse_position
 from players.solver import Analysis, analyze
 
 

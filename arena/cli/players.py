@@ -9,7 +9,7 @@ from rich.text import Text
 
 from arena.cli.common import JsonOpt, PluginOpt, cli_errors, console, print_json
 from arena.cli.render import plain_table
-from players import Registry
+from players.registry import Registry
 
 
 @cli_errors

@@ -33,8 +33,10 @@ import numpy as np
 from arena.answer import WARM_UP_SEED, as_actions
 from arena.isolation import protocol, shared
 from arena.isolation.spin import LineReader
-from engine import BEGINNER, BoardSpec, FirstClick, Game, InvalidActionError, Observation, player_generator
-from players import Player, Registry
+from engine import BEGINNER, BoardSpec, FirstClick, Game, InvalidActionError, Observation
+from engine.layout import player_generator
+from players import Player
+from players.registry import Registry
 
 __all__ = ["Host", "main"]
 

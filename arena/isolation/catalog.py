@@ -30,9 +30,10 @@ from arena.isolation.remote import bot_environment
 from arena.isolation.sandbox import Sandbox, command_files, host_files, use_sandbox
 from arena.isolation.settings import EngineBot, Isolation, SandboxMode
 from engine import Action, Observation
-from players import DuplicatePlayerError, Player, PlayerEntry, PlayerError, PluginFailure, Registry
+from players import Player
+from players.api import PlayerError
 from players.hookspecs import PROJECT
-from players.registry import PlayerLookup
+from players.registry import DuplicatePlayerError, PlayerEntry, PlayerLookup, PluginFailure, Registry
 
 __all__ = ["ExternalPlayer", "PlayerCatalog", "discover", "probe"]
 

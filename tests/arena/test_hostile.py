@@ -17,8 +17,7 @@ from typing import Any
 import pytest
 
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import EngineBot, Isolation, Limits
-from arena.isolation import sandbox
+from arena.isolation import EngineBot, Isolation, Limits, sandbox
 from arena.isolation.catalog import PlayerCatalog
 from arena.records import RecordError, load_replay
 from arena.result import Outcome
