@@ -18,6 +18,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import functools
+import hashlib
 import importlib.metadata
 import importlib.util
 import json
@@ -133,6 +134,41 @@ def cache_dir(player: str) -> Path:
     xdg = os.environ.get("XDG_CACHE_HOME", "")
     base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path(os.path.expanduser("~")) / ".cache"
     return base / "minesweeper-arena" / "sandbox" / player
+
+
+def seed_cache(cache: Path) -> int:
+    """Copy the arena's own compiled code of the project's packages into a sandboxed player's cache
+    folder, laid out as numba looks for it there (``NUMBA_CACHE_DIR``: one folder per source folder,
+    ``<name>_<sha1 of its path>``), so that a bot need not compile again what the arena already has.
+    Only files missing there or older than the arena's are copied; the bot's own compiles stay its
+    own. Returns how many files were copied."""
+    import numba
+
+    copied = 0
+    for name in _PACKAGES:
+        spec = importlib.util.find_spec(name)
+        for root in (spec.submodule_search_locations or []) if spec else []:
+            for source in [Path(root).resolve(), *(p.resolve() for p in Path(root).rglob("*") if p.is_dir())]:
+                if source.name == "__pycache__":
+                    continue
+                own = source / "__pycache__"
+                user = Path(numba.config.CACHE_DIR) / _numba_subpath(source) if numba.config.CACHE_DIR else None
+                for folder in (own, user):
+                    if folder is None or not folder.is_dir():
+                        continue
+                    for file in [*folder.glob("*.nbi"), *folder.glob("*.nbc")]:
+                        target = cache / _numba_subpath(source) / file.name
+                        with contextlib.suppress(OSError):
+                            if not target.exists() or target.stat().st_mtime < file.stat().st_mtime:
+                                target.parent.mkdir(parents=True, exist_ok=True)
+                                shutil.copy2(file, target)
+                                copied += 1
+    return copied
+
+
+def _numba_subpath(source: Path) -> str:
+    """numba's folder, under ``NUMBA_CACHE_DIR``, for the kernels of the files in ``source``."""
+    return f"{source.name}_{hashlib.sha1(str(source).encode()).hexdigest()}"
 
 
 def minimal_environment(extra: Mapping[str, str] | None = None, *, home: str | None = None) -> dict[str, str]:
