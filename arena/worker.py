@@ -105,6 +105,7 @@ def close_agents() -> None:
     for agent in agents:
         with contextlib.suppress(Exception):  # cleaning up must not hide the real result
             agent.close()
+    sandbox.release_cgroups()
 
 
 @functools.cache

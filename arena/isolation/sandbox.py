@@ -27,6 +27,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -54,6 +55,8 @@ _SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _ETC = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime", "/etc/passwd", "/etc/group", "/etc/alternatives")
 _CGROUP_ROOT = Path("/sys/fs/cgroup")
 _PROBE_TIME = 30.0
+#: How long removing a bot's cgroup may wait for its killed processes to be gone.
+_RELEASE_TIME = 5.0
 
 
 class SandboxUnavailable(Exception):
@@ -221,6 +224,18 @@ def _remove_folder(folder: Path) -> None:
         folder.rmdir()
 
 
+def release_cgroups() -> None:
+    """Remove this process's cgroup folder once its bots are gone (a pool worker leaves through
+    ``os._exit``, which runs no ``atexit``); a later sandbox makes a new one."""
+    if _pids_cgroup_base.cache_info().currsize:
+        folder = _pids_cgroup_base()
+        _pids_cgroup_base.cache_clear()
+        if folder is not None:
+            for child in [p for p in folder.iterdir() if p.is_dir()] if folder.is_dir() else []:
+                Sandbox.release(child)
+            _remove_folder(folder)
+
+
 class Sandbox:
     """Builds the sandboxed command of one bot process and cleans up after it."""
 
@@ -286,7 +301,10 @@ class Sandbox:
         """Kill whatever is left in ``cgroup`` and remove it."""
         if cgroup is None:
             return
-        for _ in range(50):
+        # Killed processes leave the cgroup only once the kernel has finished them off, which on a
+        # busy machine takes a while: try for a few seconds (a bot left for good is killed again).
+        deadline = time.monotonic() + _RELEASE_TIME
+        while True:
             with contextlib.suppress(OSError, ValueError):
                 for pid in (cgroup / "cgroup.procs").read_text().split():
                     with contextlib.suppress(OSError):
@@ -294,8 +312,12 @@ class Sandbox:
             try:
                 cgroup.rmdir()
                 return
+            except FileNotFoundError:
+                return
             except OSError:
-                os.sched_yield()
+                if time.monotonic() > deadline:
+                    return  # left for release_cgroups
+                time.sleep(0.005)
 
 
 def bot_pid(bwrap_pid: int) -> int | None:

@@ -6,6 +6,7 @@ Skipped, saying why, where bubblewrap cannot make a sandbox (CI installs it).
 
 from __future__ import annotations
 
+import os
 import socket
 import sqlite3
 import time
@@ -100,6 +101,9 @@ def test_honest_isolated_games_are_the_same_sandboxed_or_not(tmp_path: Path) -> 
     sandboxed = play(tmp_path / "on.db", ("random",), None, SandboxMode.REQUIRE)
     plain = play(tmp_path / "off.db", ("random",), None, SandboxMode.OFF)
     assert sandboxed == plain
+    # Its bots gone, the worker leaves no cgroup folder of its own behind (a root arena caps a bot's
+    # processes with one; a pool worker, which leaves by os._exit, cleans up the same way).
+    assert not list(Path("/sys/fs/cgroup").glob(f"**/minesweeper-arena-{os.getpid()}"))
 
 
 def test_require_without_a_sandbox_is_one_line_and_exit_2(monkeypatch: pytest.MonkeyPatch, one_error_line: Any) -> None:
