@@ -43,6 +43,7 @@ from arena.cli.playing import (
     MemoryOpt,
     MoveTimeOpt,
     OptionOpt,
+    SandboxOpt,
     check_plugins,
     limits_from,
     parse_options,
@@ -50,7 +51,7 @@ from arena.cli.playing import (
 )
 from arena.cli.render import print_leaderboard
 from arena.config import PlayerRef, RecordMode, TournamentConfig, parse_player_list
-from arena.isolation import Isolation
+from arena.isolation import Isolation, SandboxMode
 from arena.leaderboard import build_leaderboard
 from arena.store import Store
 from arena.tournament import (
@@ -140,6 +141,7 @@ def command(
     json_out: JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     isolation: IsolationOpt = Isolation.AUTO,
+    sandbox: SandboxOpt = SandboxMode.AUTO,
     move_time: MoveTimeOpt = 10.0,
     game_time: GameTimeOpt = 300.0,
     memory_mb: MemoryOpt = 2048,
@@ -181,7 +183,7 @@ def command(
     if workers is not None and workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
     limits = limits_from(move_time, game_time, memory_mb)
-    registry, bots = player_catalog(plugin, engine_bot, isolation)
+    registry, bots = player_catalog(plugin, engine_bot, isolation, sandbox=sandbox)
     refs = parse_player_list(players) or tuple(PlayerRef(name=n) for n in sorted(registry.players))
     check_plugins(registry, (ref.name for ref in refs))
     for ref in refs:
@@ -197,6 +199,7 @@ def command(
         games=games,
         players=refs,
         isolation=isolation,
+        sandbox=sandbox,
         limits=limits,
         engine_bots=bots,
         record=record,
@@ -272,6 +275,7 @@ def command(
             "workers": summary.workers,
             "backend": summary.backend,
             "isolation": isolation.value,
+            "sandbox": sandbox.value,
             "record": record.value,
             "seconds": round(elapsed, 3),
             "store": str(stored_in),
