@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
 
 from arena.paths import STORE_ENV, describe_default_store
 
@@ -33,6 +35,7 @@ __all__ = [
     "cli_errors",
     "console",
     "err_console",
+    "plain_table",
     "print_json",
 ]
 
@@ -82,6 +85,11 @@ def board_from_options(
     first_click = FirstClick.parse(rule)
     spec.check_rule(first_click)
     return spec, first_click
+
+
+def plain_table(title: str | None = None, **kwargs: object) -> Table:
+    """A table in the house style, its title as plain text (a store path or a name is not markup)."""
+    return Table(title=Text(title) if title else None, title_justify="left", **kwargs)  # type: ignore[arg-type]
 
 
 def print_json(data: Any) -> None:

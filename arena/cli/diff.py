@@ -14,8 +14,7 @@ from typing import Annotated, Any
 import typer
 from rich.text import Text
 
-from arena.cli.common import JsonOpt, StoreOpt, UsageError, cli_errors, console, print_json
-from arena.cli.render import plain_table
+from arena.cli.common import JsonOpt, StoreOpt, UsageError, cli_errors, console, plain_table, print_json
 from arena.cli.stored import check_player, file_slug, stored_game, tournament_id
 from arena.replay import IndexEntry, build_index_html, build_replay_html, first_divergence
 from arena.store import Store

@@ -13,8 +13,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from arena.cli.common import JsonOpt, StoreOpt, UsageError, cli_errors, console, print_json
-from arena.cli.render import plain_table
+from arena.cli.common import JsonOpt, StoreOpt, UsageError, cli_errors, console, plain_table, print_json
 from arena.failures import FailureReport, PlayerFailures, build_failure_report
 from arena.store import Store
 

@@ -9,8 +9,8 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from arena.cli.common import JsonOpt, StoreOpt, UsageError, cli_errors, console, print_json
-from arena.cli.render import plain_table, print_leaderboard
+from arena.cli.common import JsonOpt, StoreOpt, UsageError, cli_errors, console, plain_table, print_json
+from arena.cli.render import print_leaderboard
 from arena.leaderboard import build_leaderboard, publish
 from arena.store import Store
 

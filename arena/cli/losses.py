@@ -8,8 +8,7 @@ import typer
 from rich.console import Group
 from rich.text import Text
 
-from arena.cli.common import JsonOpt, StoreOpt, UsageError, cli_errors, console, print_json
-from arena.cli.render import plain_table
+from arena.cli.common import JsonOpt, StoreOpt, UsageError, cli_errors, console, plain_table, print_json
 from arena.losses import LossReport, tournament_losses
 from arena.store import Store
 
