@@ -1,4 +1,8 @@
-"""What every command shares: options, one-line errors, and JSON output."""
+"""What every command shares: options, one-line errors, tables and JSON output.
+
+A command names a shared option by its module (``common.Seed``, ``playing.WorkersOpt``): one
+import line instead of the same list of option names in every command that plays games.
+"""
 
 from __future__ import annotations
 
@@ -30,6 +34,7 @@ __all__ = [
     "Seed",
     "Size",
     "StoreOpt",
+    "TournamentArg",
     "UsageError",
     "board_from_options",
     "cli_errors",
@@ -66,6 +71,10 @@ StoreOpt = Annotated[
         help=f"SQLite results store. Default: {describe_default_store()}; ${STORE_ENV} changes the default.",
         show_default=False,
     ),
+]
+TournamentArg = Annotated[
+    str | None,
+    typer.Argument(help="Tournament id (see `arena leaderboard --list`); default: the latest.", show_default=False),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of a table.")]
 PluginOpt = Annotated[

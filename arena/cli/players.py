@@ -13,13 +13,16 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from arena.cli.common import JsonOpt, PluginOpt, cli_errors, console, plain_table, print_json
-from arena.cli.playing import EngineBotOpt, player_catalog
+from arena.cli import common, playing
+from arena.cli.common import cli_errors, console, plain_table, print_json
+from arena.cli.playing import player_catalog
 from arena.isolation import Isolation
 
 
 @cli_errors
-def command(plugin: PluginOpt = None, engine_bot: EngineBotOpt = None, json_out: JsonOpt = False) -> None:
+def command(
+    plugin: common.PluginOpt = None, engine_bot: playing.EngineBotOpt = None, json_out: common.JsonOpt = False
+) -> None:
     catalog, _ = player_catalog(plugin, engine_bot, Isolation.AUTO)
     rows = [
         {"name": e.name, "description": e.description, "source": e.source, "version": e.version, "status": "ok"}
