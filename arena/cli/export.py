@@ -17,7 +17,7 @@ from arena.store import Store
 def command(
     tournament: common.TournamentArg = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="csv or parquet.")] = "csv",
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="File to write.", show_default=False)] = None,
+    output: Annotated[Path | None, typer.Option("--output", help="File to write.", show_default=False)] = None,
     games: Annotated[int | None, typer.Option("--games", "-n", help="Only the first N boards.")] = None,
     store: common.StoreOpt = None,
 ) -> None:

@@ -31,7 +31,7 @@ def command(
     ] = False,
     output: Annotated[
         Path | None,
-        typer.Option("--output", "-o", help="HTML file to write; default: replay-<board>-<players>.html here."),
+        typer.Option("--output", help="HTML file to write; default: replay-<board>-<players>.html here."),
     ] = None,
     probabilities: Annotated[
         bool,
