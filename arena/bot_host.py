@@ -34,7 +34,8 @@ from arena.isolation import protocol, shared
 from arena.isolation.spin import LineReader
 from arena.runner import as_actions
 from engine import BoardSpec, FirstClick, InvalidActionError, Observation
-from players import Player, Registry
+from players import Player
+from players.registry import Registry
 
 __all__ = ["Host", "main"]
 

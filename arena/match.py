@@ -20,7 +20,7 @@ from arena.config import PlayerRef, TournamentConfig
 from arena.sequential import SprtState, gsprt
 from arena.store import Store
 from arena.tournament import run_tournament
-from players import Registry
+from players.registry import Registry
 
 __all__ = ["MatchResult", "looks", "parse_player_spec", "run_match", "split_boards"]
 

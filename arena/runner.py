@@ -22,9 +22,8 @@ import numpy as np
 from arena import records
 from arena.isolation.settings import DEFAULT_LIMITS, Limits
 from arena.result import DIAGNOSTICS, ERROR_CHARS, AgentFailure, GameResult, Outcome
-from engine import Action, Actions, BoardSpec, EngineError, FirstClick, Game, InvalidActionError, Observation
+from engine import Action, Actions, BoardSpec, EngineError, FirstClick, Game, GameStats, InvalidActionError, Observation
 from engine.compiled_game import CompiledGame
-from engine.game import GameStats
 from engine.layout import player_seed, player_seed_words
 from players import Player
 

@@ -156,7 +156,7 @@ def paired_difference(only_a: int, only_b: int, games: int, confidence: float = 
     * it is a score-test inversion, like Wilson for one proportion, and the reviews of paired-proportion
       intervals (Newcombe 1998; Fagerland, Lydersen & Laake 2014, Stat Med 33:2850) find its coverage close to
       nominal across the parameter space, including small samples and few discordant pairs, while Wald is badly
-      liberal there (``benchmarks/stats_paired_coverage.py`` computes the exact coverage of arena-like cases);
+      liberal there (``benchmarks/studies/stats_paired_coverage.py`` computes the exact coverage of arena-like cases);
     * at ``delta = 0`` its statistic is exactly McNemar's ``(b - c) / sqrt(b + c)``, so the interval excludes 0
       exactly when the (asymptotic) McNemar test rejects - the interval and the test tell the same story (the
       exact McNemar p-value reported next to it is slightly more conservative near the boundary);

@@ -22,8 +22,9 @@ from arena.config import PlayerRef, TournamentConfig
 from arena.stats import wilson_interval, z_for_confidence
 from arena.store import Store
 from arena.tournament import TournamentSummary, run_tournament
-from engine import BoardSpec, EngineError, FirstClick, resolve_board
-from players import Registry
+from engine import BoardSpec, EngineError, FirstClick
+from engine.board import resolve_board
+from players.registry import Registry
 
 __all__ = [
     "Cell",

@@ -39,7 +39,7 @@ from arena.config import TournamentConfig
 from arena.store import Store
 from arena.warmup import CompileEvent, compile_players, stale_players
 from arena.worker import Batch
-from players import Registry
+from players.registry import Registry
 
 __all__ = [
     "BackendUnavailable",

@@ -26,8 +26,10 @@ from arena.isolation.settings import Isolation
 from arena.isolation.spin import spin_window
 from arena.result import GameResult, Outcome
 from arena.runner import Agent, TrustedAgent, empty_record, play_game
-from engine import BEGINNER, BoardSpec, FirstClick, player_generator
-from players import Player, Registry
+from engine import BEGINNER, BoardSpec, FirstClick
+from engine.layout import player_generator
+from players import Player
+from players.registry import Registry
 
 __all__ = [
     "Batch",

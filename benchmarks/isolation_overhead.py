@@ -59,7 +59,8 @@ from arena.store import Store
 from arena.tournament import run_tournament
 from arena.worker import warm_up
 from engine import EXPERT, Action, BoardSpec, FirstClick, Game, Observation
-from players import Player, Registry
+from players import Player
+from players.registry import Registry
 
 RESULTS = Path(__file__).parent / "results" / "isolation_overhead.json"
 SEED = 20261122

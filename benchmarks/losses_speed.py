@@ -25,7 +25,7 @@ from arena.losses import tournament_losses
 from arena.store import Store
 from arena.tournament import run_tournament
 from engine import PRESETS, FirstClick
-from players import Registry
+from players.registry import Registry
 
 RESULTS = Path(__file__).parent / "results" / "losses_speed.json"
 SEED = 20261126

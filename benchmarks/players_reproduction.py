@@ -65,8 +65,9 @@ from arena.config import PlayerRef, TournamentConfig
 from arena.stats import compare_paired, wilson_interval
 from arena.store import Store
 from arena.tournament import default_workers, run_tournament
-from engine import PRESETS, FirstClick, Game, player_generator
-from players import Registry
+from engine import PRESETS, FirstClick, Game
+from engine.layout import player_generator
+from players.registry import Registry
 
 HERE = Path(__file__).parent
 RESULTS = HERE / "results" / "players_reproduction.json"
@@ -163,7 +164,7 @@ def compile_seconds() -> float:
     """Seconds to compile every kernel the built-in players use, in a fresh process, no cache."""
     code = (
         "import time; t=time.perf_counter();"
-        "from players import Registry; from arena.worker import warm_up;"
+        "from players.registry import Registry; from arena.worker import warm_up;"
         "r=Registry(); [warm_up(r.create(n)) for n in sorted(r.players)];"
         "print(time.perf_counter()-t)"
     )

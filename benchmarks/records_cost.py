@@ -37,8 +37,8 @@ from arena.store import Store
 from arena.tournament import run_tournament
 from arena.worker import warm_up
 from engine import PRESETS, FirstClick
-from players import Registry
 from players.builtin import BUILTIN_PLAYERS
+from players.registry import Registry
 
 RESULTS = Path(__file__).parent / "results" / "records_cost.json"
 SEED = 20261116

@@ -22,7 +22,7 @@ from pathlib import Path
 from arena.records import decode
 from arena.runner import play_game
 from engine import PRESETS, FirstClick
-from players import Registry
+from players.registry import Registry
 
 RESULTS = Path(__file__).parent / "results" / "same_games.json"
 SEED = 20261126

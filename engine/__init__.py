@@ -1,18 +1,15 @@
-"""The game: seeded boards, first-click rules, compiled rules, and what a player may see."""
+"""The game: boards, first-click rules, moves, and what a player may see.
+
+This package's names are the game's vocabulary. Helpers live in their modules: seeded boards and
+the text formats in ``engine.layout``, parsing CLI-style board input in ``engine.board``, the
+compiled rules in ``engine.kernels``. ``engine.compiled_game`` and ``engine.rng`` are
+accelerations of ``engine.game`` and of numpy's generators, each held equal to it by tests.
+"""
 
 from __future__ import annotations
 
 from engine.actions import Action, ActionKind, Actions
-from engine.board import (
-    BEGINNER,
-    EXPERT,
-    INTERMEDIATE,
-    PRESETS,
-    BoardSpec,
-    FirstClick,
-    parse_cell,
-    resolve_board,
-)
+from engine.board import BEGINNER, EXPERT, INTERMEDIATE, PRESETS, BoardSpec, FirstClick
 from engine.errors import (
     BoardConfigError,
     EngineError,
@@ -20,17 +17,9 @@ from engine.errors import (
     InvalidActionError,
     LayoutFormatError,
 )
-from engine.game import Game, GameStats, GameStatus, Observation
+from engine.game import Game
 from engine.kernels import COVERED, FLAGGED, MINE
-from engine.layout import (
-    board_permutation,
-    draw_layout,
-    format_layout,
-    format_position,
-    parse_layout,
-    parse_position,
-    player_generator,
-)
+from engine.observation import GameStats, GameStatus, Observation
 
 __all__ = [
     "BEGINNER",
@@ -54,13 +43,4 @@ __all__ = [
     "InvalidActionError",
     "LayoutFormatError",
     "Observation",
-    "board_permutation",
-    "draw_layout",
-    "format_layout",
-    "format_position",
-    "parse_cell",
-    "parse_layout",
-    "parse_position",
-    "player_generator",
-    "resolve_board",
 ]

@@ -27,9 +27,6 @@ class ActionKind(enum.StrEnum):
     UNFLAG = "unflag"
     CHORD = "chord"
 
-    def __str__(self) -> str:
-        return self.value
-
 
 class Action(NamedTuple):
     """One move. ``str(action)`` is ``"reveal 3,4"`` and ``Action.parse`` reads it back.

@@ -43,9 +43,6 @@ class FirstClick(enum.StrEnum):
     #: Classic Windows: a mine under the first click moves to the top-left-most free cell.
     WINDOWS = "windows"
 
-    def __str__(self) -> str:
-        return self.value
-
     @classmethod
     def parse(cls, text: str | FirstClick) -> FirstClick:
         if isinstance(text, FirstClick):

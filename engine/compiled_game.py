@@ -1,17 +1,10 @@
-"""A game as plain arrays, for a trusted player that plays whole games in compiled code.
+"""Acceleration of ``engine.game.Game``: a game as plain arrays, for a trusted player that plays
+whole games in compiled code; held equal to it by ``tests/engine/test_compiled_game.py``.
 
-``Game`` validates every move at the edge and keeps its figures in Python attributes: right for
-the arena's loop, but a player that decides in compiled code would pay a Python round trip per
-answer, most of a Beginner game's cost. A ``CompiledGame`` holds the same state in arrays that
-compiled code can play on directly, through ``reveal`` and ``play_cells``, which apply the rules
-exactly as ``Game.apply`` / ``Game.play_answer`` do (they are built on the same kernels). A move
-the rules refuse is not played and is reported, never raised: the arena then replays the game
-with ``Game`` (which raises the engine's error), so a refused move ends a game the same way on
-both paths. ``tests/engine/test_compiled_game.py`` plays random games both ways.
-
-The layout, as in ``Game``, is drawn from the board's permutation at the first reveal. Only the
-arena creates these objects, for players it runs in its own process; a player's compiled code
-reads ``view`` (what a human would see) and is trusted not to read ``truth``.
+``reveal`` and ``play_cells`` apply the rules as ``Game.apply`` / ``Game.play_answer`` do, on the
+same kernels. A move the rules refuse is not played and is reported, never raised: the arena then
+replays the game with ``Game``. Only the arena creates these objects; a player's compiled code
+reads ``view`` and is trusted not to read ``truth``.
 """
 
 from __future__ import annotations
@@ -24,7 +17,6 @@ from numba import njit
 
 from engine import kernels, numba_cache, rng
 from engine.board import BoardSpec, FirstClick
-from engine.game import NO_LOG, GameStats, GameStatus, log_copy, new_log
 from engine.kernels import (
     CHORDS,
     COVERED,
@@ -34,9 +26,13 @@ from engine.kernels import (
     HIT_MINE,
     LEFT,
     MOVES,
+    NO_LOG,
     REVEALS,
+    log_copy,
+    new_log,
 )
 from engine.layout import check_seed
+from engine.observation import GameStats, GameStatus
 
 __all__ = ["FIRST", "CompiledGame", "game_over", "play_cells", "reveal"]
 

@@ -7,10 +7,8 @@ the ``Game`` object, which the arena keeps to itself.
 
 from __future__ import annotations
 
-import enum
 import operator
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -19,100 +17,13 @@ from engine import kernels
 from engine.actions import Action, ActionKind, Actions, action_from_row
 from engine.board import BoardSpec, FirstClick
 from engine.errors import BoardConfigError, IllegalActionError, InvalidActionError
-from engine.kernels import COVERED, FLAGGED, MINE
+from engine.kernels import COVERED, FLAGGED, MINE, NO_LOG, log_copy, new_log
 from engine.layout import board_permutation, check_seed, mines_from_permutation
+from engine.observation import GameStats, GameStatus, Observation
 
 _UNDRAWN = np.empty(0, dtype=np.int8)  # ``play_rows``'s truth before the layout is drawn
-#: The move log of a game that does not record (``engine.kernels.log_move`` writes nothing to it).
-NO_LOG = np.zeros(0, dtype=np.int32)
 
-
-def new_log(capacity: int) -> np.ndarray:
-    """An empty move log with room for ``capacity`` int32 slots (``engine.kernels.log_move``)."""
-    log = np.empty(max(1, capacity), dtype=np.int32)
-    log[0] = 1
-    return log
-
-
-def log_copy(log: np.ndarray) -> np.ndarray | None:
-    """The used part of a move log, or None for a game that does not record (or a log that overflowed)."""
-    if log.shape[0] == 0 or log[0] < 1:
-        return None
-    return log[: log[0]].copy()
-
-
-__all__ = [
-    "NO_LOG",
-    "Action",
-    "ActionKind",
-    "Actions",
-    "Game",
-    "GameStats",
-    "GameStatus",
-    "Observation",
-]
-
-
-class GameStatus(enum.StrEnum):
-    PLAYING = "playing"
-    WON = "won"
-    LOST = "lost"
-
-    def __str__(self) -> str:
-        return self.value
-
-
-@dataclass(frozen=True, slots=True)
-class Observation:
-    """What a human would see, and nothing more.
-
-    ``grid`` is a read-only int8 (height, width) array: ``COVERED`` (-1), ``FLAGGED`` (-2) or
-    the revealed number 0-8. It is a copy, so a player may keep it; it holds no reference to
-    the layout or to the game.
-    """
-
-    grid: np.ndarray
-    mines: int
-    rule: FirstClick
-    moves: int
-    flags: int
-
-    @property
-    def height(self) -> int:
-        return self.grid.shape[0]
-
-    @property
-    def width(self) -> int:
-        return self.grid.shape[1]
-
-    @property
-    def mines_left(self) -> int:
-        """Total mines minus flags placed: the counter a human reads (it can go negative)."""
-        return self.mines - self.flags
-
-    @property
-    def first_move(self) -> bool:
-        return bool((self.grid >= 0).sum() == 0)
-
-
-@dataclass(frozen=True, slots=True)
-class GameStats:
-    """The per-game figures the arena aggregates (the arena adds guesses and timings)."""
-
-    status: GameStatus
-    rule: FirstClick
-    first_click: tuple[int, int] | None
-    moves: int
-    reveals: int
-    flags: int
-    chords: int
-    revealed_cells: int
-    bbbv: int
-    bbbv_solved: int
-
-    @property
-    def won(self) -> bool:
-        return self.status is GameStatus.WON
+__all__ = ["Game"]
 
 
 class Game:

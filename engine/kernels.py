@@ -18,13 +18,16 @@ __all__ = [
     "FLAGGED",
     "LOG_OVERFLOW",
     "MINE",
+    "NO_LOG",
     "RULE_CODES",
     "bbbv_solved",
     "cell_rows",
     "chord_cells",
     "label_openings",
+    "log_copy",
     "log_move",
     "neighbour_numbers",
+    "new_log",
     "place_mines",
     "play_rows",
     "reveal_cells",
@@ -99,6 +102,22 @@ def neighbour_numbers(is_mine, height, width, truth):
 
 
 @njit(cache=True)
+def _open_around(view, truth, height, width, cell, stack, count):
+    """Reveal the covered neighbours of ``cell``, appending them to ``stack`` from ``count`` on;
+    returns the new count."""
+    r = cell // width
+    c = cell % width
+    for rr in range(max(r - 1, 0), min(r + 2, height)):
+        for cc in range(max(c - 1, 0), min(c + 2, width)):
+            nb = rr * width + cc
+            if view[nb] == COVERED:
+                view[nb] = truth[nb]
+                stack[count] = nb
+                count += 1
+    return count
+
+
+@njit(cache=True)
 def _flood(view, truth, height, width, stack, count):
     """Reveal outward from the zeros among the ``count`` cells just revealed on ``stack``; flags
     stop the flood as in the classic game. Every cell revealed is appended to ``stack``, so on
@@ -107,17 +126,8 @@ def _flood(view, truth, height, width, stack, count):
     while i < count:
         cell = stack[i]
         i += 1
-        if truth[cell] != 0:
-            continue
-        r = cell // width
-        c = cell % width
-        for rr in range(max(r - 1, 0), min(r + 2, height)):
-            for cc in range(max(c - 1, 0), min(c + 2, width)):
-                nb = rr * width + cc
-                if view[nb] == COVERED:
-                    view[nb] = truth[nb]
-                    stack[count] = nb
-                    count += 1
+        if truth[cell] == 0:
+            count = _open_around(view, truth, height, width, cell, stack, count)
     return count
 
 
@@ -166,14 +176,7 @@ def chord_cells(view, truth, height, width, cell, stack, hit, log):
                 hit[0] = nb
                 log_move(log, 3, False, cell, stack, 0)
                 return HIT_MINE
-    revealed = 0
-    for rr in range(max(r - 1, 0), min(r + 2, height)):
-        for cc in range(max(c - 1, 0), min(c + 2, width)):
-            nb = rr * width + cc
-            if view[nb] == COVERED:
-                view[nb] = truth[nb]
-                stack[revealed] = nb
-                revealed += 1
+    revealed = _open_around(view, truth, height, width, cell, stack, 0)
     revealed = _flood(view, truth, height, width, stack, revealed)
     log_move(log, 3, False, cell, stack, revealed)
     return revealed
@@ -237,6 +240,24 @@ def log_move(log, kind, guess, cell, stack, opened):
     for i in range(n):
         log[end + 3 + i] = stack[i]
     log[0] = end + 3 + n
+
+
+#: The move log of a game that does not record (``engine.kernels.log_move`` writes nothing to it).
+NO_LOG = np.zeros(0, dtype=np.int32)
+
+
+def new_log(capacity: int) -> np.ndarray:
+    """An empty move log with room for ``capacity`` int32 slots (``engine.kernels.log_move``)."""
+    log = np.empty(max(1, capacity), dtype=np.int32)
+    log[0] = 1
+    return log
+
+
+def log_copy(log: np.ndarray) -> np.ndarray | None:
+    """The used part of a move log, or None for a game that does not record (or a log that overflowed)."""
+    if log.shape[0] == 0 or log[0] < 1:
+        return None
+    return log[: log[0]].copy()
 
 
 # Slots of the counters ``play_rows`` reads and updates (``Game.play_answer`` packs them).

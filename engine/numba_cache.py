@@ -1,12 +1,8 @@
 """Keep numba's on-disk cache honest about compiled calls into other files.
 
-numba decides whether a cached function is current from its own source file only, yet a compiled
-call to a function of another file is linked into the caller's cache: after an edit of the callee,
-the caller would keep running the old code from its cache. ``stamp_dependencies`` makes a module's
-cached kernels go stale when any of the files they call into changes, by adding those files' hash
-to numba's source stamp. (It goes through numba internals; should they change, the stamps stay
-numba's own, and ``tests/players/test_solver_fast.py`` and ``tests/engine/test_compiled_game.py``
-report it.)
+numba checks a cached kernel against its own source file only, yet a call into another file's
+kernel is compiled into it; ``stamp_dependencies`` adds those files' hash to the cache's stamp, so
+an edit of a callee recompiles its callers (docs/solver.md).
 """
 
 from __future__ import annotations

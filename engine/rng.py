@@ -1,17 +1,11 @@
-"""numpy's seeding and PCG64 streams in compiled code, bit for bit.
+"""Acceleration of numpy's seeding and PCG64 streams: the same numbers in compiled code, bit for bit;
+held equal to numpy by ``tests/engine/test_rng.py``.
 
-A board is ``Generator(PCG64(SeedSequence([seed, index]))).permutation(cells)`` and a player's
-generator is ``PCG64(player_seed(...))`` (``engine.layout``). Building those objects in Python
-costs about 40 us per game, most of a Beginner game's budget, so the same numbers are computed
-here: ``SeedSequence``'s hash mixing and ``generate_state``, ``PCG64``'s seeding and its 128-bit
-step (in two 64-bit halves), ``Generator.permutation``'s Fisher-Yates shuffle (``random_interval``)
-and ``Generator.integers``' bounded draw (Lemire's method on buffered 32-bit outputs). They follow
-numpy's published algorithms (``numpy/random/bit_generator.pyx``, ``pcg64.h``,
-``distributions.c``); ``tests/engine/test_rng.py`` checks them against numpy itself over many
-seeds, so an upgrade of numpy that changed its streams would fail there first.
-
-A generator's state is a uint64 array ``[state_hi, state_lo, inc_hi, inc_lo, has_uint32,
-uinteger]``, the fields of ``PCG64().state``.
+Boards (``engine.layout.board_permutation``) and players' generators are numpy's
+``Generator(PCG64(SeedSequence(...)))``; building those objects costs more than a Beginner game,
+so ``SeedSequence``, ``PCG64``, ``permutation`` and ``integers`` are recomputed here following
+numpy's published algorithms (docs/solver.md). A generator's state is a uint64 array
+``[state_hi, state_lo, inc_hi, inc_lo, has_uint32, uinteger]``, the fields of ``PCG64().state``.
 """
 
 from __future__ import annotations

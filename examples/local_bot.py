@@ -13,8 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from engine import COVERED, Action, FirstClick, Observation
-from players import Player, hookimpl
+from players import Action, FirstClick, Observation, Player, hookimpl
 from players.rules import certain_actions
 
 
@@ -31,7 +30,7 @@ class LocalBot(Player):
         if actions:
             return actions
         grid = observation.grid
-        covered = grid == COVERED
+        covered = grid == Observation.COVERED
         numbers = np.pad(grid > 0, 1)  # a covered cell touching a number is on the frontier
         height, width = grid.shape
         frontier = np.zeros_like(covered)

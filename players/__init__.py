@@ -1,35 +1,15 @@
-"""The player API, the plugin registry and the built-in players.
+"""Everything a bot author needs, from one import::
 
-A third-party bot needs only this::
+    from players import Action, Observation, Player, hookimpl
 
-    from players import Player, hookimpl
+The host's side (the plugin registry, its errors) lives in ``players.registry``; the built-in
+players in ``players.builtin``; the solver library they share in ``players.solver``.
 """
 
 from __future__ import annotations
 
-from players.api import NAME_PATTERN, Player, PlayerError, PlayerOptionsError, corner_first_click
-from players.hookspecs import hookimpl, hookspec
-from players.registry import (
-    DuplicatePlayerError,
-    PlayerEntry,
-    PluginFailure,
-    PluginNotFoundError,
-    Registry,
-    UnknownPlayerError,
-)
+from engine import Action, Actions, BoardSpec, FirstClick, Observation
+from players.api import Player
+from players.hookspecs import hookimpl
 
-__all__ = [
-    "NAME_PATTERN",
-    "DuplicatePlayerError",
-    "Player",
-    "PlayerEntry",
-    "PlayerError",
-    "PlayerOptionsError",
-    "PluginFailure",
-    "PluginNotFoundError",
-    "Registry",
-    "UnknownPlayerError",
-    "corner_first_click",
-    "hookimpl",
-    "hookspec",
-]
+__all__ = ["Action", "Actions", "BoardSpec", "FirstClick", "Observation", "Player", "hookimpl"]

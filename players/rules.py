@@ -1,19 +1,17 @@
-"""The two single-cell rules every human learns first, compiled, and the subset rule after them.
+"""The single-cell rules every human learns first, compiled, and the subset rule after them.
 
 1. A number whose covered neighbours are exactly as many as the mines it still needs: they are
    all mines.
 2. A number whose flags (or known mines) already satisfy it: its other covered neighbours are safe.
 
-Applied to a fixed point, treating mines found on the way as flags. Cheap enough to run before
-any heavier reasoning, and the whole of what the ``random`` baseline knows by default.
+Applied to a fixed point, treating mines found on the way as flags: the whole of what the
+``random`` baseline knows by default, and the cheap first step of every built-in player.
 
-3. (``subsets``, optional) Each revealed number with covered unknown neighbours is a constraint:
+3. (``subset_closure``) Each revealed number with undecided covered neighbours is a constraint:
    those cells hold exactly the mines it still needs. When one constraint's cells are a proper
-   subset of another's, the cells left over hold the difference of the counts: a new constraint,
-   kept and compared like the others, and decided at once when its count is 0 or its size. This
-   is the knowledge base of the C++ engine of "Writing a Stronger Minesweeper-Engine in C++"
-   (Baran Can Oener, 2020; code at github.com/BaranCanOener/CppSweeper), shared by all its
-   players. It ignores the global mine count.
+   subset of another's, the cells left over hold the difference: a new constraint, compared like
+   the others, and decided at once when its count is 0 or its size. This is the knowledge base of
+   the C++ engine the constraint players reproduce (docs/players.md). It ignores the mine count.
 """
 
 from __future__ import annotations
@@ -21,44 +19,116 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine import Actions, Observation
+from engine import COVERED, FLAGGED, Actions, Observation
 
-__all__ = ["certain_actions", "known_actions", "single_cell_deductions", "subset_closure", "subset_deductions"]
+__all__ = [
+    "certain_actions",
+    "certain_cells",
+    "known_actions",
+    "neighbour_counts",
+    "popcount",
+    "single_cell_deductions",
+    "subset_closure",
+    "subset_deductions",
+]
+
+#: ``known`` marks: undecided, a mine, safe.
+UNKNOWN, MINE, SAFE = 0, 1, 2
 
 
 @njit(cache=True)
-def _deduce(grid, height, width, known):
-    """``known`` (int8, same shape as grid): 1 = mine, 2 = safe, 0 = unknown; filled in place."""
-    changed = True
+def neighbour_counts(grid, known, r, c):
+    """Around the cell (r, c): the flags and known mines, and the undecided covered cells as a
+    mask (bit ``3 * (rr - r + 1) + (cc - c + 1)`` for the cell (rr, cc))."""
+    height, width = grid.shape
+    mines = 0
+    mask = 0
+    for rr in range(max(r - 1, 0), min(r + 2, height)):
+        for cc in range(max(c - 1, 0), min(c + 2, width)):
+            g = grid[rr, cc]
+            if g == FLAGGED or (g == COVERED and known[rr, cc] == MINE):
+                mines += 1
+            elif g == COVERED and known[rr, cc] == UNKNOWN:
+                mask |= 1 << (3 * (rr - r + 1) + (cc - c + 1))
+    return mines, mask
+
+
+@njit(cache=True)
+def _number_rule(grid, known, r, c):
+    """Apply the two rules to the number at (r, c): mark its undecided covered neighbours if one
+    applies. Returns -1 when it has none (nothing to do, now or later), 1 when it marked cells,
+    0 otherwise."""
+    mines, mask = neighbour_counts(grid, known, r, c)
+    if mask == 0:
+        return -1
+    if mines == grid[r, c]:
+        mark = SAFE
+    elif mines + popcount(mask) == grid[r, c]:
+        mark = MINE
+    else:
+        return 0
+    for b in range(9):
+        if (mask >> b) & 1:
+            known[r - 1 + b // 3, c - 1 + b % 3] = mark
+    return 1
+
+
+@njit(cache=True)
+def _deduce(grid, known):
+    """The two rules to a fixed point, in place on ``known`` (int8, the grid's shape: ``MINE``,
+    ``SAFE`` or ``UNKNOWN``). Returns False when nothing is revealed (the first move).
+
+    Row-major sweeps until one changes nothing. A number without undecided neighbours stays so
+    (cells only ever leave ``UNKNOWN``), so after the first sweep only the numbers that still had
+    some and fired no rule are visited again, in the same order."""
+    height, width = grid.shape
+    revealed = False
+    active = np.empty(height * width, np.int64)
+    n_active = 0
+    changed = False
+    for r in range(height):
+        for c in range(width):
+            if grid[r, c] >= 0:
+                revealed = True
+            if grid[r, c] > 0:
+                done = _number_rule(grid, known, r, c)
+                if done == 1:
+                    changed = True
+                elif done == 0:
+                    active[n_active] = r * width + c
+                    n_active += 1
     while changed:
         changed = False
-        for r in range(height):
-            for c in range(width):
-                number = grid[r, c]
-                if number <= 0:
-                    continue
-                mines = 0
-                unknown = 0
-                for rr in range(max(r - 1, 0), min(r + 2, height)):
-                    for cc in range(max(c - 1, 0), min(c + 2, width)):
-                        g = grid[rr, cc]
-                        if g == -2 or (g == -1 and known[rr, cc] == 1):
-                            mines += 1
-                        elif g == -1 and known[rr, cc] == 0:
-                            unknown += 1
-                if unknown == 0:
-                    continue
-                if mines == number:
-                    mark = 2
-                elif mines + unknown == number:
-                    mark = 1
-                else:
-                    continue
-                for rr in range(max(r - 1, 0), min(r + 2, height)):
-                    for cc in range(max(c - 1, 0), min(c + 2, width)):
-                        if grid[rr, cc] == -1 and known[rr, cc] == 0:
-                            known[rr, cc] = mark
-                            changed = True
+        kept = 0
+        for i in range(n_active):
+            f = active[i]
+            done = _number_rule(grid, known, f // width, f % width)
+            if done == 1:
+                changed = True
+            elif done == 0:
+                active[kept] = f
+                kept += 1
+        n_active = kept
+    return revealed
+
+
+@njit(cache=True)
+def _cells_marked(known, mark):
+    """The cells ``known`` marks ``mark``, in board order, as a (2, k) array of rows and columns."""
+    rows, cols = np.nonzero(known == mark)
+    out = np.empty((2, rows.shape[0]), np.int64)
+    out[0] = rows
+    out[1] = cols
+    return out
+
+
+@njit(cache=True)
+def certain_cells(grid):
+    """``Observation.first_move`` and the two rules' certain cells in one compiled call:
+    ``(first_move, safe, mines)``, the cells as (2, k) row/col arrays in board order."""
+    known = np.zeros(grid.shape, np.int8)
+    first = not _deduce(grid, known)
+    return first, _cells_marked(known, SAFE), _cells_marked(known, MINE)
 
 
 # A constraint's cells always fit in a 3x3 box (they are neighbours of one number, or a subset of
@@ -102,7 +172,7 @@ def _shift(mask, dr, dc):
 
 
 @njit(cache=True)
-def _popcount(mask):
+def popcount(mask):
     n = 0
     while mask:
         n += mask & 1
@@ -169,7 +239,7 @@ def _closure(grid, height, width, known):
     is the old one minus them), so nothing is lost by starting over.
     """
     while True:
-        _deduce(grid, height, width, known)
+        _deduce(grid, known)
         pool = np.empty((64, 5), dtype=np.int64)
         links = np.empty((256, 2), dtype=np.int64)
         head = np.full(height * width, -1, dtype=np.int64)
@@ -180,18 +250,10 @@ def _closure(grid, height, width, known):
                 number = grid[r, c]
                 if number <= 0:
                     continue
-                mask = 0
-                mines = number
-                for rr in range(max(r - 1, 0), min(r + 2, height)):
-                    for cc in range(max(c - 1, 0), min(c + 2, width)):
-                        g = grid[rr, cc]
-                        if g == -2 or (g == -1 and known[rr, cc] == 1):
-                            mines -= 1
-                        elif g == -1 and known[rr, cc] == 0:
-                            mask |= 1 << (3 * (rr - r + 1) + (cc - c + 1))
+                mines, mask = neighbour_counts(grid, known, r, c)
                 if mask != 0:
                     row, col, mask = _normalise(r - 1, c - 1, mask)
-                    pool, n, links, used = _add(pool, n, links, used, head, width, row, col, mask, mines)
+                    pool, n, links, used = _add(pool, n, links, used, head, width, row, col, mask, number - mines)
         decided = False
         k = 0
         while k < n:
@@ -216,7 +278,7 @@ def _closure(grid, height, width, known):
                         outer, small = k, j
                     rest = pool[outer, 2] & ~inner
                     mines = pool[outer, 3] - pool[small, 3]
-                    size = _popcount(rest)
+                    size = popcount(rest)
                     if mines < 0 or mines > size:
                         continue  # only in an inconsistent position: no conclusion
                     if mines == 0 or mines == size:
@@ -238,25 +300,18 @@ def _closure(grid, height, width, known):
 def single_cell_deductions(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Boolean masks (mines, safe) of covered cells the two rules decide. Flags count as mines."""
     known = np.zeros(grid.shape, dtype=np.int8)
-    _deduce(np.asarray(grid, dtype=np.int8), grid.shape[0], grid.shape[1], known)
-    return known == 1, known == 2
+    _deduce(np.asarray(grid, dtype=np.int8), known)
+    return known == MINE, known == SAFE
 
 
 def subset_closure(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The single-cell rules and the subset rule to a fixed point: ``known`` (int8, the grid's
-    shape: 1 = mine, 2 = safe, 0 = undecided) and the constraints left, an (n, 4) int64 array of
+    shape: ``MINE``, ``SAFE`` or ``UNKNOWN``) and the constraints left, an (n, 4) int64 array of
     (row, col, mask, mines), the numbers' first: bit ``3 * i + j`` of ``mask`` stands for cell
     (row + i, col + j). Flags count as mines.
 
-    The full fixed point, not the C++ engine's partial check (there only the sentences that
-    just lost the clicked cell are compared with the others, so some subset pairs are never
-    looked at and what it finds depends on the order of clicks): every pair is compared, so the
-    result is a function of the position, and it finds everything that engine finds. Its
-    sentences, reduced by the cells known since, are all among the constraints derived here.
-    The difference is large: the engine's random player wins 6.90% of our Expert boards, ours
-    with this 17.37% (first click (0, 0), benchmarks/results/players_reproduction.json).
-    About 30 µs per call on positions from Expert games, against 10 µs for the single-cell
-    rules alone (2148 positions, compiled)."""
+    The full fixed point: every pair of constraints is compared, so the result is a function of
+    the position (the C++ engine compares only some pairs; see docs/players.md)."""
     known = np.zeros(grid.shape, dtype=np.int8)
     pool = _closure(np.asarray(grid, dtype=np.int8), grid.shape[0], grid.shape[1], known)
     return known, pool
@@ -265,23 +320,19 @@ def subset_closure(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def subset_deductions(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Boolean masks (mines, safe) of covered cells the two rules and the subset rule decide."""
     known, _ = subset_closure(grid)
-    return known == 1, known == 2
+    return known == MINE, known == SAFE
 
 
-def known_actions(known: np.ndarray, *, flag_mines: bool = True) -> Actions:
-    """Reveals of the cells ``known`` marks safe (2), then flags of those it marks mines (1), in
-    board order, as one ``Actions``."""
-    mines = np.array(np.nonzero(known == 1)) if flag_mines else ()
-    return Actions.cells(np.array(np.nonzero(known == 2)), mines)
+def known_actions(known: np.ndarray) -> Actions:
+    """Reveals of the cells ``known`` marks safe, then flags of those it marks mines, in board
+    order, as one ``Actions``."""
+    return Actions.cells(np.array(np.nonzero(known == SAFE)), np.array(np.nonzero(known == MINE)))
 
 
-def certain_actions(observation: Observation, *, flag_mines: bool = True, subsets: bool = False) -> Actions:
+def certain_actions(observation: Observation, *, subsets: bool = False) -> Actions:
     """Every move the two rules (with ``subsets``, the subset rule too) make certain: reveals of
     safe cells, then flags of mines."""
-    grid = observation.grid
     if subsets:
-        known, _ = subset_closure(grid)
-    else:
-        known = np.zeros(grid.shape, dtype=np.int8)
-        _deduce(np.asarray(grid, dtype=np.int8), grid.shape[0], grid.shape[1], known)
-    return known_actions(known, flag_mines=flag_mines)
+        return known_actions(subset_closure(observation.grid)[0])
+    _, safe, mines = certain_cells(observation.grid)
+    return Actions.cells(safe, mines)

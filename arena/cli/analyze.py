@@ -14,7 +14,8 @@ from rich.text import Text
 
 from arena.cli import common
 from arena.cli.common import UsageError, cli_errors, console, print_json
-from engine import COVERED, FLAGGED, parse_position
+from engine import COVERED, FLAGGED
+from engine.layout import parse_position
 from players.solver import Analysis, analyze
 
 

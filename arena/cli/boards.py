@@ -9,8 +9,8 @@ import typer
 
 from arena.cli import common
 from arena.cli.common import UsageError, board_from_options, cli_errors, print_json
-from engine import board_permutation, format_layout, parse_cell
-from engine.layout import check_seed, mines_from_permutation
+from engine.board import parse_cell
+from engine.layout import board_permutation, check_seed, format_layout, mines_from_permutation
 
 
 @cli_errors

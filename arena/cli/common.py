@@ -86,7 +86,8 @@ PluginOpt = Annotated[
 def board_from_options(
     difficulty: str | None, size: str | None, mines: int | None, rule: str
 ) -> tuple[BoardSpec, FirstClick]:
-    from engine import FirstClick, resolve_board
+    from engine import FirstClick
+    from engine.board import resolve_board
 
     if difficulty is None and size is None:
         difficulty = "beginner"

@@ -28,9 +28,10 @@ from arena.isolation.process import BotExited, BotProcess, BotProcessError
 from arena.isolation.remote import bot_environment
 from arena.isolation.settings import EngineBot, Isolation
 from engine import Action, Observation
-from players import DuplicatePlayerError, Player, PlayerEntry, PlayerError, PluginFailure, Registry
+from players import Player
+from players.api import PlayerError
 from players.hookspecs import PROJECT
-from players.registry import PlayerLookup
+from players.registry import DuplicatePlayerError, PlayerEntry, PlayerLookup, PluginFailure, Registry
 
 __all__ = ["ExternalPlayer", "PlayerCatalog", "discover", "probe"]
 

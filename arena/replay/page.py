@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from arena.replay.model import Replay, ReplayError, ReplayGame, Step, first_divergence, note_text, replay
-from engine import format_position
+from engine.layout import format_position
 
 __all__ = ["IndexEntry", "build_index_html", "build_replay_html", "replay_payload"]
 

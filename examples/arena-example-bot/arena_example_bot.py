@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine import COVERED, FLAGGED, Action, FirstClick, Observation
-from players import Player, hookimpl
+from players import Action, FirstClick, Observation, Player, hookimpl
+
+COVERED, FLAGGED = Observation.COVERED, Observation.FLAGGED
 
 
 class CornerPlayer(Player):

@@ -1,13 +1,15 @@
-"""Moves the built-in players share: the opening click and a uniformly random guess."""
+"""Moves the built-in players share: the opening click, a uniformly random guess, and the
+shortlist a probability player draws its guess from."""
 
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from engine import COVERED, Action, FirstClick, Observation
 from players.api import Player, corner_first_click
 
-__all__ = ["opening_cell", "opening_move", "random_guess"]
+__all__ = ["guess_candidates", "opening_cell", "opening_move", "random_guess"]
 
 
 def opening_move(player: Player, observation: Observation) -> list[Action] | None:
@@ -20,7 +22,7 @@ def opening_move(player: Player, observation: Observation) -> list[Action] | Non
 
 def opening_cell(observation: Observation, wanted: tuple[int, int] | None) -> tuple[int, int]:
     """The first click: ``wanted`` (clipped to the board) under the ``opening`` rule when given,
-    else the conventional ``corner_first_click``. As apex's ``opening_cell`` option."""
+    else the conventional ``corner_first_click``."""
     if wanted is None or observation.rule is not FirstClick.OPENING:
         return corner_first_click(observation)
     return min(wanted[0], observation.height - 1), min(wanted[1], observation.width - 1)
@@ -31,3 +33,45 @@ def random_guess(observation: Observation, rng: np.random.Generator) -> Action:
     covered = np.flatnonzero(observation.grid.reshape(-1) == COVERED)
     cell = int(covered[rng.integers(covered.size)])
     return Action.reveal(cell // observation.width, cell % observation.width, guess=True)
+
+
+@njit(cache=True)
+def guess_candidates(
+    probabilities: np.ndarray,
+    frontier: np.ndarray,
+    away: np.ndarray,
+    u: float,
+    height: int,
+    width: int,
+    ties_away: bool = False,
+) -> np.ndarray:
+    """The cells a guess is drawn from (flat indices, in the order given): the ``frontier`` cells
+    (not certain mines) of least probability, unless the cells ``away`` from it, each a mine with
+    probability ``u``, are less likely (or as likely, with ``ties_away``); then the corners among
+    those, else their edge cells, else all of them."""
+    best = np.inf
+    for f in frontier:
+        p = probabilities[f]
+        if p < 1.0 and p < best:
+            best = p
+    if away.shape[0] > 0 and (u < best or (ties_away and u == best)):
+        out = np.empty(away.shape[0], np.int64)
+        for level in range(3):
+            count = 0
+            for f in away:
+                r = f // width
+                c = f % width
+                row_edge = r == 0 or r == height - 1
+                col_edge = c == 0 or c == width - 1
+                if level == 2 or (row_edge and col_edge) or (level == 1 and (row_edge or col_edge)):
+                    out[count] = f
+                    count += 1
+            if count:
+                return out[:count]
+    out = np.empty(frontier.shape[0], np.int64)
+    count = 0
+    for f in frontier:
+        if probabilities[f] < 1.0 and probabilities[f] == best:
+            out[count] = f
+            count += 1
+    return out[:count]

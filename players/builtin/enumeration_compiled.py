@@ -1,20 +1,10 @@
-"""The ``enumeration`` player's whole game in compiled code, for the arena's in-process runs.
+"""Acceleration of ``EnumerationPlayer.play``: whole games in compiled code, for the arena's
+in-process runs; held equal to it move for move by ``tests/players/test_enumeration_compiled.py``.
 
-Played move by move, a Beginner game costs the player about six Python round trips (an
-observation, an answer, the engine's checks), several times the work of deciding. Here the
-moves that need no analysis (the first click, then the single-cell rules' certain cells, again
-and again) are found and played in one compiled call (``_advance``) on a ``CompiledGame``; a
-position that needs the solver goes through the solver's fast path from Python, exactly as
-``EnumerationPlayer.play`` calls it (``fast_prepared`` takes numpy's floating-point steps, so the
-probabilities are the same to the bit; when it declines, ``analyze``'s general path), and the
-answer is played in a second compiled call (``_finish_and_decide``: the fast path's ``finish``,
-then ``_decide``). The random draw among equally likely guesses comes from ``engine.rng``'s copy
-of the player's numpy generator.
-
-Every move, hence every game, is the one ``EnumerationPlayer.play`` makes:
-``tests/players/test_enumeration_compiled.py`` plays boards both ways on every preset and rule.
-Whenever something is unusual (a move the rules refuse, the move limit, no candidate to guess
-from, an error in the solver) it declines and the arena plays the board again move by move.
+Moves that need no analysis are played in one compiled call (``_advance``); a position that needs
+the solver goes through the solver's fast path from Python, as ``play`` calls it, and the answer
+is played in a second compiled call. Anything unusual declines, and the arena replays the board
+with ``play``. See docs/solver.md.
 """
 
 from __future__ import annotations
@@ -30,8 +20,10 @@ from engine import BoardSpec, FirstClick, kernels, numba_cache, rng
 from engine import compiled_game as cg
 from engine.compiled_game import CompiledGame, game_over, play_cells, reveal
 from engine.kernels import MOVES
-from players.builtin import enumeration_player
-from players.builtin.enumeration_player import _candidates, _rules
+from players import rules
+from players.builtin import common
+from players.builtin.common import guess_candidates
+from players.rules import certain_cells
 from players.solver import analyze, fast
 from players.solver.analysis import _FAST_SEARCH_NODES, DEFAULT_RREF_MIN_CELLS, fast_prepared
 from players.solver.enumeration import DEFAULT_NODE_LIMIT, EXACT_CELLS
@@ -52,7 +44,7 @@ def _advance(game: tuple) -> int:
     view, truth, labels, perm, height, width, mines, rule, stack, hit, counters, first, first_guess, limit, log = game
     grid = view.reshape(height, width)
     while not game_over(counters):
-        first_move, safe, mine = _rules(grid)
+        first_move, safe, mine = certain_cells(grid)
         if first_move:
             ok = reveal(view, truth, labels, perm, height, width, mines, rule, stack, counters, first, first_guess, log)
         elif safe.shape[1] or mine.shape[1]:
@@ -76,13 +68,13 @@ def _decide(
     player_rng: np.ndarray,
 ) -> int:
     """Play the answer to an analysed position (its certain cells, else a guess drawn among
-    ``_candidates`` as ``EnumerationPlayer._guess`` draws it), then ``_advance``."""
+    ``guess_candidates`` as ``EnumerationPlayer._guess`` draws it), then ``_advance``."""
     view, truth, height, width = game[0], game[1], game[4], game[5]
     stack, hit, counters, limit, log = game[8], game[9], game[10], game[13], game[14]
     if safe.shape[1] or mine.shape[1]:
         ok = play_cells(view, truth, height, width, safe, mine, False, stack, hit, counters, log)
     else:
-        choices = _candidates(probabilities, frontier, unconstrained, u, height, width, False)
+        choices = guess_candidates(probabilities, frontier, unconstrained, u, height, width, False)
         if choices.shape[0] == 0:
             return DECLINE
         cell = choices[rng.draw_below(player_rng, choices.shape[0])]
@@ -156,5 +148,5 @@ def play_whole_game(
 
 numba_cache.stamp_dependencies(
     sys.modules[__name__],
-    [Path(m.__file__) for m in (kernels, cg, rng, fast, enumeration_player)] + [Path(__file__)],
+    [Path(m.__file__) for m in (kernels, cg, rng, fast, rules, common)] + [Path(__file__)],
 )

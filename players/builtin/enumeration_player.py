@@ -6,20 +6,10 @@ every solution is played. Otherwise the best frontier cell's probability, from p
 counts (unweighted, as published), is compared with the probability of a cell away from the
 frontier; a guess away from the frontier prefers a corner, then an edge, then any other cell.
 
-The open-source Rust solver of REFERENCES.md wins 91.05 / 75.68 / 32.51% on Beginner /
-Intermediate / Expert (safe first click, corner); this player, 91.25 / 76.32 / 33.93%. The Rust
-solver's own guess threshold, counting and scoring (options ``interior`` and ``counting``, see
-``benchmarks/players_reproduction.py``) bring ours to 91.05 / 75.91 / 33.03%.
-
-Speed: a move costs one compiled call for the first-move test and the single-cell rules
-(``_rules``: the sweeps of ``players.rules``), and only when those find nothing an ``analyze``
-(the solver's compiled fast path) and, for a guess, one compiled shortlist (``_candidates``).
-In the arena's own process the player plays whole games in compiled code instead
-(``play_compiled``, ``players.builtin.enumeration_compiled``): the same moves, 0.072 / 0.187 /
-1.06 ms per Beginner / Intermediate / Expert game against 0.19 / 0.43 / 1.57 move by move
-(``benchmarks/solver_speed.py``).
-Every choice is the one the plain Python version made, down to the random draw among ties:
-``tests/players/test_solver_enumeration_player.py`` plays games against that version.
+``play`` is the reference. In the arena's own process the player plays whole games in compiled
+code instead (``play_compiled``): an acceleration of ``play`` in
+``players.builtin.enumeration_compiled``, held equal to it by
+``tests/players/test_enumeration_compiled.py``.
 """
 
 from __future__ import annotations
@@ -28,167 +18,17 @@ from typing import Literal
 
 import numba
 import numpy as np
-from numba import njit
 from pydantic import Field
 
 from engine import COVERED, Action, Actions, BoardSpec, FirstClick, Observation
 from engine.compiled_game import CompiledGame
 from players.api import Player
+from players.builtin.common import guess_candidates
+from players.builtin.enumeration_compiled import play_whole_game
+from players.rules import certain_cells
 from players.solver import DEFAULT_PARALLEL_THRESHOLD, Analysis, analyze
 
-__all__ = ["EnumerationPlayer", "position_preference"]
-
-
-def position_preference(cells: list[tuple[int, int]], height: int, width: int) -> list[tuple[int, int]]:
-    """The corners among ``cells`` if any, else the edge cells, else all of them."""
-    corners = [(r, c) for r, c in cells if r in (0, height - 1) and c in (0, width - 1)]
-    if corners:
-        return corners
-    edges = [(r, c) for r, c in cells if r in (0, height - 1) or c in (0, width - 1)]
-    return edges or cells
-
-
-@njit(cache=True)
-def _number_rule(grid: np.ndarray, known: np.ndarray, r: int, c: int) -> int:
-    """One visit of ``players.rules._deduce`` to the number at (r, c): mark its unknown covered
-    neighbours if one of the two rules applies. Returns -1 when the number has no unknown
-    neighbour (nothing to do, now or later), 1 when it marked cells, 0 otherwise."""
-    height, width = grid.shape
-    number = grid[r, c]
-    mines = 0
-    unknown = 0
-    for rr in range(max(r - 1, 0), min(r + 2, height)):
-        for cc in range(max(c - 1, 0), min(c + 2, width)):
-            g = grid[rr, cc]
-            if g == -2 or (g == -1 and known[rr, cc] == 1):
-                mines += 1
-            elif g == -1 and known[rr, cc] == 0:
-                unknown += 1
-    if unknown == 0:
-        return -1
-    if mines == number:
-        mark = 2
-    elif mines + unknown == number:
-        mark = 1
-    else:
-        return 0
-    for rr in range(max(r - 1, 0), min(r + 2, height)):
-        for cc in range(max(c - 1, 0), min(c + 2, width)):
-            if grid[rr, cc] == -1 and known[rr, cc] == 0:
-                known[rr, cc] = mark
-    return 1
-
-
-@njit(cache=True)
-def _rules(grid: np.ndarray) -> tuple[bool, np.ndarray, np.ndarray]:
-    """``Observation.first_move`` and ``players.rules.certain_actions`` in one compiled call.
-
-    Returns ``(first_move, safe, mines)``, the cells as (2, k) row/col arrays in board order.
-    The deduction makes exactly the visits of ``players.rules._deduce`` (row-major sweeps until
-    one changes nothing) that can change anything: a number without unknown neighbours is skipped
-    by every later sweep (cells only ever leave "unknown"), so after the first sweep only the
-    numbers that still had unknown neighbours and fired no rule are visited again, in the same
-    order. Same marks in the same order, hence exactly the actions ``certain_actions`` returns.
-    It is a copy rather than a call because numba's cache of this module would not notice edits
-    to ``rules.py``.
-    """
-    height, width = grid.shape
-    known = np.zeros((height, width), np.int8)
-    first = True
-    active = np.empty(height * width, np.int64)
-    n_active = 0
-    changed = False
-    for r in range(height):
-        for c in range(width):
-            if grid[r, c] >= 0:
-                first = False
-            if grid[r, c] > 0:
-                done = _number_rule(grid, known, r, c)
-                if done == 1:
-                    changed = True
-                elif done == 0:
-                    active[n_active] = r * width + c
-                    n_active += 1
-    if first:
-        return True, np.zeros((2, 0), np.int64), np.zeros((2, 0), np.int64)
-    while changed:
-        changed = False
-        kept = 0
-        for i in range(n_active):
-            f = active[i]
-            done = _number_rule(grid, known, f // width, f % width)
-            if done == 1:
-                changed = True
-            elif done == 0:
-                active[kept] = f
-                kept += 1
-        n_active = kept
-    n_safe = 0
-    n_mines = 0
-    for r in range(height):
-        for c in range(width):
-            if known[r, c] == 2:
-                n_safe += 1
-            elif known[r, c] == 1:
-                n_mines += 1
-    safe = np.empty((2, n_safe), np.int64)
-    mine = np.empty((2, n_mines), np.int64)
-    n_safe = 0
-    n_mines = 0
-    for r in range(height):
-        for c in range(width):
-            if known[r, c] == 2:
-                safe[0, n_safe] = r
-                safe[1, n_safe] = c
-                n_safe += 1
-            elif known[r, c] == 1:
-                mine[0, n_mines] = r
-                mine[1, n_mines] = c
-                n_mines += 1
-    return False, safe, mine
-
-
-@njit(cache=True)
-def _candidates(
-    probabilities: np.ndarray,
-    frontier: np.ndarray,
-    unconstrained: np.ndarray,
-    u: float,
-    height: int,
-    width: int,
-    ties_away: bool = False,
-) -> np.ndarray:
-    """The cells a guess is drawn from (flat indices, board order): the frontier cells (not
-    certain mines) of least probability, unless the unconstrained cells are less likely (or as
-    likely, with ``ties_away``); then ``position_preference`` of those (corners, else edges, else
-    all)."""
-    best = np.inf
-    for f in frontier:
-        p = probabilities[f]
-        if p < 1.0 and p < best:
-            best = p
-    if unconstrained.shape[0] > 0 and (u < best or (ties_away and u == best)):
-        out = np.empty(unconstrained.shape[0], np.int64)
-        for level in range(3):
-            count = 0
-            for f in unconstrained:
-                r = f // width
-                c = f % width
-                row_edge = r == 0 or r == height - 1
-                col_edge = c == 0 or c == width - 1
-                if level == 2 or (row_edge and col_edge) or (level == 1 and (row_edge or col_edge)):
-                    out[count] = f
-                    count += 1
-            if count:
-                return out[:count]
-    out = np.empty(frontier.shape[0], np.int64)
-    count = 0
-    for f in frontier:
-        if probabilities[f] < 1.0 and probabilities[f] == best:
-            out[count] = f
-            count += 1
-    return out[:count]
-
+__all__ = ["EnumerationPlayer"]
 
 _kernels_loaded = False
 
@@ -198,20 +38,18 @@ def _load_kernels() -> None:
 
     A game reaches the solver only at its first guess, so the arena's warm-up game (one beginner
     board) often would not load the solver's kernels, and the first real game would be billed
-    for them (half a second from the cache). Loading them at the first ``reset`` puts that cost
-    where the warm-up expects it.
+    for them. Loading them at the first ``reset`` puts that cost where the warm-up expects it.
     """
     global _kernels_loaded
     if _kernels_loaded:
         return
-    grid = np.full((3, 3), -1, dtype=np.int8)
+    grid = np.full((3, 3), COVERED, dtype=np.int8)
     grid[0, 0] = 1
     grid.flags.writeable = False  # like an observation's grid: the same compiled signatures
-    _rules(grid)
+    certain_cells(grid)
     result = analyze(grid, 2, weighted=False)
-    _candidates(
-        result.probabilities.reshape(-1), result.frontier.system.cells, result.frontier.unconstrained, 0.5, 3, 3, False
-    )
+    frontier = result.frontier
+    guess_candidates(result.probabilities.reshape(-1), frontier.system.cells, frontier.unconstrained, 0.5, 3, 3, False)
     _kernels_loaded = True
 
 
@@ -248,7 +86,7 @@ class EnumerationPlayer(Player):
 
     def play(self, observation: Observation) -> Actions | list[Action]:
         grid = observation.grid
-        first_move, safe, mines = _rules(grid)
+        first_move, safe, mines = certain_cells(grid)
         if first_move:
             return [Action.reveal(*self.first_click(observation), guess=observation.rule is FirstClick.NONE)]
         # The compiled single-cell rules first: they find most certain moves for a fraction of the
@@ -278,8 +116,6 @@ class EnumerationPlayer(Player):
         options = self.options
         if type(self) is not EnumerationPlayer or options.counting != "joint" or options.interior != "expected":
             return False
-        from players.builtin.enumeration_compiled import play_whole_game  # it imports this module
-
         return play_whole_game(game, seed_words, move_limit, options.parallel, options.parallel_threshold)
 
     def _play_rust(self, result: Analysis, observation: Observation) -> Actions | list[Action]:
@@ -304,17 +140,12 @@ class EnumerationPlayer(Player):
             safe += [int(x) for x, n in zip(comp.cells, counts, strict=True) if n == 0]
         if safe or mines:
             return Actions.cells([divmod(x, width) for x in sorted(safe)], [divmod(x, width) for x in sorted(mines)])
-        frontier = [int(x) for x in result.frontier.system.cells if in_component[x] and p[x] < 1.0]
-        best = min((p[x] for x in frontier), default=np.inf)
         covered = np.flatnonzero(observation.grid.reshape(-1) == COVERED)
         density = left / covered.size if covered.size else 1.0
-        if best < density:
-            choices = [x for x in frontier if p[x] == best]
-        else:
-            pool = result.frontier.unconstrained if result.frontier.unconstrained.size else covered
-            cells = position_preference([divmod(int(x), width) for x in pool], observation.height, width)
-            choices = [r * width + c for r, c in cells]
-        cell = choices[int(self.rng.integers(len(choices)))]
+        away = result.frontier.unconstrained if result.frontier.unconstrained.size else covered
+        # Settled cells are NaN in ``p``, so only the components' cells are candidates.
+        choices = guess_candidates(p, result.frontier.system.cells, away, density, observation.height, width, True)
+        cell = int(choices[int(self.rng.integers(len(choices)))])
         return [Action.reveal(*divmod(cell, width), guess=True)]
 
     def _guess(self, result: Analysis, observation: Observation) -> tuple[int, int]:
@@ -326,7 +157,7 @@ class EnumerationPlayer(Player):
         if density:
             covered = int(np.count_nonzero(observation.grid == COVERED))
             u = (observation.mines - observation.flags) / covered if covered else 1.0
-        choices = _candidates(
+        choices = guess_candidates(
             result.probabilities.reshape(-1),
             result.frontier.system.cells,
             result.frontier.unconstrained,

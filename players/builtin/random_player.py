@@ -1,11 +1,7 @@
 """The leaderboard's baseline: the two single-cell rules, otherwise a uniformly random guess.
 
-The C++ engine of "Writing a Stronger Minesweeper-Engine in C++" (Baran Can Oener, 2020; code at
-github.com/BaranCanOener/CppSweeper) reports 7% for its random player over 10k Expert games, first
-click a zero in the corner; ours wins 1.77% by default (Expert, ``opening``, 10000 boards,
-benchmarks/players_reproduction.py). That player guesses the same way but also applies the subset
-rule (``subsets`` here: 20.56%); ours then wins more because that engine checks subsets only
-partly; a port of it wins 6.90% on our boards (see the benchmark's notes).
+With ``subsets`` it applies the subset rule too, as the random player of the C++ engine it
+reproduces (docs/players.md).
 """
 
 from __future__ import annotations
@@ -32,11 +28,10 @@ class RandomPlayer(Player):
         #: baseline plays the same boards as the other players (they share the first click).
         random_first_click: bool = False
         #: After the single-cell rules, the subset rule to a fixed point (``players.rules``): the
-        #: C++ engine's deduction. Expert, ``opening``, 10000 boards, paired: +18.79 points
-        #: [+18.01, +19.60] (20.56%), about 1.2 instead of 0.6 ms per Expert game.
+        #: C++ engine's deduction (its measured effect: docs/players.md).
         subsets: bool = False
         #: The first click under the ``opening`` rule (row, column); None: (3, 3), three in from
-        #: the corner. The C++ engine clicks (0, 0): with ``subsets``, -3.19 [-3.98, -2.40].
+        #: the corner. The C++ engine clicks (0, 0).
         opening_cell: tuple[NonNegativeInt, NonNegativeInt] | None = None
 
     def first_click(self, observation: Observation) -> tuple[int, int]:

@@ -6,28 +6,26 @@ neighbours). The `max` player takes the largest such ratio over the cell's numbe
 player their average. Cells away from every number get the global density, mines left / covered
 cells. The player reveals the cell with the lowest estimate (ties broken by the player's rng).
 
-These are the simple heuristics of "Writing a Stronger Minesweeper-Engine in C++" (Baran Can
-Oener, 2020; code at github.com/BaranCanOener/CppSweeper), which reports 10% for max and 14% for
-mean over 10k Expert games, first click a zero in the corner. Ours win 3.71% and 6.29% by default
-(Expert, ``opening``, 10000 boards, benchmarks/players_reproduction.py): that engine also applies
-the subset rule, ``subsets`` here, with which ours win 29.03% and 29.42%. Ours then win more than
-that engine because it checks subsets only partly; a port of it reproduces its max figure (9.88%)
-and comes within 0.8 points of its mean one (see the benchmark's notes). The other options set
-the rest of that engine's choices; each is measured on ``Options``.
+These are the heuristics of the C++ engine of "Writing a Stronger Minesweeper-Engine in C++"
+(Baran Can Oener, 2020). The options set that engine's choices, for the reproduction in
+``benchmarks/players_reproduction.py``; docs/players.md gives their measured effects.
 """
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Literal
 
 import numpy as np
 from numba import njit
 from pydantic import NonNegativeInt
 
-from engine import COVERED, Action, BoardSpec, FirstClick, Observation
+from engine import COVERED, Action, BoardSpec, FirstClick, Observation, numba_cache
+from players import rules
 from players.api import Player
 from players.builtin.common import opening_cell, opening_move
-from players.rules import certain_actions, known_actions, subset_closure
+from players.rules import certain_actions, known_actions, neighbour_counts, popcount, subset_closure
 
 __all__ = ["MaxSingleConstraintPlayer", "MeanConstraintPlayer", "constraint_estimates"]
 
@@ -35,36 +33,31 @@ MODE_MAX, MODE_MEAN = 0, 1
 
 
 @njit(cache=True)
-def _estimates(grid, height, width, mode, out):
+def _estimates(grid, mode, out):
     """Fill ``out`` with each covered cell's estimate; NaN where no number touches it."""
+    height, width = grid.shape
+    undecided = np.zeros((height, width), np.int8)  # nothing deduced: only flags count as mines
     total = np.zeros((height, width))
     count = np.zeros((height, width), dtype=np.int64)
     for r in range(height):
         for c in range(width):
-            number = grid[r, c]
-            if number <= 0:
+            if grid[r, c] <= 0:
                 continue
-            flags = 0
-            unknown = 0
-            for rr in range(max(r - 1, 0), min(r + 2, height)):
-                for cc in range(max(c - 1, 0), min(c + 2, width)):
-                    if grid[rr, cc] == -2:
-                        flags += 1
-                    elif grid[rr, cc] == -1:
-                        unknown += 1
-            if unknown == 0:
+            flags, mask = neighbour_counts(grid, undecided, r, c)
+            if mask == 0:
                 continue
-            ratio = (number - flags) / unknown
-            for rr in range(max(r - 1, 0), min(r + 2, height)):
-                for cc in range(max(c - 1, 0), min(c + 2, width)):
-                    if grid[rr, cc] != -1:
-                        continue
-                    if mode == MODE_MAX:
-                        if count[rr, cc] == 0 or ratio > total[rr, cc]:
-                            total[rr, cc] = ratio
-                    else:
-                        total[rr, cc] += ratio
-                    count[rr, cc] += 1
+            ratio = (grid[r, c] - flags) / popcount(mask)
+            for b in range(9):
+                if not (mask >> b) & 1:
+                    continue
+                rr = r - 1 + b // 3
+                cc = c - 1 + b % 3
+                if mode == MODE_MAX:
+                    if count[rr, cc] == 0 or ratio > total[rr, cc]:
+                        total[rr, cc] = ratio
+                else:
+                    total[rr, cc] += ratio
+                count[rr, cc] += 1
     for r in range(height):
         for c in range(width):
             if count[r, c] == 0:
@@ -81,10 +74,7 @@ def _max_over(constraints, out):
     (row, col, mask, mines) as ``players.rules.subset_closure`` returns them."""
     for k in range(constraints.shape[0]):
         row, col, mask, mines = constraints[k, 0], constraints[k, 1], constraints[k, 2], constraints[k, 3]
-        size = 0
-        for b in range(9):
-            size += (mask >> b) & 1
-        ratio = mines / size
+        ratio = mines / popcount(mask)
         for b in range(9):
             if (mask >> b) & 1:
                 r = row + b // 3
@@ -112,7 +102,7 @@ def constraint_estimates(
         out.fill(np.nan)
         _max_over(constraints, out)
     else:
-        _estimates(grid, grid.shape[0], grid.shape[1], MODE_MAX if mode == "max" else MODE_MEAN, out)
+        _estimates(grid, MODE_MAX if mode == "max" else MODE_MEAN, out)
     covered = grid == COVERED
     density = max(observation.mines_left, 0) / max(int(covered.sum()), 1)
     out[np.isnan(out)] = density
@@ -133,7 +123,7 @@ def _load_kernels(subsets: bool) -> None:
         grid = np.full((3, 3), COVERED, dtype=np.int8)
         grid[0, 0] = 1
         grid.flags.writeable = False  # like an observation's grid: the same compiled signature
-        _estimates(grid, 3, 3, MODE_MAX, np.empty((3, 3)))
+        _estimates(grid, MODE_MAX, np.empty((3, 3)))
         _kernels_loaded.add("estimates")
     if subsets and "max_over" not in _kernels_loaded:
         _max_over(np.array([[0, 0, 0b11, 1]], dtype=np.int64), np.full((3, 3), np.nan))
@@ -144,25 +134,19 @@ class _SingleConstraintPlayer(Player):
     mode = "max"
 
     class Options(Player.Options):
-        """Each default is the leaderboard's behaviour. Effects measured on Expert, ``opening``,
-        10000 boards (seed 4000000, benchmarks/players_reproduction.py), paired on the same
-        boards, in points with 95% intervals."""
+        """Each default is the leaderboard's behaviour; the others are the C++ engine's choices
+        (their measured effects: docs/players.md)."""
 
-        #: After the single-cell rules, the subset rule to a fixed point (``players.rules``): the
-        #: deduction of the C++ engine that all its players share. The max player then takes its
-        #: ratios from the derived constraints too, as that engine does from its sentences (a
-        #: one-off check with the faithful options: 747 wins of 3000 boards, 749 from numbers
-        #: only). Max +25.32 [+24.42, +26.23] (29.03%), mean +23.13 [+22.21, +24.06] (29.42%);
-        #: about 1.5 instead of 0.9 ms per Expert game.
+        #: After the single-cell rules, the subset rule to a fixed point (``players.rules``), the
+        #: deduction all that engine's players share. The max player then takes its ratios from
+        #: the derived constraints too, as that engine does from its sentences.
         subsets: bool = False
         #: How equal estimates are broken: ``"rng"``, uniformly by the player's generator;
         #: ``"scan"``, the first cell in the C++ engine's scan order (column by column from the
-        #: left, each from the top), which favours the left edge. With ``subsets``: max +1.94 [+0.93,
-        #: +2.95], mean +1.98 [+0.98, +2.98].
+        #: left, each from the top).
         ties: Literal["rng", "scan"] = "rng"
         #: The first click under the ``opening`` rule (row, column); None: (3, 3), three in from
-        #: the corner. The C++ engine clicks (0, 0). (0, 0) with ``subsets``: max -4.39 [-5.28,
-        #: -3.51], mean -4.31 [-5.20, -3.42].
+        #: the corner. The C++ engine clicks (0, 0).
         opening_cell: tuple[NonNegativeInt, NonNegativeInt] | None = None
 
     def reset(self, rng: np.random.Generator, spec: BoardSpec, rule: FirstClick) -> None:
@@ -209,7 +193,7 @@ class MaxSingleConstraintPlayer(_SingleConstraintPlayer):
         #: The C++ engine's estimate: every covered cell starts at the density (mines left /
         #: covered cells) and is raised to the ratio of any constraint over it that is larger,
         #: so no estimate is below the density and a cell next to a low ratio is no better than
-        #: any other. With ``subsets``: -5.07 [-5.91, -4.23].
+        #: any other.
         density_floor: bool = False
 
     def estimates(self, observation: Observation, constraints: np.ndarray | None) -> np.ndarray:
@@ -224,3 +208,6 @@ class MeanConstraintPlayer(_SingleConstraintPlayer):
     name = "mean-constraint"
     description = "single-cell rules; guess the cell whose mean single-number mine ratio is lowest"
     mode = "mean"
+
+
+numba_cache.stamp_dependencies(sys.modules[__name__], [Path(rules.__file__), Path(__file__)])

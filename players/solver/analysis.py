@@ -1,21 +1,9 @@
 """The solver's entry point: ``analyze(grid, mines)`` gives exact mine probabilities and certain cells.
 
-Pipeline, each step chosen so that the expensive one (enumeration) sees as little as possible:
-
-1. ``extract_frontier``: constrained cells, equations, unconstrained cells, mines left.
-2. Deduction: trivial single-row rules on the whole frontier, then exact RREF bound rules on
-   components of at least ``rref_min_cells`` cells. Determined cells leave the system, which
-   often splits a long component into independent pieces (enumeration cost multiplies within a
-   component but only adds across components). They are certain whatever the mine count.
-3. ``count_component`` on each remaining component (numba backtracking, optionally parallel).
-4. ``weigh``: log-space convolution over mine counts with the global weights ``C(U, M - k)``.
-
-Determined mines lower the mines left before weighting. Certain cells come from exact integer
-reasoning at every step, so ``Analysis.safe`` never holds a cell that is a mine in some layout.
-
-Two implementations of these steps: ``analyze_general`` chains the numpy stages above (any
-position, any option) and ``players.solver.fast`` runs them in a few compiled calls, bit for bit
-alike, about five times faster on real positions. ``analyze`` tries the fast one and falls back.
+``analyze_general`` is the reference: frontier, deduction, enumeration, weighting, each a numpy
+stage of its own module. ``analyze`` runs the same through the compiled fast path
+(``players.solver.fast``, held equal to the reference by ``tests/players/test_solver_fast.py``)
+and falls back to the reference for whatever the fast path declines. See docs/solver.md.
 """
 
 from __future__ import annotations

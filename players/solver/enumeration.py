@@ -1,46 +1,10 @@
 """Exact enumeration of one component's solutions, by mine count, in compiled backtracking.
 
-For a component of ``n`` cells the result is, for every mine count ``k`` in ``0..n``:
-``totals[k]``, the number of 0/1 assignments satisfying every row with exactly ``k`` mines, and
-``mine_counts[k, j]``, how many of those make cell ``j`` a mine. That is all the weighting by the
-global mine count needs (``players.solver.weighting``).
-
-How the search stays small:
-
-* Cells with exactly the same set of rows are interchangeable, so they are merged into one
-  variable of capacity ``s`` (a "group"); the search picks how many of its ``s`` cells are mines
-  (``m``) and a solution counts ``C(s, m)`` times. Per cell that is ``C(s-1, m-1)`` of them.
-* Variables are ordered greedily to keep the set of "open" rows (partly assigned) small, like a
-  path decomposition of the frontier: a row is checked as soon as its last variable is set.
-  (Grouping and ordering live in ``players.solver.ordering``.)
-* Forward checking: before a variable is set, each of its rows bounds it between
-  ``need - (capacity of the row's other unset cells)`` and ``need``. A row can therefore never
-  end unsatisfied, and most dead ends are cut one level early. Mines above ``max_k`` (the mines
-  left on the board) are pruned too; they could never be weighted in.
-
-The work is proportional to the number of solutions (group-level) times the number of variables.
-That is small for real positions (see benchmarks/solver_speed.py) but exponential in the worst
-case: a long frontier of loose constraints (a row of 1s against a wall of covered cells two deep)
-has solution counts growing geometrically with its length. ``node_limit`` bounds the work and
-raises ``TooComplexError`` past it; RREF-first deduction (``players.solver.analysis``) removes
-determined cells before enumeration, which often splits such components in pieces.
-
-Counts: int64 when the component has at most ``EXACT_CELLS`` (66) cells, because then every
-count is at most ``max_k C(66, k) = C(66, 33) < 2**63`` and cannot overflow; exact integers make
-"certainly safe" (count 0) and "certainly a mine" (count = total) exact. Larger components count
-in float64 (relative error about 1e-16 per addition) and record, exactly, which cells were ever a
-mine / ever safe for each ``k`` in a separate bit array (``support``), so certainty stays exact.
-Counts never exceed ``2**cells``, so float64 cannot overflow up to ``MAX_CELLS`` (1020) cells;
-larger components raise ``TooComplexError`` (no real board comes near).
-
-Parallel search: a component whose serial search does not finish within ``parallel_threshold``
-nodes is split at its first variables into many prefixes (independent subtrees), dealt round
-robin to ``LANES`` lanes. Lanes run in a numba ``prange`` loop when ``parallel`` is true, or
-one after the other when false; each lane accumulates its own arrays and the lanes are summed in
-lane order. Both paths therefore do exactly the same arithmetic in the same order and return
-identical counts, in float64 as well as in int64. Tournament workers pass ``parallel=False`` so
-that they do not oversubscribe cores; numba's thread count (``numba.set_num_threads``) governs
-the rest.
+For a component of ``n`` cells and each mine count ``k``: ``totals[k]``, the solutions with ``k``
+mines, and ``mine_counts[k, j]``, those that make cell ``j`` a mine; what the weighting by the
+global mine count needs. Equivalent cells are merged and ordered by ``players.solver.ordering``;
+large searches split into lanes that run in parallel or serially with identical results. The
+search, its limits and its number types are described in docs/solver.md.
 """
 
 from __future__ import annotations
@@ -152,12 +116,8 @@ def _search(
     limit: int,
 ) -> int:
     """Depth-first search below ``prefix`` (the mines of the first variables), adding every
-    solution to ``total[k]`` and ``counts[k, var]``. Returns the nodes visited, or -1 past ``limit``.
-
-    Each solution is credited to every variable at its leaf (a tight loop over the variables).
-    Folding subtree sums into each variable once per node instead was measured 2-3x slower:
-    dead ends outnumber solutions about ten to one, so per-node work costs more than per-leaf.
-    """
+    solution to ``total[k]`` and ``counts[k, var]``, credited to every variable at its leaf.
+    Returns the nodes visited, or -1 past ``limit``."""
     nv = sizes.shape[0]
     need = need0.copy()
     cap = cap0.copy()

@@ -1,30 +1,10 @@
-"""The fast path of ``analyze``: the whole pipeline of a typical position in a few compiled calls.
+"""Acceleration of ``analysis.analyze_general``: a typical position in a few compiled calls;
+held equal to it, to the bit, by ``tests/players/test_solver_fast.py``.
 
-Why: on real positions the search itself is tiny (a median of 32 nodes on expert boards), so the
-general path spent nearly all its time in Python and numpy overhead, a few dozen small array
-operations per stage and per component at microseconds each. Here ``prepare`` does frontier
-extraction, the trivial rules, substitution, component splitting, RREF deduction on large
-components, the int64 enumeration of every component and (unweighted) the log-space convolutions
-in one numba call; ``players.solver.analysis`` then takes numpy's steps (below), ``finish`` writes
-the board arrays, and the flat results are wrapped into the usual ``Analysis``, with the same
-``Frontier`` and ``ComponentCounts`` the general path builds.
-
-The fast path is a twin, not a replacement: every step mirrors the numpy reference (same row
-order, same kept sources, same RREF, the same search and convolution kernels called in the same
-order), so the result is the general path's to the last bit. Bit for bit matters because players
-break ties by comparing probabilities exactly (the ``enumeration`` player draws among the
-frontier cells of least probability): a one-ulp difference changes their moves. numpy's SIMD
-``exp`` / ``log`` and its BLAS products do not round like compiled code, so those few steps stay
-numpy's: logs of counts come from a table numpy filled (``analysis._LOG_TABLE``), and the caller
-exponentiates and multiplies with numpy between ``prepare`` and ``finish``; weighted runs also
-take the weights from ``log_weights`` (CPython's ``lgamma``) and call ``combine`` themselves.
-
-It declines, and the general path takes over, whenever anything is unusual: an inconsistent
-position (the general path raises the well-worded error), a component counted in float64 (more
-than ``exact_cells`` cells), a search that outgrows ``min(parallel_threshold, node_limit)`` nodes
-(the general path splits it into lanes or raises ``TooComplexError``), or an RREF operand past the
-int64 overflow guard. Compiled calls into other files' kernels are linked into this module's
-numba cache, hence ``fast_system.stamp_dependencies``.
+``prepare`` runs frontier, deduction, enumeration and (unweighted) the convolutions in one numba
+call on the twins of ``fast_system``; the caller takes numpy's floating-point steps (their rounding
+differs from compiled code) and ``finish`` writes the board arrays. It declines whatever is
+unusual, and ``analyze`` then runs the reference. See docs/solver.md.
 """
 
 from __future__ import annotations
@@ -116,7 +96,7 @@ def _declined() -> tuple:
 @njit(cache=True, no_cpython_wrapper=True, error_model="numpy")
 def _concat(parts: tuple) -> np.ndarray:
     """The arrays of ``parts`` (same dtype) back to back: one array for Python to unbox instead of
-    many (numba spends about 0.3 us boxing each array it returns, numpy 0.1 us slicing one)."""
+    many (boxing an array costs more than slicing one)."""
     total = 0
     for a in parts:
         total += a.shape[0]

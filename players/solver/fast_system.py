@@ -1,16 +1,10 @@
-"""Compiled building blocks of the fast path: frontier, substitution, components, RREF deduction.
+"""Acceleration of ``frontier`` and ``rref``: their compiled twins, for ``players.solver.fast``;
+held equal to them by ``tests/players/test_solver_fast.py``.
 
-Each function here is the numba twin of a numpy routine of ``frontier`` / ``rref`` and returns
-exactly the same arrays (same cells, rows in the same order, same kept ``sources``), so that
-``players.solver.fast`` can run the whole ``analyze`` pipeline in one compiled call and still
-hand back the ``Frontier`` and ``ComponentCounts`` the general path would have built. Why twins
-instead of one implementation: the numpy versions are the readable reference (and the fallback
-for positions the fast path declines); these avoid the per-call overhead of dozens of small numpy
-operations, which dominated ``analyze`` on real positions (a median of 32 search nodes each).
-
-Errors are not raised here: a function that meets anything unusual (an inconsistent position, an
-int64 RREF operand past the overflow guard) returns ``False`` as its first value and the caller
-falls back to the general path, which raises the proper, well-worded exception.
+Each function returns exactly the arrays of its numpy reference (same cells, rows in the same
+order, same kept ``sources``). Nothing is raised here: on anything unusual (an inconsistent
+position, an RREF operand past the int64 guard) the first value returned is ``False`` and the
+caller falls back to the reference, which raises the well-worded error.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """The frontier of a position: which covered cells the revealed numbers constrain, and how.
 
-Every later stage (deduction, enumeration, probabilities) works on a ``ConstraintSystem``: a set
-of 0/1 unknowns (covered, unflagged cells next to a revealed number) and linear equations over
-them (each revealed number with unknown neighbours says "these cells hold exactly ``rhs``
-mines", where ``rhs`` is the number minus the flags around it: flags are trusted as mines).
-
-A constraint touches at most 8 cells, so constraints are stored as a dense ``(m, 8)`` int32 array
-of cell ids, ascending, padded with -1. That layout is cheap to build with numpy, cheap to hand
-to numba, and makes identical constraints (two numbers seeing the same cells) easy to merge.
-
-Cells that no number touches are "unconstrained": the enumeration never branches on them, they
-only enter through the global mine count (see ``players.solver.weighting``).
+Every later stage works on a ``ConstraintSystem``: 0/1 unknowns (covered, unflagged cells next to
+a revealed number) and one equation per number ("these cells hold exactly ``rhs`` mines"), rows
+stored as a dense ``(m, 8)`` array of cell ids, -1 padded. Cells no number touches are
+"unconstrained": they enter only through the global mine count.
 """
 
 from __future__ import annotations
@@ -103,11 +96,6 @@ class Frontier:
     @property
     def n_unconstrained(self) -> int:
         return int(self.unconstrained.shape[0])
-
-    @property
-    def n_covered(self) -> int:
-        """Covered unflagged cells: the frontier plus the unconstrained cells."""
-        return self.system.n_cells + self.n_unconstrained
 
 
 def check_grid(grid: np.ndarray) -> np.ndarray:

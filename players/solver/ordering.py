@@ -1,16 +1,7 @@
 """Search variables for enumeration: equivalent cells merged into groups, groups put in order.
 
-Two cells with exactly the same set of rows are interchangeable in every solution, so the search
-treats them as one variable of capacity ``s`` (how many of the ``s`` cells are mines) and counts
-``C(s, m)`` solutions per choice: fewer branches, same exact counts. In the interior of an
-opening's edge most groups are single cells, but corners, dead ends and cells behind a 2x2 block
-of numbers merge often.
-
-The order of the variables decides how early a row is fully assigned and checked, so it decides
-the size of the search tree. ``_order`` sweeps the constraint graph from a pseudo-peripheral
-group, each step taking the group most tied to the rows already opened: along a long frontier it
-walks from one end to the other and keeps only a narrow band of rows open, like a path
-decomposition.
+Cells with exactly the same rows are one variable (how many of its cells are mines); the order
+sweeps the constraint graph from a pseudo-peripheral group so that few rows are open at a time.
 """
 
 from __future__ import annotations

@@ -1,18 +1,7 @@
-"""Exact deduction: trivial single-constraint rules and bound rules on the reduced row echelon form.
+"""Exact deduction: the trivial single-row rules, and bound rules on the reduced row echelon form.
 
-Why exact arithmetic: a bound rule fires when a row's positive (or negative) coefficients sum to
-*exactly* its right-hand side. With floats, ``1/3 + 1/3 + 1/3`` against ``1`` needs a tolerance,
-and a tolerance can fire on a near miss and call a mine safe. The elimination here is
-fraction-free (integer row operations, each row divided by the gcd of its entries after every
-step), so rows are integer multiples of the rational RREF rows and every comparison is exact.
-
-The compiled kernel works in int64 and reports when an operand grows past 2**30 (so that no
-product can overflow); the same source then reruns as plain Python on object arrays of Python
-integers (``_rref_inplace.py_func``), which cannot overflow. On Minesweeper matrices (0/1 rows of
-at most 8 ones) entries stay tiny and the fallback is for absurd inputs only.
-
-Deduction is sound and incomplete: every cell it reports is safe (or a mine) in every solution of
-the equations, but it may miss cells that only enumeration proves (see ``enumeration``).
+Fraction-free integer elimination, so that a bound rule's "sums to exactly the right-hand side"
+is an exact comparison (docs/solver.md). Sound and incomplete: enumeration may prove more.
 """
 
 from __future__ import annotations

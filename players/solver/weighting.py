@@ -1,29 +1,8 @@
 """Combine component counts into exact mine probabilities, weighted by the global mine count.
 
-Model: every layout of the ``M`` unflagged mines consistent with the numbers is equally likely. A
-choice of solutions for the components with ``k`` frontier mines in total extends to
-``C(U, M - k)`` layouts, ``U`` being the unconstrained cells. So with ``T_c`` the count vectors of
-the components (``T_c[j]`` = solutions of component ``c`` with ``j`` mines):
-
-    Z = sum_k (T_1 * T_2 * ... * T_n)[k] W(k),      W(k) = C(U, M - k)  (0 <= M - k <= U, else 0)
-
-where ``*`` is convolution (polynomial product) over mine counts: the cross product of component
-solutions is never enumerated. ``P(cell j of c is a mine) = sum_i N_c[i, j] R_c[i] / Z`` with
-``R_c[i] = sum_k' (product of the other components)[k'] W(i + k')``, and the unconstrained cells
-share the expected remaining mines: ``E[M - k] / U``. The "unweighted" mode (plain solution
-counts, as the published full-enumeration solver does) is the same with ``W(k) = 1`` whenever
-``M - k`` fits in ``0..U`` and 0 otherwise.
-
-Precision: on a 30x16 board ``C(U, M - k)`` ranges over dozens of orders of magnitude and the
-products of counts reach 1e60 and more, beyond float64 and beyond int64 on bigger boards. All
-combination therefore happens in log space: each convolution output is a log-sum-exp taken
-relative to its own maximum, so no term overflows and no term that matters underflows (a term is
-lost only when it is below 1e-308 of the largest term of its own sum). The weights come from one
-``lgamma`` anchor plus a running sum of ``log((U - r) / (r + 1))``, so their relative error is
-about 1e-16 per step whatever the size of ``U``. Probabilities end up with relative error around
-1e-13 on expert boards. Zero weights stay exactly ``-inf``, so which mine counts are feasible is
-decided exactly, and certainty ("safe in every weighted layout") comes from the exact support of
-the counts, never from comparing floats to 0 or 1.
+A choice of component solutions with ``k`` frontier mines extends to ``C(U, M - k)`` layouts (``U``
+unconstrained cells, ``M`` mines left); the components' count vectors are convolved in log space
+so that nothing overflows (docs/solver.md). The unweighted mode counts frontier solutions alike.
 """
 
 from __future__ import annotations

@@ -26,7 +26,8 @@ from arena.replay import ReplayGame, ReplayMove
 from arena.result import GameResult, Outcome
 from arena.runner import play_game
 from engine import Action, BoardSpec, FirstClick, Game, Observation
-from players import Player, Registry
+from players import Player
+from players.registry import Registry
 
 #: A plugin file with a player that plays like ``random`` but raises KeyboardInterrupt (a Ctrl-C) when it is
 #: reset for the board named in ARENA_TEST_INTERRUPT="SEED:BOARD". A player does not know its board index, but
@@ -34,7 +35,7 @@ from players import Player, Registry
 INTERRUPTER_SOURCE = """
 import os
 
-from engine import player_generator
+from engine.layout import player_generator
 from players import hookimpl
 from players.builtin.random_player import RandomPlayer
 

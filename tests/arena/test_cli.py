@@ -17,7 +17,7 @@ from typer.testing import Result
 from arena.runner import play_game
 from arena.store import Store
 from engine import EXPERT, BoardSpec, FirstClick, Game
-from players import Registry
+from players.registry import Registry
 
 Cli = Callable[..., Result]
 PLAYERS = "random,max-single-constraint,mean-constraint"

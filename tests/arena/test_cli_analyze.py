@@ -10,7 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
-from engine import COVERED, FLAGGED, parse_position
+from engine import COVERED, FLAGGED
+from engine.layout import parse_position
 
 runner = CliRunner()
 

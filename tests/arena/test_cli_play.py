@@ -22,7 +22,7 @@ from typer.testing import Result
 
 from arena.runner import play_game
 from engine import BoardSpec, FirstClick
-from players import Registry
+from players.registry import Registry
 
 Cli = Callable[..., Result]
 ROOT = Path(__file__).resolve().parents[2]

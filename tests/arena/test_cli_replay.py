@@ -24,7 +24,7 @@ from arena.cli.render import board_text
 from arena.records import load_replay
 from arena.replay import first_divergence
 from arena.store import Store
-from engine import format_position
+from engine.layout import format_position
 
 A = "random[random_first_click=true]"
 B = "max-single-constraint"

@@ -22,7 +22,7 @@ from arena.isolation import Isolation
 from arena.store import Store
 from arena.tournament import run_tournament
 from engine import BEGINNER, FirstClick
-from players import Registry
+from players.registry import Registry
 
 needs_dask = pytest.mark.skipif(not dask_available(), reason="dask is not installed: pip install -e '.[dask]'")
 TIMINGS = ("cpu_ms", "wall_ms")

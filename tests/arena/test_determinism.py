@@ -20,7 +20,7 @@ from arena.config import PlayerRef, TournamentConfig
 from arena.store import Store
 from arena.tournament import TournamentSummary, run_tournament
 from engine import BEGINNER, FirstClick
-from players import Registry
+from players.registry import Registry
 
 TIMINGS = ("cpu_ms", "wall_ms")
 GAMES = 48

@@ -25,7 +25,7 @@ from arena.result import FAILURES, GameResult, Outcome
 from arena.runner import TrustedAgent, play_game
 from arena.store import Store
 from engine import BEGINNER, FirstClick
-from players import Registry
+from players.registry import Registry
 
 Cli = Callable[..., Result]
 LIMITS = Limits(move_time=5.0, game_time=30.0, grace=0.5, startup_time=120)

@@ -27,7 +27,7 @@ from arena.runner import play_game
 from arena.store import Store
 from arena.tournament import run_tournament
 from engine import BEGINNER, EXPERT, BoardSpec, FirstClick
-from players import Registry
+from players.registry import Registry
 
 ROOT = Path(__file__).parents[2]
 STANDALONE = (sys.executable, str(ROOT / "examples" / "standalone_bot.py"))

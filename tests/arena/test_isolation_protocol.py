@@ -11,8 +11,8 @@ import pytest
 from arena.isolation import PROTOCOL_VERSION, BotReportedError, EngineBot, Limits, ProtocolError
 from arena.isolation import protocol as proto
 from arena.isolation.settings import EngineBotError
-from engine import EXPERT, Action, ActionKind, BoardSpec, FirstClick, Game, InvalidActionError, player_generator
-from engine.layout import player_seed
+from engine import EXPERT, Action, ActionKind, BoardSpec, FirstClick, Game, InvalidActionError
+from engine.layout import player_generator, player_seed
 
 # -- the grid -----------------------------------------------------------------------------------------------------
 

@@ -26,8 +26,9 @@ from arena.runner import empty_record, play_game
 from arena.store import Store, StoreError
 from arena.tournament import run_tournament
 from engine import BEGINNER, EXPERT, INTERMEDIATE, Action, BoardSpec, FirstClick, Game
-from players import Player, Registry
+from players import Player
 from players.builtin import BUILTIN_PLAYERS
+from players.registry import Registry
 
 ROOT = Path(__file__).parents[2]
 BUILTIN = tuple(sorted(cls.name for cls in BUILTIN_PLAYERS))

@@ -24,7 +24,8 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.replay import ReplayGame, ReplayMove, build_replay_html, first_divergence, replay
-from engine import BEGINNER, COVERED, EXPERT, FLAGGED, INTERMEDIATE, Action, format_position
+from engine import BEGINNER, COVERED, EXPERT, FLAGGED, INTERMEDIATE, Action
+from engine.layout import format_position
 from players.solver import analyze
 
 #: The browser: Debian's package puts it here; ARENA_TEST_CHROMIUM names another.

@@ -25,7 +25,8 @@ from arena.replay import (
 )
 from arena.replay.page import ALPHABET
 from arena.result import Outcome
-from engine import BEGINNER, COVERED, EXPERT, FLAGGED, INTERMEDIATE, Action, BoardSpec, FirstClick, format_position
+from engine import BEGINNER, COVERED, EXPERT, FLAGGED, INTERMEDIATE, Action, BoardSpec, FirstClick
+from engine.layout import format_position
 from players import Player
 from players.solver import analyze
 

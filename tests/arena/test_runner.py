@@ -12,7 +12,8 @@ import pytest
 from arena.result import GameResult, Outcome
 from arena.runner import default_move_limit, play_game
 from engine import FLAGGED, Action, ActionKind, BoardSpec, FirstClick, Game, Observation
-from players import Player, Registry
+from players import Player
+from players.registry import Registry
 
 SPEC = BoardSpec(6, 6, 5)
 SEED = 11

@@ -18,7 +18,7 @@ from arena.isolation.remote import RemoteAgent, host_command
 from arena.result import Outcome
 from arena.runner import play_game
 from engine import BEGINNER, Action, ActionKind, BoardSpec, FirstClick, Game, InvalidActionError
-from players import Registry
+from players.registry import Registry
 
 pytestmark = pytest.mark.skipif(not shm.supported(), reason="the channel needs Linux on x86-64")
 

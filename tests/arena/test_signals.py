@@ -33,7 +33,7 @@ from arena.isolation import Isolation
 from arena.store import Store
 from arena.tournament import WorkerCrashError, run_tournament
 from engine import BEGINNER, EXPERT, FirstClick
-from players import Registry
+from players.registry import Registry
 
 SEED = 20261122
 GAMES = 4000  # expert `random`: a few seconds with 2 workers
@@ -371,7 +371,7 @@ CRASHER = """
 import os
 import signal
 
-from engine import player_generator
+from engine.layout import player_generator
 from players import hookimpl
 from players.builtin.random_player import RandomPlayer
 

@@ -12,8 +12,10 @@ from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import Isolation
 from arena.store import Store
 from arena.tournament import TournamentInterrupted, pending_work, plan_workers, run_tournament
-from engine import BEGINNER, BoardSpec, FirstClick, draw_layout
-from players import PlayerOptionsError, Registry, UnknownPlayerError
+from engine import BEGINNER, BoardSpec, FirstClick
+from engine.layout import draw_layout
+from players.api import PlayerOptionsError
+from players.registry import Registry, UnknownPlayerError
 
 SMALL = BoardSpec(6, 6, 5)
 TIMINGS = ("cpu_ms", "wall_ms")

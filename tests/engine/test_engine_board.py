@@ -4,21 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine import (
-    BEGINNER,
-    EXPERT,
-    INTERMEDIATE,
-    PRESETS,
-    BoardConfigError,
-    BoardSpec,
-    EngineError,
-    FirstClick,
-    Game,
-    draw_layout,
-    parse_cell,
-    resolve_board,
-)
-from engine.board import MAX_CELLS, MAX_SIDE
+from engine import BEGINNER, EXPERT, INTERMEDIATE, PRESETS, BoardConfigError, BoardSpec, EngineError, FirstClick, Game
+from engine.board import MAX_CELLS, MAX_SIDE, parse_cell, resolve_board
+from engine.layout import draw_layout
 
 # -- presets -------------------------------------------------------------------------------
 

@@ -23,9 +23,8 @@ from engine import (
     IllegalActionError,
     InvalidActionError,
     Observation,
-    format_position,
-    parse_layout,
 )
+from engine.layout import format_position, parse_layout
 
 C, F = int(COVERED), int(FLAGGED)
 

@@ -17,15 +17,17 @@ from engine import (
     Game,
     GameStatus,
     LayoutFormatError,
+)
+from engine.layout import (
     board_permutation,
     draw_layout,
     format_layout,
     format_position,
+    mines_from_permutation,
     parse_layout,
     parse_position,
     player_generator,
 )
-from engine.layout import mines_from_permutation
 
 SEEDS = range(40)
 

@@ -14,16 +14,8 @@ import numpy as np
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from engine import (
-    COVERED,
-    FLAGGED,
-    MINE,
-    BoardSpec,
-    FirstClick,
-    Game,
-    GameStatus,
-    draw_layout,
-)
+from engine import COVERED, FLAGGED, MINE, BoardSpec, FirstClick, Game, GameStatus
+from engine.layout import draw_layout
 
 PROPERTY_SETTINGS = settings(
     max_examples=100, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow]

@@ -10,8 +10,8 @@ import pytest
 
 from arena.result import Outcome
 from arena.runner import play_game
-from engine import BEGINNER, EXPERT, INTERMEDIATE, Action, ActionKind, BoardSpec, FirstClick, Game, parse_position
-from players import Registry
+from engine import BEGINNER, EXPERT, INTERMEDIATE, Action, ActionKind, BoardSpec, FirstClick, Game
+from engine.layout import parse_position
 from players.api import PlayerOptionsError
 from players.builtin.apex import ApexPlayer
 from players.builtin.apex.outlook import Outlook
@@ -22,6 +22,7 @@ from players.builtin.apex.player import (
     DECIDED_LOOKAHEAD,
     DECIDED_SAFEST,
 )
+from players.registry import Registry
 from players.solver import analyze
 
 
@@ -46,11 +47,22 @@ def test_registered_as_builtin() -> None:
 
 @pytest.mark.parametrize(
     "options",
-    [{"tolerance": -0.1}, {"tolerance": 1.5}, {"max_candidates": 0}, {"endgame_layouts": -1}, {"bogus": 1}],
+    [{"deep": -1}, {"deep": "lots"}, {"endgame_layouts": -1}, {"endgame_effort": 0}, {"bogus": 1}],
 )
 def test_options_are_validated(options: dict[str, object]) -> None:
     with pytest.raises(PlayerOptionsError):
         ApexPlayer(options)
+
+
+@pytest.mark.parametrize(
+    "option",
+    ["lookahead", "tolerance", "fifty_fifty", "pseudo_fifty", "fifty_influence", "blended_safety", "opening_cell"],
+)
+def test_research_options_are_gone_with_a_clear_error(option: str) -> None:
+    # Measured ablations and refinements left out of the player (docs/experiments.md): refused,
+    # by name, in one line.
+    with pytest.raises(PlayerOptionsError, match=f"^player 'apex': {option}: Extra inputs are not permitted$"):
+        ApexPlayer({option: 1})
 
 
 def test_first_click_follows_the_rule() -> None:
@@ -123,21 +135,29 @@ def test_unavoidable_pair_is_found_and_guessed() -> None:
     assert unavoidable_pair(Outlook(grid, 1, analyze(grid, 1))) is None
 
 
+ENDGAME_POSITION = "001##\n002##\n123##\n#####"  # 5 mines, few layouts, no 50/50 pair
+LOOKAHEAD_POSITION = "00000\n11111\n##3##\n#####"  # 5 mines, several near-safest cells
+
+
 @pytest.mark.parametrize(
-    ("options", "decided_by"),
+    ("text", "mines", "options", "decided_by", "cell"),
     [
-        ({}, DECIDED_FIFTY),
-        ({"fifty_fifty": False}, DECIDED_ENDGAME),
-        # A search past its work budget gives up: the lookahead decides, and says so.
-        ({"fifty_fifty": False, "endgame_effort": 1}, DECIDED_LOOKAHEAD),
-        ({"fifty_fifty": False, "endgame_layouts": 0}, DECIDED_LOOKAHEAD),
-        ({"fifty_fifty": False, "endgame_layouts": 0, "lookahead": False}, DECIDED_SAFEST),
+        ("001#\n001#", 1, {}, DECIDED_FIFTY, (0, 3)),
+        (ENDGAME_POSITION, 5, {}, DECIDED_ENDGAME, (3, 3)),
+        # A search past its work budget gives up: the heuristics decide, and say so.
+        (ENDGAME_POSITION, 5, {"endgame_effort": 1}, DECIDED_SAFEST, (3, 3)),
+        (ENDGAME_POSITION, 5, {"endgame_layouts": 0}, DECIDED_SAFEST, (3, 3)),
+        (LOOKAHEAD_POSITION, 5, {}, DECIDED_ENDGAME, (2, 0)),
+        (LOOKAHEAD_POSITION, 5, {"endgame_layouts": 0}, DECIDED_LOOKAHEAD, (2, 0)),
+        (LOOKAHEAD_POSITION, 5, {"endgame_layouts": 0, "deep": 0}, DECIDED_LOOKAHEAD, (2, 0)),
     ],
 )
-def test_decided_by_names_the_part_that_chose_the_guess(options: dict[str, object], decided_by: str) -> None:
+def test_decided_by_names_the_part_that_chose_the_guess(
+    text: str, mines: int, options: dict[str, object], decided_by: str, cell: tuple[int, int]
+) -> None:
     player = _player(**options)
     assert player.decided_by is None
-    assert player.play(_observation("001#\n001#", 1)) == [Action.reveal(0, 3, guess=True)]
+    assert player.play(_observation(text, mines))[-1] == Action.reveal(*cell, guess=True)
     assert player.decided_by == decided_by
 
 
@@ -190,12 +210,11 @@ def test_never_illegal_over_many_games(spec: BoardSpec, rule: FirstClick, games:
 
 def test_every_option_variant_plays_legally() -> None:
     variants = [
-        {"lookahead": False},
         {"endgame_layouts": 0},
-        {"fifty_fifty": False, "avoid_dead": False},
-        {"progress_weight": 0.0, "tolerance": 0.3, "off_frontier": 0},
+        {"deep": 0},
         {"endgame_layouts": 2000, "endgame_effort": 50},
         {"deep": 2, "endgame_layouts": 0},
+        {"parallel": True, "parallel_threshold": 1},
     ]
     for options in variants:
         player = ApexPlayer(options)

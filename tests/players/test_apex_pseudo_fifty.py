@@ -10,6 +10,7 @@ number of the position.
 from __future__ import annotations
 
 import numpy as np
+from bruteforce import layouts, numbers
 
 from engine import COVERED, Action, BoardSpec, FirstClick, Game, Observation
 from players.builtin.apex import ApexPlayer
@@ -18,7 +19,6 @@ from players.builtin.apex.patterns import pseudo_fifty, unavoidable_pair
 from players.builtin.apex.player import DECIDED_PSEUDO_FIFTY
 from players.rules import certain_actions
 from players.solver import analyze
-from players.solver.bruteforce import layouts, numbers
 
 
 def swapped_partner_exists(tile: int, mined: frozenset[int], all_layouts: set[frozenset[int]], h: int, w: int) -> bool:

@@ -12,12 +12,12 @@ import math
 
 import numpy as np
 import pytest
+from bruteforce import win_probability
 
-from engine import COVERED, FLAGGED, BoardSpec, FirstClick, Game
-from players.builtin.apex.endgame import Endgame, enumerate_layouts, isolated_layouts, solve_endgame
+from engine import BoardSpec, FirstClick, Game
+from players.builtin.apex.endgame import Endgame, enumerate_layouts, solve_endgame
 from players.builtin.apex.outlook import Outlook
 from players.solver import InconsistentPositionError, analyze
-from players.solver.bruteforce import win_probability
 
 
 def _positions(spec: BoardSpec, count: int, seed: int) -> list[tuple[np.ndarray, int]]:
@@ -126,55 +126,3 @@ def test_pruned_best_secondary_equals_the_full_maximum() -> None:
         outlook = Outlook(grid, mines, analyze(grid, mines))
         full = max(outlook.summary(*cell).secondary for cell in player.candidates(outlook))
         assert player._best_secondary(outlook) == pytest.approx(full, abs=1e-12)
-
-
-def test_guess_values_match_brute_force() -> None:
-    checked = 0
-    for grid, mines in _positions(BoardSpec(4, 5, 5), 30, 3):
-        outlook = Outlook(grid, mines, analyze(grid, mines))
-        cells, layouts = enumerate_layouts(outlook, 10_000)
-        if not 3 <= layouts.shape[0] <= 40:
-            continue
-        search = Endgame(outlook, layouts, cells, budget=1_000_000)
-        values = search.guess_values()
-        width = grid.shape[1]
-        safe_somewhere = {int(c) for c, mined in zip(cells, layouts.all(axis=0), strict=True) if not mined}
-        assert set(values) == safe_somewhere
-        for cell, value in values.items():
-            assert value == pytest.approx(win_probability(grid, mines, first=divmod(cell, width)), abs=1e-12)
-        _, best = Endgame(outlook, layouts, cells, budget=1_000_000).best()
-        assert max(values.values()) == pytest.approx(best, abs=1e-12)
-        checked += 1
-    assert checked >= 3
-
-
-def test_isolated_layouts_are_the_game_inside_the_component() -> None:
-    """An isolated component's exact value does not depend on the rest of the board: it equals
-    the brute-force value of the board where everything outside it is revealed or flagged."""
-    checked = 0
-    for index in range(300):
-        game = Game(BoardSpec(5, 6, 8), FirstClick.SAFE, seed=11, index=index)
-        game.reveal(0, 0)
-        while not game.over and checked < 6:
-            grid = game.grid.copy()
-            analysis = analyze(grid, 8)
-            if analysis.safe:
-                game.reveal(*analysis.safe[0])
-                continue
-            outlook = Outlook(grid, 8, analysis)
-            for k in range(len(outlook.components)):
-                found = isolated_layouts(outlook, k, 1000)
-                if found is None or found[1].shape[0] < 2:
-                    continue
-                cells, layouts = found
-                # Everything outside the component settled as it truly is.
-                layout = game.mine_layout()
-                settled = np.where(layout, FLAGGED, game.numbers()).astype(grid.dtype)
-                settled.reshape(-1)[cells] = COVERED
-                _, value = Endgame(Outlook(settled, 8, analyze(settled, 8)), layouts, cells, 10**6).best()
-                assert value == pytest.approx(win_probability(settled, 8), abs=1e-12)
-                checked += 1
-            game.reveal(*analysis.ranked()[0][1])
-        if checked >= 6:
-            return
-    pytest.fail(f"only {checked} isolated components found")

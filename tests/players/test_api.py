@@ -11,7 +11,8 @@ from pydantic import BaseModel
 from arena.result import Outcome
 from arena.runner import play_game
 from engine import BEGINNER, COVERED, Action, BoardSpec, FirstClick, Observation
-from players import NAME_PATTERN, Player, PlayerError, PlayerOptionsError, corner_first_click
+from players import Player
+from players.api import NAME_PATTERN, PlayerError, PlayerOptionsError, corner_first_click
 from players.builtin import RandomPlayer
 
 

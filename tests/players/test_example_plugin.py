@@ -27,7 +27,8 @@ import pytest
 from arena.result import Outcome
 from arena.runner import play_game
 from engine import BEGINNER, FirstClick
-from players import Player, Registry
+from players import Player
+from players.registry import Registry
 
 needs_pip = pytest.mark.skipif(
     os.environ.get("ARENA_SKIP_PIP_TESTS", "") not in ("", "0"),

@@ -8,19 +8,8 @@ import pytest
 
 from arena.result import Outcome
 from arena.runner import play_game
-from engine import (
-    BEGINNER,
-    COVERED,
-    FLAGGED,
-    Action,
-    ActionKind,
-    BoardSpec,
-    FirstClick,
-    Game,
-    Observation,
-    parse_position,
-    player_generator,
-)
+from engine import BEGINNER, COVERED, FLAGGED, Action, ActionKind, BoardSpec, FirstClick, Game, Observation
+from engine.layout import parse_position, player_generator
 from players.builtin import RandomPlayer
 from players.rules import certain_actions, single_cell_deductions
 

@@ -19,20 +19,11 @@ from typer.testing import CliRunner
 
 import players.builtin
 from arena.cli import app
-from players import (
-    NAME_PATTERN,
-    DuplicatePlayerError,
-    Player,
-    PlayerError,
-    PlayerOptionsError,
-    PluginFailure,
-    PluginNotFoundError,
-    Registry,
-    UnknownPlayerError,
-    hookimpl,
-)
+from players import Player, hookimpl
+from players.api import NAME_PATTERN, PlayerError, PlayerOptionsError
 from players.builtin import MaxSingleConstraintPlayer, MeanConstraintPlayer, RandomPlayer
 from players.hookspecs import PROJECT
+from players.registry import DuplicatePlayerError, PluginFailure, PluginNotFoundError, Registry, UnknownPlayerError
 
 OneErrorLine = Callable[..., str]
 
@@ -348,7 +339,7 @@ def test_importing_the_cli_and_building_a_registry_imports_no_player(tmp_path: P
         """
         import sys
         import arena.cli
-        from players import Registry
+        from players.registry import Registry
         Registry()
         print(sorted(m for m in sys.modules if m.startswith("players.builtin")))
         """

@@ -6,20 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine import (
-    COVERED,
-    EXPERT,
-    FLAGGED,
-    Action,
-    ActionKind,
-    BoardSpec,
-    FirstClick,
-    Game,
-    Observation,
-    parse_position,
-    player_generator,
-)
-from players import PlayerOptionsError
+from engine import COVERED, EXPERT, FLAGGED, Action, ActionKind, BoardSpec, FirstClick, Game, Observation
+from engine.layout import parse_position, player_generator
+from players.api import PlayerOptionsError
 from players.builtin import MaxSingleConstraintPlayer, MeanConstraintPlayer, RandomPlayer
 from players.builtin.single_constraint import constraint_estimates
 from players.rules import subset_closure

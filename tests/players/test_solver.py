@@ -1,7 +1,7 @@
 """The solver library against brute force on realistic positions, plus its edge cases.
 
 Positions come from real games on small boards: a first click, a few random safe reveals using
-the hidden layout, some correct flags. Brute force (``players.solver.bruteforce``) lists every
+the hidden layout, some correct flags. Brute force (``tests/bruteforce.py``) lists every
 layout with Python integers, so the comparison is with exact fractions.
 """
 
@@ -13,8 +13,10 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from bruteforce import BruteForce, brute_force
 
-from engine import COVERED, EXPERT, BoardSpec, Game, parse_position
+from engine import COVERED, EXPERT, BoardSpec, Game
+from engine.layout import parse_position
 from players.solver import (
     Analysis,
     InconsistentPositionError,
@@ -28,7 +30,6 @@ from players.solver import (
     split_components,
     weigh,
 )
-from players.solver.bruteforce import BruteForce, brute_force
 from players.solver.rref import _rref_inplace
 
 BOARDS = [(4, 4, 3), (5, 5, 4), (5, 5, 6), (4, 6, 5), (6, 6, 7), (5, 6, 8), (3, 7, 4)]

@@ -18,10 +18,21 @@ from hypothesis import strategies as st
 
 from arena.runner import play_game
 from engine import BEGINNER, COVERED, EXPERT, FLAGGED, INTERMEDIATE, Action, FirstClick, Observation
-from players.builtin.enumeration_player import EnumerationPlayer, _candidates, _rules, position_preference
-from players.rules import certain_actions
+from players.builtin.common import guess_candidates
+from players.builtin.enumeration_player import EnumerationPlayer
+from players.rules import certain_actions, certain_cells
 from players.solver import analyze
 from players.solver.analysis import analyze_general
+
+
+def position_preference(cells: list[tuple[int, int]], height: int, width: int) -> list[tuple[int, int]]:
+    """The corners among ``cells`` if any, else the edge cells, else all of them."""
+    corners = [(r, c) for r, c in cells if r in (0, height - 1) and c in (0, width - 1)]
+    if corners:
+        return corners
+    edges = [(r, c) for r, c in cells if r in (0, height - 1) or c in (0, width - 1)]
+    return edges or cells
+
 
 SETTINGS = settings(
     max_examples=int(os.environ.get("SOLVER_EXAMPLES", "150")),
@@ -81,7 +92,7 @@ def grids(draw: st.DrawFn) -> np.ndarray:
 @given(grids())
 def test_rules_match_certain_actions(grid: np.ndarray) -> None:
     observation = Observation(grid, int((grid == FLAGGED).sum()) + 3, FirstClick.SAFE, 0, 0)
-    first_move, safe, mines = _rules(grid)
+    first_move, safe, mines = certain_cells(grid)
     assert first_move == observation.first_move
     if not first_move:
         actions = [Action.reveal(r, c) for r, c in zip(*safe.tolist(), strict=True)]
@@ -107,7 +118,7 @@ def test_guess_shortlist_matches_the_python_loops(grid: np.ndarray, extra_mines:
         expected = position_preference(unconstrained, height, width)
     else:
         expected = [cell for cell in frontier if p[cell] == best]
-    got = _candidates(
+    got = guess_candidates(
         p.reshape(-1),
         result.frontier.system.cells,
         result.frontier.unconstrained,
@@ -140,20 +151,18 @@ def test_games_are_move_for_move_those_of_the_reference(spec, rule: FirstClick, 
 
 
 def test_the_rust_threshold_sends_ties_and_denser_frontiers_away() -> None:
-    from players.builtin.enumeration_player import _candidates
-
     probabilities = np.full(9, np.nan)
     probabilities[[1, 3]] = 0.25  # the frontier
     frontier = np.array([1, 3], dtype=np.int64)
     unconstrained = np.array([0, 4, 8], dtype=np.int64)  # corners 0 and 8, centre 4
-    assert list(_candidates(probabilities, frontier, unconstrained, 0.25, 3, 3, False)) == [1, 3]
-    assert list(_candidates(probabilities, frontier, unconstrained, 0.25, 3, 3, True)) == [0, 8]
-    assert list(_candidates(probabilities, frontier, unconstrained, 0.30, 3, 3, True)) == [1, 3]
+    assert list(guess_candidates(probabilities, frontier, unconstrained, 0.25, 3, 3, False)) == [1, 3]
+    assert list(guess_candidates(probabilities, frontier, unconstrained, 0.25, 3, 3, True)) == [0, 8]
+    assert list(guess_candidates(probabilities, frontier, unconstrained, 0.30, 3, 3, True)) == [1, 3]
 
 
 def test_the_density_threshold_is_a_validated_option() -> None:
-    from players import Registry
     from players.api import PlayerError
+    from players.registry import Registry
 
     player = Registry(entry_points=False).create("enumeration", {"interior": "density"})
     assert player.options.interior == "density"
@@ -162,7 +171,7 @@ def test_the_density_threshold_is_a_validated_option() -> None:
 
 
 def test_the_rust_counting_plays_whole_games_the_same_way_twice() -> None:
-    from players import Registry
+    from players.registry import Registry
 
     registry = Registry(entry_points=False)
     runs = []

@@ -20,7 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import COVERED, EXPERT, FLAGGED, Game, parse_position
+from engine import COVERED, EXPERT, FLAGGED, Game
+from engine.layout import parse_position
 from players.solver import Analysis, SolverError, analyze
 from players.solver import analysis as analysis_module
 from players.solver.analysis import _analyze_fast, analyze_general

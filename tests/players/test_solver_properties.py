@@ -15,6 +15,7 @@ import os
 
 import numpy as np
 import pytest
+from bruteforce import brute_force
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -27,7 +28,6 @@ from players.solver import (
     extract_frontier,
     split_components,
 )
-from players.solver.bruteforce import brute_force
 
 SETTINGS = settings(
     max_examples=int(os.environ.get("SOLVER_EXAMPLES", "150")),

@@ -30,9 +30,8 @@ from numba import njit
 
 from engine import COVERED
 from players.builtin.apex.outlook import Outlook, neighbours
-from players.solver import ComponentCounts
 
-__all__ = ["Endgame", "EndgameBudgetExceeded", "enumerate_layouts", "isolated_layouts", "solve_endgame"]
+__all__ = ["Endgame", "EndgameBudgetExceeded", "enumerate_layouts", "solve_endgame"]
 
 
 class EndgameBudgetExceeded(Exception):
@@ -106,13 +105,12 @@ def _enumerate(
                 return found
 
 
-def _layouts_of(
-    comps: tuple[ComponentCounts, ...], extra: np.ndarray, mines: int, limit: int
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """Every assignment of ``mines`` mines to the cells of ``comps`` (their numbers met) and the
-    ``extra`` cells (unconstrained): (cells, layouts), or None past ``limit`` layouts."""
+def enumerate_layouts(outlook: Outlook, limit: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """All layouts of the unknown cells of ``outlook``'s position: (cells, layouts) with
+    ``layouts[i, j]`` 1 when board cell ``cells[j]`` is a mine in layout ``i``; None past ``limit``."""
+    comps = outlook.components
     cells = [comp.cells for comp in comps]
-    cells.append(extra)
+    cells.append(np.flatnonzero(outlook.unconstrained))
     var_cells = np.concatenate(cells).astype(np.int64)
     n = var_cells.shape[0]
     rows: list[list[int]] = []
@@ -134,36 +132,11 @@ def _layouts_of(
     var_rows = np.array([r for p in per_var for r in p], dtype=np.int64)
     free = np.array([len(ids) for ids in rows], dtype=np.int64)
     out = np.zeros((limit, max(n, 1)), dtype=np.uint8)
+    mines = outlook.mines_left
     found = _enumerate(n, var_rows, var_ptr, np.array(need, dtype=np.int64), free, mines, limit, out)
     if found < 0:
         return None
     return var_cells, out[:found, :n].astype(bool)
-
-
-def enumerate_layouts(outlook: Outlook, limit: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """All layouts of the unknown cells of ``outlook``'s position: (cells, layouts) with
-    ``layouts[i, j]`` 1 when board cell ``cells[j]`` is a mine in layout ``i``; None past ``limit``."""
-    return _layouts_of(outlook.components, np.flatnonzero(outlook.unconstrained), outlook.mines_left, limit)
-
-
-def isolated_layouts(outlook: Outlook, component: int, limit: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """The layouts of one component when it is a game of its own: every neighbour of its cells is
-    revealed, a known mine or one of its cells (so no reveal elsewhere tells anything about it, nor
-    a reveal in it about the rest) and all its solutions hold the same number of mines (so the
-    mine count couples it to nothing). Then its layouts are equally likely whatever the rest of
-    the board holds, and ``Endgame`` over them is the exact game inside it. (cells, layouts) as
-    ``enumerate_layouts``; None when the component is not isolated or has more than ``limit``."""
-    comp = outlook.components[component]
-    counts = np.flatnonzero(np.asarray(comp.totals) > 0)
-    if counts.shape[0] != 1:
-        return None
-    flat = outlook.grid.reshape(-1)
-    inside = set(int(c) for c in comp.cells)
-    for c in inside:
-        for x in neighbours(c, outlook.height, outlook.width):
-            if x not in inside and flat[x] < 0 and not outlook.constant_mine[x]:
-                return None
-    return _layouts_of((comp,), np.zeros(0, dtype=np.int64), int(counts[0]), limit)
 
 
 @njit(cache=True)
@@ -344,31 +317,6 @@ class Endgame:
             mines = self.layouts.sum(axis=0)
             cell = int(np.flatnonzero(mines < count)[0])
         return int(self.cells[cell]), value
-
-    def guess_values(self) -> dict[int, float]:
-        """Per board cell that is safe in some layout: the probability of winning when it is
-        revealed now and every later click is the best (``best`` gives the largest of these, or
-        the value of a free reveal it would make first). One memo serves every cell; the budget
-        bounds the work of all of them together."""
-        count = self.layouts.shape[0]
-        key1, key2, table, counter = self._tables()
-        values: dict[int, float] = {}
-        for j in range(self.layouts.shape[1]):
-            safe = np.flatnonzero(self.layouts[:, j] == 0)
-            if safe.shape[0] == 0:
-                continue
-            shown = self.numbers[safe, j]
-            total = 0.0
-            for v in np.unique(shown):
-                part = safe[shown == v].astype(np.int64)
-                r, _ = _search(part, self.layouts, self.numbers, key1, key2, *table, counter, self.budget)
-                if r < 0.0:
-                    self.effort = int(counter[0])
-                    raise EndgameBudgetExceeded
-                total += part.shape[0] / count * r
-            values[int(self.cells[j])] = total
-        self.effort = int(counter[0])
-        return values
 
 
 def solve_endgame(outlook: Outlook, max_layouts: int, budget: int) -> tuple[int, int, float] | None:

@@ -15,10 +15,6 @@ are reused and ``whatif.summarize`` recombines them under the global mine count 
 would, compiled, keeping only what the lookahead reads). The layouts of the new position are in
 one-to-one correspondence with the old layouts where ``c`` is safe and shows ``v``, so
 ``P(c safe and shows v) = exp(log_total' - log_total)`` exactly.
-
-``blended_summary`` scores the same what-ifs the way D. N. Hill's solvers do (the option
-``blended_safety``): a blend of the two safest living cells, and progress only beyond the cells the
-candidate's safety alone makes certain (``whatif.summarize_living``).
 """
 
 from __future__ import annotations
@@ -43,11 +39,6 @@ from players.solver import (
 __all__ = ["Outlook", "RevealOutcome", "neighbours"]
 
 Cell = tuple[int, int]
-
-#: Hill's blended safety weights the safest living cell 4 and the second 1 (his Java
-#: ``SolverSettings.weight1``/``weight2``; JSMinesweeper's ``(bestSafety1 * 4 + bestSafety2) / 5``).
-BLEND_BEST = 4
-BLEND_SECOND = 1
 
 
 def neighbours(flat: int, height: int, width: int) -> list[int]:
@@ -104,7 +95,6 @@ class Outlook:
     def __init__(self, grid: np.ndarray, mines: int, analysis: Analysis) -> None:
         self.grid = np.asarray(grid)
         self.height, self.width = self.grid.shape
-        self.analysis = analysis
         self.mines = int(mines)
         self.components: tuple[ComponentCounts, ...] = analysis.components
         n = self.height * self.width
@@ -128,8 +118,6 @@ class Outlook:
         self.log_weight = analysis.log_weight
         self._cache: dict[int, list[RevealOutcome]] = {}
         self._store = ComponentStore(self.components)
-        self._blended: dict[int, CellOutlook] = {}
-        self._open_around: np.ndarray | None = None
 
     # -- the what-if ----------------------------------------------------------------------
     def outcomes(self, row: int, col: int) -> list[RevealOutcome]:
@@ -138,7 +126,21 @@ class Outlook:
         cached = self._cache.get(cell)
         if cached is not None:
             return cached
-        base, variables, involved, rest, n_free = self._reveal_setup(cell)
+        # The mines around the cell already known, its unknown neighbours (the new number's
+        # cells), the components they (or the cell itself) touch, the other components, and the
+        # unconstrained cells left out of the new number.
+        around = neighbours(cell, self.height, self.width)
+        base = sum(1 for x in around if self.constant_mine[x])
+        variables = [x for x in around if self.comp_of[x] >= 0 or self.unconstrained[x]]
+        involved = sorted({int(self.comp_of[x]) for x in variables if self.comp_of[x] >= 0})
+        own = int(self.comp_of[cell])
+        if own >= 0 and own not in involved:
+            involved.append(own)
+            involved.sort()
+        rest = np.array([i for i in range(len(self.components)) if i not in involved], dtype=np.int64)
+        n_free = self.n_unconstrained - sum(1 for x in variables if self.unconstrained[x])
+        if self.unconstrained[cell]:
+            n_free -= 1
         out: list[RevealOutcome] = []
         try:
             frame = self._merge(involved, cell, variables)
@@ -152,118 +154,13 @@ class Outlook:
         self._cache[cell] = out
         return out
 
-    def _reveal_setup(self, cell: int) -> tuple[int, list[int], list[int], np.ndarray, int]:
-        """For a what-if reveal of ``cell``: the mines around it already known, its unknown
-        neighbours, the components its number (or the cell itself) touches, the other components,
-        and the unconstrained cells left out of the new number."""
-        around = neighbours(cell, self.height, self.width)
-        base = sum(1 for x in around if self.constant_mine[x])
-        variables = [x for x in around if self.comp_of[x] >= 0 or self.unconstrained[x]]
-        involved = sorted({int(self.comp_of[x]) for x in variables if self.comp_of[x] >= 0})
-        own = int(self.comp_of[cell])
-        if own >= 0 and own not in involved:
-            involved.append(own)
-            involved.sort()
-        rest = np.array([i for i in range(len(self.components)) if i not in involved], dtype=np.int64)
-        n_free = self.n_unconstrained - sum(1 for x in variables if self.unconstrained[x])
-        if self.unconstrained[cell]:
-            n_free -= 1
-        return base, variables, involved, rest, n_free
-
     def summary(self, row: int, col: int) -> CellOutlook:
+        """``outcomes`` summed up: what the lookahead scores a candidate by."""
         outs = self.outcomes(row, col)
         safety = sum(o.probability for o in outs)
         progress = sum(o.probability for o in outs if o.progress)
         secondary = sum(o.probability * o.best_safety for o in outs)
         return CellOutlook((row, col), safety, progress, secondary, len(outs))
-
-    def blended_summary(self, row: int, col: int) -> CellOutlook:
-        """``summary`` the way D. N. Hill's solvers score a guess (``secondarySafetyAnalysis`` in
-        JSMinesweeper's solver_main.js, ``SecondarySafetyEvaluator.doFullEvaluateTile`` in his Java
-        solver): ``secondary`` sums, over the numbers the cell could show, P(number) x the blended
-        next-click safety ``(4 x best + second) / 5`` of the two safest living cells then
-        (``summarize_living``); ``progress`` is P(the number makes more living cells certainly safe
-        than the cell's safety alone does), Hill's ``clears > linkedTilesCount``: the cells safe
-        whatever the number are those safe in every outcome.
-
-        Living: Hill's probability engine leaves out its dead tiles (lonely tiles, and tiles whose
-        neighbouring boxes hold the same number of mines in every layout); here a cell is dead when
-        its every neighbour is revealed, a known mine or the candidate itself (the lonely ones; the
-        second kind would need its own count per cell and position)."""
-        cell = row * self.width + col
-        cached = self._blended.get(cell)
-        if cached is not None:
-            return cached
-        base, variables, involved, rest, n_free = self._reveal_setup(cell)
-        results: list[tuple[float, float, np.ndarray, np.ndarray]] = []
-        try:
-            frame = self._merge(involved, cell, variables)
-        except InconsistentPositionError:
-            frame = None
-        if frame is not None:
-            dead = self._dead_after(cell, neighbours(cell, self.height, self.width))
-            dead_store = dead[self._store.cell_ids].astype(np.uint8)
-            dead_extra = dead[frame.cells].astype(np.uint8)
-            for v in range(base, base + len(variables) + 1):
-                got = self._evaluate_living(v - base, frame, rest, n_free, dead_store, dead_extra)
-                if got is not None:
-                    results.append(got)
-        safety = sum(r[0] for r in results)
-        secondary = sum(r[0] * r[1] for r in results)
-        progress = 0.0
-        if results:
-            linked_store = np.logical_and.reduce([r[2] for r in results])
-            linked_extra = np.logical_and.reduce([r[3] for r in results])
-            linked = int(linked_store.sum()) + int(linked_extra.sum())
-            progress = sum(r[0] for r in results if int(r[2].sum()) + int(r[3].sum()) > linked)
-        summary = CellOutlook((row, col), safety, progress, secondary, len(results))
-        self._blended[cell] = summary
-        return summary
-
-    def _dead_after(self, cell: int, around: list[int]) -> np.ndarray:
-        """Cells (flat) with no neighbour left that is covered, possibly safe and not ``cell``:
-        lonely once ``cell`` is revealed, their number known from the others."""
-        if self._open_around is None:
-            known = self.constant_mine | (self.covered & (self.probabilities == 1.0))
-            open_cell = (self.covered & ~known).reshape(self.height, self.width).astype(np.int64)
-            padded = np.zeros((self.height + 2, self.width + 2), dtype=np.int64)
-            padded[1:-1, 1:-1] = open_cell
-            total = np.zeros((self.height, self.width), dtype=np.int64)
-            for dr in (0, 1, 2):
-                for dc in (0, 1, 2):
-                    if dr != 1 or dc != 1:
-                        total += padded[dr : dr + self.height, dc : dc + self.width]
-            self._open_around = total.reshape(-1)
-        count = self._open_around.copy()
-        count[around] -= 1  # ``cell`` is open (a candidate) and now revealed
-        return count == 0
-
-    def _evaluate_living(
-        self,
-        need: int,
-        frame: _Frame,
-        rest: np.ndarray,
-        n_free: int,
-        dead_store: np.ndarray,
-        dead_extra: np.ndarray,
-    ) -> tuple[float, float, np.ndarray, np.ndarray] | None:
-        """(P(safe and shows this number), blended safety, living clears among the store's
-        cells, among the piece's cells) of one number, or None when it cannot show."""
-        ok, piece = self._piece(need, frame)
-        if not ok:
-            return None
-        safe_store = np.zeros(self._store.cell_ids.shape[0], dtype=np.uint8)
-        safe_extra = np.zeros(frame.cells.shape[0], dtype=np.uint8)
-        ok, log_total, best, second = self._store.summarize_living(
-            rest, piece, n_free, self.mines_left, dead_store, dead_extra, safe_store, safe_extra
-        )
-        if not ok:
-            return None
-        probability = math.exp(log_total - self.log_weight)
-        if probability <= 0.0:
-            return None
-        blended = (BLEND_BEST * best + BLEND_SECOND * second) / (BLEND_BEST + BLEND_SECOND)
-        return probability, blended, safe_store.astype(bool), safe_extra.astype(bool)
 
     def _merge(self, involved: list[int], cell: int, variables: list[int]) -> _Frame:
         """The union of the involved components with ``cell`` set safe, over the union of their
@@ -295,31 +192,26 @@ class Outlook:
         fixed = int(base_rhs[same[0]]) if same.size else -1
         return _Frame(cells, base_rows, base_rhs, new_row, bool(variables), fixed)
 
-    def _piece(self, need: int, frame: _Frame) -> tuple[bool, ComponentCounts | None]:
-        """(whether the candidate can show ``need`` more mines than its known ones, the merged
-        piece re-counted with that row; None when it has no cell)."""
-        if need < 0 or need > int((frame.new_row >= 0).sum()):
-            return False, None
-        if frame.fixed >= 0 and need != frame.fixed:
-            return False, None  # an existing row over the same cells already says how many
-        if not frame.cells.size:
-            return True, None
-        if frame.has_row and frame.fixed < 0:
-            rows = np.concatenate([frame.rows, frame.new_row[None, :]])
-            rhs = np.concatenate([frame.rhs, [need]])
-        else:
-            rows, rhs = frame.rows, frame.rhs
-        sources = np.zeros(rows.shape[0], dtype=np.int64)
-        system = ConstraintSystem(self.grid.shape, frame.cells, rows, rhs, sources)
-        try:
-            return True, count_component(system, max_mines=self.mines_left)
-        except TooComplexError:
-            return False, None
-
     def _evaluate(self, value: int, need: int, frame: _Frame, rest: np.ndarray, n_free: int) -> RevealOutcome | None:
-        ok, piece = self._piece(need, frame)
-        if not ok:
+        """What follows when the candidate shows ``value`` (``need`` more mines than its known
+        ones): the merged piece re-counted with that row, recombined with the rest; None when the
+        number cannot show."""
+        if need < 0 or need > int((frame.new_row >= 0).sum()):
             return None
+        if frame.fixed >= 0 and need != frame.fixed:
+            return None  # an existing row over the same cells already says how many
+        piece = None
+        if frame.cells.size:
+            rows, rhs = frame.rows, frame.rhs
+            if frame.has_row and frame.fixed < 0:
+                rows = np.concatenate([frame.rows, frame.new_row[None, :]])
+                rhs = np.concatenate([frame.rhs, [need]])
+            sources = np.zeros(rows.shape[0], dtype=np.int64)
+            try:
+                system = ConstraintSystem(self.grid.shape, frame.cells, rows, rhs, sources)
+                piece = count_component(system, max_mines=self.mines_left)
+            except TooComplexError:
+                return None
         # Every covered cell a certain mine afterwards: best_safety 1.0, the reveal wins the game.
         ok, log_total, progress, best = self._store.summarize(rest, piece, n_free, self.mines_left)
         if not ok:

@@ -9,9 +9,6 @@ computes exactly those with the same log-space arithmetic (the same ``log_convol
 ``log_correlate`` kernels in the same order, the same weights ``C(U, M - k)``), over the
 components stored back to back once per position (``ComponentStore``) plus the new piece.
 Results agree with ``weigh`` to rounding (tests compare them to 1e-12).
-
-``summarize_living`` is the same pass for ``Outlook.blended_summary`` (the ``blended_safety``
-option): the two highest safeties among living cells and which constrained cells are certainly safe.
 """
 
 from __future__ import annotations
@@ -25,7 +22,7 @@ from numba import njit
 from players.solver import ComponentCounts
 from players.solver.weighting import forward_backward, log_correlate
 
-__all__ = ["ComponentStore", "summarize", "summarize_living"]
+__all__ = ["ComponentStore", "summarize"]
 
 
 class ComponentStore:
@@ -38,84 +35,29 @@ class ComponentStore:
         self.n = np.array([c.totals.shape[0] - 1 for c in components], dtype=np.int64)
         self.total_ptr = np.zeros(count + 1, dtype=np.int64)
         self.cell_ptr = np.zeros(count + 1, dtype=np.int64)
-        #: Component ``k``'s cells are ``cell_ids[col_ptr[k]:col_ptr[k + 1]]`` (``summarize_living``).
-        self.col_ptr = np.zeros(count + 1, dtype=np.int64)
         if count:
             self.total_ptr[1:] = np.cumsum(self.n + 1)
             self.cell_ptr[1:] = np.cumsum((self.n + 1) * self.n)
-            self.col_ptr[1:] = np.cumsum(self.n)
             self.totals = np.concatenate([c.totals.astype(np.float64) for c in components])
             self.mine_counts = np.concatenate([c.mine_counts.astype(np.float64).reshape(-1) for c in components])
             self.support = np.concatenate([c.support.astype(np.uint8).reshape(-1) for c in components])
-            self.cell_ids = np.concatenate([np.asarray(c.cells, dtype=np.int64) for c in components])
         else:
             self.totals = np.zeros(0)
             self.mine_counts = np.zeros(0)
             self.support = np.zeros(0, dtype=np.uint8)
-            self.cell_ids = np.zeros(0, dtype=np.int64)
 
     def summarize(
         self, order: np.ndarray, extra: ComponentCounts | None, unconstrained: int, mines_left: int
     ) -> tuple[bool, float, bool, float]:
         """``summarize`` over components ``order`` of this store and then ``extra`` (if any)."""
-        e_totals, e_counts, e_support = _extra_arrays(extra)
-        return summarize(
-            self.n,
-            self.total_ptr,
-            self.cell_ptr,
-            self.totals,
-            self.mine_counts,
-            self.support,
-            order,
-            e_totals,
-            e_counts,
-            e_support,
-            extra is not None,
-            unconstrained,
-            mines_left,
-        )
-
-    def summarize_living(
-        self,
-        order: np.ndarray,
-        extra: ComponentCounts | None,
-        unconstrained: int,
-        mines_left: int,
-        dead_store: np.ndarray,
-        dead_extra: np.ndarray,
-        safe_store: np.ndarray,
-        safe_extra: np.ndarray,
-    ) -> tuple[bool, float, float, float]:
-        """``summarize_living`` over components ``order`` of this store and then ``extra``."""
-        e_totals, e_counts, e_support = _extra_arrays(extra)
-        return summarize_living(
-            self.n,
-            self.total_ptr,
-            self.cell_ptr,
-            self.col_ptr,
-            self.totals,
-            self.mine_counts,
-            self.support,
-            order,
-            e_totals,
-            e_counts,
-            e_support,
-            extra is not None,
-            unconstrained,
-            mines_left,
-            dead_store,
-            dead_extra,
-            safe_store,
-            safe_extra,
-        )
-
-
-def _extra_arrays(extra: ComponentCounts | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The extra piece's totals, mine counts and support as the compiled summaries take them (one
-    empty layout when there is none)."""
-    if extra is None:
-        return np.zeros(1), np.zeros((1, 0)), np.zeros((1, 0), dtype=np.uint8)
-    return extra.totals.astype(np.float64), extra.mine_counts.astype(np.float64), extra.support.astype(np.uint8)
+        if extra is None:  # one empty layout
+            e_totals, e_counts, e_support = np.zeros(1), np.zeros((1, 0)), np.zeros((1, 0), dtype=np.uint8)
+        else:
+            e_totals = extra.totals.astype(np.float64)
+            e_counts = extra.mine_counts.astype(np.float64)
+            e_support = extra.support.astype(np.uint8)
+        store = (self.n, self.total_ptr, self.cell_ptr, self.totals, self.mine_counts, self.support)
+        return summarize(*store, order, e_totals, e_counts, e_support, extra is not None, unconstrained, mines_left)
 
 
 @njit(cache=True, error_model="numpy")
@@ -145,18 +87,26 @@ def _log_weights(n_frontier: int, unconstrained: int, mines_left: int) -> np.nda
 
 
 @njit(cache=True, error_model="numpy")
-def _prepare(
+def summarize(
     n: np.ndarray,
     total_ptr: np.ndarray,
+    cell_ptr: np.ndarray,
     totals: np.ndarray,
+    mine_counts: np.ndarray,
+    support: np.ndarray,
     order: np.ndarray,
     e_totals: np.ndarray,
     e_counts: np.ndarray,
+    e_support: np.ndarray,
     has_extra: bool,
     unconstrained: int,
     mines_left: int,
-) -> tuple:
-    """The pieces' log counts and ``weigh``'s two passes over them (``summarize``'s first half)."""
+) -> tuple[bool, float, bool, float]:
+    """``(ok, log_total, progress, best_safety)`` of the position made of components ``order``
+    of the store, then the extra piece, and ``unconstrained`` free cells with ``mines_left``
+    mines. ``ok`` is false when no layout fits. ``best_safety`` is 1.0 with progress, else one
+    minus the lowest mine probability among covered cells that are not certain mines (1.0 when
+    every one is a mine)."""
     count = order.shape[0] + (1 if has_extra else 0)
     # Each piece's log counts, cut after its last nonzero total, as weighting._log_counts does.
     length = np.empty(count, np.int64)
@@ -187,33 +137,6 @@ def _prepare(
     n_total = log_ptr[count] - count
     g = _log_weights(n_total, unconstrained, mines_left)
     forward, backward, f_len, b_len = forward_backward(logs, log_ptr, g)
-    return count, length, cells, log_ptr, logs, n_total, g, forward, backward, f_len, b_len
-
-
-@njit(cache=True, error_model="numpy")
-def summarize(
-    n: np.ndarray,
-    total_ptr: np.ndarray,
-    cell_ptr: np.ndarray,
-    totals: np.ndarray,
-    mine_counts: np.ndarray,
-    support: np.ndarray,
-    order: np.ndarray,
-    e_totals: np.ndarray,
-    e_counts: np.ndarray,
-    e_support: np.ndarray,
-    has_extra: bool,
-    unconstrained: int,
-    mines_left: int,
-) -> tuple[bool, float, bool, float]:
-    """``(ok, log_total, progress, best_safety)`` of the position made of components ``order``
-    of the store, then the extra piece, and ``unconstrained`` free cells with ``mines_left``
-    mines. ``ok`` is false when no layout fits. ``best_safety`` is 1.0 with progress, else one
-    minus the lowest mine probability among covered cells that are not certain mines (1.0 when
-    every one is a mine)."""
-    count, length, cells, log_ptr, logs, n_total, g, forward, backward, f_len, b_len = _prepare(
-        n, total_ptr, totals, order, e_totals, e_counts, has_extra, unconstrained, mines_left
-    )
     log_total = backward[0, 0]
     if log_total == -np.inf:
         return False, log_total, False, 0.0
@@ -265,123 +188,3 @@ def summarize(
     if progress:
         return True, log_total, True, 1.0
     return True, log_total, False, 1.0 - lowest if lowest < 1.0 else 1.0
-
-
-@njit(cache=True, error_model="numpy")
-def summarize_living(
-    n: np.ndarray,
-    total_ptr: np.ndarray,
-    cell_ptr: np.ndarray,
-    col_ptr: np.ndarray,
-    totals: np.ndarray,
-    mine_counts: np.ndarray,
-    support: np.ndarray,
-    order: np.ndarray,
-    e_totals: np.ndarray,
-    e_counts: np.ndarray,
-    e_support: np.ndarray,
-    has_extra: bool,
-    unconstrained: int,
-    mines_left: int,
-    dead_store: np.ndarray,
-    dead_extra: np.ndarray,
-    safe_store: np.ndarray,
-    safe_extra: np.ndarray,
-) -> tuple[bool, float, float, float]:
-    """``(ok, log_total, best, second)`` of the same position as ``summarize``, for D. N. Hill's
-    blended safety: the two highest safeties among the living cells (``dead_*`` 0; a certainly
-    safe cell counts 1.0; the unconstrained cells' shared safety counts twice, as Hill's
-    ``bestSafety1 = bestSafety2 = offEdgeProbability`` start), or among all cells that can be safe
-    when none of those is living (1.0 when none can be safe). ``safe_store`` (at ``col_ptr[k]`` +
-    cell, for the components in ``order``) and ``safe_extra`` receive 1 for every living
-    constrained cell that is certainly safe (Hill's living clears)."""
-    count, length, cells, log_ptr, logs, n_total, g, forward, backward, f_len, b_len = _prepare(
-        n, total_ptr, totals, order, e_totals, e_counts, has_extra, unconstrained, mines_left
-    )
-    log_total = backward[0, 0]
-    if log_total == -np.inf:
-        return False, log_total, 0.0, 0.0
-    best, second = -1.0, -1.0  # among living cells
-    any_best, any_second = -1.0, -1.0  # among all cells
-    for q in range(count):
-        context = log_correlate(forward[q, : f_len[q]].copy(), backward[q + 1, : b_len[q + 1]].copy())
-        nq = cells[q]
-        if q < order.shape[0]:
-            k = order[q]
-            t = totals[total_ptr[k] : total_ptr[k + 1]]
-            mc = mine_counts[cell_ptr[k] : cell_ptr[k + 1]].reshape((nq + 1, nq))
-            sup = support[cell_ptr[k] : cell_ptr[k + 1]].reshape((nq + 1, nq))
-            base = col_ptr[k]
-        else:
-            t = e_totals
-            mc = e_counts
-            sup = e_support
-            base = -1
-        lp = log_ptr[q]
-        share = np.empty(length[q])
-        for i in range(length[q]):
-            share[i] = np.exp(context[i] + logs[lp + i] - log_total)
-        for j in range(nq):
-            p = 0.0
-            seen = 0
-            for i in range(length[q]):
-                if t[i] > 0:
-                    p += share[i] * (mc[i, j] / t[i])
-                    if context[i] > -np.inf:
-                        seen |= sup[i, j]
-            if (seen & 2) == 0:
-                continue  # a certain mine
-            safety = 1.0 if (seen & 1) == 0 else 1.0 - p
-            if safety > any_second:
-                if safety > any_best:
-                    any_second = any_best
-                    any_best = safety
-                else:
-                    any_second = safety
-            dead = dead_store[base + j] if base >= 0 else dead_extra[j]
-            if dead != 0:
-                continue
-            if (seen & 1) == 0:
-                if base >= 0:
-                    safe_store[base + j] = 1
-                else:
-                    safe_extra[j] = 1
-            if safety > second:
-                if safety > best:
-                    second = best
-                    best = safety
-                else:
-                    second = safety
-    # The unconstrained cells share the expected remaining mines.
-    if unconstrained > 0:
-        expected = 0.0
-        rest_max, rest_min = -1, unconstrained + 1
-        for k in range(n_total + 1):
-            e = forward[count, k] + g[k]
-            if e > -np.inf:
-                rest = mines_left - k
-                expected += np.exp(e - log_total) * rest
-                rest_max = max(rest_max, rest)
-                rest_min = min(rest_min, rest)
-        if rest_min != unconstrained:
-            safety = 1.0 if rest_max == 0 else 1.0 - expected / unconstrained
-            for _ in range(2):
-                if safety > any_second:
-                    if safety > any_best:
-                        any_second = any_best
-                        any_best = safety
-                    else:
-                        any_second = safety
-                if safety > second:
-                    if safety > best:
-                        second = best
-                        best = safety
-                    else:
-                        second = safety
-    if best < 0.0:
-        best, second = any_best, any_second
-    if best < 0.0:
-        return True, log_total, 1.0, 1.0  # every covered cell is a mine: the reveal wins
-    if second < 0.0:
-        second = best  # a single cell left: nothing to blend with
-    return True, log_total, best, second

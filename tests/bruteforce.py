@@ -1,4 +1,4 @@
-"""Brute-force reference: exact probabilities by listing every layout, for tests and debugging.
+"""Brute-force reference for the tests: exact probabilities by listing every layout.
 
 Deliberately naive and independent of the rest of the library (no frontier, no components, no
 numba, no logs): it tries every placement and counts with Python integers, so it can referee the

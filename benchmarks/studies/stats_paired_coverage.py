@@ -9,7 +9,7 @@ Scenarios follow the arena's use: win rates 0.3-0.9, differences of 0-10 points,
 from 20 to 1000 boards. Compared methods: Tango's asymptotic score interval (the one used), the Wald interval and
 Agresti-Min's adjusted Wald (add 0.5 to every cell).
 
-Run: ``/work/venv/bin/python benchmarks/stats_paired_coverage.py`` (about 10 s).
+Run: ``python benchmarks/studies/stats_paired_coverage.py`` (about 10 s).
 """
 
 from __future__ import annotations

@@ -9,9 +9,9 @@ Compile time is measured separately in fresh subprocesses: once with ``NUMBA_CAC
 an empty temporary directory (a true cold compile), once with the normal on-disk cache (what every
 later process pays to load it). Neither is part of the per-game figures.
 
-    python benchmarks/engine_speed.py [--games 2000] [--seed 2024]
+    python benchmarks/studies/engine_speed.py [--games 2000] [--seed 2024]
 
-Writes benchmarks/results/engine_speed.json.
+Writes benchmarks/studies/results/engine_speed.json.
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def measure_startup(cold: bool) -> dict[str, Any]:
             capture_output=True,
             text=True,
             check=True,
-            cwd=str(Path(__file__).resolve().parent.parent),
+            cwd=str(Path(__file__).resolve().parents[2]),
         )
     data = json.loads(out.stdout.strip().splitlines()[-1])
     data["kernel_setup_s"] = data["first_game_s"] - data["later_game_median_s"]

@@ -14,10 +14,10 @@ interval over games, the share of guesses away from the numbers, and "excess": h
 likely a mine the guessed cell was than the board's safest cell, per game. Excess is not regret:
 the endgame search and the lookahead take a less safe cell on purpose when it wins more games.
 
-    python benchmarks/apex_losses.py                     # Expert, 10000 games, about 2 minutes on 2 cores
-    python benchmarks/apex_losses.py --preset beginner   # 20 seconds
+    python benchmarks/studies/apex_losses.py                     # Expert, 10000 games, about 2 minutes on 2 cores
+    python benchmarks/studies/apex_losses.py --preset beginner   # 20 seconds
 
-Writes ``benchmarks/results/apex_losses_<preset>_safe.json``.
+Writes ``benchmarks/studies/results/apex_losses_<preset>_safe.json``.
 """
 
 from __future__ import annotations

@@ -1,13 +1,13 @@
 """Headline claims of the `apex` player: win rate on every preset, with games and intervals, and speed.
 
-Each claim is an arena tournament (resumable store under ``benchmarks/results/``): games, wins,
+Each claim is an arena tournament (resumable store under ``benchmarks/studies/results/``): games, wins,
 the win rate with its 95% Wilson interval, the target of issue 6 and the best published figure,
 and whether the interval shows the target met ("met" only when the whole interval is above it).
 CPU ms per game come from the per-game CPU times the workers record (numba compile excluded).
 
-    python benchmarks/apex_headline.py                 # a session-sized run (about 27 minutes on 2 cores)
-    python benchmarks/apex_headline.py --overnight     # the large claims, all local cores
-    python benchmarks/apex_headline.py --overnight --backend dask --scheduler tcp://host:8786
+    python benchmarks/studies/apex_headline.py                 # a session-sized run (about 27 minutes on 2 cores)
+    python benchmarks/studies/apex_headline.py --overnight     # the large claims, all local cores
+    python benchmarks/studies/apex_headline.py --overnight --backend dask --scheduler tcp://host:8786
 
 ``--overnight`` multiplies the games to reach the intervals the targets need (about +/-0.3 points
 on Expert). It resumes where a previous run stopped (Ctrl-C is safe: finished games are kept), and
@@ -34,8 +34,8 @@ from arena.stats import wilson_interval
 from arena.store import Store
 from arena.tournament import default_workers, run_tournament
 from engine import PRESETS, FirstClick
-from players import Registry
 from players.builtin.apex import ApexPlayer
+from players.registry import Registry
 
 HERE = Path(__file__).parent
 RESULTS = HERE / "results"

@@ -1,37 +1,32 @@
 """What exact search could still add to `apex`, measured as regret instead of by tournament.
 
 `apex` searches the game tree exactly when at most ``endgame_layouts`` (400) layouts remain and
-decides every other guess by its heuristics. D. N. Hill's solvers suggest two extensions: a
-larger threshold (his Java solver searches up to about 4000), and exact search of an isolated
-region (a component no number outside it touches, holding a fixed number of mines) whatever
-the rest of the board holds. Each is worth about 0.1 point at most, which a paired tournament
-needs about 100k games to see. This benchmark measures it directly instead.
+decides every other guess by its heuristics. D. N. Hill's Java solver searches up to about 4000
+layouts. A larger threshold is worth about 0.1 point at most, which a paired tournament needs
+about 100k games to see. This study measures it directly instead.
 
-It plays ``--games`` boards with `apex` (defaults) and stops at every guess the heuristics make:
+It plays ``--games`` boards with `apex` (defaults) and stops at every guess the heuristics make in
+a position of at most ``--layouts`` layouts that apex's own search did not decide (more than
+``endgame_layouts`` layouts, or the search ran out of ``endgame_effort``). ``guess_values`` gives
+the exact probability of winning after each possible guess with perfect play afterwards, within a
+work budget (``--budget``).
 
-* ``threshold``: the position has at most ``--layouts`` layouts and apex's own search did not
-  decide it (more than ``endgame_layouts`` layouts, or the search ran out of ``endgame_effort``).
-  ``Endgame.guess_values`` gives the exact probability of winning after each possible guess
-  with perfect play afterwards, within a work budget (``--budget``).
-* ``isolated``: apex's guess lies in an isolated component (``endgame.isolated_layouts``). Its
-  exact game is searched the same way.
+The regret of a stop is the best guess's value minus apex's guess's value. The sum of regrets over
+a game is exactly what exact play in every position with at most ``--layouts`` layouts adds to that
+game's chance of winning (the performance-difference identity: those positions only lead to
+smaller ones, where exact play is optimal). Summed over games and divided by their number, it is
+the win rate the larger threshold would add with an unlimited budget, with a 95% interval over
+games. The effort (layouts summed over the states expanded) and time of each search show what a
+budget would keep of the gain. (The saved results also hold an ``isolated`` kind: exact search of
+isolated components, measured with code at commit d26d1cd; see ``docs/experiments.md``.)
 
-The regret of a stop is the best guess's value minus apex's guess's value. For ``threshold``
-stops the sum of regrets over a game is exactly what exact play in every position with at most
-``--layouts`` layouts adds to that game's chance of winning (the performance-difference identity:
-those positions only lead to smaller ones, where exact play is optimal). Summed over games and
-divided by their number, it is the win rate the larger threshold would add with an unlimited
-budget, with a 95% interval over games. For ``isolated`` stops the regret is the component's own
-chance of winning, an upper bound of the game's. The effort (layouts summed over the states
-expanded) and time of each search show what a budget would keep of the gain.
-
-    python benchmarks/apex_regret.py --games 10000 --layouts 5000   # the saved run, ~4 minutes on 2 cores
-    python benchmarks/apex_regret.py --preset intermediate           # (and beginner): under a minute
+    python benchmarks/studies/apex_regret.py --games 10000 --layouts 5000   # the saved run, ~4 minutes on 2 cores
+    python benchmarks/studies/apex_regret.py --preset intermediate           # (and beginner): under a minute
 
 The search time it prints includes allocating the memo the budget asks for (``Endgame`` sizes it
 for the budget), so it is an upper bound; the effort figures are the work itself.
 
-Writes ``benchmarks/results/apex_regret_<preset>_safe.json`` (``--preset``, Expert by default).
+Writes ``benchmarks/studies/results/apex_regret_<preset>_safe.json`` (``--preset``, Expert by default).
 """
 
 from __future__ import annotations
@@ -52,13 +47,38 @@ from arena.result import Outcome
 from arena.runner import play_game
 from engine import PRESETS, BoardSpec, FirstClick
 from players.builtin.apex import ApexPlayer
-from players.builtin.apex.endgame import Endgame, EndgameBudgetExceeded, enumerate_layouts, isolated_layouts
+from players.builtin.apex.endgame import Endgame, EndgameBudgetExceeded, _search, enumerate_layouts
 from players.builtin.apex.outlook import Outlook
 from players.builtin.apex.player import DECIDED_ENDGAME
 
 HERE = Path(__file__).parent
 RESULTS = HERE / "results"
 SEED = 8_300_000
+
+
+def guess_values(search: Endgame) -> dict[int, float]:
+    """Per board cell that is safe in some layout: the probability of winning when it is revealed
+    now and every later click is the best. One memo serves every cell; the budget bounds the work
+    of all of them together (``search.effort`` is what it took)."""
+    count = search.layouts.shape[0]
+    key1, key2, table, counter = search._tables()
+    values: dict[int, float] = {}
+    for j in range(search.layouts.shape[1]):
+        safe = np.flatnonzero(search.layouts[:, j] == 0)
+        if safe.shape[0] == 0:
+            continue
+        shown = search.numbers[safe, j]
+        total = 0.0
+        for v in np.unique(shown):
+            part = safe[shown == v].astype(np.int64)
+            r, _ = _search(part, search.layouts, search.numbers, key1, key2, *table, counter, search.budget)
+            if r < 0.0:
+                search.effort = int(counter[0])
+                raise EndgameBudgetExceeded
+            total += part.shape[0] / count * r
+        values[int(search.cells[j])] = total
+    search.effort = int(counter[0])
+    return values
 
 
 class RegretProbe(ApexPlayer):
@@ -81,12 +101,6 @@ class RegretProbe(ApexPlayer):
             found = enumerate_layouts(outlook, self.layouts)
             if found is not None and found[1].shape[0] > 0:
                 self._measure("threshold", found, outlook, cell)
-                return choice
-        component = int(outlook.comp_of[cell])
-        if component >= 0:
-            found = isolated_layouts(outlook, component, self.layouts)
-            if found is not None and found[1].shape[0] > 1:
-                self._measure("isolated", found, outlook, cell)
         return choice
 
     def _measure(self, kind: str, found: tuple[np.ndarray, np.ndarray], outlook: Outlook, cell: int) -> None:
@@ -94,7 +108,7 @@ class RegretProbe(ApexPlayer):
         search = Endgame(outlook, layouts, cells, self.budget)
         start = time.perf_counter()
         try:
-            values = search.guess_values()
+            values = guess_values(search)
         except EndgameBudgetExceeded:
             values = None
         seconds = time.perf_counter() - start
@@ -188,10 +202,9 @@ def main() -> None:
         "layouts": args.layouts,
         "budget": args.budget,
         "threshold": summarize(games, "threshold", budgets),
-        "isolated": summarize(games, "isolated", budgets),
         "wall_seconds": wall,
     }
-    for kind in ("threshold", "isolated"):
+    for kind in ("threshold",):
         row = result[kind]
         low, high = row["regret_per_game_ci"]
         print(

@@ -9,7 +9,7 @@ the best of the later ones. Every run is saved, to judge the noise of a shared m
 
 Target (issue 5): the Dask LocalCluster within 15% of the local pool's games/s.
 
-    python benchmarks/dask_overhead.py [--random-games 2000] [--enumeration-games 400] [--repeat 3]
+    python benchmarks/studies/dask_overhead.py [--random-games 2000] [--enumeration-games 400] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from arena.store import Store
 from arena.tournament import run_tournament
 from arena.worker import warm_up
 from engine import EXPERT, FirstClick
-from players import Registry
+from players.registry import Registry
 
 RESULTS = Path(__file__).parent / "results" / "dask_overhead.json"
 WORKERS = 2

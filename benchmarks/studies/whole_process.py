@@ -12,7 +12,7 @@ warm (the first run on a machine compiles). The CPU is the process's own user + 
 (its cost is the fixed start-up), and the fastest counts: other processes on a shared machine only ever add
 time. The load average is recorded with the results.
 
-    python benchmarks/whole_process.py [--games 100000] [--runs 3] [--difficulty beginner]
+    python benchmarks/studies/whole_process.py [--games 100000] [--runs 3] [--difficulty beginner]
                                        [--player enumeration] [--arena PATH] [--check]
 """
 

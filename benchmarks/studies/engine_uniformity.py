@@ -23,9 +23,9 @@ Both are printed; the p-value comes from X (scipy if importable, else Wilson-Hil
 check looks at the joint law: the number of mines among the clicked cell's 8 neighbours must be
 hypergeometric (chi-square over its classes, small classes pooled).
 
-    python benchmarks/engine_uniformity.py [--boards 500000] [--seed 7] [--click 7,14]
+    python benchmarks/studies/engine_uniformity.py [--boards 500000] [--seed 7] [--click 7,14]
 
-Writes benchmarks/results/engine_uniformity.json.
+Writes benchmarks/studies/results/engine_uniformity.json.
 """
 
 from __future__ import annotations
@@ -39,8 +39,9 @@ from typing import Any
 
 import numpy as np
 
-from engine import EXPERT, BoardSpec, FirstClick, board_permutation, parse_cell, resolve_board
-from engine.layout import mines_from_permutation
+from engine import EXPERT, BoardSpec, FirstClick
+from engine.board import parse_cell, resolve_board
+from engine.layout import board_permutation, mines_from_permutation
 
 RESULTS = Path(__file__).resolve().parent / "results" / "engine_uniformity.json"
 ALPHA = 0.001  # a check fails below this p-value

@@ -6,7 +6,7 @@ tournament's time with 1 worker minus the time of playing the very same games di
 
 Targets (issue 3): overhead < 10% of the cost of playing; 2 workers >= 1.8x the games/s of 1.
 
-    python benchmarks/arena_throughput.py [--games N] [--presets beginner,intermediate,expert]
+    python benchmarks/studies/arena_throughput.py [--games N] [--presets beginner,intermediate,expert]
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from arena.store import Store
 from arena.tournament import run_tournament
 from arena.worker import warm_up
 from engine import PRESETS, FirstClick
-from players import Registry
+from players.registry import Registry
 
 RESULTS = Path(__file__).parent / "results" / "arena_throughput.json"
 

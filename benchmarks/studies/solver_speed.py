@@ -35,9 +35,9 @@ normal on-disk cache (warm): the fast path (first ``analyze``), the general path
 (float counts and lanes), the enumeration player's own kernels, and its compiled whole games
 (``engine.compiled_game``, ``engine.rng``, ``players.builtin.enumeration_compiled``).
 
-    python benchmarks/solver_speed.py [--games 200] [--player-games 2000,1000,500] [--seed 1] [--repeat 3]
+    python benchmarks/studies/solver_speed.py [--games 200] [--player-games 2000,1000,500] [--seed 1] [--repeat 3]
 
-Writes benchmarks/results/solver_speed.json.
+Writes benchmarks/studies/results/solver_speed.json.
 """
 
 from __future__ import annotations
@@ -56,10 +56,11 @@ from typing import Any
 import numba
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from arena.runner import play_game
-from engine import COVERED, EXPERT, PRESETS, Action, FirstClick, Game, Observation, parse_position
+from engine import COVERED, EXPERT, PRESETS, Action, FirstClick, Game, Observation
+from engine.layout import parse_position
 from players.api import Player
 from players.builtin.enumeration_player import EnumerationPlayer
 from players.solver import Analysis, analyze, count_component, extract_frontier
@@ -321,7 +322,7 @@ _CHILD = """
 import time, numpy as np
 t0 = time.perf_counter(); c0 = time.process_time()
 from players.solver import analyze
-from engine import parse_position
+from engine.layout import parse_position
 grid = parse_position("1##\\n###\\n###")
 t1 = time.perf_counter(); c1 = time.process_time()
 analyze(grid, 2)
@@ -329,10 +330,11 @@ analyze(grid, 2, weighted=False)
 t2 = time.perf_counter(); c2 = time.process_time()
 analyze(grid, 2, parallel=True, parallel_threshold=1, exact_cells=0)
 t3 = time.perf_counter(); c3 = time.process_time()
-from players.builtin.enumeration_player import _candidates, _rules
+from players.builtin.common import guess_candidates
+from players.rules import certain_cells
 t4 = time.perf_counter(); c4 = time.process_time()
-_rules(grid)
-_candidates(np.zeros(9), np.arange(3), np.arange(3, 9), 0.5, 3, 3)
+certain_cells(grid)
+guess_candidates(np.zeros(9), np.arange(3), np.arange(3, 9), 0.5, 3, 3)
 t5 = time.perf_counter(); c5 = time.process_time()
 from arena.runner import play_game
 from engine import BEGINNER, FirstClick
@@ -347,7 +349,7 @@ print(t1 - t0, t2 - t1, t3 - t2, t5 - t4, t7 - t6, (c3 - c0) + (c5 - c4) + (c7 -
 def compile_times() -> dict[str, float]:
     """Seconds (wall) per stage in a fresh interpreter, cold (empty numba cache) and warm; the CPU
     total leaves out importing the other built-in players (the enumeration player's package)."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     out = {}
     with tempfile.TemporaryDirectory() as cache:
         for label, env_cache in (("cold", cache), ("warm", None)):

@@ -5,21 +5,16 @@ One arena tournament holds the full player and one variant per switched-off part
 exactly the same boards). Each row gives games, wins, the win rate with its 95% Wilson interval,
 CPU ms per game, and the paired difference to the full player: boards only one of the two won,
 the difference with Tango's 95% interval and the exact McNemar p-value. Results go to a resumable
-SQLite store and a JSON file under ``benchmarks/results/``; re-running plays only missing games,
+SQLite store and a JSON file under ``benchmarks/studies/results/``; re-running plays only missing games,
 and a larger ``--games`` extends the same boards. Caveat: the store keys games by player key and
 options, not by code: the default store is named after the player's version (``apex_v3.db``); after
 changing the player without a new version, start a new store (``--store``).
 
-    python benchmarks/apex_ablation.py --preset expert --rule safe --games 20000   # the saved table
-    python benchmarks/apex_ablation.py --variants full,greedy --games 2000 --workers 2
+    python benchmarks/studies/apex_ablation.py --preset expert --rule safe --games 20000
+    python benchmarks/studies/apex_ablation.py --variants full,no-deep --games 2000 --workers 2
 
-The saved Expert table (20000 boards, 2 cores, about 25 minutes) is
-``results/apex_ablation_expert_safe.json`` (version 2, before ``deep=3`` became the default, which
-``_deep_v3.json`` supports: 10000 boards); ``_deep.json`` holds the gated ``deep`` variant and
-``_v1.json`` the version-1 table that exposed the flawed 50/50 rule. ``_hill.json`` measures D. N.
-Hill's two refinements apex lacked (``--variants full,influence,blended,influence-blended --games
-10000 --seed 7100000``), and ``_hill_influence.json`` the first on 20000 boards: neither is
-significant, so both stay off.
+The saved tables (``results/apex_ablation_*.json``) and what they showed are summed up in
+``docs/experiments.md``.
 """
 
 from __future__ import annotations
@@ -40,64 +35,26 @@ from arena.stats import compare_paired
 from arena.store import Store
 from arena.tournament import default_workers, run_tournament
 from engine import PRESETS, FirstClick
-from players import Registry
 from players.builtin.apex import ApexPlayer
+from players.registry import Registry
 
 HERE = Path(__file__).parent
 RESULTS = HERE / "results"
 SEED = 6_000_000
 
-#: Each variant switches off (or changes) one part of the full player.
+#: Each variant changes one of the player's options (the variants of the saved tables that switched
+#: off parts now built in, or tried research options, ran on the code at commit d26d1cd).
 VARIANTS: dict[str, dict[str, Any]] = {
     "full": {},
-    "greedy": {"lookahead": False, "endgame_layouts": 0, "fifty_fifty": False, "avoid_dead": False},
-    "no-lookahead": {"lookahead": False},
     "no-endgame": {"endgame_layouts": 0},
-    "no-fifty-fifty": {"fifty_fifty": False},
-    "no-pseudo-fifty": {"pseudo_fifty": False},
-    "no-dead-cells": {"avoid_dead": False},
-    "no-progress-bonus": {"progress_weight": 0.0},
-    "no-off-frontier": {"off_frontier": 0},
-    "tolerance-0.05": {"tolerance": 0.05},
-    "tolerance-0.2": {"tolerance": 0.2},
-    "endgame-400": {"endgame_layouts": 400},
     "endgame-2000": {"endgame_layouts": 2000},
     "endgame-5000": {"endgame_layouts": 5000},
     "endgame-5000-deep": {"endgame_layouts": 5000, "endgame_effort": 1_500_000},
-    "off-frontier-5": {"off_frontier": 5},
-    "progress-0.3": {"progress_weight": 0.3},
-    "candidates-16": {"max_candidates": 16},
     "no-deep": {"deep": 0},
-    "tolerance-0.15": {"tolerance": 0.15},
-    "deep-close": {"deep_margin": 0.02},
     "deep-5": {"deep": 5},
-    "deep-5-wide": {"deep": 5, "max_candidates": 12, "off_frontier": 3},
-    "opening-0-0": {"opening_cell": [0, 0]},
-    "opening-1-1": {"opening_cell": [1, 1]},
-    "opening-2-2": {"opening_cell": [2, 2]},
-    "opening-4-4": {"opening_cell": [4, 4]},
-    "opening-2-4": {"opening_cell": [2, 4]},
-    "opening-2-3": {"opening_cell": [2, 3]},
-    "opening-3-2": {"opening_cell": [3, 2]},
-    # D. N. Hill's refinements (off by default): his 50/50 influence; his blended secondary
-    # safety with his tiny progress weight; with apex's own progress weight; both together.
-    "influence": {"fifty_influence": 0.9},
-    "blended": {"blended_safety": True, "progress_weight": 0.001},
-    "blended-progress-0.1": {"blended_safety": True},
-    "influence-blended": {"fifty_influence": 0.9, "blended_safety": True, "progress_weight": 0.001},
 }
-#: The table reported by default: every part switched off in turn, plus the largest endgame.
-DEFAULT_VARIANTS = (
-    "full",
-    "greedy",
-    "no-lookahead",
-    "no-endgame",
-    "no-fifty-fifty",
-    "no-dead-cells",
-    "no-progress-bonus",
-    "endgame-2000",
-    "no-deep",
-)
+#: The table reported by default.
+DEFAULT_VARIANTS = ("full", "no-endgame", "endgame-2000", "no-deep")
 
 
 def ref(options: dict[str, Any]) -> PlayerRef:
@@ -136,7 +93,7 @@ def ablation(
             "ci_high": row.ci_high,
             "ms_per_game": row.ms_per_game,
             "guesses_per_game": row.guesses_per_game,
-            "errors": row.errors,
+            "failed": row.failed,
         }
         if name != "full":
             common = sorted(set(reference) & set(won[key]))
