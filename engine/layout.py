@@ -15,7 +15,7 @@ import zlib
 import numpy as np
 
 from engine import kernels, rng
-from engine.board import BoardSpec, FirstClick
+from engine.board import MAX_CELLS, MAX_SIDE, BoardSpec, FirstClick
 from engine.errors import BoardConfigError, LayoutFormatError
 
 __all__ = [
@@ -101,6 +101,12 @@ def _rows(text: str, what: str) -> list[str]:
     if not rows or not rows[0]:
         raise LayoutFormatError(f"the {what} is empty")
     width = len(rows[0])
+    # Before any grid is allocated: nothing larger than the largest board a tournament plays.
+    if len(rows) > MAX_SIDE or width > MAX_SIDE or len(rows) * width > MAX_CELLS:
+        raise LayoutFormatError(
+            f"the {what} is {len(rows)}x{width}, too large: at most {MAX_SIDE} rows, {MAX_SIDE} columns "
+            f"and {MAX_CELLS} cells, the largest board a tournament plays"
+        )
     for number, row in enumerate(rows, 1):
         if len(row) != width:
             raise LayoutFormatError(

@@ -29,7 +29,7 @@ from arena.cli.render import board_text
 from arena.cli.replaying import replay_frames
 from arena.cli.stored import stored_game, tournament_id
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import EngineBot, Isolation
+from arena.isolation import EngineBot, Isolation, SandboxMode
 from arena.isolation.catalog import PlayerCatalog
 from arena.result import DIAGNOSTICS, GameResult, Outcome
 from arena.runner import play_game
@@ -71,6 +71,7 @@ def command(
     plugin: common.PluginOpt = None,
     engine_bot: playing.EngineBotOpt = None,
     isolation: playing.IsolationOpt = Isolation.AUTO,
+    sandbox: playing.SandboxOpt = SandboxMode.AUTO,
     move_time: playing.MoveTimeOpt = 10.0,
     game_time: playing.GameTimeOpt = 300.0,
     memory_mb: playing.MemoryOpt = 2048,
@@ -97,14 +98,22 @@ def command(
     check_seed(board, "--board")
     limits = limits_from(move_time, game_time, memory_mb)
     try:
-        catalog, bots = player_catalog(plugin, engine_bot, isolation, probe=False)
+        catalog, bots = player_catalog(plugin, engine_bot, isolation, probe=False, sandbox=sandbox)
         name = player or _default_player(catalog, bots)
         check_plugins(catalog, (name,))
         options = parse_options(option, {name}).get(name, {})
         catalog.get(name).cls.parse_options(options)  # bad options are bad input, refused before any game
         ref = PlayerRef(name=name, options=options)
         config = TournamentConfig.build(
-            spec, rule, seed=seed, games=1, players=(ref,), isolation=isolation, limits=limits, engine_bots=bots
+            spec,
+            rule,
+            seed=seed,
+            games=1,
+            players=(ref,),
+            isolation=isolation,
+            sandbox=sandbox,
+            limits=limits,
+            engine_bots=bots,
         )
         view = _View(ref.key, spec, rule, seed, board, TERMINAL_DELAY if delay is None else delay)
         result = _play(view, ref, config, catalog.plugin_files, live=not json_out and console.is_terminal)

@@ -26,7 +26,7 @@ from arena.cli.common import UsageError, board_from_options, cli_errors, console
 from arena.cli.playing import check_plugins, limits_from, parse_options, player_catalog
 from arena.cli.render import print_leaderboard
 from arena.config import PlayerRef, RecordMode, TournamentConfig, parse_player_list
-from arena.isolation import Isolation
+from arena.isolation import Isolation, SandboxMode
 from arena.leaderboard import build_leaderboard
 from arena.store import Store
 from arena.tournament import (
@@ -112,6 +112,7 @@ def command(
     json_out: common.JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     isolation: playing.IsolationOpt = Isolation.AUTO,
+    sandbox: playing.SandboxOpt = SandboxMode.AUTO,
     move_time: playing.MoveTimeOpt = 10.0,
     game_time: playing.GameTimeOpt = 300.0,
     memory_mb: playing.MemoryOpt = 2048,
@@ -153,7 +154,7 @@ def command(
     if workers is not None and workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
     limits = limits_from(move_time, game_time, memory_mb)
-    registry, bots = player_catalog(plugin, engine_bot, isolation)
+    registry, bots = player_catalog(plugin, engine_bot, isolation, sandbox=sandbox)
     refs = parse_player_list(players) or tuple(PlayerRef(name=n) for n in sorted(registry.players))
     check_plugins(registry, (ref.name for ref in refs))
     for ref in refs:
@@ -169,6 +170,7 @@ def command(
         games=games,
         players=refs,
         isolation=isolation,
+        sandbox=sandbox,
         limits=limits,
         engine_bots=bots,
         record=record,
@@ -228,6 +230,7 @@ def command(
             "workers": summary.workers,
             "backend": summary.backend,
             "isolation": isolation.value,
+            "sandbox": sandbox.value,
             "record": record.value,
             "seconds": round(elapsed, 3),
             "store": str(stored_in),
