@@ -284,19 +284,16 @@ def test_players_lists_builtins_and_broken_plugins(cli: Cli, write_plugin: Calla
     assert "random" in table.stdout
 
 
-PID_WRITER = """
+PID_TELLER = """
 import os
 
 from players import hookimpl
 from players.builtin.random_player import RandomPlayer
 
-with open(os.environ["ARENA_TEST_PID_FILE"], "w") as out:
-    out.write(str(os.getpid()))
-
 
 class Listed(RandomPlayer):
     name = "listed"
-    description = "writes the pid of the process that imports it"
+    description = f"imported by process {os.getpid()}"
     version = "7"
 
 
@@ -307,18 +304,17 @@ def register_players(register):
 
 
 def test_players_lists_a_plugin_without_importing_it_in_the_arena(
-    cli: Cli, tmp_path: Path, write_plugin: Callable[[str, str], Path], monkeypatch: pytest.MonkeyPatch
+    cli: Cli, write_plugin: Callable[[str, str], Path]
 ) -> None:
     """As for a tournament or `arena play`: a plugin's code runs in a process of its own, not the CLI's."""
-    pid_file = tmp_path / "pid"
-    monkeypatch.setenv("ARENA_TEST_PID_FILE", str(pid_file))
-    plugin = write_plugin(PID_WRITER, "listed")
+    plugin = write_plugin(PID_TELLER, "listed")
     by_name = {r["name"]: r for r in ok_json(cli("players", "--json", "--plugin", plugin))}
     assert by_name["listed"]["status"] == "ok"
     assert by_name["listed"]["version"] == "7"
     assert by_name["listed"]["source"].startswith("file ") and by_name["listed"]["source"].endswith("listed.py")
     assert by_name["random"]["source"] == "builtin"
-    assert int(pid_file.read_text()) != os.getpid()
+    importer = int(by_name["listed"]["description"].removeprefix("imported by process "))
+    assert importer != os.getpid()
 
 
 def test_players_lists_engine_bots_and_those_that_do_not_start(cli: Cli) -> None:
