@@ -105,6 +105,7 @@ def close_agents() -> None:
     for agent in agents:
         with contextlib.suppress(Exception):  # cleaning up must not hide the real result
             agent.close()
+    sandbox.release_cgroups()
 
 
 @functools.cache
@@ -207,6 +208,7 @@ def _sandbox_for(
         readable = sandbox.command_files(command)
     cache = sandbox.cache_dir(name)
     cache.mkdir(parents=True, exist_ok=True)
+    sandbox.seed_cache(cache)
     cwd = "/tmp" if host else os.getcwd()
     box = sandbox.Sandbox(readable, [str(cache)], processes=config.limits.processes, cwd=cwd)
     return box, bot_environment({"NUMBA_CACHE_DIR": str(cache)}, sandboxed=True)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import functools
+import hashlib
 import importlib.metadata
 import importlib.util
 import json
@@ -26,6 +27,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -53,6 +55,8 @@ _SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _ETC = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime", "/etc/passwd", "/etc/group", "/etc/alternatives")
 _CGROUP_ROOT = Path("/sys/fs/cgroup")
 _PROBE_TIME = 30.0
+#: How long removing a bot's cgroup may wait for its killed processes to be gone.
+_RELEASE_TIME = 5.0
 
 
 class SandboxUnavailable(Exception):
@@ -135,6 +139,41 @@ def cache_dir(player: str) -> Path:
     return base / "minesweeper-arena" / "sandbox" / player
 
 
+def seed_cache(cache: Path) -> int:
+    """Copy the arena's own compiled code of the project's packages into a sandboxed player's cache
+    folder, laid out as numba looks for it there (``NUMBA_CACHE_DIR``: one folder per source folder,
+    ``<name>_<sha1 of its path>``), so that a bot need not compile again what the arena already has.
+    Only files missing there or older than the arena's are copied; the bot's own compiles stay its
+    own. Returns how many files were copied."""
+    import numba
+
+    copied = 0
+    for name in _PACKAGES:
+        spec = importlib.util.find_spec(name)
+        for root in (spec.submodule_search_locations or []) if spec else []:
+            for source in [Path(root).resolve(), *(p.resolve() for p in Path(root).rglob("*") if p.is_dir())]:
+                if source.name == "__pycache__":
+                    continue
+                own = source / "__pycache__"
+                user = Path(numba.config.CACHE_DIR) / _numba_subpath(source) if numba.config.CACHE_DIR else None
+                for folder in (own, user):
+                    if folder is None or not folder.is_dir():
+                        continue
+                    for file in [*folder.glob("*.nbi"), *folder.glob("*.nbc")]:
+                        target = cache / _numba_subpath(source) / file.name
+                        with contextlib.suppress(OSError):
+                            if not target.exists() or target.stat().st_mtime < file.stat().st_mtime:
+                                target.parent.mkdir(parents=True, exist_ok=True)
+                                shutil.copy2(file, target)
+                                copied += 1
+    return copied
+
+
+def _numba_subpath(source: Path) -> str:
+    """numba's folder, under ``NUMBA_CACHE_DIR``, for the kernels of the files in ``source``."""
+    return f"{source.name}_{hashlib.sha1(str(source).encode()).hexdigest()}"
+
+
 def minimal_environment(extra: Mapping[str, str] | None = None, *, home: str | None = None) -> dict[str, str]:
     """A bot's whole environment: what a program needs to run, nothing of the arena's (no store
     path, no seed, no credentials). Python output unbuffered (a bot that forgets to flush still works)."""
@@ -183,6 +222,18 @@ def _pids_cgroup_base() -> Path | None:
 def _remove_folder(folder: Path) -> None:
     with contextlib.suppress(OSError):
         folder.rmdir()
+
+
+def release_cgroups() -> None:
+    """Remove this process's cgroup folder once its bots are gone (a pool worker leaves through
+    ``os._exit``, which runs no ``atexit``); a later sandbox makes a new one."""
+    if _pids_cgroup_base.cache_info().currsize:
+        folder = _pids_cgroup_base()
+        _pids_cgroup_base.cache_clear()
+        if folder is not None:
+            for child in [p for p in folder.iterdir() if p.is_dir()] if folder.is_dir() else []:
+                Sandbox.release(child)
+            _remove_folder(folder)
 
 
 class Sandbox:
@@ -250,7 +301,10 @@ class Sandbox:
         """Kill whatever is left in ``cgroup`` and remove it."""
         if cgroup is None:
             return
-        for _ in range(50):
+        # Killed processes leave the cgroup only once the kernel has finished them off, which on a
+        # busy machine takes a while: try for a few seconds (a bot left for good is killed again).
+        deadline = time.monotonic() + _RELEASE_TIME
+        while True:
             with contextlib.suppress(OSError, ValueError):
                 for pid in (cgroup / "cgroup.procs").read_text().split():
                     with contextlib.suppress(OSError):
@@ -258,8 +312,12 @@ class Sandbox:
             try:
                 cgroup.rmdir()
                 return
+            except FileNotFoundError:
+                return
             except OSError:
-                os.sched_yield()
+                if time.monotonic() > deadline:
+                    return  # left for release_cgroups
+                time.sleep(0.005)
 
 
 def bot_pid(bwrap_pid: int) -> int | None:

@@ -6,6 +6,7 @@ Skipped, saying why, where bubblewrap cannot make a sandbox (CI installs it).
 
 from __future__ import annotations
 
+import os
 import socket
 import sqlite3
 import time
@@ -100,6 +101,9 @@ def test_honest_isolated_games_are_the_same_sandboxed_or_not(tmp_path: Path) -> 
     sandboxed = play(tmp_path / "on.db", ("random",), None, SandboxMode.REQUIRE)
     plain = play(tmp_path / "off.db", ("random",), None, SandboxMode.OFF)
     assert sandboxed == plain
+    # Its bots gone, the worker leaves no cgroup folder of its own behind (a root arena caps a bot's
+    # processes with one; a pool worker, which leaves by os._exit, cleans up the same way).
+    assert not list(Path("/sys/fs/cgroup").glob(f"**/minesweeper-arena-{os.getpid()}"))
 
 
 def test_require_without_a_sandbox_is_one_line_and_exit_2(monkeypatch: pytest.MonkeyPatch, one_error_line: Any) -> None:
@@ -111,3 +115,19 @@ def test_require_without_a_sandbox_is_one_line_and_exit_2(monkeypatch: pytest.Mo
     args = ["tournament", "-n", "1", "-p", "random", "--isolation", "isolated", "--sandbox", "require"]
     line = one_error_line(CliRunner().invoke(app, args))
     assert line == "error: --sandbox require: bubblewrap (bwrap) is not installed"
+
+
+def test_a_sandboxed_players_cache_starts_with_the_arenas_compiled_code(tmp_path: Path) -> None:
+    """A sandboxed bot finds the kernels the arena already compiled where numba looks under
+    ``NUMBA_CACHE_DIR`` (without this, each sandboxed player compiles everything again on its first start)."""
+    import numba.core.caching
+
+    import engine.kernels
+    from engine import Game
+
+    Game(BEGINNER, FirstClick.SAFE, seed=1, index=0).reveal(4, 4)  # the engine's kernels, in the arena's cache
+    kernels = Path(engine.kernels.__file__).resolve()
+    folder = tmp_path / numba.core.caching.UserProvidedCacheLocator.get_suitable_cache_subpath(str(kernels))
+    assert sandbox.seed_cache(tmp_path) > 0
+    assert list(folder.glob("kernels.reveal_cells-*.nbi")) and list(folder.glob("kernels.reveal_cells-*.nbc"))
+    assert sandbox.seed_cache(tmp_path) == 0  # up to date: nothing copied again
