@@ -12,7 +12,8 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from arena.cli.common import JsonOpt, UsageError, cli_errors, console, print_json
+from arena.cli import common
+from arena.cli.common import UsageError, cli_errors, console, print_json
 from engine import COVERED, FLAGGED
 from engine.board import MAX_CELLS, MAX_SIDE
 from engine.layout import parse_position
@@ -97,7 +98,7 @@ def command(
     unweighted: Annotated[
         bool, typer.Option("--unweighted", help="Count frontier solutions alike (the published full enumeration).")
     ] = False,
-    json_out: JsonOpt = False,
+    json_out: common.JsonOpt = False,
 ) -> None:
     if mines < 0:
         raise UsageError(f"--mines must be zero or more, got {mines}")

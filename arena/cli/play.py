@@ -22,35 +22,9 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
 
-from arena.cli.common import (
-    Difficulty,
-    FirstClickOpt,
-    JsonOpt,
-    Mines,
-    PluginOpt,
-    Seed,
-    Size,
-    StoreOpt,
-    UsageError,
-    board_from_options,
-    cli_errors,
-    console,
-    err_console,
-    print_json,
-)
-from arena.cli.playing import (
-    EngineBotOpt,
-    GameTimeOpt,
-    IsolationOpt,
-    MemoryOpt,
-    MoveTimeOpt,
-    OptionOpt,
-    SandboxOpt,
-    check_plugins,
-    limits_from,
-    parse_options,
-    player_catalog,
-)
+from arena.cli import common, playing
+from arena.cli.common import UsageError, board_from_options, cli_errors, console, err_console, print_json
+from arena.cli.playing import check_plugins, limits_from, parse_options, player_catalog
 from arena.cli.render import board_text
 from arena.cli.replaying import replay_frames
 from arena.cli.stored import stored_game, tournament_id
@@ -81,11 +55,11 @@ def command(
             show_default=False,
         ),
     ] = None,
-    difficulty: Difficulty = None,
-    size: Size = None,
-    mines: Mines = None,
-    first_click: FirstClickOpt = "safe",
-    seed: Seed = 0,
+    difficulty: common.Difficulty = None,
+    size: common.Size = None,
+    mines: common.Mines = None,
+    first_click: common.FirstClickOpt = "safe",
+    seed: common.Seed = 0,
     board: Annotated[int, typer.Option("--board", help="Board index within the seed.")] = 0,
     delay: Annotated[
         float | None,
@@ -93,15 +67,15 @@ def command(
             "--delay", help=f"Seconds between moves in a terminal (default {TERMINAL_DELAY}).", show_default=False
         ),
     ] = None,
-    option: OptionOpt = None,
-    plugin: PluginOpt = None,
-    engine_bot: EngineBotOpt = None,
-    isolation: IsolationOpt = Isolation.AUTO,
-    sandbox: SandboxOpt = SandboxMode.AUTO,
-    move_time: MoveTimeOpt = 10.0,
-    game_time: GameTimeOpt = 300.0,
-    memory_mb: MemoryOpt = 2048,
-    json_out: JsonOpt = False,
+    option: playing.OptionOpt = None,
+    plugin: common.PluginOpt = None,
+    engine_bot: playing.EngineBotOpt = None,
+    isolation: playing.IsolationOpt = Isolation.AUTO,
+    sandbox: playing.SandboxOpt = SandboxMode.AUTO,
+    move_time: playing.MoveTimeOpt = 10.0,
+    game_time: playing.GameTimeOpt = 300.0,
+    memory_mb: playing.MemoryOpt = 2048,
+    json_out: common.JsonOpt = False,
     replay_of: Annotated[
         str | None,
         typer.Option(
@@ -110,7 +84,7 @@ def command(
             show_default=False,
         ),
     ] = None,
-    store: StoreOpt = None,
+    store: common.StoreOpt = None,
 ) -> None:
     if delay is not None and delay < 0:
         raise UsageError(f"--delay must be zero or more, got {delay}")

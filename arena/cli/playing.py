@@ -31,7 +31,9 @@ __all__ = [
     "MemoryOpt",
     "MoveTimeOpt",
     "OptionOpt",
+    "PlayersOpt",
     "SandboxOpt",
+    "WorkersOpt",
     "check_plugins",
     "games_stopped",
     "limits_from",
@@ -42,6 +44,10 @@ __all__ = [
 OptionOpt = Annotated[
     list[str] | None, typer.Option("--option", "-o", help="Player option PLAYER.KEY=VALUE (repeatable).")
 ]
+PlayersOpt = Annotated[
+    str | None, typer.Option("--players", "-p", help="NAME[,NAME...]; default: every registered player.")
+]
+WorkersOpt = Annotated[int | None, typer.Option("--workers", "-w", help="Worker processes; default: one per core.")]
 IsolationOpt = Annotated[
     Isolation,
     typer.Option(

@@ -25,7 +25,7 @@ import arena
 from arena.isolation import protocol
 from arena.isolation import shared as shared_memory
 from arena.isolation.process import BotExited, BotOutputError, BotProcess, BotTimeout, make_undumpable
-from arena.isolation.sandbox import Sandbox, minimal_environment
+from arena.isolation.sandbox import Sandbox, minimal_environment, python_path
 from arena.isolation.settings import DEFAULT_LIMITS, Limits
 from arena.result import AgentFailure, Outcome
 from engine import Action, BoardSpec, FirstClick, InvalidActionError, Observation
@@ -43,10 +43,11 @@ T = TypeVar("T")
 def bot_environment(extra: Mapping[str, str] | None = None, *, sandboxed: bool = False) -> dict[str, str]:
     """The environment of a bot process: a minimal one (``sandbox.minimal_environment``: nothing of
     the arena's, which may name the store), with the project importable for the Python host; in the
-    sandbox, home is the private ``/tmp``."""
+    sandbox, home is the private ``/tmp``. The arena's own ``PYTHONPATH`` is kept after the project:
+    a plugin installed into a folder on it (``pip install --target``) must be found by the bot too."""
     root = str(Path(arena.__file__).resolve().parent.parent)
     env = minimal_environment(home="/tmp" if sandboxed else None)
-    env["PYTHONPATH"] = root
+    env["PYTHONPATH"] = os.pathsep.join([root, *python_path()])
     env.update(extra or {})
     return env
 

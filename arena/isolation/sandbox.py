@@ -85,12 +85,20 @@ def _outermost(paths: Iterable[str]) -> list[str]:
     return kept
 
 
+def python_path() -> list[str]:
+    """The folders on the arena's own ``PYTHONPATH`` (absolute, existing): code the user chose to make
+    importable, so a bot may import from them too (read-only in the sandbox)."""
+    entries = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    return [os.path.abspath(p) for p in entries if p and os.path.isdir(p)]
+
+
 @functools.cache
 def _python_files() -> tuple[str, ...]:
-    """The interpreter, its standard library and installed packages, and the project's packages."""
+    """The interpreter, its standard library and installed packages, the folders on ``PYTHONPATH``
+    and the project's packages."""
     import site
 
-    paths = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, sys.executable]
+    paths = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, sys.executable, *python_path()]
     with contextlib.suppress(AttributeError):  # old virtualenv's site module
         paths += site.getsitepackages()
     for name in _PACKAGES:

@@ -28,6 +28,8 @@ from engine import BEGINNER, FirstClick
 needs_sandbox = pytest.mark.skipif(sandbox.unavailable() is not None, reason=f"no sandbox: {sandbox.unavailable()}")
 
 TEMPLATE = Path(__file__).parent / "sandbox_bots" / "escaper.py"
+#: The ways out the escaper players try, one player each (``sandbox_bots/escaper.py``).
+ATTACKS = ("daemon", "fork-bomb", "proc", "store", "channels", "network", "write-outside")
 LIMITS = Limits(move_time=30.0, game_time=300.0, memory_mb=1024, startup_time=120, processes=64)
 TIMINGS = ("cpu_ms", "wall_ms")
 
@@ -59,7 +61,7 @@ def processes_with(marker: str) -> list[int]:
 
 
 @needs_sandbox
-def test_a_bot_that_tries_every_way_out_gets_nowhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bots_that_try_every_way_out_get_nowhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     token = f"secret-{uuid.uuid4().hex}"
     monkeypatch.setenv("ARENA_SECRET_FOR_TEST", token)
     store = tmp_path / "arena.db"
@@ -78,12 +80,14 @@ def test_a_bot_that_tries_every_way_out_gets_nowhere(tmp_path: Path, monkeypatch
     plugin.write_text(text, encoding="utf-8")
 
     alone = play(tmp_path / "alone.db", ("random",), None, SandboxMode.REQUIRE)
-    with_it = play(store, ("random", "sandbox-escaper"), plugin, SandboxMode.REQUIRE)
+    escapers = tuple(f"escaper-{attack}" for attack in ATTACKS)
+    with_them = play(store, ("random", *escapers), plugin, SandboxMode.REQUIRE)
 
-    escaper = [row for row in with_it if row["player"] == "sandbox-escaper"]
-    assert len(escaper) == 3
-    assert all(row["outcome"] in (Outcome.WON.value, Outcome.LOST.value) for row in escaper), escaper
-    assert [row for row in with_it if row["player"] == "random"] == alone
+    for name in escapers:  # each learned nothing (it would raise: error) and played its games out
+        rows = [row for row in with_them if row["player"] == name]
+        assert len(rows) == 3
+        assert all(row["outcome"] in (Outcome.WON.value, Outcome.LOST.value) for row in rows), rows
+    assert [row for row in with_them if row["player"] == "random"] == alone
     with pytest.raises(BlockingIOError):
         listener.accept()
     assert list(outside.iterdir()) == []

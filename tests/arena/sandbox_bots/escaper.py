@@ -1,10 +1,13 @@
-"""Hostile: tries every way out of the sandbox, then plays at random; raises with what it got if any worked.
+"""Hostile: seven players, each tries one way out of the sandbox, then plays at random; raises with what
+it got if its way worked.
 
 A template: the test fills in ``STORE`` (the results store), ``TOKEN`` (a secret in the arena's environment),
-``OUTSIDE`` (a folder of the test's) and ``PORT`` (a socket the test listens on). On its first move it
-daemonizes a child (setsid and a double fork) that sleeps for ever, forks until refused, reads /proc of its
-parent and of PID 1, opens the store (and tries to write it), scans /dev/shm and /proc/*/fd for channels
-other than its own, connects to the test's port and resolves a name, and writes outside its /tmp.
+``OUTSIDE`` (a folder of the test's) and ``PORT`` (a socket the test listens on). On its first move,
+``escaper-daemon`` daemonizes a child (setsid and a double fork) that sleeps for ever; ``escaper-fork-bomb``
+forks until refused; ``escaper-proc`` reads /proc of its parent and of PID 1; ``escaper-store`` opens the
+store (and tries to write it); ``escaper-channels`` scans /dev/shm and /proc/*/fd for channels other than
+its own; ``escaper-network`` connects to the test's port and resolves a name; ``escaper-write-outside``
+writes outside its /tmp.
 """
 
 from __future__ import annotations
@@ -15,8 +18,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from engine import COVERED, Action, Observation
-from players import Player, hookimpl
+from players import Action, Observation, Player, hookimpl
 
 STORE = "@STORE@"
 TOKEN = "@TOKEN@"
@@ -124,26 +126,50 @@ def write_outside() -> list[str]:
     return found
 
 
-class Escaper(Player):
-    name = "sandbox-escaper"
-    description = "tries to leave the sandbox"
+def daemon() -> list[str]:
+    daemonize()  # what must not happen is checked from outside: no process of it outlives the tournament
+    return []
 
+
+def fork_bomb() -> list[str]:
+    return ["never refused a fork"] if fork_until_refused() >= 5000 else []
+
+
+#: One player per way out: each is recorded with its own outcome.
+ATTACKS = {
+    "daemon": daemon,
+    "fork-bomb": fork_bomb,
+    "proc": read_proc,
+    "store": open_store,
+    "channels": scan_channels,
+    "network": network,
+    "write-outside": write_outside,
+}
+
+
+class Escaper(Player):
+    """Tries its way out on its first move, then plays at random; raises with what it got if it worked."""
+
+    attack = "daemon"
     found: list[str] | None = None
 
     def play(self, observation: Observation) -> list[Action]:
         if self.found is None:
-            daemonize()
-            made = fork_until_refused()
-            self.found = read_proc() + open_store() + scan_channels() + network() + write_outside()
-            if made >= 5000:
-                self.found.append("never refused a fork")
+            self.found = ATTACKS[self.attack]()
         if self.found:
             raise RuntimeError("escaped: " + "; ".join(self.found))
-        covered = (observation.grid == COVERED).nonzero()
+        covered = (observation.grid == Observation.COVERED).nonzero()
         pick = self.rng.integers(len(covered[0]))
         return [Action.reveal(int(covered[0][pick]), int(covered[1][pick]), guess=True)]
 
 
+ESCAPERS = [
+    type(f"Escaper_{key}", (Escaper,), {"name": f"escaper-{key}", "description": f"tries: {key}", "attack": key})
+    for key in ATTACKS
+]
+
+
 @hookimpl
 def register_players(register):
-    register(Escaper)
+    for cls in ESCAPERS:
+        register(cls)
