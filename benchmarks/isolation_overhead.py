@@ -40,6 +40,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import sys
 import tempfile
 import time
@@ -115,6 +116,37 @@ def play_all(agent: Counting | Player, name: str, boards: Iterable[int]) -> tupl
     return time.perf_counter() - start, games
 
 
+def remote_agent(name: str, spin: float, shared: bool, boxed: bool) -> RemoteAgent:
+    """``name`` behind the protocol as a tournament's worker starts it (``boxed``: in the sandbox, its
+    cache folder seeded with the arena's compiled code)."""
+    command = host_command(name, entry_points=False, threads=1, spin=spin)
+    box, env = None, bot_environment()
+    if boxed:
+        cache = sandbox.cache_dir(name)
+        cache.mkdir(parents=True, exist_ok=True)
+        sandbox.seed_cache(cache)
+        box = sandbox.Sandbox((), [str(cache)], processes=LIMITS.processes)
+        env = bot_environment({"NUMBA_CACHE_DIR": str(cache)}, sandboxed=True)
+    return RemoteAgent(name, command, LIMITS, env=env, spin=spin, shared=shared, sandbox=box)
+
+
+def bench_start(name: str, starts: int = 10) -> dict[str, float]:
+    """Milliseconds from starting a bot to its first answer (start, warm-up game, handshake), plain and
+    sandboxed in alternation, after one untimed start of each (caches warm): medians, and the difference."""
+    times: dict[str, list[float]] = {"plain": [], "sandboxed": []}
+    for attempt in range(starts + 1):
+        for label in times:
+            started = time.perf_counter()
+            agent = remote_agent(name, 0.0, True, label == "sandboxed")
+            agent.prepare()
+            agent.close()
+            if attempt:
+                times[label].append(1000 * (time.perf_counter() - started))
+    medians = {label: round(statistics.median(values), 1) for label, values in times.items()}
+    return {**{f"{label}_ms": value for label, value in medians.items()},
+            "extra_ms": round(medians["sandboxed"] - medians["plain"], 1), "starts": starts}  # fmt: skip
+
+
 def bench_player(name: str, games: int, rounds: int, spin: float, tournament_games: int) -> dict[str, Any]:
     """Trusted against isolated, the pipes blocking at once and busy-waiting ``spin`` seconds first."""
     player = Registry().create(name)
@@ -131,15 +163,8 @@ def bench_player(name: str, games: int, rounds: int, spin: float, tournament_gam
     if sandbox.unavailable() is None:  # the same four in the bubblewrap sandbox
         modes += [(f"sandboxed_{label}", window, shared, True) for label, window, shared, _ in modes]
     for label, window, shared, boxed in modes:
-        command = host_command(name, entry_points=False, threads=1, spin=window)
-        box, env = None, bot_environment()
-        if boxed:
-            cache = sandbox.cache_dir(name)
-            cache.mkdir(parents=True, exist_ok=True)
-            box = sandbox.Sandbox((), [str(cache)], processes=LIMITS.processes)
-            env = bot_environment({"NUMBA_CACHE_DIR": str(cache)}, sandboxed=True)
         started = time.perf_counter()
-        remote = RemoteAgent(name, command, LIMITS, env=env, spin=window, shared=shared, sandbox=box)
+        remote = remote_agent(name, window, shared, boxed)
         agents[label] = Counting(remote)
         agents[label].prepare()
         startup[label] = round(time.perf_counter() - started, 3)
@@ -202,7 +227,8 @@ def bench_player(name: str, games: int, rounds: int, spin: float, tournament_gam
             row[label]["overhead_vs_plain_percent"] = round(
                 100 * (row[label]["overhead_ms_per_game"] / row[plain]["overhead_ms_per_game"] - 1), 1
             )
-            row[label]["start_extra_ms"] = round(1000 * (startup[label] - startup[plain]), 1)
+    if any(boxed for *_, boxed in modes):
+        row["sandbox_start"] = bench_start(name)
     row["tournament"] = tournament_seconds(name, tournament_games) if tournament_games else {}
     return row
 
@@ -356,9 +382,14 @@ def main() -> None:
             if "overhead_vs_plain_percent" in extra:
                 print(
                     f"  {'':13s} sandbox: per-move overhead {extra['overhead_vs_plain_percent']:+.1f}% of the same"
-                    f" mode unsandboxed ({extra['sandbox_extra_us_per_round_trip']:+.1f} us/round trip),"
-                    f" start +{extra['start_extra_ms']} ms"
+                    f" mode unsandboxed ({extra['sandbox_extra_us_per_round_trip']:+.1f} us/round trip)"
                 )
+        if "sandbox_start" in row:
+            start = row["sandbox_start"]
+            print(
+                f"  start to first answer (median of {start['starts']}): plain {start['plain_ms']} ms,"
+                f" sandboxed {start['sandboxed_ms']} ms ({start['extra_ms']:+.1f} ms)"
+            )
         if row["tournament"]:
             print(
                 f"  whole tournaments of {args.tournament_games} boards (games/s): "
