@@ -25,14 +25,22 @@ from players.builtin import common
 from players.builtin.common import guess_candidates
 from players.rules import certain_cells
 from players.solver import analyze, fast
-from players.solver.analysis import _FAST_SEARCH_NODES, DEFAULT_RREF_MIN_CELLS, fast_prepared
+from players.solver.analysis import (
+    _FAST_SEARCH_NODES,
+    _LOG_TABLE,
+    DEFAULT_RREF_MIN_CELLS,
+    fast_prepared,
+    piece_probabilities,
+    unconstrained_probability,
+)
 from players.solver.enumeration import DEFAULT_NODE_LIMIT, EXACT_CELLS
-from players.solver.fast import finish
+from players.solver.fast import finish, guess_parts, prepare
 
 __all__ = ["play_whole_game"]
 
-#: ``_advance``'s answers: the game is over, the position needs the solver, or decline.
-OVER, ANALYSE, DECLINE = 0, 1, -1
+#: The compiled calls' answers: the game is over, the position needs the solver, decline; and
+#: ``_analyse_on``'s: a guess needs numpy's arithmetic, the position needs the solver's Python path.
+OVER, ANALYSE, DECLINE, GUESS, GENERAL = 0, 1, -1, 2, 3
 
 
 @njit(cache=True)
@@ -88,11 +96,59 @@ def _decide(
 
 
 @njit(cache=True)
-def _finish_and_decide(game: tuple, pending: tuple, frontier: np.ndarray, player_rng: np.ndarray) -> int:
-    """``fast.finish`` of a position from ``fast_prepared``, then ``_decide``."""
+def _no_guess() -> tuple:
+    """``fast.guess_parts``'s types, empty: ``_analyse_on``'s answer when there is no guess."""
+    floats, states, ints = np.zeros(0), np.zeros(0, np.int8), np.zeros(0, np.int64)
+    return floats, states, ints, states, ints, 0, ints, floats, floats, ints, ints, ints
+
+
+@njit(cache=True)
+def _analyse_on(
+    game: tuple,
+    status: int,
+    player_rng: np.ndarray,
+    log_table: np.ndarray,
+    probe: int,
+    rref_min_cells: int,
+    exact_cells: int,
+) -> tuple:
+    """While ``status`` says the position needs the solver: ``fast.prepare`` (as ``fast_prepared``
+    calls it), its certain cells played, then ``_advance``. Stops at a guess (``GUESS``, with
+    ``fast.guess_parts``: numpy takes the floating-point steps), at a position that ``prepare``
+    does not count in one call (``GENERAL``), or when the game ends (or declines)."""
+    height, width = game[4], game[5]
+    grid = game[0].reshape(height, width)
+    while status == ANALYSE and probe >= 0:
+        out = prepare(grid, game[6], False, True, rref_min_cells, probe, exact_cells, log_table)
+        if not out[0] or not out[1]:
+            break
+        parts = guess_parts(out, height * width)
+        probabilities, state, p_cells, piece_state, unconstrained, u_state, cells = parts[:7]
+        unknown = np.full(p_cells.shape[0], np.nan)
+        safe, mine = finish(probabilities, state, p_cells, unknown, piece_state, unconstrained, np.nan, u_state, width)
+        if not safe.shape[1] and not mine.shape[1]:
+            return GUESS, parts
+        status = _decide(game, probabilities, safe, mine, cells, unconstrained, np.nan, player_rng)
+    return (GENERAL if status == ANALYSE else status), _no_guess()
+
+
+@njit(cache=True)
+def _guess_and_play_on(
+    game: tuple,
+    pending: tuple,
+    frontier: np.ndarray,
+    player_rng: np.ndarray,
+    log_table: np.ndarray,
+    probe: int,
+    rref_min_cells: int,
+    exact_cells: int,
+) -> tuple:
+    """``fast.finish`` of a position (``fast_prepared``'s ``pending``), then ``_decide`` and
+    ``_analyse_on``."""
     probabilities, state, p_cells, piece_p, piece_state, unconstrained, u, u_state, n_cols = pending
     safe, mine = finish(probabilities, state, p_cells, piece_p, piece_state, unconstrained, u, u_state, n_cols)
-    return _decide(game, probabilities, safe, mine, frontier, unconstrained, u, player_rng)
+    status = _decide(game, probabilities, safe, mine, frontier, unconstrained, u, player_rng)
+    return _analyse_on(game, status, player_rng, log_table, probe, rref_min_cells, exact_cells)
 
 
 def _cells(pairs: list[tuple[int, int]]) -> np.ndarray:
@@ -131,18 +187,29 @@ def play_whole_game(
              game.log)  # fmt: skip
     grid = game.view.reshape(height, width)
     probe = min(parallel_threshold, DEFAULT_NODE_LIMIT, _FAST_SEARCH_NODES)
-    status = _advance(state)
-    while status == ANALYSE:
+    solver = (_LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS)
+    status, parts = _analyse_on(state, _advance(state), player_rng, *solver)
+    while status in (GUESS, GENERAL):
+        if status == GUESS:
+            probabilities, state_, p_cells, piece_state, unconstrained, u_state, cells = parts[:7]
+            exponents, ratios, spans, feasible_at, rest = parts[7:]
+            shares = np.exp(exponents)  # numpy's arithmetic, as fast_prepared takes it
+            piece_p = piece_probabilities(shares, ratios, spans.tolist())
+            u = unconstrained_probability(shares, feasible_at, rest, u_state, unconstrained.shape[0])
+            pending = (probabilities, state_, p_cells, piece_p, piece_state, unconstrained, u, u_state, width)
+            status, parts = _guess_and_play_on(state, pending, cells, player_rng, *solver)
+            continue
         prepared = fast_prepared(grid, mines, False, True, DEFAULT_RREF_MIN_CELLS, probe, EXACT_CELLS)
         if prepared is not None:
             pending, frontier, _ = prepared
-            status = _finish_and_decide(state, pending, frontier, player_rng)
+            status, parts = _guess_and_play_on(state, pending, frontier, player_rng, *solver)
         else:
             threads = parallel if parallel is not None else numba.get_num_threads() > 1
             result = analyze(grid, mines, weighted=False, parallel=threads, parallel_threshold=parallel_threshold)
             status = _decide(state, result.probabilities.reshape(-1), _cells(result.safe), _cells(result.mines),
                              result.frontier.system.cells, result.frontier.unconstrained,
                              result.unconstrained_probability, player_rng)  # fmt: skip
+            status, parts = _analyse_on(state, status, player_rng, *solver)
     return status == OVER
 
 

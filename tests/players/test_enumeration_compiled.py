@@ -51,12 +51,34 @@ def test_the_compiled_path_plays_and_does_not_decline() -> None:
 
 
 def test_positions_the_fast_path_declines_go_through_analyze(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With the solver's fast path declining every position, the general path's answers give
-    the same games."""
+    """With the solver's fast path declining every position (a negative search probe), the general
+    path's answers give the same games."""
     player = EnumerationPlayer()
     want = rows(player, BEGINNER, FirstClick.SAFE, range(40), compiled=False)
-    monkeypatch.setattr(enumeration_compiled, "fast_prepared", lambda *args: None)
+    analysed = []
+    original = enumeration_compiled.analyze
+    monkeypatch.setattr(enumeration_compiled, "analyze", lambda *a, **k: analysed.append(1) or original(*a, **k))
+    monkeypatch.setattr(enumeration_compiled, "_FAST_SEARCH_NODES", -1)
     assert rows(player, BEGINNER, FirstClick.SAFE, range(40)) == want
+    assert len(analysed) > 20
+
+
+def test_positions_counted_in_python_give_the_same_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A position that ``prepare`` does not finish in compiled code (weights that need numpy's
+    logs) goes through ``fast_prepared`` from Python: forced here for every position."""
+    player = EnumerationPlayer()
+    want = rows(player, BEGINNER, FirstClick.SAFE, range(40), compiled=False)
+    prepared = []
+    original = enumeration_compiled.fast_prepared
+
+    def counted(grid: object, mines: int, weighted: bool, use_rref: bool, rref: int, probe: int, exact: int) -> object:
+        prepared.append(probe)
+        return original(grid, mines, weighted, use_rref, rref, 20_000, exact)
+
+    monkeypatch.setattr(enumeration_compiled, "fast_prepared", counted)
+    monkeypatch.setattr(enumeration_compiled, "_FAST_SEARCH_NODES", -1)
+    assert rows(player, BEGINNER, FirstClick.SAFE, range(40)) == want
+    assert len(prepared) > 20
 
 
 def test_declined_games_are_replayed_move_by_move() -> None:
@@ -101,5 +123,6 @@ def test_tournament_workers_take_the_compiled_path(monkeypatch: pytest.MonkeyPat
 def test_the_first_game_loads_every_kernel() -> None:
     """Whatever the first board (the arena's warm-up), the guess path is compiled by then."""
     enumeration_compiled._load_kernels()
-    for kernel in (enumeration_compiled._advance, enumeration_compiled._finish_and_decide):
+    compiled = enumeration_compiled
+    for kernel in (compiled._advance, compiled._analyse_on, compiled._guess_and_play_on):
         assert kernel.signatures
