@@ -41,6 +41,11 @@ __all__ = ["play_whole_game"]
 #: The compiled calls' answers: the game is over, the position needs the solver, decline; and
 #: ``_analyse_on``'s: a guess needs numpy's arithmetic, the position needs the solver's Python path.
 OVER, ANALYSE, DECLINE, GUESS, GENERAL = 0, 1, -1, 2, 3
+#: numpy's exp is exactly 1 at 0 and 0 at -inf, as any exp should be (checked, for any SIMD width):
+#: ``_exact_shares`` may then take a guess's arithmetic in compiled code.
+_EXACT_SHARES = all(
+    (np.exp(np.zeros(n)) == 1.0).all() and (np.exp(np.full(n, -np.inf)) == 0.0).all() for n in range(1, 34)
+)
 
 
 @njit(cache=True)
@@ -103,6 +108,46 @@ def _no_guess() -> tuple:
 
 
 @njit(cache=True)
+def _exact_shares(exponents: np.ndarray, ratios: np.ndarray, spans: np.ndarray, feasible_at: np.ndarray,
+                  rest: np.ndarray, u_state: int, n_unconstrained: int) -> tuple:  # fmt: skip
+    """``analysis.piece_probabilities`` and ``unconstrained_probability`` of a guess (``fast.guess_parts``)
+    when numpy's arithmetic cannot round: every exponent is 0 or -inf (the shares are exactly 1 and
+    0) and one share per sum is 1, so each product and dot is one of its terms. ``(False, ...)``
+    otherwise: numpy's exp and BLAS then take the steps."""
+    piece_p = np.empty(ratios.shape[0], np.float64)  # room enough: a component's cells <= its ratios
+    u = np.nan
+    at = 0
+    for k in range(spans.shape[0] // 6):
+        a, b, c, cols = spans[6 * k], spans[6 * k + 1], spans[6 * k + 2], spans[6 * k + 5]
+        one = -1
+        for i in range(a, b):
+            if exponents[i] == 0.0 and one < 0:
+                one = i - a
+            elif exponents[i] != -np.inf:
+                return False, piece_p, u
+        if one < 0:
+            return False, piece_p, u
+        for j in range(cols):
+            piece_p[at + j] = ratios[c + one * cols + j]
+        at += cols
+    if n_unconstrained:
+        if u_state >= 0:
+            u = float(u_state)
+        else:
+            one = -1
+            for i in range(feasible_at.shape[0]):
+                e = exponents[feasible_at[i]]
+                if e == 0.0 and one < 0:
+                    one = i
+                elif e != -np.inf:
+                    return False, piece_p, u
+            if one < 0:
+                return False, piece_p, u
+            u = float(rest[one]) / n_unconstrained
+    return True, piece_p[:at], u
+
+
+@njit(cache=True)
 def _analyse_on(
     game: tuple,
     status: int,
@@ -111,11 +156,13 @@ def _analyse_on(
     probe: int,
     rref_min_cells: int,
     exact_cells: int,
+    exact_shares: bool,
 ) -> tuple:
     """While ``status`` says the position needs the solver: ``fast.prepare`` (as ``fast_prepared``
-    calls it), its certain cells played, then ``_advance``. Stops at a guess (``GUESS``, with
-    ``fast.guess_parts``: numpy takes the floating-point steps), at a position that ``prepare``
-    does not count in one call (``GENERAL``), or when the game ends (or declines)."""
+    calls it), its certain cells played (and its guesses, when ``exact_shares`` and
+    ``_exact_shares`` can take their arithmetic), then ``_advance``. Stops at a guess that needs
+    numpy's floating-point steps (``GUESS``, with ``fast.guess_parts``), at a position that
+    ``prepare`` does not count in one call (``GENERAL``), or when the game ends (or declines)."""
     height, width = game[4], game[5]
     grid = game[0].reshape(height, width)
     while status == ANALYSE and probe >= 0:
@@ -126,9 +173,17 @@ def _analyse_on(
         probabilities, state, p_cells, piece_state, unconstrained, u_state, cells = parts[:7]
         unknown = np.full(p_cells.shape[0], np.nan)
         safe, mine = finish(probabilities, state, p_cells, unknown, piece_state, unconstrained, np.nan, u_state, width)
+        u = np.nan
         if not safe.shape[1] and not mine.shape[1]:
-            return GUESS, parts
-        status = _decide(game, probabilities, safe, mine, cells, unconstrained, np.nan, player_rng)
+            if not exact_shares:
+                return GUESS, parts
+            exponents, ratios, spans, feasible_at, rest = parts[7:]
+            n = unconstrained.shape[0]
+            exact, piece_p, u = _exact_shares(exponents, ratios, spans, feasible_at, rest, u_state, n)
+            if not exact:
+                return GUESS, parts
+            finish(probabilities, state, p_cells, piece_p, piece_state, unconstrained, u, u_state, width)
+        status = _decide(game, probabilities, safe, mine, cells, unconstrained, u, player_rng)
     return (GENERAL if status == ANALYSE else status), _no_guess()
 
 
@@ -142,13 +197,14 @@ def _guess_and_play_on(
     probe: int,
     rref_min_cells: int,
     exact_cells: int,
+    exact_shares: bool,
 ) -> tuple:
     """``fast.finish`` of a position (``fast_prepared``'s ``pending``), then ``_decide`` and
     ``_analyse_on``."""
     probabilities, state, p_cells, piece_p, piece_state, unconstrained, u, u_state, n_cols = pending
     safe, mine = finish(probabilities, state, p_cells, piece_p, piece_state, unconstrained, u, u_state, n_cols)
     status = _decide(game, probabilities, safe, mine, frontier, unconstrained, u, player_rng)
-    return _analyse_on(game, status, player_rng, log_table, probe, rref_min_cells, exact_cells)
+    return _analyse_on(game, status, player_rng, log_table, probe, rref_min_cells, exact_cells, exact_shares)
 
 
 def _cells(pairs: list[tuple[int, int]]) -> np.ndarray:
@@ -187,7 +243,7 @@ def play_whole_game(
              game.log)  # fmt: skip
     grid = game.view.reshape(height, width)
     probe = min(parallel_threshold, DEFAULT_NODE_LIMIT, _FAST_SEARCH_NODES)
-    solver = (_LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS)
+    solver = (_LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS, _EXACT_SHARES)
     status, parts = _analyse_on(state, _advance(state), player_rng, *solver)
     while status in (GUESS, GENERAL):
         if status == GUESS:

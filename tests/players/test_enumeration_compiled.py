@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from arena.result import Outcome
@@ -11,6 +12,7 @@ from engine.compiled_game import CompiledGame
 from engine.layout import player_seed_words
 from players.builtin import enumeration_compiled
 from players.builtin.enumeration_player import EnumerationPlayer
+from players.solver.analysis import piece_probabilities, unconstrained_probability
 
 
 def rows(player: EnumerationPlayer, spec: BoardSpec, rule: FirstClick, boards: range, **kwargs) -> list[dict]:
@@ -126,3 +128,36 @@ def test_the_first_game_loads_every_kernel() -> None:
     compiled = enumeration_compiled
     for kernel in (compiled._advance, compiled._analyse_on, compiled._guess_and_play_on):
         assert kernel.signatures
+
+
+def test_guesses_without_the_shortcut_are_the_same_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every guess through numpy's arithmetic (no ``_exact_shares``): the same games."""
+    player = EnumerationPlayer()
+    want = rows(player, BEGINNER, FirstClick.SAFE, range(60))
+    products = []
+    original = enumeration_compiled.piece_probabilities
+    monkeypatch.setattr(enumeration_compiled, "piece_probabilities", lambda *a: products.append(1) or original(*a))
+    monkeypatch.setattr(enumeration_compiled, "_EXACT_SHARES", False)
+    assert rows(player, BEGINNER, FirstClick.SAFE, range(60)) == want
+    assert len(products) > 20
+
+
+def test_exact_shares_are_numpys_products() -> None:
+    """Shares of exactly 1 and 0 give numpy's numbers; any other share is left to numpy."""
+    inf = -np.inf
+    exponents = np.array([inf, 0.0, 0.0, inf, inf, inf, 0.0])  # two components, then the frontier totals
+    ratios = np.array([0.1, 0.7, 0.3, 0.9, 0.25, 0.5, 1 / 3, 0.2, 0.8, 0.6])
+    spans = np.array([0, 2, 0, 6, 2, 3, 2, 4, 6, 10, 2, 2], np.int64)
+    feasible_at, rest = np.array([4, 5, 6], np.int64), np.array([7, 6, 5], np.int64)
+    shares = np.exp(exponents)
+    want_p = piece_probabilities(shares, ratios, spans.tolist())
+    for u_state in (-1, 0, 1):
+        want_u = unconstrained_probability(shares, feasible_at, rest, u_state, 9)
+        exact, piece_p, u = enumeration_compiled._exact_shares(exponents, ratios, spans, feasible_at, rest, u_state, 9)
+        assert exact
+        assert piece_p.tolist() == want_p.tolist()
+        assert u == want_u
+    for i in (0, 2, 5):
+        bent = exponents.copy()
+        bent[i] = -0.5
+        assert not enumeration_compiled._exact_shares(bent, ratios, spans, feasible_at, rest, -1, 9)[0]
