@@ -1,10 +1,12 @@
 """Acceleration of ``EnumerationPlayer.play``: whole games in compiled code, for the arena's
 in-process runs; held equal to it move for move by ``tests/players/test_enumeration_compiled.py``.
 
-Moves that need no analysis are played in one compiled call (``_advance``); a position that needs
-the solver goes through the solver's fast path from Python, as ``play`` calls it, and the answer
-is played in a second compiled call. Anything unusual declines, and the arena replays the board
-with ``play``. See docs/solver.md.
+One compiled call plays the game until a guess needs numpy's floating-point steps: the moves
+that need no analysis, and the solver's fast path (``fast.prepare``, as ``play`` calls it through
+``analyze``) with its certain cells and its exactly computable guesses. Python then takes those
+steps, and the next compiled call plays on. A position the fast path cannot count in one call goes
+through the solver from Python. Anything unusual declines, and the arena replays the board with
+``play``. See docs/solver.md.
 """
 
 from __future__ import annotations
@@ -188,6 +190,20 @@ def _analyse_on(
 
 
 @njit(cache=True)
+def _play(
+    game: tuple,
+    player_rng: np.ndarray,
+    log_table: np.ndarray,
+    probe: int,
+    rref_min_cells: int,
+    exact_cells: int,
+    exact_shares: bool,
+) -> tuple:
+    """A game from its start: ``_advance``, then ``_analyse_on``."""
+    return _analyse_on(game, _advance(game), player_rng, log_table, probe, rref_min_cells, exact_cells, exact_shares)
+
+
+@njit(cache=True)
 def _guess_and_play_on(
     game: tuple,
     pending: tuple,
@@ -244,7 +260,7 @@ def play_whole_game(
     grid = game.view.reshape(height, width)
     probe = min(parallel_threshold, DEFAULT_NODE_LIMIT, _FAST_SEARCH_NODES)
     solver = (_LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS, _EXACT_SHARES)
-    status, parts = _analyse_on(state, _advance(state), player_rng, *solver)
+    status, parts = _play(state, player_rng, *solver)
     while status in (GUESS, GENERAL):
         if status == GUESS:
             probabilities, state_, p_cells, piece_state, unconstrained, u_state, cells = parts[:7]
