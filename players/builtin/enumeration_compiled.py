@@ -103,13 +103,6 @@ def _decide(
 
 
 @njit(cache=True)
-def _no_guess() -> tuple:
-    """``fast.guess_parts``'s types, empty: ``_analyse_on``'s answer when there is no guess."""
-    floats, states, ints = np.zeros(0), np.zeros(0, np.int8), np.zeros(0, np.int64)
-    return floats, states, ints, states, ints, 0, ints, floats, floats, ints, ints, ints
-
-
-@njit(cache=True)
 def _exact_shares(exponents: np.ndarray, ratios: np.ndarray, spans: np.ndarray, feasible_at: np.ndarray,
                   rest: np.ndarray, u_state: int, n_unconstrained: int) -> tuple:  # fmt: skip
     """``analysis.piece_probabilities`` and ``unconstrained_probability`` of a guess (``fast.guess_parts``)
@@ -186,7 +179,7 @@ def _analyse_on(
                 return GUESS, parts
             finish(probabilities, state, p_cells, piece_p, piece_state, unconstrained, u, u_state, width)
         status = _decide(game, probabilities, safe, mine, cells, unconstrained, u, player_rng)
-    return (GENERAL if status == ANALYSE else status), _no_guess()
+    return (GENERAL if status == ANALYSE else status), None  # not empty arrays: Python would box each
 
 
 @njit(cache=True)
