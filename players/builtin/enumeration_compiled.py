@@ -236,20 +236,34 @@ def _load_kernels() -> None:
         play_whole_game(CompiledGame(BoardSpec(2, 2, 1), FirstClick.SAFE, 0, 0), words, 100, False, 1 << 30)
 
 
+def _state(game: CompiledGame, move_limit: int) -> tuple:
+    """What every compiled call starts with: the game, the first click, the move limit, the move log."""
+    height, width = game.height, game.width
+    first_row, first_col = (min(3, height - 1), min(3, width - 1)) if game.rule is FirstClick.OPENING else (0, 0)
+    return (game.view, game.truth, game.labels, game.perm, height, width, game.spec.mines, game.rule_code, game.stack,
+            game.hit, game.counters, first_row * width + first_col, game.rule is FirstClick.NONE, move_limit,
+            game.log)  # fmt: skip
+
+
+#: The last game's ``_state``: the arena plays game after game in one ``CompiledGame``, reset in
+#: place, so its arrays and figures stay those of the tuple.
+_last: tuple = (None, 0, ())
+
+
 def play_whole_game(
     game: CompiledGame, seed_words: np.ndarray, move_limit: int, parallel: bool | None, parallel_threshold: int
 ) -> bool:
     """Play ``game`` to its end as ``EnumerationPlayer`` (default counting) would; False to
     decline (the arena then replays the board move by move)."""
+    global _last
     _load_kernels()
-    spec = game.spec
-    height, width, mines = spec.height, spec.width, spec.mines
     player_rng = rng.player_state(seed_words)
-    first_row, first_col = (min(3, height - 1), min(3, width - 1)) if game.rule is FirstClick.OPENING else (0, 0)
-    # What every compiled call starts with: the game, the first click, the move limit, the move log.
-    state = (game.view, game.truth, game.labels, game.perm, height, width, mines, game.rule_code, game.stack, game.hit,
-             game.counters, first_row * width + first_col, game.rule is FirstClick.NONE, move_limit,
-             game.log)  # fmt: skip
+    if _last[0] is game and _last[1] == move_limit:
+        state = _last[2]
+    else:
+        state = _state(game, move_limit)
+        _last = (game, move_limit, state)
+    height, width, mines = state[4], state[5], state[6]
     grid = game.view.reshape(height, width)
     probe = min(parallel_threshold, DEFAULT_NODE_LIMIT, _FAST_SEARCH_NODES)
     solver = (_LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS, _EXACT_SHARES)
