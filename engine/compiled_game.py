@@ -109,7 +109,7 @@ def play_cells(
         return False
     before = view.copy()
     n = rows.shape[0]
-    i = 0
+    i = np.int64(0)
     while i < n and not game_over(counters):
         i = kernels.play_rows(view, truth, height, width, rows, i, before, stack, hit, counters, log)
         if i < n and not game_over(counters):

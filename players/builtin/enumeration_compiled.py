@@ -55,15 +55,15 @@ def _advance(game: tuple) -> int:
     """Play ``EnumerationPlayer.play``'s answers for as long as they need no analysis: the first
     click, then every certain cell of the single-cell rules. ``game`` is ``play_whole_game``'s
     ``(view, truth, labels, perm, height, width, mines, rule, stack, hit, counters, first click's
-    cell, whether it is a guess, move limit, move log)``."""
-    view, truth, labels, perm, height, width, mines, rule, stack, hit, counters, first, first_guess, limit, log = game
-    grid = view.reshape(height, width)
+    cell, whether it is a guess, move limit, move log, read-only grid of view)``."""
+    view, truth, labels, perm, height, width, mines, rule, stack, hit, counters, first, first_guess, limit = game[:14]
+    log, grid = game[14], game[15]
     while not game_over(counters):
         first_move, safe, mine = certain_cells(grid)
         if first_move:
             ok = reveal(view, truth, labels, perm, height, width, mines, rule, stack, counters, first, first_guess, log)
         elif safe.shape[1] or mine.shape[1]:
-            ok = play_cells(view, truth, height, width, safe, mine, False, stack, hit, counters, log)
+            ok = play_cells(view, truth, height, width, safe, mine, np.bool_(False), stack, hit, counters, log)
         else:
             return ANALYSE
         if not ok or (not game_over(counters) and counters[MOVES] > limit):
@@ -87,16 +87,16 @@ def _decide(
     view, truth, height, width = game[0], game[1], game[4], game[5]
     stack, hit, counters, limit, log = game[8], game[9], game[10], game[13], game[14]
     if safe.shape[1] or mine.shape[1]:
-        ok = play_cells(view, truth, height, width, safe, mine, False, stack, hit, counters, log)
+        ok = play_cells(view, truth, height, width, safe, mine, np.bool_(False), stack, hit, counters, log)
     else:
-        choices = guess_candidates(probabilities, frontier, unconstrained, u, height, width, False)
+        choices = guess_candidates(probabilities, frontier, unconstrained, u, height, width, np.bool_(False))
         if choices.shape[0] == 0:
             return DECLINE
         cell = choices[rng.draw_below(player_rng, choices.shape[0])]
         guess = np.empty((2, 1), np.int64)
         guess[0, 0] = cell // width
         guess[1, 0] = cell % width
-        ok = play_cells(view, truth, height, width, guess, mine, True, stack, hit, counters, log)
+        ok = play_cells(view, truth, height, width, guess, mine, np.bool_(True), stack, hit, counters, log)
     if not ok or (not game_over(counters) and counters[MOVES] > limit):
         return DECLINE
     return _advance(game)
@@ -161,7 +161,7 @@ def _analyse_on(
     height, width = game[4], game[5]
     grid = game[0].reshape(height, width)
     while status == ANALYSE and probe >= 0:
-        out = prepare(grid, game[6], False, True, rref_min_cells, probe, exact_cells, log_table)
+        out = prepare(grid, game[6], np.bool_(False), np.bool_(True), rref_min_cells, probe, exact_cells, log_table)
         if not out[0] or not out[1]:
             break
         parts = guess_parts(out, height * width)
@@ -240,9 +240,11 @@ def _state(game: CompiledGame, move_limit: int) -> tuple:
     """What every compiled call starts with: the game, the first click, the move limit, the move log."""
     height, width = game.height, game.width
     first_row, first_col = (min(3, height - 1), min(3, width - 1)) if game.rule is FirstClick.OPENING else (0, 0)
+    grid = game.view.reshape(height, width)
+    grid.flags.writeable = False  # the rules see it as players see an observation's: one compiled signature
     return (game.view, game.truth, game.labels, game.perm, height, width, game.spec.mines, game.rule_code, game.stack,
             game.hit, game.counters, first_row * width + first_col, game.rule is FirstClick.NONE, move_limit,
-            game.log)  # fmt: skip
+            game.log, grid)  # fmt: skip
 
 
 #: The last game's ``_state``: the arena plays game after game in one ``CompiledGame``, reset in

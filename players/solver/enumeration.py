@@ -52,6 +52,7 @@ def _binomials(dtype: type) -> np.ndarray:
 
 
 _BINOM_INT = _binomials(np.int64)
+_BINOM_INT.flags.writeable = False  # as compiled code sees a global: one compiled type for both
 _BINOM_FLOAT = _binomials(np.float64)
 
 
@@ -218,7 +219,7 @@ def _expand(
     of them (or every variable is set): the roots of independent subtrees."""
     nv = sizes.shape[0]
     current = np.zeros((1, 0), np.int64)
-    depth = 0
+    depth = np.int64(0)
     while depth < nv and 0 < current.shape[0] < target:
         s = sizes[depth]
         out = np.empty((current.shape[0] * (s + 1), depth + 1), np.int64)

@@ -212,8 +212,9 @@ def prepare(
         counts = np.zeros((nk + 1, nv), np.int64)
         support = np.zeros((nk + 1, nv), np.uint8)
         max_k = max(0, min(nk, mines_w))
+        track = np.bool_(False)  # not a literal: one compiled _search for this call and the general path's
         used = _search(
-            sizes, var_ptr, var_cons, rhs_k, cap, _BINOM_INT, no_prefix, max_k, total, counts, support, False, probe
+            sizes, var_ptr, var_cons, rhs_k, cap, _BINOM_INT, no_prefix, max_k, total, counts, support, track, probe
         )
         if used < 0:
             return _declined()
@@ -307,12 +308,6 @@ def prepare(
 
 
 @njit(cache=True, no_cpython_wrapper=True, error_model="numpy")
-def _part(ints: np.ndarray, i: int) -> np.ndarray:
-    """Segment ``i`` of ``prepare``'s ``ints`` (its header gives where each one starts)."""
-    return ints[ints[i] : ints[i + 1]]
-
-
-@njit(cache=True, no_cpython_wrapper=True, error_model="numpy")
 def guess_parts(out: tuple, size: int) -> tuple:
     """A combined ``prepare`` result ``out`` (``out[1]`` true) on a board of ``size`` cells, cut
     for code that plays on in compiled code (``players.builtin.enumeration_compiled``) and returns
@@ -322,8 +317,10 @@ def guess_parts(out: tuple, size: int) -> tuple:
     ``analysis.piece_probabilities``); ``feasible_at`` indexes the frontier mine counts with
     nonzero weight in ``exp(exponents)`` and ``rest`` the unconstrained mines of each."""
     ints, floats, states = out[6], out[8], out[9]
-    cells, unconstrained, p_cells = _part(ints, 0), _part(ints, 3), _part(ints, 5)
-    feasible, starts, log_ptr, ratio_ptr = _part(ints, 11), _part(ints, 12), _part(ints, 14), _part(ints, 15)
+    # Segment i of ``ints`` is ints[ints[i] : ints[i + 1]] (the header gives where each starts).
+    cells, unconstrained, p_cells = ints[ints[0] : ints[1]], ints[ints[3] : ints[4]], ints[ints[5] : ints[6]]
+    feasible, starts = ints[ints[11] : ints[12]], ints[ints[12] : ints[13]]
+    log_ptr, ratio_ptr = ints[ints[14] : ints[15]], ints[ints[15] : ints[16]]
     count = starts.shape[0] - 1
     spans = np.empty(6 * count, np.int64)
     for k in range(count):
@@ -333,7 +330,7 @@ def guess_parts(out: tuple, size: int) -> tuple:
         spans[6 * k + 3] = ratio_ptr[k + 1]
         spans[6 * k + 4] = log_ptr[k + 1] - log_ptr[k]
         spans[6 * k + 5] = starts[k + 1] - starts[k]
-    at = size + log_ptr[count] + _part(ints, 10).shape[0]
+    at = size + log_ptr[count] + ints[11] - ints[10]
     ratios = floats[at : at + ratio_ptr[count]]
     exponents = floats[at + ratio_ptr[count] :]
     return (

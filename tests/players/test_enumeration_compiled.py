@@ -161,3 +161,13 @@ def test_exact_shares_are_numpys_products() -> None:
         bent = exponents.copy()
         bent[i] = -0.5
         assert not enumeration_compiled._exact_shares(bent, ratios, spans, feasible_at, rest, -1, 9)[0]
+
+
+def test_a_reused_game_keeps_to_each_games_move_limit() -> None:
+    """The arena plays game after game in one reset ``CompiledGame``: each call's own limit holds."""
+    player = EnumerationPlayer()
+    game = CompiledGame(EXPERT, FirstClick.SAFE, 77, 0)
+    for board, limit, done in ((0, 10_000, True), (1, 2, False), (2, 10_000, True)):
+        game.reset(77, board)
+        assert player.play_compiled(game, player_seed_words(77, board, player.name), limit) is done
+        assert (game.status.value in ("won", "lost")) is done
