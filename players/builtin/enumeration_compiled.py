@@ -43,6 +43,8 @@ __all__ = ["play_whole_game"]
 #: The compiled calls' answers: the game is over, the position needs the solver, decline; and
 #: ``_analyse_on``'s: a guess needs numpy's arithmetic, the position needs the solver's Python path.
 OVER, ANALYSE, DECLINE, GUESS, GENERAL = 0, 1, -1, 2, 3
+#: ``_analyse_on``'s status for a game at its start (``_advance`` first).
+START = 4
 #: numpy's exp is exactly 1 at 0 and 0 at -inf, as any exp should be (checked, for any SIMD width):
 #: ``_exact_shares`` may then take a guess's arithmetic in compiled code.
 _EXACT_SHARES = all(
@@ -157,7 +159,12 @@ def _analyse_on(
     calls it), its certain cells played (and its guesses, when ``exact_shares`` and
     ``_exact_shares`` can take their arithmetic), then ``_advance``. Stops at a guess that needs
     numpy's floating-point steps (``GUESS``, with ``fast.guess_parts``), at a position that
-    ``prepare`` does not count in one call (``GENERAL``), or when the game ends (or declines)."""
+    ``prepare`` does not count in one call (``GENERAL``), or when the game ends (or declines).
+
+    The one compiled entry that calls ``prepare`` (``START``: the game from its first move):
+    numba compiles a callee's code again into each entry that calls it, and ``prepare``'s is large."""
+    if status == START:
+        status = _advance(game)
     height, width = game[4], game[5]
     grid = game[0].reshape(height, width)
     while status == ANALYSE and probe >= 0:
@@ -183,37 +190,11 @@ def _analyse_on(
 
 
 @njit(cache=True)
-def _play(
-    game: tuple,
-    player_rng: np.ndarray,
-    log_table: np.ndarray,
-    probe: int,
-    rref_min_cells: int,
-    exact_cells: int,
-    exact_shares: bool,
-) -> tuple:
-    """A game from its start: ``_advance``, then ``_analyse_on``."""
-    return _analyse_on(game, _advance(game), player_rng, log_table, probe, rref_min_cells, exact_cells, exact_shares)
-
-
-@njit(cache=True)
-def _guess_and_play_on(
-    game: tuple,
-    pending: tuple,
-    frontier: np.ndarray,
-    player_rng: np.ndarray,
-    log_table: np.ndarray,
-    probe: int,
-    rref_min_cells: int,
-    exact_cells: int,
-    exact_shares: bool,
-) -> tuple:
-    """``fast.finish`` of a position (``fast_prepared``'s ``pending``), then ``_decide`` and
-    ``_analyse_on``."""
+def _finish_and_decide(game: tuple, pending: tuple, frontier: np.ndarray, player_rng: np.ndarray) -> int:
+    """``fast.finish`` of a position (``fast_prepared``'s ``pending``), then ``_decide``."""
     probabilities, state, p_cells, piece_p, piece_state, unconstrained, u, u_state, n_cols = pending
     safe, mine = finish(probabilities, state, p_cells, piece_p, piece_state, unconstrained, u, u_state, n_cols)
-    status = _decide(game, probabilities, safe, mine, frontier, unconstrained, u, player_rng)
-    return _analyse_on(game, status, player_rng, log_table, probe, rref_min_cells, exact_cells, exact_shares)
+    return _decide(game, probabilities, safe, mine, frontier, unconstrained, u, player_rng)
 
 
 def _cells(pairs: list[tuple[int, int]]) -> np.ndarray:
@@ -269,7 +250,7 @@ def play_whole_game(
     grid = game.view.reshape(height, width)
     probe = min(parallel_threshold, DEFAULT_NODE_LIMIT, _FAST_SEARCH_NODES)
     solver = (_LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS, _EXACT_SHARES)
-    status, parts = _play(state, player_rng, *solver)
+    status, parts = _analyse_on(state, START, player_rng, *solver)
     while status in (GUESS, GENERAL):
         if status == GUESS:
             probabilities, state_, p_cells, piece_state, unconstrained, u_state, cells = parts[:7]
@@ -278,18 +259,19 @@ def play_whole_game(
             piece_p = piece_probabilities(shares, ratios, spans.tolist())
             u = unconstrained_probability(shares, feasible_at, rest, u_state, unconstrained.shape[0])
             pending = (probabilities, state_, p_cells, piece_p, piece_state, unconstrained, u, u_state, width)
-            status, parts = _guess_and_play_on(state, pending, cells, player_rng, *solver)
-            continue
-        prepared = fast_prepared(grid, mines, False, True, DEFAULT_RREF_MIN_CELLS, probe, EXACT_CELLS)
-        if prepared is not None:
-            pending, frontier, _ = prepared
-            status, parts = _guess_and_play_on(state, pending, frontier, player_rng, *solver)
+            status = _finish_and_decide(state, pending, cells, player_rng)
         else:
-            threads = parallel if parallel is not None else numba.get_num_threads() > 1
-            result = analyze(grid, mines, weighted=False, parallel=threads, parallel_threshold=parallel_threshold)
-            status = _decide(state, result.probabilities.reshape(-1), _cells(result.safe), _cells(result.mines),
-                             result.frontier.system.cells, result.frontier.unconstrained,
-                             result.unconstrained_probability, player_rng)  # fmt: skip
+            prepared = fast_prepared(grid, mines, False, True, DEFAULT_RREF_MIN_CELLS, probe, EXACT_CELLS)
+            if prepared is not None:
+                pending, frontier, _ = prepared
+                status = _finish_and_decide(state, pending, frontier, player_rng)
+            else:
+                threads = parallel if parallel is not None else numba.get_num_threads() > 1
+                result = analyze(grid, mines, weighted=False, parallel=threads, parallel_threshold=parallel_threshold)
+                status = _decide(state, result.probabilities.reshape(-1), _cells(result.safe), _cells(result.mines),
+                                 result.frontier.system.cells, result.frontier.unconstrained,
+                                 result.unconstrained_probability, player_rng)  # fmt: skip
+        if status == ANALYSE:
             status, parts = _analyse_on(state, status, player_rng, *solver)
     return status == OVER
 

@@ -126,7 +126,7 @@ def test_the_first_game_loads_every_kernel() -> None:
     """Whatever the first board (the arena's warm-up), the guess path is compiled by then."""
     enumeration_compiled._load_kernels()
     compiled = enumeration_compiled
-    for kernel in (compiled._play, compiled._guess_and_play_on):
+    for kernel in (compiled._analyse_on, compiled._finish_and_decide):
         assert kernel.signatures
 
 
