@@ -3,8 +3,8 @@
 The tournament id hashes only what defines the *boards* (size, mines, first-click rule, seed and
 the engine's rules version). Players and the number of boards are the extent of the work, so a
 rerun with more games or another player extends the same tournament instead of starting anew,
-and every player's games stay paired on identical boards. How players run (isolation mode, time and
-memory limits, engine-bot commands) is recorded with the config but is not part of the id either: it
+and every player's games stay paired on identical boards. How players run (isolation and sandbox modes,
+time and memory limits, engine-bot commands) is recorded with the config but is not part of the id either: it
 changes timings, never an honest deterministic player's games.
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from arena.isolation.settings import EngineBot, Isolation, Limits
+from arena.isolation.settings import EngineBot, Isolation, Limits, SandboxMode
 from engine import BoardSpec, FirstClick
 from engine.layout import MAX_SEED
 
@@ -74,6 +74,8 @@ class TournamentConfig(BaseModel):
     players: tuple[PlayerRef, ...] = ()
     move_limit: int | None = Field(default=None, ge=1)
     isolation: Isolation = Isolation.AUTO
+    #: Whether isolated players run in the Linux sandbox (a store written before it existed reads ``auto``).
+    sandbox: SandboxMode = SandboxMode.AUTO
     limits: Limits = Field(default_factory=Limits)
     engine_bots: tuple[EngineBot, ...] = ()
     #: Like the isolation settings, not part of the id: it changes what is stored of a game, never the game.

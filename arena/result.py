@@ -8,9 +8,9 @@ result without importing the game loop (``arena.runner``).
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
-__all__ = ["DIAGNOSTICS", "ERROR_CHARS", "FAILURES", "AgentFailure", "GameResult", "Outcome"]
+__all__ = ["COLUMN_FIELDS", "DIAGNOSTICS", "ERROR_CHARS", "FAILURES", "AgentFailure", "GameResult", "Outcome"]
 
 #: Room for the stderr lines an isolated bot left behind, after the message itself.
 ERROR_CHARS = 2000
@@ -39,7 +39,10 @@ FAILURES = (Outcome.ERROR, Outcome.ILLEGAL, Outcome.CRASHED, Outcome.TIMEOUT)
 
 @dataclass(frozen=True, slots=True)
 class GameResult:
-    """One row of the results store. Everything but the timings is deterministic."""
+    """One row of the results store. Everything but the timings is deterministic.
+
+    The store's games table is derived from these fields and their annotations (``arena.store``):
+    a new field is a new column, and ``X | None`` makes it nullable."""
 
     player: str
     board: int
@@ -72,10 +75,15 @@ class GameResult:
 
     def as_row(self) -> dict[str, object]:
         """The games table's columns (the record has a table of its own)."""
-        row = {name: getattr(self, name) for name in self.__slots__ if name != "record"}
+        row = {name: getattr(self, name) for name in COLUMN_FIELDS}
         row["outcome"] = self.outcome.value
         row["won"] = int(self.won)
         return row
+
+
+#: The fields the store keeps as columns of its games table, in order: all but the record, which has a
+#: table of its own.
+COLUMN_FIELDS = tuple(f.name for f in fields(GameResult) if f.name != "record")
 
 
 class AgentFailure(Exception):

@@ -15,14 +15,15 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from arena import records
+from arena.answer import EXPECTED, as_actions
 from arena.isolation.settings import DEFAULT_LIMITS, Limits
 from arena.result import DIAGNOSTICS, ERROR_CHARS, AgentFailure, GameResult, Outcome
-from engine import Action, Actions, BoardSpec, EngineError, FirstClick, Game, GameStats, InvalidActionError, Observation
+from engine import Action, BoardSpec, EngineError, FirstClick, Game, GameStats, Observation
 from engine.compiled_game import CompiledGame
 from engine.layout import player_seed, player_seed_words
 from players import Player
@@ -115,41 +116,6 @@ class TrustedAgent:
 def default_move_limit(spec: BoardSpec) -> int:
     """Generous: every cell revealed, flagged and unflagged twice over. Only a looping bot hits it."""
     return 6 * spec.cells + 100
-
-
-#: What a Python player's ``play`` must return, said the same way by every mode that runs one.
-EXPECTED = "expected an Action or a list of Actions"
-
-
-def as_actions(answer: Any) -> list[Any] | Actions:
-    """A player's answer as a list of would-be actions (one action, or an iterable of them; an
-    ``Actions`` as it is). The items are checked by the engine when played.
-
-    Raises ``InvalidActionError`` in Python terms (the player is Python code, trusted here or
-    behind ``arena.bot_host``) for an answer that holds no action at all: None (a ``play`` that
-    falls off its end), an empty list, text, or anything that is not iterable."""
-    if answer is None:
-        raise InvalidActionError(f"play() returned None, {EXPECTED} (does every path through play() return?)")
-    if type(answer) is Actions:
-        if not len(answer):
-            raise InvalidActionError("play() returned an empty Actions; return at least one action")
-        return answer
-    if isinstance(answer, Action) or (isinstance(answer, tuple) and answer and isinstance(answer[0], str)):
-        return [answer]
-    if isinstance(answer, str | bytes):
-        raise InvalidActionError(f"play() returned {_shown(answer)}, {EXPECTED}")
-    try:
-        actions = list(answer)
-    except TypeError:
-        raise InvalidActionError(f"play() returned {_shown(answer)}, {EXPECTED}") from None
-    if not actions:
-        raise InvalidActionError(f"play() returned an empty {type(answer).__name__}; return at least one action")
-    return actions
-
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _with_diagnostics(error: str, lines: list[str]) -> str:

@@ -8,6 +8,9 @@ a backend (``arena.backends``), and commits each batch's results as it comes bac
   only batches in flight, which a rerun plays; Ctrl-C lets running batches finish and commits them;
 - nothing duplicated: a rerun plays only what has no row, and the primary key plus
   ``INSERT OR IGNORE`` make a batch delivered twice (a retried Dask task) a no-op;
+- nothing lost behind its back: before each commit the store checks that its file is still the one
+  it opened; when it was replaced, deleted or damaged the run stops (``StoreLost``) and what could
+  be saved (the whole store, or at least every game the store committed) goes to a new file;
 - nothing different: every game's randomness comes from (seed, board, player) alone, so the
   results (all but the timings) do not depend on the backend, the number of workers, the
   batching or the order of play; ``order`` exists so that a test can prove the last point.
@@ -17,7 +20,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import signal
+import sqlite3
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -36,13 +41,15 @@ from arena.backends import (
 )
 from arena.backends.dask_cluster import ADDRESS_ENV
 from arena.config import TournamentConfig
-from arena.store import Store
+from arena.result import GameResult
+from arena.store import Store, StoreDamaged, StoreError
 from arena.warmup import CompileEvent, compile_players, stale_players
 from arena.worker import Batch
 from players.registry import Registry
 
 __all__ = [
     "BackendUnavailable",
+    "StoreLost",
     "TournamentError",
     "TournamentInterrupted",
     "TournamentSummary",
@@ -63,6 +70,24 @@ class TournamentInterrupted(Exception):
     def __init__(self, recorded: int) -> None:
         super().__init__(f"interrupted after committing {recorded} games")
         self.recorded = recorded
+
+
+class StoreLost(TournamentError):
+    """The store's file was replaced, deleted or damaged during the run: the run stopped, and the
+    message says where what could be saved went."""
+
+
+def _store_lost(store: Store, tournament_id: str, damage: StoreDamaged, pending: Sequence[GameResult]) -> StoreLost:
+    """Save what can be saved (``Store.recover``) and say what happened and where it went, in one line."""
+    try:
+        saved, whole, games = store.recover(tournament_id, pending)
+    except (StoreError, sqlite3.Error, OSError) as error:
+        return StoreLost(f"{damage}; the tournament stopped, and saving its games elsewhere failed too: {error}")
+    if whole:
+        what = f"The whole store ({games} games) is saved in {str(saved)!r}"
+    else:
+        what = f"What it held is lost but the {games} games committed since the run began, saved in {str(saved)!r}"
+    return StoreLost(f"{damage}; the tournament stopped. {what}; resume with --store {shlex.quote(str(saved))}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +199,8 @@ def run_tournament(
     On this machine, the players whose numba code is not known to be compiled are compiled first
     (``arena.warmup``), each kernel once, reporting to ``on_compile``; a Ctrl-C then stops at once.
     Raises ``TournamentInterrupted`` on Ctrl-C and ``TournamentError`` when the workers keep dying,
-    in both cases after committing every finished game.
+    in both cases after committing every finished game; ``StoreLost`` when the store's file was
+    replaced, deleted or damaged under the run, after saving what could be saved.
     """
     registry.check_requested(ref.name for ref in config.players)
     entries = {ref.key: registry.get(ref.name) for ref in config.players}
@@ -190,7 +216,12 @@ def run_tournament(
         engine = make_backend(str(backend), workers=count, address=address)  # fails before anything is stored
     else:
         engine = backend  # type: ignore[assignment]
-    store.ensure_tournament(config, sources)
+    try:
+        store.ensure_tournament(config, sources)
+    except StoreDamaged as damage:
+        if owned:
+            engine.close()
+        raise _store_lost(store, config.id, damage, ()) from None
     if not work:
         if owned:
             engine.close()
@@ -210,10 +241,17 @@ def run_tournament(
             stream = engine.run(batches(config, work, size), registry.plugin_files, stop)
             with contextlib.closing(stream):
                 for results in stream:
-                    recorded += store.record(config.id, results)
+                    try:
+                        recorded += store.record(config.id, results)
+                    except StoreDamaged as damage:
+                        raise _store_lost(store, config.id, damage, results) from None
                     delivered += len(results)
                     if progress:
                         progress(len(results))
+            try:
+                store.verify()  # the last batch committed, yet the file may have gone since
+            except StoreDamaged as damage:
+                raise _store_lost(store, config.id, damage, ()) from None
     except KeyboardInterrupt:
         raise TournamentInterrupted(recorded) from None
     finally:

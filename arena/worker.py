@@ -15,12 +15,15 @@ import atexit
 import contextlib
 import functools
 import multiprocessing.util
+import os
 import signal
 from dataclasses import dataclass
 
 import numpy as np
 
+from arena.answer import WARM_UP_SEED
 from arena.config import PlayerRef, RecordMode, TournamentConfig
+from arena.isolation import sandbox
 from arena.isolation.remote import RemoteAgent, bot_environment, host_command
 from arena.isolation.settings import Isolation
 from arena.isolation.spin import spin_window
@@ -57,7 +60,6 @@ class Batch:
         return sum(len(keys) for _, keys in self.work)
 
 
-_WARM_UP_SEED = 2**62 + 12345
 _plugin_files: tuple[str, ...] = ()
 _registries: dict[bool, Registry] = {}
 #: Player key -> (what the agent was built from, the agent, the config it was last checked against).
@@ -103,6 +105,7 @@ def close_agents() -> None:
     for agent in agents:
         with contextlib.suppress(Exception):  # cleaning up must not hide the real result
             agent.close()
+    sandbox.release_cgroups()
 
 
 @functools.cache
@@ -158,7 +161,7 @@ def _signature(ref: PlayerRef, config: TournamentConfig) -> tuple[object, ...]:
                 spin=_spin,
             )
         )
-    return (mode, command, config.limits, _spin)
+    return (mode, command, config.limits, _spin, sandbox.use_sandbox(config.sandbox))
 
 
 def agent_for(ref: PlayerRef, config: TournamentConfig) -> Agent:
@@ -184,9 +187,31 @@ def agent_for(ref: PlayerRef, config: TournamentConfig) -> Agent:
         command = [str(part) for part in signature[1]]  # type: ignore[attr-defined]
         # The arena's own host takes a shared-memory channel; an engine bot speaks lines only.
         host = not any(bot.name == ref.name for bot in config.engine_bots)
-        agent = RemoteAgent(ref.name, command, config.limits, env=bot_environment(), spin=_spin, shared=host)
+        box, env = None, bot_environment()
+        if signature[-1]:
+            box, env = _sandbox_for(ref.name, command, host, config)
+        agent = RemoteAgent(ref.name, command, config.limits, env=env, spin=_spin, shared=host, sandbox=box)
     _agents[ref.key] = (signature, agent, config)
     return agent
+
+
+def _sandbox_for(
+    name: str, command: list[str], host: bool, config: TournamentConfig
+) -> tuple[sandbox.Sandbox, dict[str, str]]:
+    """The sandbox of player ``name`` and its environment: the arena's host reads the plugins (a
+    built-in player none) and caches compiled code in a folder of the player's own; an engine bot
+    reads the files its command names."""
+    if host:
+        builtin = name in _builtin_names()
+        readable = sandbox.host_files(() if builtin else _plugin_files, entry_points=not builtin)
+    else:
+        readable = sandbox.command_files(command)
+    cache = sandbox.cache_dir(name)
+    cache.mkdir(parents=True, exist_ok=True)
+    sandbox.seed_cache(cache)
+    cwd = "/tmp" if host else os.getcwd()
+    box = sandbox.Sandbox(readable, [str(cache)], processes=config.limits.processes, cwd=cwd)
+    return box, bot_environment({"NUMBA_CACHE_DIR": str(cache)}, sandboxed=True)
 
 
 def prepare_player(ref: PlayerRef, config: TournamentConfig, games: int = 0) -> None:
@@ -197,20 +222,20 @@ def prepare_player(ref: PlayerRef, config: TournamentConfig, games: int = 0) -> 
     agent = agent_for(ref, config)
     spec, limits = config.spec, config.limits
     for board in range(games):
-        play_game(agent, ref.key, spec, config.rule, _WARM_UP_SEED, board, move_limit=config.move_limit, limits=limits)
+        play_game(agent, ref.key, spec, config.rule, WARM_UP_SEED, board, move_limit=config.move_limit, limits=limits)
 
 
 def warm_up(player: Player) -> None:
     """Play one throwaway game so that compiling (or loading cached) numba code is not billed
     to the first real game's time. Its result is discarded."""
-    play_game(player, "warm-up", BEGINNER, FirstClick.SAFE, _WARM_UP_SEED, 0)
+    play_game(player, "warm-up", BEGINNER, FirstClick.SAFE, WARM_UP_SEED, 0)
 
 
 def is_warm_up(rng: np.random.Generator, name: str) -> bool:
     """Whether ``rng``, as ``Player.reset`` receives it, is player ``name``'s generator for the
     warm-up game. For a bot that must play the warm-up unlike real games (the tests' hostile bots):
     counting games instead breaks when a slow start cuts the warm-up short before its first move."""
-    return bool(rng.bit_generator.state == player_generator(_WARM_UP_SEED, 0, name).bit_generator.state)
+    return bool(rng.bit_generator.state == player_generator(WARM_UP_SEED, 0, name).bit_generator.state)
 
 
 def _planned(config: TournamentConfig) -> tuple[BoardSpec, dict[str, PlayerRef]]:

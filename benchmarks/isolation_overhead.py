@@ -23,6 +23,10 @@ average is recorded with the results, and each configuration is timed in several
 row (the bot's CPU time stays the same while the wall time doubles: it is not being run), whatever
 the code, so three rounds could all land there.
 
+Where bubblewrap runs, the same four isolated modes again inside the sandbox (``sandboxed_*``): the
+target (issue 18) is a per-move overhead within 10% of the same mode unsandboxed; the start of a
+sandboxed bot is reported beside the plain one.
+
 Then whole tournaments (worker and bot start, store included) with 1 and 2 local workers, trusted and
 isolated as the arena runs them by default.
 
@@ -36,6 +40,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import sys
 import tempfile
 import time
@@ -48,10 +53,10 @@ import numba
 import numpy as np
 
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import Isolation, Limits
+from arena.isolation import Isolation, Limits, sandbox
 from arena.isolation import protocol as proto
 from arena.isolation.process import BotProcess
-from arena.isolation.remote import RemoteAgent, host_command
+from arena.isolation.remote import RemoteAgent, bot_environment, host_command
 from arena.isolation.spin import DEFAULT_SPIN
 from arena.result import Outcome
 from arena.runner import Agent, TrustedAgent, play_game
@@ -111,6 +116,37 @@ def play_all(agent: Counting | Player, name: str, boards: Iterable[int]) -> tupl
     return time.perf_counter() - start, games
 
 
+def remote_agent(name: str, spin: float, shared: bool, boxed: bool) -> RemoteAgent:
+    """``name`` behind the protocol as a tournament's worker starts it (``boxed``: in the sandbox, its
+    cache folder seeded with the arena's compiled code)."""
+    command = host_command(name, entry_points=False, threads=1, spin=spin)
+    box, env = None, bot_environment()
+    if boxed:
+        cache = sandbox.cache_dir(name)
+        cache.mkdir(parents=True, exist_ok=True)
+        sandbox.seed_cache(cache)
+        box = sandbox.Sandbox((), [str(cache)], processes=LIMITS.processes)
+        env = bot_environment({"NUMBA_CACHE_DIR": str(cache)}, sandboxed=True)
+    return RemoteAgent(name, command, LIMITS, env=env, spin=spin, shared=shared, sandbox=box)
+
+
+def bench_start(name: str, starts: int = 10) -> dict[str, float]:
+    """Milliseconds from starting a bot to its first answer (start, warm-up game, handshake), plain and
+    sandboxed in alternation, after one untimed start of each (caches warm): medians, and the difference."""
+    times: dict[str, list[float]] = {"plain": [], "sandboxed": []}
+    for attempt in range(starts + 1):
+        for label in times:
+            started = time.perf_counter()
+            agent = remote_agent(name, 0.0, True, label == "sandboxed")
+            agent.prepare()
+            agent.close()
+            if attempt:
+                times[label].append(1000 * (time.perf_counter() - started))
+    medians = {label: round(statistics.median(values), 1) for label, values in times.items()}
+    return {**{f"{label}_ms": value for label, value in medians.items()},
+            "extra_ms": round(medians["sandboxed"] - medians["plain"], 1), "starts": starts}  # fmt: skip
+
+
 def bench_player(name: str, games: int, rounds: int, spin: float, tournament_games: int) -> dict[str, Any]:
     """Trusted against isolated, the pipes blocking at once and busy-waiting ``spin`` seconds first."""
     player = Registry().create(name)
@@ -118,16 +154,17 @@ def bench_player(name: str, games: int, rounds: int, spin: float, tournament_gam
     agents: dict[str, Counting] = {"trusted": Counting(TrustedAgent(player))}
     remotes: list[RemoteAgent] = []
     startup: dict[str, float] = {}
-    modes = (
-        ("isolated", 0.0, False),
-        ("isolated_spin", spin, False),
-        ("shared", 0.0, True),
-        ("shared_spin", spin, True),
-    )
-    for label, window, shared in modes:
-        command = host_command(name, entry_points=False, threads=1, spin=window)
+    modes = [
+        ("isolated", 0.0, False, False),
+        ("isolated_spin", spin, False, False),
+        ("shared", 0.0, True, False),
+        ("shared_spin", spin, True, False),
+    ]
+    if sandbox.unavailable() is None:  # the same four in the bubblewrap sandbox
+        modes += [(f"sandboxed_{label}", window, shared, True) for label, window, shared, _ in modes]
+    for label, window, shared, boxed in modes:
         started = time.perf_counter()
-        remote = RemoteAgent(name, command, LIMITS, spin=window, shared=shared)
+        remote = remote_agent(name, window, shared, boxed)
         agents[label] = Counting(remote)
         agents[label].prepare()
         startup[label] = round(time.perf_counter() - started, 3)
@@ -168,7 +205,7 @@ def bench_player(name: str, games: int, rounds: int, spin: float, tournament_gam
         "ms_per_game": {label: round(value, 3) for label, value in per_game.items()},
         "process_start_s": startup,
     }
-    for label, _, _ in modes:
+    for label, _, _, _ in modes:
         extra = best[label] - best["trusted"]
         row[label] = {
             "extra_percent": round(100 * extra / best["trusted"], 1),
@@ -181,6 +218,17 @@ def bench_player(name: str, games: int, rounds: int, spin: float, tournament_gam
             row[label]["extra_percent_over_compiled"] = round(
                 100 * (best[label] - best["trusted_compiled"]) / best["trusted_compiled"], 1
             )
+    for label, _, _, boxed in modes:
+        if boxed:  # what the sandbox adds to the same mode unsandboxed, per round trip and in all
+            plain = label.removeprefix("sandboxed_")
+            row[label]["sandbox_extra_us_per_round_trip"] = round(
+                (best[label] - best[plain]) / moves["trusted"] * 1e6, 1
+            )
+            row[label]["overhead_vs_plain_percent"] = round(
+                100 * (row[label]["overhead_ms_per_game"] / row[plain]["overhead_ms_per_game"] - 1), 1
+            )
+    if any(boxed for *_, boxed in modes):
+        row["sandbox_start"] = bench_start(name)
     row["tournament"] = tournament_seconds(name, tournament_games) if tournament_games else {}
     return row
 
@@ -305,7 +353,10 @@ def main() -> None:
         "players": rows,
         "pipe_round_trip": pipe,
         "codecs": codecs,
-        "target": "isolated <= 20% more than trusted for enumeration on Expert",
+        "target": (
+            "isolated <= 20% more than trusted for enumeration on Expert;"
+            " sandboxed per-move overhead within 10% of the same mode unsandboxed"
+        ),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(data, indent=2) + "\n")
@@ -320,13 +371,24 @@ def main() -> None:
                 f"  {'compiled':13s} {row['games_per_s']['trusted_compiled']:8.1f} games/s "
                 f"({row['ms_per_game']['trusted_compiled']:.2f} ms/game): trusted, whole games in compiled code"
             )
-        for label in ("isolated", "isolated_spin", "shared", "shared_spin"):
+        for label in [k for k in row["ms_per_game"] if k not in ("trusted", "trusted_compiled")]:
             extra = row[label]
             over = extra.get("extra_percent_over_compiled")
             print(
                 f"  {label:13s} {row['games_per_s'][label]:8.1f} games/s ({row['ms_per_game'][label]:.2f} ms/game)"
                 f"  +{extra['extra_percent']}%  {extra['overhead_us_per_round_trip']} us/round trip"
                 + (f"  (+{over}% over compiled)" if over is not None else "")
+            )
+            if "overhead_vs_plain_percent" in extra:
+                print(
+                    f"  {'':13s} sandbox: per-move overhead {extra['overhead_vs_plain_percent']:+.1f}% of the same"
+                    f" mode unsandboxed ({extra['sandbox_extra_us_per_round_trip']:+.1f} us/round trip)"
+                )
+        if "sandbox_start" in row:
+            start = row["sandbox_start"]
+            print(
+                f"  start to first answer (median of {start['starts']}): plain {start['plain_ms']} ms,"
+                f" sandboxed {start['sandboxed_ms']} ms ({start['extra_ms']:+.1f} ms)"
             )
         if row["tournament"]:
             print(

@@ -1,9 +1,6 @@
-"""The game: boards, first-click rules, moves, and what a player may see.
+"""The game: boards, first-click rules, moves, and what a player may see (docs/rules.md).
 
-This package's names are the game's vocabulary. Helpers live in their modules: seeded boards and
-the text formats in ``engine.layout``, parsing CLI-style board input in ``engine.board``, the
-compiled rules in ``engine.kernels``. ``engine.compiled_game`` and ``engine.rng`` are
-accelerations of ``engine.game`` and of numpy's generators, each held equal to it by tests.
+Seeded boards and text formats live in ``engine.layout``, the compiled rules in ``engine.kernels``.
 """
 
 from __future__ import annotations

@@ -1,11 +1,5 @@
-"""Moves: one ``Action``, or many as one ``Actions`` array.
-
-A player answers with an ``Action``, a list of them, or an ``Actions``: the same moves held as an
-int32 array of rows ``(kind code, row, col, guess)``. ``Actions`` is a sequence of ``Action``
-values to anyone who reads it, and the cheap form for whoever plays or sends it: the engine plays
-its rows in one compiled call (``Game.play_answer``) and the arena's shared-memory channel copies
-them as they are, where a list costs a Python object per move on each side.
-"""
+"""Moves: one ``Action``, or many as one ``Actions`` int32 array, which reads as a sequence of
+``Action`` but is played in one compiled call and copied as it is between processes."""
 
 from __future__ import annotations
 
@@ -29,14 +23,9 @@ class ActionKind(enum.StrEnum):
 
 
 class Action(NamedTuple):
-    """One move. ``str(action)`` is ``"reveal 3,4"`` and ``Action.parse`` reads it back.
-
-    ``guess`` is the player's own statement that a reveal was not certain; the rules ignore it,
-    the game only counts it (``Game.guesses``), as the player's guesses in the arena's results.
-    ``note`` (a short text) and ``p_mine`` (the player's own estimate that the cell is a mine) are
-    optional explanations: the rules ignore them too, and the arena keeps them with the move in the
-    game's record, for replays ("why did it guess there?").
-    """
+    """One move; ``str(action)`` is ``"reveal 3,4"`` and ``Action.parse`` reads it back. The rules
+    ignore ``guess`` (the player's word that a reveal was not certain: counted), ``note`` and
+    ``p_mine`` (explanations kept in the game's record for replays)."""
 
     kind: ActionKind
     row: int
@@ -93,14 +82,8 @@ _new = tuple.__new__  # Action(...) is a Python-level __new__, twice slower
 
 
 class Actions(Sequence[Action]):
-    """Moves as an int32 array of rows ``(kind code, row, col, guess)``, codes as ``KIND_CODES``.
-
-    Reads like a sequence of ``Action``: indexing, iteration, ``len``, ``==`` against any sequence
-    of actions (``Actions.reveal([1], [2]) == [Action.reveal(1, 2)]``), ``+`` with another
-    ``Actions`` or a list. ``guess`` is non-zero on a reveal the player was not sure of; it is
-    ignored on other kinds. The rows are taken as they are: values that are not moves (an unknown
-    code, a cell off the board) are refused when the engine plays them, as a bad ``Action`` is.
-    """
+    """Moves as an int32 array of rows ``(kind code, row, col, guess)``, codes as ``KIND_CODES``;
+    a sequence of ``Action`` to whoever reads it. Rows that are not moves are refused when played."""
 
     __slots__ = ("rows",)
 
@@ -113,17 +96,12 @@ class Actions(Sequence[Action]):
 
     @classmethod
     def cells(cls, reveal: Any = (), flag: Any = (), *, guess: bool = False) -> Actions:
-        """Reveals of the cells ``reveal``, then flags on ``flag``. Each is a (2, k) array of rows
-        and columns or a sequence of (row, col) pairs; ``guess`` marks the reveals."""
+        """Reveals of the cells ``reveal``, then flags on ``flag``: (2, k) arrays of rows and columns
+        or sequences of (row, col) pairs."""
         ok, rows = cell_rows(_cells(reveal), _cells(flag), 1 if guess else 0)
         if not ok:
             raise InvalidActionError("a cell's row or column does not fit in 32 bits")
         return cls(rows)
-
-    @classmethod
-    def reveal(cls, rows: Any, cols: Any, *, guess: bool = False) -> Actions:
-        """Reveals of the cells ``zip(rows, cols)``."""
-        return cls.cells(np.array([rows, cols], dtype=np.int64).reshape(2, -1), guess=guess)
 
     def __len__(self) -> int:
         return self.rows.shape[0]
@@ -148,18 +126,6 @@ class Actions(Sequence[Action]):
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]  # mutable, like a list
-
-    def __add__(self, other: object) -> Any:
-        if isinstance(other, Actions):
-            return Actions(np.concatenate([self.rows, other.rows]))
-        if isinstance(other, list):
-            return list(self) + other
-        return NotImplemented
-
-    def __radd__(self, other: object) -> Any:
-        if isinstance(other, list):
-            return other + list(self)
-        return NotImplemented
 
     def __repr__(self) -> str:
         return f"Actions([{', '.join(map(repr, self))}])"

@@ -1,8 +1,5 @@
-"""Board sizes, difficulty presets and first-click rules.
-
-A `BoardSpec` is a plain value: it validates itself once, so every later stage (layout
-generation, kernels, the arena) can trust its numbers without checking again.
-"""
+"""Board sizes, difficulty presets and first-click rules (docs/rules.md). A `BoardSpec` validates
+itself once, so every later stage can trust its numbers."""
 
 from __future__ import annotations
 
@@ -34,13 +31,9 @@ MAX_CELLS = 250_000
 class FirstClick(enum.StrEnum):
     """How the first reveal of a game is protected. Named in every result."""
 
-    #: The clicked cell is never a mine; mines uniform over the other cells.
     SAFE = "safe"
-    #: The clicked cell and its neighbours are free: the first click is always a zero.
     OPENING = "opening"
-    #: No protection: the first click can lose.
     NONE = "none"
-    #: Classic Windows: a mine under the first click moves to the top-left-most free cell.
     WINDOWS = "windows"
 
     @classmethod
@@ -56,23 +49,10 @@ class FirstClick(enum.StrEnum):
             allowed = ", ".join(rule.value for rule in cls)
             raise BoardConfigError(f"unknown first-click rule {text!r}; use one of: {allowed}") from None
 
-    def exclusion_size(self, height: int, width: int, row: int, col: int) -> int:
-        """How many cells this rule keeps free of mines when the first click is (row, col)."""
-        if self is FirstClick.OPENING:
-            rows = min(row + 1, height - 1) - max(row - 1, 0) + 1
-            cols = min(col + 1, width - 1) - max(col - 1, 0) + 1
-            return rows * cols
-        if self is FirstClick.NONE:
-            return 0
-        return 1
-
     def max_exclusion(self, height: int, width: int) -> int:
-        """The largest exclusion zone over every possible first click."""
+        """The largest exclusion zone over every first click (1 under ``none``: one safe cell at least)."""
         if self is FirstClick.OPENING:
             return min(height, 3) * min(width, 3)
-        if self is FirstClick.NONE:
-            # Not an exclusion, but a board needs one safe cell to be winnable at all.
-            return 1
         return 1
 
 

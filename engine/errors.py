@@ -1,9 +1,5 @@
-"""Typed errors of the engine.
-
-Modelled on python-chess: a malformed request (`InvalidActionError`) is told apart from a
-well-formed action that the rules forbid in this position (`IllegalActionError`), so that the
-arena can record a bot's mistake precisely instead of catching a bare exception.
-"""
+"""Typed errors of the engine: a malformed action (`InvalidActionError`) is told apart from one the
+rules forbid now (`IllegalActionError`), so the arena records a bot's mistake precisely."""
 
 from __future__ import annotations
 

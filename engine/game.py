@@ -1,9 +1,5 @@
-"""One game: a small stateful class around the compiled kernels.
-
-The class validates at the edge (types, range, rules) and hands the flat arrays to
-``engine.kernels``. What a player may see is an ``Observation``; the mine layout lives only on
-the ``Game`` object, which the arena keeps to itself.
-"""
+"""One game: a small stateful class that validates at the edge and hands flat arrays to the
+compiled kernels. A player sees an ``Observation``; the layout stays on the ``Game``."""
 
 from __future__ import annotations
 
@@ -27,48 +23,9 @@ __all__ = ["Game"]
 
 
 class Game:
-    """A Minesweeper game on board ``index`` of ``seed``.
-
-    The layout is drawn at the first reveal, from the board's permutation and the first-click
-    rule, so that every player's board is as alike as the rule allows. ``Game.from_layout``
-    plays a fixed layout instead (no first-click protection).
-
-    With ``record``, the game keeps a log of every move played (kind, cell, guess mark, the cells
-    it opened: ``engine.kernels.log_move``) and the notes that came with them (``Action.note``):
-    what the arena stores as the game's record (``arena.records``). It is what was played, as it
-    was played, whoever chose the moves.
-    """
-
-    __slots__ = (
-        "_bbbv",
-        "_chords",
-        "_exploded",
-        "_first_click",
-        "_flags",
-        "_flags_placed",
-        "_guesses",
-        "_hit",
-        "_labels",
-        "_left",
-        "_log",
-        "_moves",
-        "_notes",
-        "_openings",
-        "_perm",
-        "_recording",
-        "_reveals",
-        "_room",
-        "_stack",
-        "_status",
-        "_truth",
-        "_view",
-        "height",
-        "index",
-        "rule",
-        "seed",
-        "spec",
-        "width",
-    )
+    """A Minesweeper game on board ``index`` of ``seed``, its layout drawn at the first reveal
+    (docs/rules.md). With ``record`` it logs every move (``kernels.log_move``) and its note: the
+    game's record in the arena."""
 
     def __init__(
         self,
@@ -135,10 +92,11 @@ class Game:
         self._truth = truth
         self._labels = labels
 
-    def _draw_layout(self, row: int, col: int) -> None:
+    def _mines_for(self, click: tuple[int, int]) -> np.ndarray:
+        """The flat uint8 layout the first click ``click`` gets."""
         if self._perm is None:
             self._perm = board_permutation(self.spec, self.seed, self.index)
-        self._set_layout(mines_from_permutation(self.spec, self._perm, self.rule, (row, col)))
+        return mines_from_permutation(self.spec, self._perm, self.rule, click)
 
     # -- validation -----------------------------------------------------------------------
     def _cell(self, row: int, col: int) -> int:
@@ -158,8 +116,7 @@ class Game:
 
     # -- moves ----------------------------------------------------------------------------
     def reveal(self, row: int, col: int, *, guess: bool = False) -> int:
-        """Reveal a covered cell (zeros flood-fill). Returns how many cells were revealed. ``guess``:
-        the player says it was not sure (counted in ``guesses``; the rules ignore it)."""
+        """Reveal a covered cell (zeros flood-fill); returns how many cells were revealed."""
         cell = self._cell(row, col)
         state = self._view[cell]
         if state != COVERED:
@@ -169,7 +126,7 @@ class Game:
         if self._first_click is None:
             self._first_click = (int(row), int(col))
         if self._truth is None:
-            self._draw_layout(int(row), int(col))
+            self._set_layout(self._mines_for((int(row), int(col))))
         self._moves += 1
         self._reveals += 1
         if self._recording:
@@ -203,8 +160,8 @@ class Game:
         return self._settle(result, int(self._hit[0]))
 
     def _take_room(self, moves: int) -> None:
-        """Make sure the log holds ``moves`` more moves (growing it when it could not), and count
-        them as taken. Python ints only on the way: it runs before every move of a recording game."""
+        """Make sure the log holds ``moves`` more moves, growing it if needed (Python ints only: it
+        runs before every move of a recording game)."""
         if self._room < moves:
             used = int(self._log[0])
             more = max(moves, used // 3 + 16)  # about twice the moves so far
@@ -250,8 +207,7 @@ class Game:
             kernels.log_move(self._log, 2, False, cell, self._stack, 0)
 
     def apply(self, action: Action) -> int:
-        """Play an ``Action``; returns the number of cells revealed (0 for flags). A reveal marked
-        ``guess`` counts in ``guesses``; a recording game keeps the action's note with its move."""
+        """Play an ``Action``; returns the number of cells revealed (0 for flags)."""
         try:
             kind, row, col = action[0], action[1], action[2]
             kind = ActionKind(kind)
@@ -268,12 +224,13 @@ class Game:
             self.flag(row, col)
         else:
             self.unflag(row, col)
-        if self._recording and type(action) is Action and (action.note or action.p_mine is not None):
-            self._keep_note(action)
+        self._keep_note(action)
         return revealed
 
-    def _keep_note(self, action: Action) -> None:
-        """The note of ``action`` goes with the latest move (joined to one already there)."""
+    def _keep_note(self, action: Any) -> None:
+        """A recording game keeps the note of ``action`` with the latest move (joined to one there)."""
+        if not (self._recording and type(action) is Action and (action.note or action.p_mine is not None)):
+            return
         move = self._moves - 1
         text, p_mine = str(action.note), action.p_mine
         if move in self._notes:
@@ -283,14 +240,10 @@ class Game:
         self._notes[move] = (text, p_mine)
 
     def play_answer(self, actions: Actions | Iterable[Any], on_move: Callable[[Any], object] | None = None) -> None:
-        """Play a player's whole answer, in order, until the game ends.
-
-        A reveal of a cell that an earlier action of the same answer opened is skipped: the player
-        could not know. Any other illegal action raises, as in ``apply``; the actions before it
-        stay played. ``on_move`` is called with each action once it is played (for a display).
-        An ``Actions`` answer is played in compiled calls (the same moves, the same errors) unless
-        there is an ``on_move``; ``tests/engine/test_actions.py`` plays answers both ways.
-        """
+        """Play a player's whole answer, in order, until the game ends; ``on_move`` sees each action
+        played. A reveal of a cell an earlier action of the answer opened is skipped (the player
+        could not know); any other illegal action raises, as in ``apply``. An ``Actions`` answer
+        is played in compiled calls (``kernels.play_rows``), held equal by tests/engine/test_actions.py."""
         if type(actions) is Actions and on_move is None:
             self._play_rows(actions.rows)
             return
@@ -299,8 +252,7 @@ class Game:
             if self._status is not GameStatus.PLAYING:
                 break
             if number and self._opened_meanwhile(action, covered_before):
-                if self._recording and type(action) is Action and (action.note or action.p_mine is not None):
-                    self._keep_note(action)  # skipped, not played: its note stays with the move before
+                self._keep_note(action)  # skipped, not played: its note stays with the move before
                 continue
             self.apply(action)
             if on_move is not None:
@@ -386,14 +338,12 @@ class Game:
         return self._first_click
 
     def move_log(self) -> np.ndarray | None:
-        """The moves played so far as ``engine.kernels.log_move`` logs them (a copy), or None when
-        the game does not record."""
+        """A copy of the move log, or None when the game does not record."""
         return log_copy(self._log)
 
     @property
     def log(self) -> np.ndarray:
-        """The live move log (``log[:log[0]]`` in use; empty when not recording), to read at once
-        and never write: what the arena encodes at the end of a game without copying it."""
+        """The live move log (``log[:log[0]]`` in use; empty when not recording): read, never write."""
         return self._log
 
     @property
@@ -403,7 +353,7 @@ class Game:
 
     @property
     def grid(self) -> np.ndarray:
-        """A live read-only (height, width) view of what is revealed: cheap, for the arena's own loop."""
+        """A live read-only (height, width) view of what is revealed, for the arena's own loop."""
         grid = self._view.reshape(self.height, self.width).view()
         grid.flags.writeable = False
         return grid
@@ -443,9 +393,7 @@ class Game:
         if click is None:
             raise IllegalActionError("the layout is drawn at the first reveal; name the first click")
         self.spec.check_cell(*click)
-        if self._perm is None:
-            self._perm = board_permutation(self.spec, self.seed, self.index)
-        return mines_from_permutation(self.spec, self._perm, self.rule, click).reshape(self.height, self.width) == 1
+        return self._mines_for(click).reshape(self.height, self.width) == 1
 
     def numbers(self) -> np.ndarray:
         """The full solution grid (0-8, ``MINE``) once the layout is drawn."""

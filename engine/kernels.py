@@ -1,11 +1,6 @@
-"""Compiled hot paths: pure functions over flat numpy arrays.
-
-Every board is stored row-major in flat arrays of ``height * width`` cells. Two int8 arrays
-describe a game: ``truth`` (0-8 for a safe cell's number, ``MINE`` for a mine) is hidden from
-players; ``view`` (``COVERED``, ``FLAGGED`` or the revealed 0-8) is what they see. The kernels
-never allocate on the hot path: callers pass a scratch ``stack`` of ``height * width`` int64.
-
-Rule codes follow ``engine.board.FirstClick`` in this order: safe, opening, none, windows.
+"""The rules, compiled: pure functions over flat row-major arrays, ``truth`` (0-8, ``MINE``: hidden)
+and ``view`` (``COVERED``, ``FLAGGED`` or 0-8: what a player sees). No allocation on the hot path:
+callers pass a scratch ``stack`` of ``height * width`` int64.
 """
 
 from __future__ import annotations
@@ -60,12 +55,8 @@ def _excluded(cell, click, width, rule):
 
 @njit(cache=True)
 def place_mines(perm, height, width, mines, click, rule, is_mine):
-    """Mark ``mines`` cells in ``is_mine`` (uint8, zeroed by the caller).
-
-    Mines go on the first cells of the board's permutation that the rule allows. For any first
-    click that is a uniform draw over the allowed layouts, and two clicks on the same board share
-    every mine the rule does not force to move: the boards of all players stay coupled.
-    """
+    """Mark ``mines`` cells in ``is_mine`` (zeroed): the permutation's first cells the rule allows,
+    uniform for any first click and shared by every player's board (docs/rules.md)."""
     placed = 0
     for i in range(perm.shape[0]):
         cell = perm[i]
@@ -148,12 +139,9 @@ def reveal_cells(view, truth, height, width, cell, stack, log, guess):
 
 @njit(cache=True)
 def chord_cells(view, truth, height, width, cell, stack, hit, log):
-    """Reveal every covered, unflagged neighbour of a number whose flags match it.
-
-    Returns the count revealed (the cells are then ``stack[:count]``), ``HIT_MINE`` (the first
-    mine found is written to ``hit[0]``), ``FLAGS_MISMATCH`` or ``NOTHING_TO_CHORD``. A wrong flag
-    therefore loses, as it does for a human. A chord played goes to the move log ``log``.
-    """
+    """Reveal the covered neighbours of a number whose flags match it: the count (cells on
+    ``stack``), ``HIT_MINE`` (a wrong flag loses; the mine in ``hit[0]``), ``FLAGS_MISMATCH`` or
+    ``NOTHING_TO_CHORD``. A chord played goes to ``log``."""
     r = cell // width
     c = cell % width
     flags = 0
@@ -218,13 +206,9 @@ LOG_OVERFLOW = -1
 
 @njit(cache=True)
 def log_move(log, kind, guess, cell, stack, opened):
-    """Append one played move to a game's move log (``log``, int32; empty: not recording).
-
-    ``log[0]`` is the number of slots in use (1 for an empty log); each move then takes
-    ``kind code + 4 * guess, cell, n`` and the ``n`` cells it opened, read from ``stack[:opened]``
-    where the reveal and chord kernels leave them (``opened`` < 1: none). A move that does not fit
-    sets ``log[0]`` to ``LOG_OVERFLOW`` instead of writing past the end; the caller sizes the log
-    (``arena.records`` documents the stored form)."""
+    """Append a move to ``log`` (int32; empty: not recording; ``log[0]``: slots in use): ``kind
+    + 4 * guess, cell, n`` and the ``n`` cells it opened, ``stack[:opened]``. A move that does not
+    fit sets ``log[0]`` to ``LOG_OVERFLOW`` (the stored form: ``arena.records``)."""
     if log.shape[0] == 0:
         return
     end = log[0]
@@ -266,18 +250,10 @@ MOVES, REVEALS, FLAGS, CHORDS, FLAGS_PLACED, LEFT, GUESSES, EXPLODED = range(8)
 
 @njit(cache=True)
 def play_rows(view, truth, height, width, rows, start, before, stack, hit, counters, log):
-    """Play the action rows ``(kind, row, col, guess)`` of one answer from ``start`` on, as
-    ``Game.apply`` plays each, until the game ends or a row needs more than this kernel does.
-
-    A reveal of a cell that was covered in ``before`` (the view when the answer came) and that an
-    earlier row opened is skipped, as the arena's answers are played. ``counters`` holds the
-    game's figures at the slots named above (``EXPLODED`` -1 while no mine is hit) and is updated.
-    Returns the index of the first row not played: ``len(rows)`` when all were, the row after the
-    one that ended the game, or a row this kernel leaves to ``Game.apply`` (which raises the
-    engine's error for it): an unknown kind, a cell off the board, a reveal before the layout is
-    drawn (``truth`` empty), or a move the rules refuse. Rows before it are played for good, and
-    each is appended to the move log ``log`` (``log_move``; empty: not recording).
-    """
+    """Acceleration of ``Game.play_answer``: play the rows of one answer from ``start`` on as
+    ``Game.apply`` would, updating ``counters`` (the slots above). Returns the first row not played:
+    past the end, after the one that ended the game, or one left to ``Game.apply`` (anything the
+    kernel does not do, or a move the rules refuse: ``apply`` raises the error)."""
     n = rows.shape[0]
     drawn = truth.shape[0] > 0
     for i in range(start, n):
@@ -340,11 +316,8 @@ def play_rows(view, truth, height, width, rows, start, before, stack, hit, count
 
 @njit(cache=True)
 def label_openings(truth, height, width, labels, stack):
-    """Label the board for 3BV and return the 3BV.
-
-    ``labels`` (int32) gets the opening id (1, 2, ...) on zero cells, -1 on numbers that border
-    no zero (each needs its own click), 0 elsewhere. 3BV = openings + such isolated numbers.
-    """
+    """The 3BV (openings + numbers bordering no zero); ``labels`` gets each zero's opening id,
+    -1 on such isolated numbers, 0 elsewhere."""
     n = height * width
     for i in range(n):
         labels[i] = 0

@@ -1,12 +1,5 @@
-"""Seeded boards and the text formats for layouts and positions.
-
-Derivation (documented so anyone can reproduce a board without this code): board ``index`` of
-seed ``seed`` uses ``numpy.random.Generator(PCG64(SeedSequence([seed, index])))`` and draws one
-``permutation(height * width)`` of the cells. Mines go on the first ``mines`` cells of that
-permutation the first-click rule allows (see ``engine.kernels.place_mines``). The layout is thus a
-pure function of (size, mines, seed, index, rule, first click): the same on every machine, for
-any number of workers, in any order, and never touched by global random state.
-"""
+"""Seeded boards (the derivation: docs/rules.md, "Seeds and shared boards") and the text formats
+of layouts and positions."""
 
 from __future__ import annotations
 
@@ -15,7 +8,7 @@ import zlib
 import numpy as np
 
 from engine import kernels, rng
-from engine.board import BoardSpec, FirstClick
+from engine.board import MAX_CELLS, MAX_SIDE, BoardSpec, FirstClick
 from engine.errors import BoardConfigError, LayoutFormatError
 
 __all__ = [
@@ -47,24 +40,20 @@ def check_seed(value: int, what: str = "seed") -> int:
 
 def board_permutation(spec: BoardSpec, seed: int, index: int) -> np.ndarray:
     """The board's one random ordering of all cells, from which every first click's layout comes."""
-    # engine.rng computes numpy's very numbers (tests/engine/test_rng.py) in a tenth of the time.
     return rng.board_permutation_words(check_seed(seed), check_seed(index, "board index"), spec.cells)
 
 
 def player_seed(seed: int, index: int, player: str) -> int:
-    """The 128-bit seed of a player's generator on one board: independent of the board's own stream
-    (a different spawn key) and of other players' (keyed by the player's name).
-
-    An isolated bot receives this number instead of (seed, index), from which it could rebuild the
-    board with ``board_permutation``; the trusted path seeds from the very same number, so a
-    deterministic player decides identically in both modes."""
+    """The 128-bit seed of a player's generator on one board, independent of the board's stream and
+    of other players'. An isolated bot gets this number, never (seed, index), which would rebuild
+    the board; the trusted path seeds from the same number, so both decide alike."""
     words = player_seed_words(seed, index, player)
     return sum(int(word) << (32 * i) for i, word in enumerate(words.tolist()))
 
 
 def player_seed_words(seed: int, index: int, player: str) -> np.ndarray:
     """``player_seed`` as four 32-bit words, least significant first: ``SeedSequence([seed, index],
-    spawn_key=(1, crc32(player))).generate_state(4, np.uint32)`` (computed by ``engine.rng``)."""
+    spawn_key=(1, crc32(player))).generate_state(4, np.uint32)``."""
     key = zlib.crc32(player.encode("utf-8"))
     return rng.player_seed_words(check_seed(seed), check_seed(index, "board index"), key)
 
@@ -96,47 +85,41 @@ def format_layout(mines: np.ndarray) -> str:
     return "\n".join("".join("*" if m else "." for m in row) for row in np.asarray(mines, dtype=bool))
 
 
-def _rows(text: str, what: str) -> list[str]:
+def _parse(text: str, what: str, codes: dict[str, int], allowed: str) -> np.ndarray:
     rows = [line.strip() for line in text.strip().splitlines()]
     if not rows or not rows[0]:
         raise LayoutFormatError(f"the {what} is empty")
     width = len(rows[0])
-    for number, row in enumerate(rows, 1):
+    # Before any grid is allocated: nothing larger than the largest board a tournament plays.
+    if len(rows) > MAX_SIDE or width > MAX_SIDE or len(rows) * width > MAX_CELLS:
+        raise LayoutFormatError(
+            f"the {what} is {len(rows)}x{width}, too large: at most {MAX_SIDE} rows, {MAX_SIDE} columns "
+            f"and {MAX_CELLS} cells, the largest board a tournament plays"
+        )
+    grid = np.empty((len(rows), width), dtype=np.int8)
+    for r, row in enumerate(rows):
         if len(row) != width:
             raise LayoutFormatError(
-                f"{what} line {number} has {len(row)} cells but line 1 has {width}; every row needs the same width"
+                f"{what} line {r + 1} has {len(row)} cells but line 1 has {width}; every row needs the same width"
             )
-    return rows
+        for c, ch in enumerate(row):
+            if ch not in codes:
+                raise LayoutFormatError(f"{what} line {r + 1} column {c + 1}: {ch!r} is not {allowed}")
+            grid[r, c] = codes[ch]
+    return grid
 
 
 def parse_layout(text: str) -> np.ndarray:
     """Read layout text back into a boolean (height, width) array."""
-    rows = _rows(text, "layout")
-    grid = np.zeros((len(rows), len(rows[0])), dtype=bool)
-    for r, row in enumerate(rows):
-        for c, ch in enumerate(row):
-            if ch not in "*.":
-                raise LayoutFormatError(f"layout line {r + 1} column {c + 1}: {ch!r} is not '*' (mine) or '.' (safe)")
-            grid[r, c] = ch == "*"
-    return grid
+    return _parse(text, "layout", {"*": 1, ".": 0}, "'*' (mine) or '.' (safe)").astype(bool)
 
 
-_POSITION_CODES = {"#": kernels.COVERED, "F": kernels.FLAGGED, **{str(n): n for n in range(9)}}
+_POSITION_CODES = {"#": kernels.COVERED, "F": kernels.FLAGGED, "f": kernels.FLAGGED, **{str(n): n for n in range(9)}}
 
 
 def parse_position(text: str) -> np.ndarray:
     """Read position text (``#`` covered, ``F`` flag, ``0``-``8`` revealed) into an int8 grid."""
-    rows = _rows(text, "position")
-    grid = np.empty((len(rows), len(rows[0])), dtype=np.int8)
-    for r, row in enumerate(rows):
-        for c, ch in enumerate(row):
-            code = _POSITION_CODES.get(ch.upper() if ch == "f" else ch)
-            if code is None:
-                raise LayoutFormatError(
-                    f"position line {r + 1} column {c + 1}: {ch!r} is not '#' (covered), 'F' (flag) or a digit 0-8"
-                )
-            grid[r, c] = code
-    return grid
+    return _parse(text, "position", _POSITION_CODES, "'#' (covered), 'F' (flag) or a digit 0-8")
 
 
 def format_position(grid: np.ndarray) -> str:

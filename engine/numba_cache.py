@@ -1,9 +1,5 @@
-"""Keep numba's on-disk cache honest about compiled calls into other files.
-
-numba checks a cached kernel against its own source file only, yet a call into another file's
-kernel is compiled into it; ``stamp_dependencies`` adds those files' hash to the cache's stamp, so
-an edit of a callee recompiles its callers (docs/solver.md).
-"""
+"""Keep numba's on-disk cache honest about compiled calls into other files: an edit of a callee
+recompiles its callers in other modules (docs/solver.md, "numba's cache")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""What a game shows: to a player, an ``Observation`` (what a human would see); to the arena,
-the ``GameStatus`` and the ``GameStats`` it aggregates."""
+"""What a game shows: an ``Observation`` to a player, ``GameStatus`` and ``GameStats`` to the arena."""
 
 from __future__ import annotations
 
@@ -23,13 +22,8 @@ class GameStatus(enum.StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Observation:
-    """What a human would see, and nothing more.
-
-    ``grid`` is a read-only int8 (height, width) array: ``COVERED`` (-1), ``FLAGGED`` (-2) or
-    the revealed number 0-8 (the codes are also ``Observation.COVERED`` and ``Observation.FLAGGED``,
-    so that a bot needs no more than ``players``). It is a copy, so a player may keep it; it holds
-    no reference to the layout or to the game.
-    """
+    """What a human would see, and nothing more. ``grid`` is a read-only int8 copy: ``COVERED``,
+    ``FLAGGED`` (also class attributes, so a bot needs only ``players``) or the revealed 0-8."""
 
     COVERED: ClassVar[int] = int(COVERED)
     FLAGGED: ClassVar[int] = int(FLAGGED)

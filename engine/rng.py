@@ -1,11 +1,6 @@
-"""Acceleration of numpy's seeding and PCG64 streams: the same numbers in compiled code, bit for bit;
-held equal to numpy by ``tests/engine/test_rng.py``.
-
-Boards (``engine.layout.board_permutation``) and players' generators are numpy's
-``Generator(PCG64(SeedSequence(...)))``; building those objects costs more than a Beginner game,
-so ``SeedSequence``, ``PCG64``, ``permutation`` and ``integers`` are recomputed here following
-numpy's published algorithms (docs/solver.md). A generator's state is a uint64 array
-``[state_hi, state_lo, inc_hi, inc_lo, has_uint32, uinteger]``, the fields of ``PCG64().state``.
+"""Acceleration of numpy's seeding and PCG64 streams, bit for bit (docs/solver.md); held equal to
+numpy by ``tests/engine/test_rng.py``. A generator's state is a uint64 array ``[state_hi, state_lo,
+inc_hi, inc_lo, has_uint32, uinteger]``, the fields of ``PCG64().state``.
 """
 
 from __future__ import annotations

@@ -1,10 +1,5 @@
-"""Everything a bot author needs, from one import::
-
-    from players import Action, Observation, Player, hookimpl
-
-The host's side (the plugin registry, its errors) lives in ``players.registry``; the built-in
-players in ``players.builtin``; the solver library they share in ``players.solver``.
-"""
+"""Everything a bot author needs, from one import: ``from players import Action, Observation,
+Player, hookimpl``. The host's side is ``players.registry``."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""The player API: what a bot author subclasses.
-
-A player sees ``Observation`` objects and answers with ``Action`` values; it never sees the
-game. Randomness comes only from the generator handed to ``reset`` so that every decision is
-reproducible from the tournament seed.
-"""
+"""The player API: what a bot author subclasses (docs/players.md, "Writing a bot")."""
 
 from __future__ import annotations
 
@@ -39,24 +34,17 @@ class PlayerOptionsError(PlayerError, ValueError):
 
 
 def corner_first_click(observation: Observation) -> tuple[int, int]:
-    """The conventional opening: a corner under ``safe``/``none``/``windows`` (most likely a zero
-    there), a cell three in from the corner under ``opening`` (a guaranteed zero anywhere, and
-    one that far in opens the most)."""
+    """The conventional opening: a corner (the likeliest zero), or under ``opening`` (a zero
+    anywhere) three cells in, which opens the most."""
     if observation.rule is FirstClick.OPENING:
         return min(3, observation.height - 1), min(3, observation.width - 1)
     return 0, 0
 
 
 class Player(abc.ABC):
-    """Base class of every player, built-in or third-party.
-
-    Subclasses set ``name`` (stable, it is the leaderboard identity) and ``description``, may
-    define a nested ``Options(Player.Options)`` pydantic model for their knobs, and implement
-    ``play``. ``play`` may return one action or several: returning every certain move at once
-    saves round trips. Mark uncertain reveals with ``Action.reveal(r, c, guess=True)``; the
-    arena reports them as the player's guesses. An action may carry a ``note`` (and ``p_mine``, the
-    player's own estimate): stored with the move in the game's record and shown in replays.
-    """
+    """Base class of every player: set ``name`` (the leaderboard identity) and ``description``,
+    implement ``play``, and declare knobs in a nested ``Options(Player.Options)`` model. Randomness
+    comes only from ``self.rng``, seeded per board, so every decision can be reproduced."""
 
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
@@ -99,17 +87,10 @@ class Player(abc.ABC):
         ``Actions`` (the same moves as one array, the cheapest to play; see ``engine.actions``)."""
 
     def play_compiled(self, game: CompiledGame, seed_words: np.ndarray, move_limit: int) -> bool:
-        """Optional: play a whole game at once, in compiled code, instead of ``play`` move by move.
-
-        Only for players the arena runs in its own process (built-in or trusted), whose moves are
-        otherwise dominated by Python round trips. ``game`` holds the board's state as arrays
-        (``engine.compiled_game``: read its ``view`` only, play through its ``reveal`` and
-        ``play_cells``, passing its ``log``: the arena stores the moves logged there as the game's
-        record); ``seed_words`` is this game's seed (``engine.layout.player_seed_words``:
-        ``engine.rng.player_state`` of it is the generator ``reset`` would have had). Every move
-        must be the one ``play`` would make. Return False to decline, before or during the game:
-        the arena then plays the board again from the start with ``play``. By default, declines.
-        """
+        """Optional, for players run in the arena's process: play the whole game in compiled code on
+        ``game`` (read its ``view``, play through ``reveal`` and ``play_cells`` with its ``log``),
+        making every move ``play`` would, with the generator ``engine.rng.player_state(seed_words)``.
+        False declines, at any point: the arena replays the board with ``play``."""
         return False
 
     def first_click(self, observation: Observation) -> tuple[int, int]:

@@ -1,16 +1,6 @@
-"""The plugin host: finds players, validates them, and isolates broken plugins.
-
-Sources, in order: the built-in players (through the same hook as everyone else), installed
-distributions with an entry point in the ``minesweeper_arena`` group, and local files given
-with ``--plugin``. Nothing loads at import time; ``Registry.load`` does the work once, and a
-plugin that fails to import or to register is recorded as a failure and skipped, so one broken
-plugin never takes the command line down with it.
-
-Two failures are mistakes of the person running the command rather than of a plugin: a
-``--plugin`` file that does not exist, and a plugin refused because it registers a name already
-taken. Both are recorded like any failure, with a ``kind`` that lets a tournament refuse to start
-(``PlayerLookup.check_requested``) instead of quietly playing someone else under the name asked for.
-"""
+"""The plugin host: finds players (the built-ins through the same hook, entry points in the
+``minesweeper_arena`` group, ``--plugin`` files), validates them, and records a plugin that fails
+as a failure instead of failing: one broken plugin never takes the command line down."""
 
 from __future__ import annotations
 
@@ -130,8 +120,7 @@ class PlayerLookup(abc.ABC):
 
     def check_requested(self, names: Iterable[str]) -> None:
         """Refuse the failures that would make a tournament of ``names`` play something else than
-        asked: a ``--plugin`` file that does not exist, and a plugin skipped for taking a name the
-        tournament plays (another player would play under it). Other failures stay warnings."""
+        asked (a missing ``--plugin`` file, a name taken twice); other failures stay warnings."""
         wanted = set(names)
         for failure in self.failures:
             message = failure.error.partition(": ")[2] or failure.error  # without the exception type

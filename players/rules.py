@@ -1,18 +1,5 @@
-"""The single-cell rules every human learns first, compiled, and the subset rule after them.
-
-1. A number whose covered neighbours are exactly as many as the mines it still needs: they are
-   all mines.
-2. A number whose flags (or known mines) already satisfy it: its other covered neighbours are safe.
-
-Applied to a fixed point, treating mines found on the way as flags: the whole of what the
-``random`` baseline knows by default, and the cheap first step of every built-in player.
-
-3. (``subset_closure``) Each revealed number with undecided covered neighbours is a constraint:
-   those cells hold exactly the mines it still needs. When one constraint's cells are a proper
-   subset of another's, the cells left over hold the difference: a new constraint, compared like
-   the others, and decided at once when its count is 0 or its size. This is the knowledge base of
-   the C++ engine the constraint players reproduce (docs/players.md). It ignores the mine count.
-"""
+"""The single-cell rules every human learns first, and the subset rule after them, compiled: the
+cheap first step of every built-in player (docs/players.md, "The deduction rules")."""
 
 from __future__ import annotations
 
@@ -27,9 +14,7 @@ __all__ = [
     "known_actions",
     "neighbour_counts",
     "popcount",
-    "single_cell_deductions",
     "subset_closure",
-    "subset_deductions",
 ]
 
 #: ``known`` marks: undecided, a mine, safe.
@@ -38,8 +23,7 @@ UNKNOWN, MINE, SAFE = 0, 1, 2
 
 @njit(cache=True)
 def neighbour_counts(grid, known, r, c):
-    """Around the cell (r, c): the flags and known mines, and the undecided covered cells as a
-    mask (bit ``3 * (rr - r + 1) + (cc - c + 1)`` for the cell (rr, cc))."""
+    """Around (r, c): the flags and known mines, and the undecided covered cells as a 3x3 mask."""
     height, width = grid.shape
     mines = 0
     mask = 0
@@ -55,9 +39,8 @@ def neighbour_counts(grid, known, r, c):
 
 @njit(cache=True)
 def _number_rule(grid, known, r, c):
-    """Apply the two rules to the number at (r, c): mark its undecided covered neighbours if one
-    applies. Returns -1 when it has none (nothing to do, now or later), 1 when it marked cells,
-    0 otherwise."""
+    """The two rules on the number at (r, c): -1 when it has no undecided neighbour (now or
+    later), 1 when it marked some, 0 otherwise."""
     mines, mask = neighbour_counts(grid, known, r, c)
     if mask == 0:
         return -1
@@ -75,12 +58,9 @@ def _number_rule(grid, known, r, c):
 
 @njit(cache=True)
 def _deduce(grid, known):
-    """The two rules to a fixed point, in place on ``known`` (int8, the grid's shape: ``MINE``,
-    ``SAFE`` or ``UNKNOWN``). Returns False when nothing is revealed (the first move).
-
-    Row-major sweeps until one changes nothing. A number without undecided neighbours stays so
-    (cells only ever leave ``UNKNOWN``), so after the first sweep only the numbers that still had
-    some and fired no rule are visited again, in the same order."""
+    """The two rules to a fixed point, in place on ``known`` (``MINE``, ``SAFE`` or ``UNKNOWN`` per
+    cell); False when nothing is revealed. Row-major sweeps, revisiting only the numbers that
+    still have undecided neighbours."""
     height, width = grid.shape
     revealed = False
     active = np.empty(height * width, np.int64)
@@ -124,17 +104,14 @@ def _cells_marked(known, mark):
 
 @njit(cache=True)
 def certain_cells(grid):
-    """``Observation.first_move`` and the two rules' certain cells in one compiled call:
-    ``(first_move, safe, mines)``, the cells as (2, k) row/col arrays in board order."""
+    """``(first_move, safe, mines)`` in one compiled call, the cells as (2, k) row/col arrays."""
     known = np.zeros(grid.shape, np.int8)
     first = not _deduce(grid, known)
     return first, _cells_marked(known, SAFE), _cells_marked(known, MINE)
 
 
-# A constraint's cells always fit in a 3x3 box (they are neighbours of one number, or a subset of
-# such a set), so a set is (row, col, mask): bit 3*i + j stands for cell (row + i, col + j), with
-# (row, col) the top-left of the set's own bounding box. That form is unique, so equal sets have
-# equal triples, and a subset test or a difference is a shift and two bit operations.
+# A constraint's cells fit in a 3x3 box, so a set is (row, col, mask), bit 3*i + j for cell
+# (row + i, col + j) with (row, col) its bounding box's corner: unique, so equal sets are equal.
 
 
 @njit(cache=True)
@@ -157,8 +134,7 @@ def _normalise(row, col, mask):
 
 @njit(cache=True)
 def _shift(mask, dr, dc):
-    """``mask`` (box at (row, col)) in the frame of a box at (row - dr, col - dc); -1 when a cell
-    falls outside that box (then it cannot be a subset of a set there)."""
+    """``mask`` in the frame of a box ``(dr, dc)`` up and left; -1 when a cell falls outside it."""
     out = 0
     for i in range(3):
         for j in range(3):
@@ -190,10 +166,8 @@ def _first_cell(row, col, mask, width):
 
 @njit(cache=True)
 def _add(pool, n, links, used, head, width, row, col, mask, mines):
-    """Append the normalised set (row, col, mask) holding ``mines`` to ``pool`` (rows: row, col,
-    mask, mines, last compared with) unless it is there already, and to the per-cell lists
-    (``head`` per cell, ``links`` rows: next entry, constraint). Returns (pool, n, links, used),
-    reallocated when full."""
+    """Append a new set to ``pool`` (row, col, mask, mines, last compared with) and to the per-cell
+    lists (``head``, ``links``: next entry, constraint), growing them when full."""
     e = head[_first_cell(row, col, mask, width)]
     while e != -1:
         k = links[e, 1]
@@ -225,19 +199,9 @@ def _add(pool, n, links, used, head, width, row, col, mask, mines):
 
 @njit(cache=True)
 def _closure(grid, height, width, known):
-    """The single-cell rules and the subset rule to a joint fixed point; ``known`` as in
-    ``_deduce``, filled in place. Returns the constraints of the last pass (which decided
-    nothing new) as an (n, 4) array of rows (row, col, mask, mines), numbers first.
-
-    Each pass rebuilds the constraints from the numbers with every known cell taken out, then
-    compares each constraint with every earlier one that shares a cell (a subset shares all its
-    cells; the per-cell lists find them), appending each new difference so that it is compared
-    in turn with everything before it: every pair is compared once. A pass that decides cells
-    is followed by a fresh one: taking known cells out can create subset relations that did
-    not hold before, and every difference an earlier pass kept comes back from the reduced
-    constraints (if A holds B, A minus the known cells holds B minus them, and the difference
-    is the old one minus them), so nothing is lost by starting over.
-    """
+    """The single-cell and subset rules to a joint fixed point, in place on ``known``; returns
+    the last pass's constraints. Each pass compares every pair sharing a cell once; why a pass
+    that decides cells starts over: docs/players.md."""
     while True:
         _deduce(grid, known)
         pool = np.empty((64, 5), dtype=np.int64)
@@ -297,41 +261,21 @@ def _closure(grid, height, width, known):
             return pool[:n, :4].copy()
 
 
-def single_cell_deductions(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Boolean masks (mines, safe) of covered cells the two rules decide. Flags count as mines."""
-    known = np.zeros(grid.shape, dtype=np.int8)
-    _deduce(np.asarray(grid, dtype=np.int8), known)
-    return known == MINE, known == SAFE
-
-
 def subset_closure(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The single-cell rules and the subset rule to a fixed point: ``known`` (int8, the grid's
-    shape: ``MINE``, ``SAFE`` or ``UNKNOWN``) and the constraints left, an (n, 4) int64 array of
-    (row, col, mask, mines), the numbers' first: bit ``3 * i + j`` of ``mask`` stands for cell
-    (row + i, col + j). Flags count as mines.
-
-    The full fixed point: every pair of constraints is compared, so the result is a function of
-    the position (the C++ engine compares only some pairs; see docs/players.md)."""
+    """The single-cell and subset rules to a fixed point: ``known`` (``MINE``, ``SAFE`` or
+    ``UNKNOWN`` per cell) and the constraints left, rows (row, col, mask, mines), numbers first."""
     known = np.zeros(grid.shape, dtype=np.int8)
     pool = _closure(np.asarray(grid, dtype=np.int8), grid.shape[0], grid.shape[1], known)
     return known, pool
 
 
-def subset_deductions(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Boolean masks (mines, safe) of covered cells the two rules and the subset rule decide."""
-    known, _ = subset_closure(grid)
-    return known == MINE, known == SAFE
-
-
 def known_actions(known: np.ndarray) -> Actions:
-    """Reveals of the cells ``known`` marks safe, then flags of those it marks mines, in board
-    order, as one ``Actions``."""
+    """Reveals of the cells ``known`` marks safe, then flags of its mines, in board order."""
     return Actions.cells(np.array(np.nonzero(known == SAFE)), np.array(np.nonzero(known == MINE)))
 
 
 def certain_actions(observation: Observation, *, subsets: bool = False) -> Actions:
-    """Every move the two rules (with ``subsets``, the subset rule too) make certain: reveals of
-    safe cells, then flags of mines."""
+    """Every move the two rules (and with ``subsets`` the subset rule) make certain."""
     if subsets:
         return known_actions(subset_closure(observation.grid)[0])
     _, safe, mines = certain_cells(observation.grid)

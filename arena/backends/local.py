@@ -27,6 +27,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 
 from arena.backends.base import StopFlag, WorkerCrashError, batch_label
+from arena.isolation.spin import available_cores as default_workers
 from arena.result import GameResult
 from arena.worker import Batch, init_worker, play, run_batch
 
@@ -44,17 +45,6 @@ MAX_ATTEMPTS = 3
 _POLL = 0.2
 #: Seconds between two checks, in a worker, that the arena process is still there.
 _WATCH_PARENT = 1.0
-
-
-def default_workers() -> int:
-    """The cores this process may run on (its CPU affinity, not the machine's total)."""
-    counter = getattr(os, "process_cpu_count", None)  # Python 3.13+, which also honours PYTHON_CPU_COUNT
-    if counter is not None:
-        return max(1, counter() or 1)
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def start_method() -> str:

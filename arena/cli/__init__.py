@@ -123,13 +123,20 @@ def _bad_parameter(error: typer.BadParameter) -> str:
     return name.strip("'") + ": " + text
 
 
+def _has_option(ctx: Any, name: str) -> bool:
+    return ctx is not None and any(name in getattr(param, "opts", ()) for param in ctx.command.params)
+
+
 def _usage_line(error: Exception) -> str:
     """click's errors as one line, instead of a usage block and a boxed message."""
     if isinstance(error, typer.BadParameter) and type(error).__name__ == "BadParameter":
         return _bad_parameter(error)
+    ctx = getattr(error, "ctx", None)  # only usage errors have one
+    if getattr(error, "option_name", None) == "-o" and _has_option(ctx, "--output"):
+        # -o is a player option (--option) wherever it exists; a file to write is always --output.
+        return "no such option: -o; the file to write is --output FILE (-o is --option, a player option, elsewhere)"
     text = " ".join(error.format_message().split()).rstrip(".")  # type: ignore[attr-defined]
     text = text[:1].lower() + text[1:]
-    ctx = getattr(error, "ctx", None)  # only usage errors have one
     return f"{text} (see `{ctx.command_path} --help`)" if ctx is not None else text
 
 

@@ -12,10 +12,43 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from arena.cli.common import JsonOpt, UsageError, cli_errors, console, print_json
+from arena.cli import common
+from arena.cli.common import UsageError, cli_errors, console, print_json
 from engine import COVERED, FLAGGED
+from engine.board import MAX_CELLS, MAX_SIDE
 from engine.layout import parse_position
 from players.solver import Analysis, analyze
+
+#: The most bytes a position may have: every cell of the largest board, a line break (CRLF) per row, and as much
+#: again for indentation. The parser checks the real size (``MAX_SIDE``, ``MAX_CELLS``); this stops reading first.
+MAX_POSITION_BYTES = 2 * (MAX_CELLS + 2 * MAX_SIDE)
+
+
+def read_position(position: str) -> str:
+    """The text of the position file (``-``: standard input), refused in one line when it is larger than any
+    position can be or is not UTF-8 text, before anything is built from it."""
+    if position == "-":
+        data = sys.stdin.buffer.read(MAX_POSITION_BYTES + 1)
+        name = "standard input"
+    else:
+        path = Path(position)
+        if not path.is_file():
+            raise UsageError(f"position file {position!r} does not exist")
+        with path.open("rb") as file:
+            data = file.read(MAX_POSITION_BYTES + 1)
+        name = repr(position)
+    if len(data) > MAX_POSITION_BYTES:
+        raise UsageError(
+            f"the position in {name} is larger than {MAX_POSITION_BYTES} bytes: a position has at most {MAX_SIDE} "
+            f"rows, {MAX_SIDE} columns and {MAX_CELLS} cells, the largest board a tournament plays"
+        )
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise UsageError(
+            f"the position in {name} is not UTF-8 text (byte 0x{data[error.start]:02x} at offset {error.start}); "
+            "a position is lines of '#', 'F' and '0'-'8'"
+        ) from None
 
 
 def best_move(result: Analysis) -> tuple[int, int] | None:
@@ -65,18 +98,11 @@ def command(
     unweighted: Annotated[
         bool, typer.Option("--unweighted", help="Count frontier solutions alike (the published full enumeration).")
     ] = False,
-    json_out: JsonOpt = False,
+    json_out: common.JsonOpt = False,
 ) -> None:
-    if position == "-":
-        text = sys.stdin.read()
-    else:
-        path = Path(position)
-        if not path.is_file():
-            raise UsageError(f"position file {position!r} does not exist")
-        text = path.read_text(encoding="utf-8")
     if mines < 0:
         raise UsageError(f"--mines must be zero or more, got {mines}")
-    grid = parse_position(text)
+    grid = parse_position(read_position(position))
     result = analyze(grid, mines, weighted=not unweighted)
     best = best_move(result)
     if json_out:

@@ -7,33 +7,23 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.common import (
-    Difficulty,
-    FirstClickOpt,
-    JsonOpt,
-    Mines,
-    Seed,
-    Size,
-    UsageError,
-    board_from_options,
-    cli_errors,
-    print_json,
-)
+from arena.cli import common
+from arena.cli.common import UsageError, board_from_options, cli_errors, print_json
 from engine.board import parse_cell
 from engine.layout import board_permutation, check_seed, format_layout, mines_from_permutation
 
 
 @cli_errors
 def command(
-    difficulty: Difficulty = None,
-    size: Size = None,
-    mines: Mines = None,
-    first_click: FirstClickOpt = "safe",
-    seed: Seed = 0,
+    difficulty: common.Difficulty = None,
+    size: common.Size = None,
+    mines: common.Mines = None,
+    first_click: common.FirstClickOpt = "safe",
+    seed: common.Seed = 0,
     count: Annotated[int, typer.Option("--count", "-n", help="How many boards.")] = 1,
     start: Annotated[int, typer.Option("--start", help="Index of the first board.")] = 0,
     click: Annotated[str, typer.Option("--click", help="The first click ROW,COL (zero-based).")] = "0,0",
-    json_out: JsonOpt = False,
+    json_out: common.JsonOpt = False,
 ) -> None:
     spec, rule = board_from_options(difficulty, size, mines, first_click)
     if count < 0:

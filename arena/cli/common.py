@@ -1,4 +1,8 @@
-"""What every command shares: options, one-line errors, and JSON output."""
+"""What every command shares: options, one-line errors, tables and JSON output.
+
+A command names a shared option by its module (``common.Seed``, ``playing.WorkersOpt``): one
+import line instead of the same list of option names in every command that plays games.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,8 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
 
 from arena.paths import STORE_ENV, describe_default_store
 
@@ -28,11 +34,13 @@ __all__ = [
     "Seed",
     "Size",
     "StoreOpt",
+    "TournamentArg",
     "UsageError",
     "board_from_options",
     "cli_errors",
     "console",
     "err_console",
+    "plain_table",
     "print_json",
 ]
 
@@ -64,6 +72,10 @@ StoreOpt = Annotated[
         show_default=False,
     ),
 ]
+TournamentArg = Annotated[
+    str | None,
+    typer.Argument(help="Tournament id (see `arena leaderboard --list`); default: the latest.", show_default=False),
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of a table.")]
 PluginOpt = Annotated[
     list[Path] | None,
@@ -83,6 +95,11 @@ def board_from_options(
     first_click = FirstClick.parse(rule)
     spec.check_rule(first_click)
     return spec, first_click
+
+
+def plain_table(title: str | None = None, **kwargs: object) -> Table:
+    """A table in the house style, its title as plain text (a store path or a name is not markup)."""
+    return Table(title=Text(title) if title else None, title_justify="left", **kwargs)  # type: ignore[arg-type]
 
 
 def print_json(data: Any) -> None:

@@ -14,8 +14,8 @@ from typing import Annotated, Any
 import typer
 from rich.text import Text
 
-from arena.cli.common import JsonOpt, StoreOpt, UsageError, cli_errors, console, print_json
-from arena.cli.render import plain_table
+from arena.cli import common
+from arena.cli.common import UsageError, cli_errors, console, plain_table, print_json
 from arena.cli.stored import check_player, file_slug, stored_game, tournament_id
 from arena.replay import IndexEntry, build_index_html, build_replay_html, first_divergence
 from arena.store import Store
@@ -28,8 +28,8 @@ def command(
         Path | None,
         typer.Option("--html", help="Write index.html and one side-by-side replay per split board here."),
     ] = None,
-    store: StoreOpt = None,
-    json_out: JsonOpt = False,
+    store: common.StoreOpt = None,
+    json_out: common.JsonOpt = False,
 ) -> None:
     if len(args) not in (2, 3):
         raise UsageError(f"expected [TOURNAMENT] A B, got {len(args)} argument(s)")

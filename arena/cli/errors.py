@@ -13,18 +13,15 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from arena.cli.common import JsonOpt, StoreOpt, UsageError, cli_errors, console, print_json
-from arena.cli.render import plain_table
+from arena.cli import common
+from arena.cli.common import UsageError, cli_errors, console, plain_table, print_json
 from arena.failures import FailureReport, PlayerFailures, build_failure_report
 from arena.store import Store
 
 
 @cli_errors
 def command(
-    tournament: Annotated[
-        str | None,
-        typer.Argument(help="Tournament id (see `arena leaderboard --list`); default: the latest.", show_default=False),
-    ] = None,
+    tournament: common.TournamentArg = None,
     player: Annotated[
         str | None,
         typer.Option(
@@ -35,8 +32,8 @@ def command(
         ),
     ] = None,
     limit: Annotated[int, typer.Option("--limit", help="Distinct errors shown per player.")] = 5,
-    store: StoreOpt = None,
-    json_out: JsonOpt = False,
+    store: common.StoreOpt = None,
+    json_out: common.JsonOpt = False,
 ) -> None:
     if limit < 1:
         raise UsageError(f"--limit must be at least 1, got {limit}")

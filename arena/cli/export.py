@@ -7,20 +7,19 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.common import StoreOpt, UsageError, cli_errors, console
+from arena.cli import common
+from arena.cli.common import UsageError, cli_errors, console
 from arena.export import FORMATS, ExportError, write_export
 from arena.store import Store
 
 
 @cli_errors
 def command(
-    tournament: Annotated[
-        str | None, typer.Argument(help="Tournament id (see `arena leaderboard --list`); default: the latest.")
-    ] = None,
+    tournament: common.TournamentArg = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="csv or parquet.")] = "csv",
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="File to write.", show_default=False)] = None,
+    output: Annotated[Path | None, typer.Option("--output", help="File to write.", show_default=False)] = None,
     games: Annotated[int | None, typer.Option("--games", "-n", help="Only the first N boards.")] = None,
-    store: StoreOpt = None,
+    store: common.StoreOpt = None,
 ) -> None:
     if fmt not in FORMATS:
         raise UsageError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")

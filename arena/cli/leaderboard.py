@@ -9,8 +9,9 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from arena.cli.common import JsonOpt, StoreOpt, UsageError, cli_errors, console, print_json
-from arena.cli.render import plain_table, print_leaderboard
+from arena.cli import common
+from arena.cli.common import UsageError, cli_errors, console, plain_table, print_json
+from arena.cli.render import print_leaderboard
 from arena.leaderboard import build_leaderboard, publish
 from arena.store import Store
 
@@ -33,8 +34,8 @@ def command(
     force: Annotated[
         bool, typer.Option("--force", help="With --publish: replace files that hold another tournament.")
     ] = False,
-    store: StoreOpt = None,
-    json_out: JsonOpt = False,
+    store: common.StoreOpt = None,
+    json_out: common.JsonOpt = False,
 ) -> None:
     if games is not None and games < 1:
         raise UsageError(f"--games must be at least 1, got {games}")

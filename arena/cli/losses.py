@@ -8,8 +8,8 @@ import typer
 from rich.console import Group
 from rich.text import Text
 
-from arena.cli.common import JsonOpt, StoreOpt, UsageError, cli_errors, console, print_json
-from arena.cli.render import plain_table
+from arena.cli import common
+from arena.cli.common import UsageError, cli_errors, console, plain_table, print_json
 from arena.losses import LossReport, tournament_losses
 from arena.store import Store
 
@@ -28,12 +28,10 @@ SHOWN = 6
 
 @cli_errors
 def command(
-    tournament: Annotated[
-        str | None, typer.Argument(help="Tournament id (see `arena leaderboard --list`); default: the latest.")
-    ] = None,
+    tournament: common.TournamentArg = None,
     player: Annotated[str, typer.Option("--player", "-p", help="The player whose losses to classify.")] = "",
-    store: StoreOpt = None,
-    json_out: JsonOpt = False,
+    store: common.StoreOpt = None,
+    json_out: common.JsonOpt = False,
 ) -> None:
     if not player:
         raise UsageError("--player NAME is required (see `arena leaderboard` for the tournament's players)")

@@ -6,22 +6,8 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.common import (
-    Difficulty,
-    FirstClickOpt,
-    JsonOpt,
-    Mines,
-    PluginOpt,
-    Seed,
-    Size,
-    StoreOpt,
-    UsageError,
-    board_from_options,
-    cli_errors,
-    console,
-    err_console,
-    print_json,
-)
+from arena.cli import common, playing
+from arena.cli.common import UsageError, board_from_options, cli_errors, console, err_console, print_json
 from arena.cli.playing import check_plugins, games_stopped, player_catalog
 from arena.config import TournamentConfig
 from arena.isolation import Isolation
@@ -61,17 +47,15 @@ def command(
     beta: Annotated[float, typer.Option("--beta", help="Chance of missing a difference of --delta.")] = 0.05,
     batch: Annotated[int, typer.Option("--batch", help="Boards between two looks at the test.")] = 200,
     max_games: Annotated[int, typer.Option("--max-games", help="Stop undecided after this many boards.")] = 1_000_000,
-    difficulty: Difficulty = None,
-    size: Size = None,
-    mines: Mines = None,
-    first_click: FirstClickOpt = "safe",
-    seed: Seed = 0,
-    workers: Annotated[
-        int | None, typer.Option("--workers", "-w", help="Worker processes; default: one per core.")
-    ] = None,
-    store: StoreOpt = None,
-    plugin: PluginOpt = None,
-    json_out: JsonOpt = False,
+    difficulty: common.Difficulty = None,
+    size: common.Size = None,
+    mines: common.Mines = None,
+    first_click: common.FirstClickOpt = "safe",
+    seed: common.Seed = 0,
+    workers: playing.WorkersOpt = None,
+    store: common.StoreOpt = None,
+    plugin: common.PluginOpt = None,
+    json_out: common.JsonOpt = False,
 ) -> None:
     spec, rule = board_from_options(difficulty, size, mines, first_click)
     if not 0 < delta < 100:

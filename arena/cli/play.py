@@ -22,39 +22,14 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
 
-from arena.cli.common import (
-    Difficulty,
-    FirstClickOpt,
-    JsonOpt,
-    Mines,
-    PluginOpt,
-    Seed,
-    Size,
-    StoreOpt,
-    UsageError,
-    board_from_options,
-    cli_errors,
-    console,
-    err_console,
-    print_json,
-)
-from arena.cli.playing import (
-    EngineBotOpt,
-    GameTimeOpt,
-    IsolationOpt,
-    MemoryOpt,
-    MoveTimeOpt,
-    OptionOpt,
-    check_plugins,
-    limits_from,
-    parse_options,
-    player_catalog,
-)
+from arena.cli import common, playing
+from arena.cli.common import UsageError, board_from_options, cli_errors, console, err_console, print_json
+from arena.cli.playing import check_plugins, limits_from, parse_options, player_catalog
 from arena.cli.render import board_text
 from arena.cli.replaying import replay_frames
 from arena.cli.stored import stored_game, tournament_id
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import EngineBot, Isolation
+from arena.isolation import EngineBot, Isolation, SandboxMode
 from arena.isolation.catalog import PlayerCatalog
 from arena.result import DIAGNOSTICS, GameResult, Outcome
 from arena.runner import play_game
@@ -80,11 +55,11 @@ def command(
             show_default=False,
         ),
     ] = None,
-    difficulty: Difficulty = None,
-    size: Size = None,
-    mines: Mines = None,
-    first_click: FirstClickOpt = "safe",
-    seed: Seed = 0,
+    difficulty: common.Difficulty = None,
+    size: common.Size = None,
+    mines: common.Mines = None,
+    first_click: common.FirstClickOpt = "safe",
+    seed: common.Seed = 0,
     board: Annotated[int, typer.Option("--board", help="Board index within the seed.")] = 0,
     delay: Annotated[
         float | None,
@@ -92,14 +67,15 @@ def command(
             "--delay", help=f"Seconds between moves in a terminal (default {TERMINAL_DELAY}).", show_default=False
         ),
     ] = None,
-    option: OptionOpt = None,
-    plugin: PluginOpt = None,
-    engine_bot: EngineBotOpt = None,
-    isolation: IsolationOpt = Isolation.AUTO,
-    move_time: MoveTimeOpt = 10.0,
-    game_time: GameTimeOpt = 300.0,
-    memory_mb: MemoryOpt = 2048,
-    json_out: JsonOpt = False,
+    option: playing.OptionOpt = None,
+    plugin: common.PluginOpt = None,
+    engine_bot: playing.EngineBotOpt = None,
+    isolation: playing.IsolationOpt = Isolation.AUTO,
+    sandbox: playing.SandboxOpt = SandboxMode.AUTO,
+    move_time: playing.MoveTimeOpt = 10.0,
+    game_time: playing.GameTimeOpt = 300.0,
+    memory_mb: playing.MemoryOpt = 2048,
+    json_out: common.JsonOpt = False,
     replay_of: Annotated[
         str | None,
         typer.Option(
@@ -108,7 +84,7 @@ def command(
             show_default=False,
         ),
     ] = None,
-    store: StoreOpt = None,
+    store: common.StoreOpt = None,
 ) -> None:
     if delay is not None and delay < 0:
         raise UsageError(f"--delay must be zero or more, got {delay}")
@@ -122,14 +98,22 @@ def command(
     check_seed(board, "--board")
     limits = limits_from(move_time, game_time, memory_mb)
     try:
-        catalog, bots = player_catalog(plugin, engine_bot, isolation, probe=False)
+        catalog, bots = player_catalog(plugin, engine_bot, isolation, probe=False, sandbox=sandbox)
         name = player or _default_player(catalog, bots)
         check_plugins(catalog, (name,))
         options = parse_options(option, {name}).get(name, {})
         catalog.get(name).cls.parse_options(options)  # bad options are bad input, refused before any game
         ref = PlayerRef(name=name, options=options)
         config = TournamentConfig.build(
-            spec, rule, seed=seed, games=1, players=(ref,), isolation=isolation, limits=limits, engine_bots=bots
+            spec,
+            rule,
+            seed=seed,
+            games=1,
+            players=(ref,),
+            isolation=isolation,
+            sandbox=sandbox,
+            limits=limits,
+            engine_bots=bots,
         )
         view = _View(ref.key, spec, rule, seed, board, TERMINAL_DELAY if delay is None else delay)
         result = _play(view, ref, config, catalog.plugin_files, live=not json_out and console.is_terminal)

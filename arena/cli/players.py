@@ -1,4 +1,10 @@
-"""`arena players`: what is registered, where it comes from, and which plugins failed."""
+"""`arena players`: what is registered, where it comes from, and which plugins failed.
+
+The players are found as ``arena tournament`` and ``arena play`` find them (``player_catalog``):
+the built-ins in this process, third-party plugins listed by a process of their own, so listing a
+plugin never runs its code in the arena's process, and a plugin that hangs or crashes at import
+shows as a failed row instead of taking the command down.
+"""
 
 from __future__ import annotations
 
@@ -7,21 +13,24 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from arena.cli.common import JsonOpt, PluginOpt, cli_errors, console, print_json
-from arena.cli.render import plain_table
-from players.registry import Registry
+from arena.cli import common, playing
+from arena.cli.common import cli_errors, console, plain_table, print_json
+from arena.cli.playing import player_catalog
+from arena.isolation import Isolation
 
 
 @cli_errors
-def command(plugin: PluginOpt = None, json_out: JsonOpt = False) -> None:
-    registry = Registry([str(p) for p in plugin or []])
+def command(
+    plugin: common.PluginOpt = None, engine_bot: playing.EngineBotOpt = None, json_out: common.JsonOpt = False
+) -> None:
+    catalog, _ = player_catalog(plugin, engine_bot, Isolation.AUTO)
     rows = [
         {"name": e.name, "description": e.description, "source": e.source, "version": e.version, "status": "ok"}
-        for e in sorted(registry.players.values(), key=lambda e: e.name)
+        for e in sorted(catalog.players.values(), key=lambda e: e.name)
     ]
     rows += [
         {"name": None, "description": "", "source": f.source, "version": "", "status": f"error: {f.error}"}
-        for f in registry.failures
+        for f in catalog.failures
     ]
     if json_out:
         print_json(rows)

@@ -9,6 +9,7 @@ exactly as it would in a tournament.
 from __future__ import annotations
 
 import contextlib
+import importlib.metadata
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -18,8 +19,10 @@ import typer
 from rich.markup import escape
 
 from arena.cli.common import UsageError, err_console
-from arena.isolation import EngineBot, Isolation, Limits
+from arena.isolation import EngineBot, Isolation, Limits, SandboxMode
+from arena.isolation import sandbox as sandboxes
 from arena.isolation.catalog import PlayerCatalog
+from players.hookspecs import PROJECT
 
 __all__ = [
     "EngineBotOpt",
@@ -28,6 +31,9 @@ __all__ = [
     "MemoryOpt",
     "MoveTimeOpt",
     "OptionOpt",
+    "PlayersOpt",
+    "SandboxOpt",
+    "WorkersOpt",
     "check_plugins",
     "games_stopped",
     "limits_from",
@@ -38,12 +44,24 @@ __all__ = [
 OptionOpt = Annotated[
     list[str] | None, typer.Option("--option", "-o", help="Player option PLAYER.KEY=VALUE (repeatable).")
 ]
+PlayersOpt = Annotated[
+    str | None, typer.Option("--players", "-p", help="NAME[,NAME...]; default: every registered player.")
+]
+WorkersOpt = Annotated[int | None, typer.Option("--workers", "-w", help="Worker processes; default: one per core.")]
 IsolationOpt = Annotated[
     Isolation,
     typer.Option(
         "--isolation",
         help="auto: built-in players in the worker, plugins and engine bots in a process of their own; "
         "trusted: every player in the worker; isolated: every player in its own process.",
+    ),
+]
+SandboxOpt = Annotated[
+    SandboxMode,
+    typer.Option(
+        "--sandbox",
+        help="auto: isolated players in a Linux sandbox (bubblewrap) where this machine has one, else without, "
+        "said once; require: the sandbox or an error; off: never (docs/isolation.md).",
     ),
 ]
 MoveTimeOpt = Annotated[float, typer.Option("--move-time", help="Seconds a player may think per move.")]
@@ -84,14 +102,42 @@ def limits_from(move_time: float, game_time: float, memory_mb: int) -> Limits:
     return Limits(move_time=move_time, game_time=game_time, memory_mb=memory_mb or None)
 
 
+def check_sandbox(mode: SandboxMode) -> None:
+    """``--sandbox``: where the sandbox cannot be had, ``auto`` says so (one line on stderr) and
+    ``require`` is bad input; a sandbox that runs without its process cap is said too."""
+    try:
+        active = sandboxes.use_sandbox(mode)
+    except sandboxes.SandboxUnavailable as error:
+        raise UsageError(str(error)) from None
+    if mode is SandboxMode.AUTO and not active:
+        why = sandboxes.unavailable()
+        err_console.print(
+            f"note: isolated players run without the sandbox: {why} (--sandbox off says this is meant)",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
+    note = sandboxes.process_cap_note() if active else None
+    if note:
+        err_console.print(f"note: {note}", highlight=False, markup=False, soft_wrap=True)
+
+
 def player_catalog(
-    plugin: Sequence[Path] | None, engine_bot: Sequence[str] | None, isolation: Isolation, *, probe: bool = True
+    plugin: Sequence[Path] | None,
+    engine_bot: Sequence[str] | None,
+    isolation: Isolation,
+    *,
+    probe: bool = True,
+    sandbox: SandboxMode = SandboxMode.AUTO,
 ) -> tuple[PlayerCatalog, tuple[EngineBot, ...]]:
     """The players the command may name, and the engine bots among them. ``probe=False`` skips the
     engine bots' trial handshake: for a command that starts the bot right away anyway, and reports
     its failure to start as the game's result. Call ``check_plugins`` once the players are known."""
     bots = tuple(EngineBot.parse(text) for text in engine_bot or [])
-    catalog = PlayerCatalog.for_tournament([str(p) for p in plugin or []], bots, isolation)
+    third_party = bool(plugin) or bool(importlib.metadata.entry_points(group=PROJECT))
+    if bots or isolation is Isolation.ISOLATED or (isolation is Isolation.AUTO and third_party):
+        check_sandbox(sandbox)  # only when a player may run isolated
+    catalog = PlayerCatalog.for_tournament([str(p) for p in plugin or []], bots, isolation, sandbox)
     catalog.check = probe  # read when the catalogue loads, on first use
     return catalog, bots
 

@@ -33,7 +33,6 @@ __all__ = [
     "errors_command",
     "failure_summary",
     "leaderboard_table",
-    "plain_table",
     "player_lines",
     "print_leaderboard",
 ]
@@ -55,11 +54,6 @@ _OPTION_BREAK = re.compile(r",(?=[A-Za-z_][A-Za-z0-9_]*=)")
 
 def _pct(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.2f}"
-
-
-def plain_table(title: str | None = None, **kwargs: object) -> Table:
-    """A table in the house style, its title as plain text (a store path or a name is not markup)."""
-    return Table(title=Text(title) if title else None, title_justify="left", **kwargs)  # type: ignore[arg-type]
 
 
 def player_lines(key: str, *, stack: bool) -> Text:

@@ -12,7 +12,8 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from arena.cli.common import StoreOpt, UsageError, cli_errors, console
+from arena.cli import common
+from arena.cli.common import UsageError, cli_errors, console
 from arena.cli.stored import check_player, file_slug, split_players, stored_game, tournament_id
 from arena.replay import build_replay_html, replay
 from arena.store import Store
@@ -20,9 +21,7 @@ from arena.store import Store
 
 @cli_errors
 def command(
-    tournament: Annotated[
-        str | None, typer.Argument(help="Tournament id (`arena leaderboard --list`); default: the latest.")
-    ] = None,
+    tournament: common.TournamentArg = None,
     players: Annotated[
         str, typer.Option("--player", "-p", help="Player, or two players A,B side by side on the same board.")
     ] = "",
@@ -32,7 +31,7 @@ def command(
     ] = False,
     output: Annotated[
         Path | None,
-        typer.Option("--output", "-o", help="HTML file to write; default: replay-<board>-<players>.html here."),
+        typer.Option("--output", help="HTML file to write; default: replay-<board>-<players>.html here."),
     ] = None,
     probabilities: Annotated[
         bool,
@@ -41,7 +40,7 @@ def command(
             help="Compute the exact mine probabilities of every position and open the page with them shown.",
         ),
     ] = True,
-    store: StoreOpt = None,
+    store: common.StoreOpt = None,
 ) -> None:
     if not players:
         raise UsageError("name the player to replay with -p NAME (or -p A,B for two side by side)")

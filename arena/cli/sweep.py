@@ -10,18 +10,8 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from arena.cli.common import (
-    FirstClickOpt,
-    JsonOpt,
-    PluginOpt,
-    Seed,
-    StoreOpt,
-    UsageError,
-    cli_errors,
-    console,
-    err_console,
-    print_json,
-)
+from arena.cli import common, playing
+from arena.cli.common import UsageError, cli_errors, console, err_console, print_json
 from arena.cli.playing import check_plugins, games_stopped, player_catalog
 from arena.config import PlayerRef, parse_player_list
 from arena.isolation import Isolation
@@ -72,23 +62,19 @@ def command(
     mines: Annotated[
         str | None, typer.Option("--mines", help="Mine counts instead of densities, e.g. 50,60,70.")
     ] = None,
-    players: Annotated[
-        str | None, typer.Option("--players", "-p", help="NAME[,NAME...]; default: every registered player.")
-    ] = None,
+    players: playing.PlayersOpt = None,
     games: Annotated[int, typer.Option("--games", "-n", help="Boards per point; every player plays each.")] = 1000,
-    first_click: FirstClickOpt = "safe",
-    seed: Seed = 0,
-    workers: Annotated[
-        int | None, typer.Option("--workers", "-w", help="Worker processes; default: one per core.")
-    ] = None,
+    first_click: common.FirstClickOpt = "safe",
+    seed: common.Seed = 0,
+    workers: playing.WorkersOpt = None,
     csv_out: Annotated[Path | None, typer.Option("--csv", help="Write the grid as CSV.", show_default=False)] = None,
     plot: Annotated[
         Path | None,
         typer.Option("--plot", help="Draw win rate against density: FILE.svg or FILE.png (needs the 'plot' extra)."),
     ] = None,
-    store: StoreOpt = None,
-    plugin: PluginOpt = None,
-    json_out: JsonOpt = False,
+    store: common.StoreOpt = None,
+    plugin: common.PluginOpt = None,
+    json_out: common.JsonOpt = False,
 ) -> None:
     if (density is None) == (mines is None):
         raise UsageError("give the points of the sweep: --density START:STOP:STEP or --mines M1,M2,...")

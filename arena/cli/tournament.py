@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import shlex
 import sys
 import time
@@ -20,37 +21,12 @@ from rich.progress import (
 )
 
 from arena.backends.dask_cluster import ADDRESS_ENV, INSTALL_HINT, dask_available
-from arena.cli.common import (
-    Difficulty,
-    FirstClickOpt,
-    JsonOpt,
-    Mines,
-    PluginOpt,
-    Seed,
-    Size,
-    StoreOpt,
-    UsageError,
-    board_from_options,
-    cli_errors,
-    console,
-    err_console,
-    print_json,
-)
-from arena.cli.playing import (
-    EngineBotOpt,
-    GameTimeOpt,
-    IsolationOpt,
-    MemoryOpt,
-    MoveTimeOpt,
-    OptionOpt,
-    check_plugins,
-    limits_from,
-    parse_options,
-    player_catalog,
-)
+from arena.cli import common, playing
+from arena.cli.common import UsageError, board_from_options, cli_errors, console, err_console, print_json
+from arena.cli.playing import check_plugins, limits_from, parse_options, player_catalog
 from arena.cli.render import print_leaderboard
 from arena.config import PlayerRef, RecordMode, TournamentConfig, parse_player_list
-from arena.isolation import Isolation
+from arena.isolation import Isolation, SandboxMode
 from arena.leaderboard import build_leaderboard
 from arena.store import Store
 from arena.tournament import (
@@ -122,28 +98,25 @@ class CompileDisplay:
 
 @cli_errors
 def command(
-    difficulty: Difficulty = None,
-    size: Size = None,
-    mines: Mines = None,
-    first_click: FirstClickOpt = "safe",
+    difficulty: common.Difficulty = None,
+    size: common.Size = None,
+    mines: common.Mines = None,
+    first_click: common.FirstClickOpt = "safe",
     games: Annotated[int, typer.Option("--games", "-n", help="Number of boards; every player plays each.")] = 100,
-    seed: Seed = 0,
-    players: Annotated[
-        str | None, typer.Option("--players", "-p", help="NAME[,NAME...]; default: every registered player.")
-    ] = None,
-    option: OptionOpt = None,
-    workers: Annotated[
-        int | None, typer.Option("--workers", "-w", help="Worker processes; default: one per core.")
-    ] = None,
-    store: StoreOpt = None,
-    plugin: PluginOpt = None,
-    json_out: JsonOpt = False,
+    seed: common.Seed = 0,
+    players: playing.PlayersOpt = None,
+    option: playing.OptionOpt = None,
+    workers: playing.WorkersOpt = None,
+    store: common.StoreOpt = None,
+    plugin: common.PluginOpt = None,
+    json_out: common.JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-    isolation: IsolationOpt = Isolation.AUTO,
-    move_time: MoveTimeOpt = 10.0,
-    game_time: GameTimeOpt = 300.0,
-    memory_mb: MemoryOpt = 2048,
-    engine_bot: EngineBotOpt = None,
+    isolation: playing.IsolationOpt = Isolation.AUTO,
+    sandbox: playing.SandboxOpt = SandboxMode.AUTO,
+    move_time: playing.MoveTimeOpt = 10.0,
+    game_time: playing.GameTimeOpt = 300.0,
+    memory_mb: playing.MemoryOpt = 2048,
+    engine_bot: playing.EngineBotOpt = None,
     backend: Annotated[
         str,
         typer.Option(
@@ -181,7 +154,7 @@ def command(
     if workers is not None and workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
     limits = limits_from(move_time, game_time, memory_mb)
-    registry, bots = player_catalog(plugin, engine_bot, isolation)
+    registry, bots = player_catalog(plugin, engine_bot, isolation, sandbox=sandbox)
     refs = parse_player_list(players) or tuple(PlayerRef(name=n) for n in sorted(registry.players))
     check_plugins(registry, (ref.name for ref in refs))
     for ref in refs:
@@ -197,6 +170,7 @@ def command(
         games=games,
         players=refs,
         isolation=isolation,
+        sandbox=sandbox,
         limits=limits,
         engine_bots=bots,
         record=record,
@@ -208,17 +182,10 @@ def command(
         if note:
             err_console.print(escape(note), style="yellow", highlight=False, soft_wrap=True)
         started = time.perf_counter()
+        run = functools.partial(run_tournament, config, db, registry, workers=workers, backend=backend, address=address)
         try:
             if quiet or todo == 0:
-                summary = run_tournament(
-                    config,
-                    db,
-                    registry,
-                    workers=workers,
-                    backend=backend,
-                    address=address,
-                    on_compile=CompileDisplay(None, None),
-                )
+                summary = run(on_compile=CompileDisplay(None, None))
             else:
                 columns = (
                     TextColumn("[bold]{task.description}"),
@@ -238,16 +205,7 @@ def command(
                         elapsed = progress.tasks[0].elapsed or 0.0  # since the games began (after compiling)
                         progress.update(task, rate=f"{done / elapsed:,.0f} games/s" if elapsed > 0 else "- games/s")
 
-                    summary = run_tournament(
-                        config,
-                        db,
-                        registry,
-                        workers=workers,
-                        progress=advance,
-                        backend=backend,
-                        address=address,
-                        on_compile=CompileDisplay(progress, task),
-                    )
+                    summary = run(progress=advance, on_compile=CompileDisplay(progress, task))
         except TournamentInterrupted as stop:
             err_console.print(
                 f"[yellow]interrupted:[/] {stop.recorded} games committed this run. Resume with:\n"
@@ -272,6 +230,7 @@ def command(
             "workers": summary.workers,
             "backend": summary.backend,
             "isolation": isolation.value,
+            "sandbox": sandbox.value,
             "record": record.value,
             "seconds": round(elapsed, 3),
             "store": str(stored_in),

@@ -1,17 +1,18 @@
-"""Running players apart from the arena: settings, the line protocol, bot processes.
+"""Running players apart from the arena: settings, the line protocol, bot processes, the sandbox.
 
-``settings`` (isolation mode, limits, engine bots) and ``protocol`` are plain values and codecs and
-are re-exported here. The machinery is imported from its module, because it needs ``arena.runner``,
-which itself needs the settings: ``process`` (a bot process: limits, deadlines, kill), ``sandbox``
-(the limits set before ``exec``), ``remote`` (``RemoteAgent``, the game loop's view of a bot) and
-``catalog`` (finding players without importing third-party code). The Python client of the protocol
-is ``arena.bot_host``; the reference is docs/protocol.md.
+``settings`` (isolation and sandbox modes, limits, engine bots) and ``protocol`` are plain values
+and codecs and are re-exported here. The machinery is imported from its module: ``process`` (a bot
+process: limits, deadlines, kill), ``launch`` (the limits set before ``exec``), ``sandbox`` (the
+bubblewrap sandbox around a bot), ``remote`` (``RemoteAgent``, the game loop's view of a bot),
+``catalog`` (finding players without importing third-party code), ``shared`` and ``spin`` (the fast
+channel). The Python client of the protocol is ``arena.isolation.bot_host``; the reference is
+docs/protocol.md.
 """
 
 from __future__ import annotations
 
 from arena.isolation.protocol import PROTOCOL_VERSION, BotReportedError, ProtocolError
-from arena.isolation.settings import DEFAULT_LIMITS, EngineBot, Isolation, Limits
+from arena.isolation.settings import DEFAULT_LIMITS, EngineBot, Isolation, Limits, SandboxMode
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -21,4 +22,5 @@ __all__ = [
     "Isolation",
     "Limits",
     "ProtocolError",
+    "SandboxMode",
 ]

@@ -1,7 +1,7 @@
 """The players a tournament may name, found without running third-party code in the arena.
 
 Built-in players are the arena's own code and load in process. Third-party players (``--plugin``
-files, installed entry points) are listed by a separate process (``python -m arena.bot_host --list``)
+files, installed entry points) are listed by a separate process (``python -m arena.isolation.bot_host --list``)
 unless the tournament trusts them: importing a plugin runs its code, and code running in the arena's
 process could patch the engine and leak layouts to its isolated half. Engine bots are external
 executables, checked with one handshake.
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import os
 import sys
 import time
 from collections.abc import Iterable, Sequence
@@ -26,7 +27,8 @@ from pydantic import ConfigDict
 from arena.isolation import protocol
 from arena.isolation.process import BotExited, BotProcess, BotProcessError
 from arena.isolation.remote import bot_environment
-from arena.isolation.settings import EngineBot, Isolation
+from arena.isolation.sandbox import Sandbox, command_files, host_files, use_sandbox
+from arena.isolation.settings import EngineBot, Isolation, SandboxMode
 from engine import Action, Observation
 from players import Player
 from players.api import PlayerError
@@ -65,16 +67,18 @@ class IsolatedPluginPlayer(ExternalPlayer):
 
 
 def discover(
-    plugin_files: Sequence[str], *, entry_points: bool = True
+    plugin_files: Sequence[str], *, entry_points: bool = True, sandbox: SandboxMode = SandboxMode.AUTO
 ) -> tuple[list[PlayerEntry], list[PluginFailure]]:
     """The players ``plugin_files`` and installed entry points provide, as stand-ins, listed by a
     separate process under the same limits as a bot (a plugin that hangs or blows up at import time
     costs only its own players)."""
-    command = [sys.executable, "-m", "arena.bot_host", "--list"]
+    command = [sys.executable, "-m", "arena.isolation.bot_host", "--list"]
     command += [arg for path in plugin_files for arg in ("--plugin", str(Path(path).expanduser().resolve()))]
     if not entry_points:
         command.append("--no-entry-points")
-    process = BotProcess(command, memory_mb=2048, cpu_seconds=int(DISCOVERY_TIME) + 1, env=bot_environment())
+    box = Sandbox(host_files(plugin_files, entry_points=entry_points)) if use_sandbox(sandbox) else None
+    env = bot_environment(sandboxed=box is not None)
+    process = BotProcess(command, memory_mb=2048, cpu_seconds=int(DISCOVERY_TIME) + 1, env=env, sandbox=box)
     try:
         process.start()
         data = json.loads(process.receive(time.monotonic() + DISCOVERY_TIME))
@@ -99,10 +103,11 @@ def discover(
     return entries, failures
 
 
-def probe(bot: EngineBot, timeout: float = 20.0) -> tuple[str, str]:
+def probe(bot: EngineBot, timeout: float = 20.0, sandbox: SandboxMode = SandboxMode.AUTO) -> tuple[str, str]:
     """Start ``bot`` once and shake hands: its (name, version), or PlayerError saying why not. Run
     before a tournament, so a command that does not exist is one clear error, not a column of crashes."""
-    process = BotProcess(bot.command, env=bot_environment())
+    box = Sandbox(command_files(bot.command), cwd=os.getcwd()) if use_sandbox(sandbox) else None
+    process = BotProcess(bot.command, env=bot_environment(sandboxed=box is not None), sandbox=box)
     try:
         process.start()
     except OSError as error:
@@ -135,8 +140,10 @@ class PlayerCatalog(PlayerLookup):
         discovered: Iterable[PlayerEntry] = (),
         discovery_failures: Iterable[PluginFailure] = (),
         plugin_files: Sequence[str] | None = None,
+        sandbox: SandboxMode = SandboxMode.AUTO,
     ) -> None:
         self.registry = registry
+        self.sandbox = sandbox
         self.engine_bots = tuple(engine_bots)
         self.check = check
         self._discovered = {entry.name: entry for entry in discovered}
@@ -146,18 +153,24 @@ class PlayerCatalog(PlayerLookup):
 
     @classmethod
     def for_tournament(
-        cls, plugin_files: Sequence[str], engine_bots: Iterable[EngineBot] = (), isolation: Isolation = Isolation.AUTO
+        cls,
+        plugin_files: Sequence[str],
+        engine_bots: Iterable[EngineBot] = (),
+        isolation: Isolation = Isolation.AUTO,
+        sandbox: SandboxMode = SandboxMode.AUTO,
     ) -> PlayerCatalog:
         """Trusted: every plugin imported here, as before. Otherwise only the built-ins are imported
         here, and third-party players are listed by a process of their own."""
         files = tuple(str(p) for p in plugin_files)
         if isolation is Isolation.TRUSTED:
-            return cls(Registry(files), engine_bots)
+            return cls(Registry(files), engine_bots, sandbox=sandbox)
         builtin = Registry((), entry_points=False)
         if not files and not importlib.metadata.entry_points(group=PROJECT):
-            return cls(builtin, engine_bots, plugin_files=files)
-        entries, failures = discover(files)
-        return cls(builtin, engine_bots, discovered=entries, discovery_failures=failures, plugin_files=files)
+            return cls(builtin, engine_bots, plugin_files=files, sandbox=sandbox)
+        entries, failures = discover(files, sandbox=sandbox)
+        return cls(
+            builtin, engine_bots, discovered=entries, discovery_failures=failures, plugin_files=files, sandbox=sandbox
+        )
 
     @property
     def plugin_files(self) -> tuple[str, ...]:
@@ -177,7 +190,7 @@ class PlayerCatalog(PlayerLookup):
             version = "unknown"
             if self.check:
                 try:
-                    version = probe(bot)[1] or "unknown"
+                    version = probe(bot, sandbox=self.sandbox)[1] or "unknown"
                 except PlayerError as error:  # reported and skipped, like a broken plugin
                     self._failures.append(
                         PluginFailure(f"engine bot {bot.name} ({bot.label})", str(error), kind="engine")

@@ -3,7 +3,8 @@
 Everything here is about never letting a bot block the arena: writes and reads are non-blocking and
 wait with ``poll`` until a deadline (no ``readline`` without one); stderr is drained by a thread so a
 chatty bot can never stall on a full pipe, and only its last lines are kept; the bot runs in its own
-session, so ``killpg`` takes its children down with it.
+session, so ``killpg`` takes its children down with it (and, sandboxed, the sandbox's PID namespace
+takes every descendant, wherever it went: ``arena.isolation.sandbox``).
 """
 
 from __future__ import annotations
@@ -24,11 +25,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
+from arena.isolation.sandbox import LAUNCHER, Sandbox, bot_pid
 from arena.isolation.spin import read_spinning
 
 __all__ = ["BotExited", "BotOutputError", "BotProcess", "BotProcessError", "BotTimeout", "make_undumpable"]
 
-SANDBOX = Path(__file__).with_name("sandbox.py")
 _PR_SET_DUMPABLE = 4
 
 
@@ -106,8 +107,12 @@ class BotProcess:
         max_line: int = 1 << 20,
         spin: float = 0.0,
         pass_fds: Sequence[int] = (),
+        sandbox: Sandbox | None = None,
     ) -> None:
         self.command = list(command)
+        #: Run in this sandbox (None: as a plain process under its limits).
+        self.sandbox = sandbox
+        self._cgroup: Path | None = None
         #: Descriptors the bot inherits (a shared-memory segment: ``arena.isolation.shared``).
         self.pass_fds = tuple(pass_fds)
         #: Non-empty protocol lines written to the bot so far (``send``).
@@ -132,8 +137,11 @@ class BotProcess:
 
     # -- life -----------------------------------------------------------------------------------------------------
     def start(self) -> None:
-        limits = json.dumps({"memory_mb": self.memory_mb, "cpu_seconds": self.cpu_seconds_limit})
-        argv = [sys.executable, "-I", "-S", str(SANDBOX), limits, "--", *self.command]
+        limits = {"memory_mb": self.memory_mb, "cpu_seconds": self.cpu_seconds_limit}
+        if self.sandbox is not None:
+            argv, self._cgroup = self.sandbox.command(self.command, limits)
+        else:
+            argv = [sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(limits), "--", *self.command]
         self._tail.clear()
         self._buffer.clear()
         self._cpu_last = 0.0
@@ -160,7 +168,8 @@ class BotProcess:
         self._reader = threading.Thread(target=self._stderr.drain, name=f"bot-stderr-{self._proc.pid}")
         self._reader.daemon = True
         self._reader.start()
-        self._cpu = _cpu_clock(self._proc.pid)
+        # Sandboxed, the process started is bwrap: the bot's clock is found once it runs (``cpu_seconds``).
+        self._cpu = _cpu_clock(self._proc.pid) if self.sandbox is None else None
 
     @property
     def pid(self) -> int | None:
@@ -184,6 +193,8 @@ class BotProcess:
             os.killpg(proc.pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):  # SIGKILL cannot be stopped: this is a formality
             proc.wait(timeout=5)
+        Sandbox.release(self._cgroup)
+        self._cgroup = None
         self._finish()
 
     def close(self, goodbye: str | None = None, wait: float = 1.0) -> None:
@@ -223,6 +234,8 @@ class BotProcess:
             code = proc.wait(timeout=2.0)
         except subprocess.TimeoutExpired:
             return "stopped answering"
+        if self.sandbox is not None and code > 128:
+            code = -(code - 128)  # bwrap exits with 128 + the signal that killed the bot
         if code < 0:
             try:
                 name = signal.Signals(-code).name
@@ -347,6 +360,10 @@ class BotProcess:
     # -- what can be seen from outside ----------------------------------------------------------------------------
     def cpu_seconds(self) -> float:
         """CPU seconds the process has used so far (the last reading once it is gone)."""
+        if self._cpu is None and self.sandbox is not None and self.alive:
+            assert self._proc is not None
+            pid = bot_pid(self._proc.pid)
+            self._cpu = _cpu_clock(pid) if pid is not None else None
         if self._cpu is not None:
             try:
                 self._cpu_last = self._cpu()

@@ -299,7 +299,7 @@ def _with_notes(actions: list[Action], message: dict[str, Any]) -> list[Action]:
     return actions
 
 
-# -- the bot's side (used by arena.bot_host) ----------------------------------------------------------------------
+# -- the bot's side (used by arena.isolation.bot_host) -----------------------------------------------------------------
 def read_message(line: bytes | str) -> dict[str, Any]:
     """One arena message, for a bot: a JSON object with a ``type``."""
     message = _object(line)

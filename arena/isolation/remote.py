@@ -25,6 +25,7 @@ import arena
 from arena.isolation import protocol
 from arena.isolation import shared as shared_memory
 from arena.isolation.process import BotExited, BotOutputError, BotProcess, BotTimeout, make_undumpable
+from arena.isolation.sandbox import Sandbox, minimal_environment, python_path
 from arena.isolation.settings import DEFAULT_LIMITS, Limits
 from arena.result import AgentFailure, Outcome
 from engine import Action, BoardSpec, FirstClick, InvalidActionError, Observation
@@ -39,13 +40,14 @@ SPIN_SLACK = 50e-6
 T = TypeVar("T")
 
 
-def bot_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment of a bot process: the arena's own, with unbuffered Python output (a Python
-    bot that forgets to flush still works) and the project importable for the Python host."""
-    env = dict(os.environ)
+def bot_environment(extra: Mapping[str, str] | None = None, *, sandboxed: bool = False) -> dict[str, str]:
+    """The environment of a bot process: a minimal one (``sandbox.minimal_environment``: nothing of
+    the arena's, which may name the store), with the project importable for the Python host; in the
+    sandbox, home is the private ``/tmp``. The arena's own ``PYTHONPATH`` is kept after the project:
+    a plugin installed into a folder on it (``pip install --target``) must be found by the bot too."""
     root = str(Path(arena.__file__).resolve().parent.parent)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
-    env["PYTHONUNBUFFERED"] = "1"
+    env = minimal_environment(home="/tmp" if sandboxed else None)
+    env["PYTHONPATH"] = os.pathsep.join([root, *python_path()])
     env.update(extra or {})
     return env
 
@@ -60,11 +62,11 @@ def host_command(
     warm_up_time: float = DEFAULT_LIMITS.warm_up_time,
     spin: float = 0.0,
 ) -> list[str]:
-    """The command that runs registered player ``name`` behind the protocol (``arena.bot_host``).
+    """The command that runs registered player ``name`` behind the protocol (``arena.isolation.bot_host``).
     ``warm_up_time`` bounds the warm-up game the host plays before its hello (0: none); it is part
     of the start-up budget (``Limits.warm_up_time``), not of a move's. ``spin`` is how long the host
     keeps reading before it blocks (``arena.isolation.spin``)."""
-    command = [sys.executable, "-m", "arena.bot_host", "--player", name, "--threads", str(threads)]
+    command = [sys.executable, "-m", "arena.isolation.bot_host", "--player", name, "--threads", str(threads)]
     command += ["--warm-up-time", f"{warm_up_time:g}"]
     if spin > 0:
         command += ["--spin-us", f"{spin * 1e6:g}"]
@@ -89,8 +91,11 @@ class RemoteAgent:
         env: Mapping[str, str] | None = None,
         spin: float = 0.0,
         shared: bool = False,
+        sandbox: Sandbox | None = None,
     ) -> None:
         self.name = name
+        #: The sandbox each process of this player runs in (None: plain processes).
+        self.sandbox = sandbox
         #: Seconds each end of the pipe busy-waits before blocking (``arena.isolation.spin``).
         self.spin = spin
         #: Offer each process a shared-memory segment (``arena.isolation.shared``): for the
@@ -124,7 +129,7 @@ class RemoteAgent:
         self._mines, self._rule = 0, FirstClick.SAFE  # the current game's
         self._last_tail: list[str] = []
         #: The arena's own host runs a Python player: its mistakes are told in Python terms.
-        self.python_host = "arena.bot_host" in self.command[:3]
+        self.python_host = "arena.isolation.bot_host" in self.command[:3]
         self._setup_failures = 0
         self._setup_error: AgentFailure | None = None
 
@@ -168,6 +173,7 @@ class RemoteAgent:
             env=env,
             spin=self.spin,
             pass_fds=fds,
+            sandbox=self.sandbox,
         )
         deadline = time.monotonic() + self.limits.startup_time
         try:

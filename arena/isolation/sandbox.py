@@ -1,79 +1,386 @@
-"""Start a bot under kernel limits: set them in a fresh process, then ``exec`` the bot.
+"""The Linux sandbox around an isolated bot: bubblewrap's command line, the probe, the process cap.
 
-Run by path with the standard library only (``python -I -S sandbox.py LIMITS_JSON -- COMMAND...``), so
-it costs one bare interpreter start per bot process and imports nothing of the project. Doing this
-here instead of in ``subprocess``'s ``preexec_fn`` keeps the arena's process fork-safe: the arena
-has threads (stderr readers), and ``preexec_fn`` is documented as unsafe with threads.
+A bot process (``arena.isolation.process``) that runs sandboxed is started as
+``bwrap OPTIONS -- python -I -S launch.py LIMITS -- COMMAND``: its own user, PID, network, IPC, UTS
+and cgroup namespaces, no capabilities, a new session, killed with the arena (``--die-with-parent``),
+a private ``/tmp``, ``/proc`` and ``/dev``, and a read-only view of only what it runs on: the system's
+``/usr``, the interpreter and its packages, the project's own packages and the bot's files. Killing
+bwrap ends the namespace's first process, and with it every process the bot started, ``setsid`` or
+not. What each mode protects against, and what it does not, is in docs/isolation.md.
 
-What it sets, and why:
-
-- ``RLIMIT_AS`` (memory): a bot that allocates without bound gets ``MemoryError`` (or dies), not the
-  machine's swap.
-- ``RLIMIT_CPU`` (CPU seconds, process lifetime): a busy background thread is stopped even when it
-  answers every move in time; the arena recycles the process before the limit matters to an honest bot.
-- ``RLIMIT_CORE`` 0: a crashing bot leaves no core files behind.
-- ``PR_SET_NO_NEW_PRIVS`` and, when run as root, dropping ``CAP_SYS_PTRACE``: together with the arena's
-  own processes being non-dumpable, the bot cannot read the arena's memory (``/proc/<ppid>/mem``,
-  ``process_vm_readv``, ptrace), where the mine layout lives.
+Processes are capped by ``RLIMIT_NPROC`` inside (the user namespace makes it count the sandbox's own
+processes). The kernel never applies that limit to root, so an arena running as root also puts each
+sandbox in a ``pids`` cgroup of its own, where the machine lets it create one.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import functools
+import hashlib
+import importlib.metadata
+import importlib.util
 import json
 import os
-import resource
+import shutil
+import signal
+import subprocess
 import sys
+import time
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 
-__all__ = ["apply_limits", "main"]
+from arena.isolation.settings import SandboxMode
 
-_PR_SET_NO_NEW_PRIVS = 38
-_PR_CAPBSET_DROP = 24
-_CAP_SYS_PTRACE = 19
+__all__ = [
+    "LAUNCHER",
+    "Sandbox",
+    "SandboxUnavailable",
+    "bot_pid",
+    "cache_dir",
+    "host_files",
+    "minimal_environment",
+    "unavailable",
+    "use_sandbox",
+]
+
+#: The launcher that sets a bot's kernel limits and then ``exec``s it (``arena.isolation.launch``).
+LAUNCHER = Path(__file__).with_name("launch.py")
+#: The project's own packages, which the arena's Python host imports (read-only in the sandbox).
+_PACKAGES = ("arena", "engine", "players")
+_SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+#: The few files of /etc a program needs to start (not the whole of /etc: it holds secrets).
+_ETC = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime", "/etc/passwd", "/etc/group", "/etc/alternatives")
+_CGROUP_ROOT = Path("/sys/fs/cgroup")
+_PROBE_TIME = 30.0
+#: How long removing a bot's cgroup may wait for its killed processes to be gone.
+_RELEASE_TIME = 5.0
 
 
-def _prctl(option: int, value: int) -> None:
+class SandboxUnavailable(Exception):
+    """``--sandbox require`` on a machine that cannot make the sandbox."""
+
+
+def _realpaths(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
+    """Existing absolute paths, each with its target when it is a symlink, without duplicates."""
+    seen: dict[str, None] = {}
+    for raw in paths:
+        path = os.path.abspath(os.fspath(raw))
+        if os.path.lexists(path):
+            seen[path] = None
+            real = os.path.realpath(path)
+            if os.path.exists(real):
+                seen[real] = None
+    return list(seen)
+
+
+def _outermost(paths: Iterable[str]) -> list[str]:
+    """``paths`` less those inside another of them (binding the parent shows them already)."""
+    kept: list[str] = []
+    for path in sorted(set(paths), key=len):
+        if not any(path == k or path.startswith(k.rstrip("/") + "/") for k in kept):
+            kept.append(path)
+    return kept
+
+
+def python_path() -> list[str]:
+    """The folders on the arena's own ``PYTHONPATH`` (absolute, existing): code the user chose to make
+    importable, so a bot may import from them too (read-only in the sandbox)."""
+    entries = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    return [os.path.abspath(p) for p in entries if p and os.path.isdir(p)]
+
+
+@functools.cache
+def _python_files() -> tuple[str, ...]:
+    """The interpreter, its standard library and installed packages, the folders on ``PYTHONPATH``
+    and the project's packages."""
+    import site
+
+    paths = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, sys.executable, *python_path()]
+    with contextlib.suppress(AttributeError):  # old virtualenv's site module
+        paths += site.getsitepackages()
+    for name in _PACKAGES:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            paths += list(spec.submodule_search_locations)
+    return tuple(p for p in _realpaths(paths) if p not in ("/", "/usr"))
+
+
+@functools.cache
+def _entry_point_files() -> tuple[str, ...]:
+    """Where the installed plugins' top-level modules are (an editable install lives outside the
+    packages folder), found without importing them."""
+    from players.hookspecs import PROJECT
+
+    paths: list[str] = []
+    for entry in importlib.metadata.entry_points(group=PROJECT):
+        top = entry.module.split(".")[0]
+        with contextlib.suppress(ImportError, ValueError):
+            spec = importlib.util.find_spec(top)
+            if spec is not None:
+                paths += list(spec.submodule_search_locations or ()) or [spec.origin or ""]
+    return tuple(_realpaths(p for p in paths if p))
+
+
+def host_files(plugin_files: Sequence[str], *, entry_points: bool) -> list[str]:
+    """What the arena's Python host reads besides the interpreter: plugin files and installed plugins."""
+    return [*plugin_files, *(_entry_point_files() if entry_points else ())]
+
+
+def command_files(command: Sequence[str], cwd: str | None = None) -> list[str]:
+    """The files an engine bot's command names: its executable (looked up on ``PATH``) and every
+    argument that is an existing path (a directory whole)."""
+    base = cwd or os.getcwd()
+    found = [shutil.which(command[0]) or ""] if command else []
+    found += [os.path.join(base, arg) for arg in command if arg and os.path.exists(os.path.join(base, arg))]
+    return [f for f in found if f]
+
+
+def cache_dir(player: str) -> Path:
+    """A writable folder of the sandboxed player's own for compiled-code caches (numba's): kept
+    between runs, and never shared with the arena or another player, so nothing a bot writes there
+    is loaded by anyone else."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path(os.path.expanduser("~")) / ".cache"
+    return base / "minesweeper-arena" / "sandbox" / player
+
+
+def seed_cache(cache: Path) -> int:
+    """Copy the arena's own compiled code of the project's packages into a sandboxed player's cache
+    folder, laid out as numba looks for it there (``NUMBA_CACHE_DIR``: one folder per source folder,
+    ``<name>_<sha1 of its path>``), so that a bot need not compile again what the arena already has.
+    Only files missing there or older than the arena's are copied; the bot's own compiles stay its
+    own. Returns how many files were copied."""
+    import numba
+
+    copied = 0
+    for name in _PACKAGES:
+        spec = importlib.util.find_spec(name)
+        for root in (spec.submodule_search_locations or []) if spec else []:
+            for source in [Path(root).resolve(), *(p.resolve() for p in Path(root).rglob("*") if p.is_dir())]:
+                if source.name == "__pycache__":
+                    continue
+                own = source / "__pycache__"
+                user = Path(numba.config.CACHE_DIR) / _numba_subpath(source) if numba.config.CACHE_DIR else None
+                for folder in (own, user):
+                    if folder is None or not folder.is_dir():
+                        continue
+                    for file in [*folder.glob("*.nbi"), *folder.glob("*.nbc")]:
+                        target = cache / _numba_subpath(source) / file.name
+                        with contextlib.suppress(OSError):
+                            if not target.exists() or target.stat().st_mtime < file.stat().st_mtime:
+                                target.parent.mkdir(parents=True, exist_ok=True)
+                                shutil.copy2(file, target)
+                                copied += 1
+    return copied
+
+
+def _numba_subpath(source: Path) -> str:
+    """numba's folder, under ``NUMBA_CACHE_DIR``, for the kernels of the files in ``source``."""
+    return f"{source.name}_{hashlib.sha1(str(source).encode()).hexdigest()}"
+
+
+def minimal_environment(extra: Mapping[str, str] | None = None, *, home: str | None = None) -> dict[str, str]:
+    """A bot's whole environment: what a program needs to run, nothing of the arena's (no store
+    path, no seed, no credentials). Python output unbuffered (a bot that forgets to flush still works)."""
+    env = {"PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"), "PYTHONUNBUFFERED": "1"}
+    for name in ("LANG", "LC_ALL", "LC_CTYPE", "TZ", "SYSTEMROOT"):
+        if name in os.environ:
+            env[name] = os.environ[name]
+    env["HOME"] = home if home is not None else os.path.expanduser("~")
+    env.update(extra or {})
+    return env
+
+
+def _is_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+@functools.cache
+def _pids_cgroup_base() -> Path | None:
+    """A folder where this process may create ``pids`` cgroups (v1 hierarchy or v2 with the
+    controller on), or None."""
     try:
-        import ctypes
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if "pids" in controllers.split(","):
+            candidates = [_CGROUP_ROOT / "pids" / path.lstrip("/")]
+        elif controllers == "":
+            candidates = [_CGROUP_ROOT / path.lstrip("/"), _CGROUP_ROOT / "unified" / path.lstrip("/")]
+        else:
+            continue
+        for base in candidates:
+            folder = base / f"minesweeper-arena-{os.getpid()}"
+            try:
+                folder.mkdir(exist_ok=True)
+                if (folder / "pids.max").exists():
+                    atexit.register(_remove_folder, folder)
+                    return folder
+                folder.rmdir()
+            except OSError:
+                continue
+    return None
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(option, value, 0, 0, 0)
-    except (OSError, AttributeError):  # not Linux, or no prctl: the limits above still hold
-        pass
+
+def _remove_folder(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        folder.rmdir()
 
 
-def apply_limits(limits: dict[str, float | None]) -> None:
-    memory_mb = limits.get("memory_mb")
-    if memory_mb:
-        size = int(memory_mb) * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (size, size))
-    cpu = limits.get("cpu_seconds")
-    if cpu:
-        # SIGXCPU at the soft limit, SIGKILL one second later if the bot ignores it.
-        soft = int(cpu)
-        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    if sys.platform.startswith("linux"):
-        _prctl(_PR_SET_NO_NEW_PRIVS, 1)
-        if os.geteuid() == 0:
-            _prctl(_PR_CAPBSET_DROP, _CAP_SYS_PTRACE)
+def release_cgroups() -> None:
+    """Remove this process's cgroup folder once its bots are gone (a pool worker leaves through
+    ``os._exit``, which runs no ``atexit``); a later sandbox makes a new one."""
+    if _pids_cgroup_base.cache_info().currsize:
+        folder = _pids_cgroup_base()
+        _pids_cgroup_base.cache_clear()
+        if folder is not None:
+            for child in [p for p in folder.iterdir() if p.is_dir()] if folder.is_dir() else []:
+                Sandbox.release(child)
+            _remove_folder(folder)
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) < 3 or argv[1] != "--":
-        sys.stderr.write("usage: sandbox.py LIMITS_JSON -- COMMAND [ARGS...]\n")
-        return 2
-    limits, command = json.loads(argv[0]), argv[2:]
+class Sandbox:
+    """Builds the sandboxed command of one bot process and cleans up after it."""
+
+    def __init__(
+        self,
+        readable: Sequence[str] = (),
+        writable: Sequence[str] = (),
+        processes: int | None = 256,
+        cwd: str = "/tmp",
+    ):
+        #: The working folder inside: the private /tmp, or the arena's (empty but for the bot's files,
+        #: read-only) for an engine bot whose command names files relative to it.
+        self.cwd = cwd
+        self.readable = _outermost([*_python_files(), *_realpaths(readable), *_realpaths([LAUNCHER])])
+        self.writable = [str(p) for p in writable]
+        self.processes = processes
+        self.bwrap = shutil.which("bwrap") or "bwrap"
+
+    def command(self, command: Sequence[str], limits: Mapping[str, float | None]) -> tuple[list[str], Path | None]:
+        """The argv that runs ``command`` sandboxed under ``limits`` (``launch.py``'s), and the
+        cgroup it joins (to remove with ``release``), if any."""
+        inner = {**limits, "processes": self.processes}
+        argv = [self.bwrap, *self.options(), "--"]
+        argv += [sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(inner), "--", *command]
+        cgroup = None
+        base = _pids_cgroup_base() if _is_root() and self.processes else None
+        if base is not None:
+            cgroup = base / uuid.uuid4().hex[:12]
+            try:
+                cgroup.mkdir()
+                (cgroup / "pids.max").write_text(str(self.processes))
+            except OSError:
+                cgroup = None
+            else:
+                outer = json.dumps({"cgroup": str(cgroup)})
+                argv = [sys.executable, "-I", "-S", str(LAUNCHER), outer, "--", *argv]
+        return argv, cgroup
+
+    def options(self) -> list[str]:
+        options = ["--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+        # The private folders first: a file of the bot's under /tmp is bound on top of them.
+        options += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
+        options += ["--ro-bind", "/usr", "/usr"]
+        for link in _SYSTEM_LINKS:
+            if os.path.islink(link):
+                options += ["--symlink", os.readlink(link), link]
+            elif os.path.isdir(link):
+                options += ["--ro-bind", link, link]
+        for path in _ETC:
+            options += ["--ro-bind-try", path, path]
+        for path in self.readable:
+            if not path.startswith("/usr/"):
+                options += ["--ro-bind", path, path]
+        for path in self.writable:
+            options += ["--bind", path, path]
+        if self.cwd != "/tmp":
+            options += ["--dir", self.cwd]
+        options += ["--remount-ro", "/", "--chdir", self.cwd]
+        return options
+
+    @staticmethod
+    def release(cgroup: Path | None) -> None:
+        """Kill whatever is left in ``cgroup`` and remove it."""
+        if cgroup is None:
+            return
+        # Killed processes leave the cgroup only once the kernel has finished them off, which on a
+        # busy machine takes a while: try for a few seconds (a bot left for good is killed again).
+        deadline = time.monotonic() + _RELEASE_TIME
+        while True:
+            with contextlib.suppress(OSError, ValueError):
+                for pid in (cgroup / "cgroup.procs").read_text().split():
+                    with contextlib.suppress(OSError):
+                        os.kill(int(pid), signal.SIGKILL)
+            try:
+                cgroup.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                if time.monotonic() > deadline:
+                    return  # left for release_cgroups
+                time.sleep(0.005)
+
+
+def bot_pid(bwrap_pid: int) -> int | None:
+    """The host PID of the bot in the sandbox bwrap ``bwrap_pid`` runs: the first process below it
+    that is not bwrap itself (its namespace's init), or None while there is none yet."""
+    pid = bwrap_pid
+    for _ in range(4):
+        try:
+            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+            if not children:
+                return None
+            pid = int(children[0])
+            if Path(f"/proc/{pid}/comm").read_text().strip() != "bwrap":
+                return pid
+        except (OSError, ValueError):
+            return None
+    return None
+
+
+@functools.cache
+def unavailable() -> str | None:
+    """Why this machine cannot make the sandbox, or None when it can: found once per process by
+    running a trivial command in one, exactly as a bot would be run."""
+    if not sys.platform.startswith("linux"):
+        return f"the sandbox needs Linux (this is {sys.platform})"
+    if shutil.which("bwrap") is None:
+        return "bubblewrap (bwrap) is not installed"
+    argv, cgroup = Sandbox().command([sys.executable, "-I", "-S", "-c", "pass"], {})
     try:
-        apply_limits(limits)
-    except (OSError, ValueError) as error:
-        sys.stderr.write(f"arena sandbox: cannot set limits {limits}: {error}\n")
-        return 126
-    try:
-        os.execvp(command[0], command)
-    except OSError as error:
-        sys.stderr.write(f"arena sandbox: cannot run {command[0]!r}: {error}\n")
-    return 127
+        done = subprocess.run(argv, capture_output=True, timeout=_PROBE_TIME, env=minimal_environment(home="/tmp"))
+    except (OSError, subprocess.SubprocessError) as error:
+        return f"bwrap cannot run: {error}"
+    finally:
+        Sandbox.release(cgroup)
+    if done.returncode != 0:
+        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        return f"bwrap cannot make a sandbox here ({lines[-1] if lines else f'exit code {done.returncode}'})"
+    return None
 
 
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+def process_cap_note() -> str | None:
+    """What the sandbox lacks on this machine although it runs, for the one-line notice."""
+    if _is_root() and _pids_cgroup_base() is None:
+        return "running as root without a writable pids cgroup: sandboxed bots' process count is not capped"
+    return None
+
+
+def use_sandbox(mode: SandboxMode) -> bool:
+    """Whether isolated players run sandboxed under ``mode`` on this machine. ``require`` on a
+    machine without the sandbox raises ``SandboxUnavailable``."""
+    if mode is SandboxMode.OFF:
+        return False
+    why = unavailable()
+    if why is None:
+        return True
+    if mode is SandboxMode.REQUIRE:
+        raise SandboxUnavailable(f"--sandbox require: {why}")
+    return False

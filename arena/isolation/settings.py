@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from players.api import NAME_PATTERN, PlayerError
 
-__all__ = ["DEFAULT_LIMITS", "EngineBot", "EngineBotError", "Isolation", "Limits"]
+__all__ = ["DEFAULT_LIMITS", "EngineBot", "EngineBotError", "Isolation", "Limits", "SandboxMode"]
 
 
 class EngineBotError(PlayerError, ValueError):
@@ -31,6 +31,20 @@ class Isolation(enum.StrEnum):
     TRUSTED = "trusted"
     #: In its own process, seeing only observations: a crash, a hang or a cheat stays there.
     ISOLATED = "isolated"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class SandboxMode(enum.StrEnum):
+    """Whether isolated players run in a Linux sandbox (``arena.isolation.sandbox``, docs/isolation.md)."""
+
+    #: In the sandbox where this machine can make one; else today's isolation, said once on stderr.
+    AUTO = "auto"
+    #: In the sandbox, or not at all: a machine without one is an error.
+    REQUIRE = "require"
+    #: Never: isolated players run as plain processes under their limits.
+    OFF = "off"
 
     def __str__(self) -> str:
         return self.value
@@ -53,6 +67,8 @@ class Limits(BaseModel):
     memory_mb: int | None = Field(default=2048, ge=64)
     #: CPU seconds an isolated process may use per game (RLIMIT_CPU); None: ``game_time``.
     cpu_time: float | None = Field(default=None, gt=0)
+    #: Processes (threads count) a sandboxed player may have at once: a fork bomb is refused beyond.
+    processes: int | None = Field(default=256, ge=16)
     #: Seconds an isolated process may take to start and answer the handshake (imports, warm-up).
     startup_time: float = Field(default=60.0, gt=0)
 

@@ -1,7 +1,7 @@
 """Shared memory between the arena and its own Python bot host: the per-move traffic without JSON.
 
 Every bot speaks the line protocol (docs/protocol.md). When the arena starts its own Python host
-(``arena.bot_host``) on Linux x86-64, it also hands the new process one anonymous shared-memory
+(``arena.isolation.bot_host``) on Linux x86-64, it also hands the new process one anonymous shared-memory
 segment (a ``memfd``, inherited as a file descriptor named by ``ARENA_SHARED_FD``); a host that maps
 it says so in its hello reply (``"transport": "shared"``). From then on each observation is written
 into the segment and each ordinary reply (a list of well-formed actions) comes back the same way.

@@ -17,7 +17,7 @@ import select
 import time
 from collections.abc import Iterator
 
-__all__ = ["DEFAULT_SPIN", "LineReader", "read_spinning", "spin_window"]
+__all__ = ["DEFAULT_SPIN", "LineReader", "available_cores", "read_spinning", "spin_window"]
 
 #: Seconds a reader keeps trying before it blocks, when spinning pays.
 DEFAULT_SPIN = 200e-6
@@ -26,11 +26,16 @@ DEFAULT_SPIN = 200e-6
 def spin_window(processes: int, cores: int | None = None) -> float:
     """The busy-wait window for ``processes`` runnable processes (workers and their bots) on this
     machine: ``DEFAULT_SPIN`` when every one has a core, otherwise 0 (never spin)."""
-    available = cores if cores is not None else _cores()
+    available = cores if cores is not None else available_cores()
     return DEFAULT_SPIN if processes <= available else 0.0
 
 
-def _cores() -> int:
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity, not the machine's total): the arena's
+    default number of workers too (``arena.backends.local.default_workers``)."""
+    counter = getattr(os, "process_cpu_count", None)  # Python 3.13+, which also honours PYTHON_CPU_COUNT
+    if counter is not None:
+        return max(1, counter() or 1)
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux

@@ -1,15 +1,16 @@
-"""Moves the built-in players share: the opening click, a uniformly random guess, and the
-shortlist a probability player draws its guess from."""
+"""What the built-in players share: the opening click, the C++ engine's options, a uniformly
+random guess, and the shortlist a probability player draws its guess from."""
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from pydantic import NonNegativeInt
 
 from engine import COVERED, Action, FirstClick, Observation
 from players.api import Player, corner_first_click
 
-__all__ = ["guess_candidates", "opening_cell", "opening_move", "random_guess"]
+__all__ = ["CppEnginePlayer", "guess_candidates", "opening_move", "random_guess"]
 
 
 def opening_move(player: Player, observation: Observation) -> list[Action] | None:
@@ -20,12 +21,22 @@ def opening_move(player: Player, observation: Observation) -> list[Action] | Non
     return [Action.reveal(*player.first_click(observation), guess=observation.rule is FirstClick.NONE)]
 
 
-def opening_cell(observation: Observation, wanted: tuple[int, int] | None) -> tuple[int, int]:
-    """The first click: ``wanted`` (clipped to the board) under the ``opening`` rule when given,
-    else the conventional ``corner_first_click``."""
-    if wanted is None or observation.rule is not FirstClick.OPENING:
-        return corner_first_click(observation)
-    return min(wanted[0], observation.height - 1), min(wanted[1], observation.width - 1)
+class CppEnginePlayer(Player):
+    """A player with the options of the C++ engine it reproduces (their effects: docs/players.md)."""
+
+    class Options(Player.Options):
+        #: After the single-cell rules, the subset rule to a fixed point (``players.rules``): the
+        #: C++ engine's deduction.
+        subsets: bool = False
+        #: The first click under the ``opening`` rule (row, column); None: (3, 3), three in from
+        #: the corner. The C++ engine clicks (0, 0).
+        opening_cell: tuple[NonNegativeInt, NonNegativeInt] | None = None
+
+    def first_click(self, observation: Observation) -> tuple[int, int]:
+        wanted = self.options.opening_cell
+        if wanted is None or observation.rule is not FirstClick.OPENING:
+            return corner_first_click(observation)
+        return min(wanted[0], observation.height - 1), min(wanted[1], observation.width - 1)
 
 
 def random_guess(observation: Observation, rng: np.random.Generator) -> Action:
@@ -45,10 +56,9 @@ def guess_candidates(
     width: int,
     ties_away: bool = False,
 ) -> np.ndarray:
-    """The cells a guess is drawn from (flat indices, in the order given): the ``frontier`` cells
-    (not certain mines) of least probability, unless the cells ``away`` from it, each a mine with
-    probability ``u``, are less likely (or as likely, with ``ties_away``); then the corners among
-    those, else their edge cells, else all of them."""
+    """The cells a guess is drawn from, in the order given: the least likely ``frontier`` cells,
+    unless the cells ``away`` from it (each a mine with probability ``u``) are less likely (or
+    as likely, with ``ties_away``): then their corners, else their edge cells, else all."""
     best = np.inf
     for f in frontier:
         p = probabilities[f]

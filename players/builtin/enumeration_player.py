@@ -1,15 +1,7 @@
-"""`enumeration`: the published "full enumeration" solver.
+"""`enumeration`: the published "full enumeration" solver: certain cells from unweighted solution
+counts of the frontier, else the least likely cell, a corner or edge first away from the frontier.
 
-RREF deductions, then every solution of each frontier component is enumerated; combinations
-whose mine total cannot fit the mines left are discarded. A cell that is safe (or a mine) in
-every solution is played. Otherwise the best frontier cell's probability, from plain solution
-counts (unweighted, as published), is compared with the probability of a cell away from the
-frontier; a guess away from the frontier prefers a corner, then an edge, then any other cell.
-
-``play`` is the reference. In the arena's own process the player plays whole games in compiled
-code instead (``play_compiled``): an acceleration of ``play`` in
-``players.builtin.enumeration_compiled``, held equal to it by
-``tests/players/test_enumeration_compiled.py``.
+``play`` is the reference of ``players.builtin.enumeration_compiled`` (``play_compiled``).
 """
 
 from __future__ import annotations
@@ -34,12 +26,8 @@ _kernels_loaded = False
 
 
 def _load_kernels() -> None:
-    """Compile, or load from numba's cache, every kernel a game may need, once per process.
-
-    A game reaches the solver only at its first guess, so the arena's warm-up game (one beginner
-    board) often would not load the solver's kernels, and the first real game would be billed
-    for them. Loading them at the first ``reset`` puts that cost where the warm-up expects it.
-    """
+    """Load every kernel a game may need at the first ``reset``: the arena's warm-up game may
+    never reach the solver, and the first real game must not be billed for it."""
     global _kernels_loaded
     if _kernels_loaded:
         return
@@ -65,19 +53,13 @@ class EnumerationPlayer(Player):
         parallel: bool | None = None
         #: Components with at least this many cells are searched in parallel.
         parallel_threshold: int = Field(default=DEFAULT_PARALLEL_THRESHOLD, ge=1)
-        #: The mine probability a guess away from the frontier is compared with. ``expected``: the
-        #: mines the unconstrained cells hold on average over the counted solutions, per cell.
-        #: ``density``: mines left over all covered cells, frontier included, with ties going
-        #: away from the frontier: what the published Rust solver compares with (for
-        #: ``benchmarks/players_reproduction.py``, which measures the difference).
+        #: The mine probability of a cell away from the frontier: ``expected`` over the counted
+        #: solutions, or the Rust solver's ``density`` (mines left over all covered cells, ties
+        #: going away from the frontier; docs/players.md).
         interior: Literal["expected", "density"] = "expected"
-        #: How solutions are counted. ``joint``: combinations of component solutions whose mine
-        #: total fits the mines left, above and below (as described above). ``rust``: what the
-        #: published Rust solver does, for ``benchmarks/players_reproduction.py`` only: each
-        #: component alone, keeping a solution when its mines plus every other component's fewest
-        #: fit under the mines left (no lower bound, so nothing is ever deduced from the count);
-        #: mines found by enumeration are not flagged; the Rust guess threshold (``interior`` is
-        #: then ignored), and with no cell away from the frontier a corner, edge or any covered cell.
+        #: ``joint``: combinations of component solutions whose mine total fits the mines left.
+        #: ``rust``: the Rust solver's counting and guessing, each component alone under an upper
+        #: bound (docs/players.md; ``interior`` is then ignored).
         counting: Literal["joint", "rust"] = "joint"
 
     def reset(self, rng: np.random.Generator, spec: BoardSpec, rule: FirstClick) -> None:
@@ -89,9 +71,8 @@ class EnumerationPlayer(Player):
         first_move, safe, mines = certain_cells(grid)
         if first_move:
             return [Action.reveal(*self.first_click(observation), guess=observation.rule is FirstClick.NONE)]
-        # The compiled single-cell rules first: they find most certain moves for a fraction of the
-        # cost, and the position reached before any guess is the same whatever order safe cells
-        # are opened in, so no decision changes.
+        # The compiled single-cell rules first, for a fraction of the cost: the position reached
+        # before any guess is the same whatever order safe cells are opened in.
         if safe.shape[1] or mines.shape[1]:
             return Actions.cells(safe, mines)
         parallel = self.options.parallel
@@ -150,8 +131,7 @@ class EnumerationPlayer(Player):
 
     def _guess(self, result: Analysis, observation: Observation) -> tuple[int, int]:
         """The least likely mine on the frontier, unless a cell away from it is less likely (then
-        a corner, an edge or any such cell); ties broken at random. Compiled, but the candidates
-        and their order are those of the original per-cell Python loops, so the draw is the same."""
+        a corner, an edge or any such cell); ties broken at random."""
         u = result.unconstrained_probability
         density = self.options.interior == "density"
         if density:

@@ -1,11 +1,5 @@
-"""`rref`: linear algebra only. Deduce with RREF and the bound rules until nothing new, else guess.
-
-The constraint matrix of the frontier (plus the global mine count as one more row) is reduced
-to row echelon form; a row whose positive coefficients sum to its right-hand side (or whose
-negative ones do) fixes all its cells. No enumeration, no probabilities: when linear reasoning
-runs dry the player reveals a uniformly random covered cell. It sits between the single-cell
-players and the enumeration players, showing what deduction alone is worth.
-"""
+"""`rref`: linear algebra only, to show what deduction alone is worth: RREF and the bound rules
+on the frontier and the global mine count until nothing new, else a uniformly random guess."""
 
 from __future__ import annotations
 

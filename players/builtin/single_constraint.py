@@ -1,14 +1,9 @@
 """Guessing from single constraints: the `max-single-constraint` and `mean-constraint` players.
 
-After the two single-cell rules, each covered cell next to numbers gets a mine estimate from the
-numbers that touch it: for a number, (mines it still needs) / (its covered, unflagged
-neighbours). The `max` player takes the largest such ratio over the cell's numbers, the `mean`
-player their average. Cells away from every number get the global density, mines left / covered
-cells. The player reveals the cell with the lowest estimate (ties broken by the player's rng).
-
-These are the heuristics of the C++ engine of "Writing a Stronger Minesweeper-Engine in C++"
-(Baran Can Oener, 2020). The options set that engine's choices, for the reproduction in
-``benchmarks/players_reproduction.py``; docs/players.md gives their measured effects.
+After the single-cell rules, a covered cell's mine estimate is the largest (`max`) or the mean
+(`mean`) of the ratios (mines a number still needs) / (its covered unflagged neighbours) of the
+numbers touching it, else the density; the lowest estimate is revealed. These are the heuristics
+of the C++ engine the options reproduce (docs/players.md).
 """
 
 from __future__ import annotations
@@ -19,12 +14,10 @@ from typing import Literal
 
 import numpy as np
 from numba import njit
-from pydantic import NonNegativeInt
 
 from engine import COVERED, Action, BoardSpec, FirstClick, Observation, numba_cache
 from players import rules
-from players.api import Player
-from players.builtin.common import opening_cell, opening_move
+from players.builtin.common import CppEnginePlayer, opening_move
 from players.rules import certain_actions, known_actions, neighbour_counts, popcount, subset_closure
 
 __all__ = ["MaxSingleConstraintPlayer", "MeanConstraintPlayer", "constraint_estimates"]
@@ -33,45 +26,28 @@ MODE_MAX, MODE_MEAN = 0, 1
 
 
 @njit(cache=True)
-def _estimates(grid, mode, out):
-    """Fill ``out`` with each covered cell's estimate; NaN where no number touches it."""
+def _number_rows(grid):
+    """Each number with covered unflagged neighbours as a row (row, col, mask, mines it still
+    needs), in board order: the form of ``players.rules.subset_closure``'s constraints."""
     height, width = grid.shape
     undecided = np.zeros((height, width), np.int8)  # nothing deduced: only flags count as mines
-    total = np.zeros((height, width))
-    count = np.zeros((height, width), dtype=np.int64)
+    rows = np.empty((height * width, 4), np.int64)
+    n = 0
     for r in range(height):
         for c in range(width):
-            if grid[r, c] <= 0:
-                continue
-            flags, mask = neighbour_counts(grid, undecided, r, c)
-            if mask == 0:
-                continue
-            ratio = (grid[r, c] - flags) / popcount(mask)
-            for b in range(9):
-                if not (mask >> b) & 1:
-                    continue
-                rr = r - 1 + b // 3
-                cc = c - 1 + b % 3
-                if mode == MODE_MAX:
-                    if count[rr, cc] == 0 or ratio > total[rr, cc]:
-                        total[rr, cc] = ratio
-                else:
-                    total[rr, cc] += ratio
-                count[rr, cc] += 1
-    for r in range(height):
-        for c in range(width):
-            if count[r, c] == 0:
-                out[r, c] = np.nan
-            elif mode == MODE_MAX:
-                out[r, c] = total[r, c]
-            else:
-                out[r, c] = total[r, c] / count[r, c]
+            if grid[r, c] > 0:
+                flags, mask = neighbour_counts(grid, undecided, r, c)
+                if mask != 0:
+                    rows[n, 0], rows[n, 1], rows[n, 2], rows[n, 3] = r - 1, c - 1, mask, grid[r, c] - flags
+                    n += 1
+    return rows[:n]
 
 
 @njit(cache=True)
-def _max_over(constraints, out):
-    """Fill ``out`` (NaN on entry) with each cell's largest ratio over ``constraints``, rows of
-    (row, col, mask, mines) as ``players.rules.subset_closure`` returns them."""
+def _ratios(constraints, mode, out):
+    """Fill ``out`` (NaN on entry) with each cell's largest (``MODE_MAX``) or mean ratio of mines to
+    cells over the rows (row, col, mask, mines) that hold it."""
+    count = np.zeros(out.shape, np.int64)
     for k in range(constraints.shape[0]):
         row, col, mask, mines = constraints[k, 0], constraints[k, 1], constraints[k, 2], constraints[k, 3]
         ratio = mines / popcount(mask)
@@ -79,8 +55,16 @@ def _max_over(constraints, out):
             if (mask >> b) & 1:
                 r = row + b // 3
                 c = col + b % 3
-                if np.isnan(out[r, c]) or ratio > out[r, c]:
+                if count[r, c] == 0 or (mode == MODE_MAX and ratio > out[r, c]):
                     out[r, c] = ratio
+                elif mode == MODE_MEAN:
+                    out[r, c] += ratio
+                count[r, c] += 1
+    if mode == MODE_MEAN:
+        for r in range(out.shape[0]):
+            for c in range(out.shape[1]):
+                if count[r, c] > 0:
+                    out[r, c] /= count[r, c]
 
 
 def constraint_estimates(
@@ -90,19 +74,14 @@ def constraint_estimates(
     constraints: np.ndarray | None = None,
     density_floor: bool = False,
 ) -> np.ndarray:
-    """Mine estimates for covered cells (``inf`` elsewhere), by ``mode`` ``"max"`` or ``"mean"``.
-
-    ``constraints`` (mode ``"max"`` only): take the ratios from these (row, col, mask, mines)
-    rows, such as the numbers and the differences ``subset_closure`` derived, instead of from the
-    numbers alone. ``density_floor``: no estimate below the density (the C++ engine starts every
-    cell at the density and only raises it)."""
+    """Mine estimates of covered cells (``inf`` elsewhere) by ``mode`` ``"max"`` or ``"mean"``; with
+    ``constraints`` (``"max"`` only) from those rows, such as ``subset_closure``'s, not the numbers
+    alone; with ``density_floor``, none below the density."""
     grid = observation.grid
-    out = np.empty(grid.shape)
-    if constraints is not None and mode == "max":
-        out.fill(np.nan)
-        _max_over(constraints, out)
-    else:
-        _estimates(grid, MODE_MAX if mode == "max" else MODE_MEAN, out)
+    if constraints is None or mode != "max":
+        constraints = _number_rows(grid)
+    out = np.full(grid.shape, np.nan)
+    _ratios(constraints, MODE_MAX if mode == "max" else MODE_MEAN, out)
     covered = grid == COVERED
     density = max(observation.mines_left, 0) / max(int(covered.sum()), 1)
     out[np.isnan(out)] = density
@@ -112,49 +91,33 @@ def constraint_estimates(
     return out
 
 
-_kernels_loaded: set[str] = set()
+_kernels_loaded = False
 
 
-def _load_kernels(subsets: bool) -> None:
-    """Compile (or load from numba's cache) the estimate kernels once per process, at the first
-    ``reset``: the arena's warm-up game may end without a guess, and the first real game must
-    not be billed for it. (``subset_closure`` runs on every move, so the warm-up loads it.)"""
-    if "estimates" not in _kernels_loaded:
+def _load_kernels() -> None:
+    """Load the estimate kernels at the first ``reset``: the arena's warm-up game may end without
+    a guess, and the first real game must not be billed for them."""
+    global _kernels_loaded
+    if not _kernels_loaded:
         grid = np.full((3, 3), COVERED, dtype=np.int8)
         grid[0, 0] = 1
         grid.flags.writeable = False  # like an observation's grid: the same compiled signature
-        _estimates(grid, MODE_MAX, np.empty((3, 3)))
-        _kernels_loaded.add("estimates")
-    if subsets and "max_over" not in _kernels_loaded:
-        _max_over(np.array([[0, 0, 0b11, 1]], dtype=np.int64), np.full((3, 3), np.nan))
-        _kernels_loaded.add("max_over")
+        _ratios(_number_rows(grid), MODE_MAX, np.full((3, 3), np.nan))
+        _kernels_loaded = True
 
 
-class _SingleConstraintPlayer(Player):
+class _SingleConstraintPlayer(CppEnginePlayer):
     mode = "max"
 
-    class Options(Player.Options):
-        """Each default is the leaderboard's behaviour; the others are the C++ engine's choices
-        (their measured effects: docs/players.md)."""
-
-        #: After the single-cell rules, the subset rule to a fixed point (``players.rules``), the
-        #: deduction all that engine's players share. The max player then takes its ratios from
-        #: the derived constraints too, as that engine does from its sentences.
-        subsets: bool = False
+    class Options(CppEnginePlayer.Options):
         #: How equal estimates are broken: ``"rng"``, uniformly by the player's generator;
         #: ``"scan"``, the first cell in the C++ engine's scan order (column by column from the
         #: left, each from the top).
         ties: Literal["rng", "scan"] = "rng"
-        #: The first click under the ``opening`` rule (row, column); None: (3, 3), three in from
-        #: the corner. The C++ engine clicks (0, 0).
-        opening_cell: tuple[NonNegativeInt, NonNegativeInt] | None = None
 
     def reset(self, rng: np.random.Generator, spec: BoardSpec, rule: FirstClick) -> None:
         super().reset(rng, spec, rule)
-        _load_kernels(self.options.subsets)
-
-    def first_click(self, observation: Observation) -> tuple[int, int]:
-        return opening_cell(observation, self.options.opening_cell)
+        _load_kernels()
 
     def play(self, observation: Observation) -> list[Action]:
         if opening := opening_move(self, observation):
@@ -179,7 +142,10 @@ class _SingleConstraintPlayer(Player):
         return [Action.reveal(row, col, guess=True)]
 
     def estimates(self, observation: Observation, constraints: np.ndarray | None) -> np.ndarray:
-        return constraint_estimates(observation, self.mode)
+        # The max player takes its ratios from the subset rule's constraints too, as the C++
+        # engine does from its sentences.
+        floor = getattr(self.options, "density_floor", False)
+        return constraint_estimates(observation, self.mode, constraints=constraints, density_floor=floor)
 
 
 class MaxSingleConstraintPlayer(_SingleConstraintPlayer):
@@ -195,11 +161,6 @@ class MaxSingleConstraintPlayer(_SingleConstraintPlayer):
         #: so no estimate is below the density and a cell next to a low ratio is no better than
         #: any other.
         density_floor: bool = False
-
-    def estimates(self, observation: Observation, constraints: np.ndarray | None) -> np.ndarray:
-        return constraint_estimates(
-            observation, self.mode, constraints=constraints, density_floor=self.options.density_floor
-        )
 
 
 class MeanConstraintPlayer(_SingleConstraintPlayer):

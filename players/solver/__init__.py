@@ -4,8 +4,7 @@
     result = analyze(observation.grid, observation.mines)
     result.safe, result.mines, result.probabilities
 
-The stages (``frontier``, ``rref``, ``enumeration``, ``weighting``) are public too, for players
-that need only part of the pipeline; docs/solver.md explains how they fit together.
+The stages (``frontier``, ``rref``, ``enumeration``, ``weighting``) are public too: docs/solver.md.
 """
 
 from __future__ import annotations

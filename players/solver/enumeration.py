@@ -1,11 +1,5 @@
-"""Exact enumeration of one component's solutions, by mine count, in compiled backtracking.
-
-For a component of ``n`` cells and each mine count ``k``: ``totals[k]``, the solutions with ``k``
-mines, and ``mine_counts[k, j]``, those that make cell ``j`` a mine; what the weighting by the
-global mine count needs. Equivalent cells are merged and ordered by ``players.solver.ordering``;
-large searches split into lanes that run in parallel or serially with identical results. The
-search, its limits and its number types are described in docs/solver.md.
-"""
+"""Exact enumeration of one component's solutions by mine count, in compiled backtracking; the
+search, its lanes, limits and number types: docs/solver.md."""
 
 from __future__ import annotations
 
@@ -32,7 +26,7 @@ __all__ = [
 EXACT_CELLS = 66
 #: Largest component counted at all: float64 holds 2**1020 (every count is at most 2**cells).
 MAX_CELLS = 1020
-#: Search nodes after which ``count_component`` gives up (a few minutes of one core at ~30M nodes/s).
+#: Search nodes after which ``count_component`` gives up (minutes of one core: absurd positions only).
 DEFAULT_NODE_LIMIT = 4_000_000_000
 #: Search nodes a component may take serially before it is split into lanes.
 DEFAULT_PARALLEL_THRESHOLD = 200_000
@@ -58,13 +52,9 @@ _BINOM_FLOAT = _binomials(np.float64)
 
 @dataclass(frozen=True, slots=True)
 class ComponentCounts:
-    """Solution counts of one component, by its number of mines ``k`` (index ``0..n``).
-
-    ``totals[k]``: solutions with ``k`` mines; ``mine_counts[k, j]``: those where cell ``j`` of
-    ``system`` is a mine. ``support[k, j]`` bit 1: cell ``j`` is a mine in some solution with
-    ``k`` mines; bit 2: it is safe in some. int64 when ``exact``, else float64. Counts above
-    ``max_k`` were not searched and are zero. ``nodes`` is the search effort.
-    """
+    """By mine count ``k``: ``totals[k]`` solutions, ``mine_counts[k, j]`` of them with cell ``j`` a
+    mine, ``support[k, j]`` bit 1 if ``j`` is a mine in some, bit 2 if safe in some. int64 when
+    ``exact``, else float64; ``nodes`` is the search effort."""
 
     system: ConstraintSystem
     totals: np.ndarray
@@ -206,17 +196,10 @@ def _search(
 
 
 @njit(cache=True)
-def _expand(
-    sizes: np.ndarray,
-    var_ptr: np.ndarray,
-    var_cons: np.ndarray,
-    need0: np.ndarray,
-    cap0: np.ndarray,
-    max_k: int,
-    target: int,
-) -> np.ndarray:
-    """Feasible assignments of the first variables, level by level, until there are ``target``
-    of them (or every variable is set): the roots of independent subtrees."""
+def _expand(problem: tuple, max_k: int, target: int) -> np.ndarray:
+    """Feasible assignments of the first variables of ``problem`` (``_search``'s first six
+    arguments), level by level, until there are ``target`` of them: the roots of the lanes' subtrees."""
+    sizes, var_ptr, var_cons, need0, cap0, _ = problem
     nv = sizes.shape[0]
     current = np.zeros((1, 0), np.int64)
     depth = np.int64(0)
@@ -246,39 +229,17 @@ def _expand(
 
 @njit(cache=True)
 def _lane(
-    sizes: np.ndarray,
-    var_ptr: np.ndarray,
-    var_cons: np.ndarray,
-    need0: np.ndarray,
-    cap0: np.ndarray,
-    binom: np.ndarray,
-    prefixes: np.ndarray,
-    lane: int,
-    lanes: int,
-    max_k: int,
-    total: np.ndarray,
-    counts: np.ndarray,
-    support: np.ndarray,
-    track: bool,
-    limit: int,
+    problem: tuple, prefixes: np.ndarray, lane: int, lanes: int, max_k: int, found: tuple, track: bool, limit: int
 ) -> int:
-    """Search the subtrees ``lane, lane + lanes, ...`` into one lane's arrays; nodes or -1."""
+    """Search the subtrees ``lane, lane + lanes, ...`` into one lane's arrays ``found`` (total,
+    counts, support); nodes or -1."""
+    sizes, var_ptr, var_cons, need0, cap0, binom = problem
+    total, counts, support = found
     used = 0
     for i in range(lane, prefixes.shape[0], lanes):
+        prefix = prefixes[i]
         r = _search(
-            sizes,
-            var_ptr,
-            var_cons,
-            need0,
-            cap0,
-            binom,
-            prefixes[i],
-            max_k,
-            total,
-            counts,
-            support,
-            track,
-            limit - used,
+            sizes, var_ptr, var_cons, need0, cap0, binom, prefix, max_k, total, counts, support, track, limit - used
         )
         if r < 0:
             return -1
@@ -286,54 +247,16 @@ def _lane(
     return used
 
 
-@njit(cache=True)
-def _lanes_serial(
-    sizes: np.ndarray,
-    var_ptr: np.ndarray,
-    var_cons: np.ndarray,
-    need0: np.ndarray,
-    cap0: np.ndarray,
-    binom: np.ndarray,
-    prefixes: np.ndarray,
-    max_k: int,
-    totals: np.ndarray,
-    counts: np.ndarray,
-    support: np.ndarray,
-    track: bool,
-    limit: int,
-    nodes: np.ndarray,
-) -> None:
-    lanes = totals.shape[0]
-    for lane in range(lanes):
-        nodes[lane] = _lane(
-            sizes, var_ptr, var_cons, need0, cap0, binom, prefixes, lane, lanes, max_k,
-            totals[lane], counts[lane], support[lane], track, limit,
-        )  # fmt: skip
-
-
 @njit(cache=True, parallel=True)
 def _lanes_parallel(
-    sizes: np.ndarray,
-    var_ptr: np.ndarray,
-    var_cons: np.ndarray,
-    need0: np.ndarray,
-    cap0: np.ndarray,
-    binom: np.ndarray,
-    prefixes: np.ndarray,
-    max_k: int,
-    totals: np.ndarray,
-    counts: np.ndarray,
-    support: np.ndarray,
-    track: bool,
-    limit: int,
-    nodes: np.ndarray,
+    problem: tuple, prefixes: np.ndarray, max_k: int, found: tuple, track: bool, limit: int, nodes: np.ndarray
 ) -> None:
+    totals, counts, support = found
     lanes = totals.shape[0]
     for lane in prange(lanes):
         nodes[lane] = _lane(
-            sizes, var_ptr, var_cons, need0, cap0, binom, prefixes, lane, lanes, max_k,
-            totals[lane], counts[lane], support[lane], track, limit,
-        )  # fmt: skip
+            problem, prefixes, lane, lanes, max_k, (totals[lane], counts[lane], support[lane]), track, limit
+        )
 
 
 def count_component(
@@ -345,15 +268,9 @@ def count_component(
     node_limit: int = DEFAULT_NODE_LIMIT,
     exact_cells: int = EXACT_CELLS,
 ) -> ComponentCounts:
-    """Count the solutions of one connected component by mine count, exactly.
-
-    ``max_mines`` prunes assignments with more mines (they could not fit the board); their
-    counts stay zero. A search that needs more than ``parallel_threshold`` nodes is redone split
-    into lanes, run in parallel threads when ``parallel`` is true; the result is the same either
-    way. More than about ``node_limit`` nodes (split evenly among the lanes) raises
-    ``TooComplexError``. ``exact_cells`` is the int64/float64 switch (tests lower it to exercise
-    the float path).
-    """
+    """The solutions of one component by mine count, up to ``max_mines``. A search past
+    ``parallel_threshold`` nodes is redone in lanes (threads with ``parallel``: the same result);
+    past ``node_limit``, ``TooComplexError``. ``exact_cells``: the int64/float64 switch."""
     n = system.n_cells
     if n > MAX_CELLS:
         raise TooComplexError(f"a component of {n} cells is beyond float64 counts (at most {MAX_CELLS} cells)")
@@ -369,19 +286,23 @@ def count_component(
     support = np.zeros((n + 1, nv), np.uint8)
     track = not exact
     probe = min(parallel_threshold, node_limit)
-    args = (sizes, var_ptr, var_cons, need, cap, binom)
-    nodes = _search(*args, np.zeros(0, np.int64), max_k, total, counts, support, track, probe)
+    problem = (sizes, var_ptr, var_cons, need, cap, binom)
+    nodes = _search(*problem, np.zeros(0, np.int64), max_k, total, counts, support, track, probe)
     if nodes < 0:
         if probe >= node_limit:
             raise TooComplexError(f"a component of {n} cells needs more than {node_limit} search nodes")
-        prefixes = _expand(sizes, var_ptr, var_cons, need, cap, max_k, _PREFIX_TARGET)
+        prefixes = _expand(problem, max_k, _PREFIX_TARGET)
         totals = np.zeros((LANES, n + 1), dtype)
         lane_counts = np.zeros((LANES, n + 1, nv), dtype)
         lane_support = np.zeros((LANES, n + 1, nv), np.uint8)
         lane_nodes = np.zeros(LANES, np.int64)
-        run = _lanes_parallel if parallel else _lanes_serial
         limit = max(1, node_limit // LANES)
-        run(*args, prefixes, max_k, totals, lane_counts, lane_support, track, limit, lane_nodes)
+        if parallel:
+            _lanes_parallel(problem, prefixes, max_k, (totals, lane_counts, lane_support), track, limit, lane_nodes)
+        else:
+            for lane in range(LANES):
+                found = (totals[lane], lane_counts[lane], lane_support[lane])
+                lane_nodes[lane] = _lane(problem, prefixes, lane, LANES, max_k, found, track, limit)
         if np.any(lane_nodes < 0):
             raise TooComplexError(f"a component of {n} cells needs more than {node_limit} search nodes")
         nodes = probe + int(lane_nodes.sum())

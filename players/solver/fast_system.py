@@ -1,10 +1,6 @@
 """Acceleration of ``frontier`` and ``rref``: their compiled twins, for ``players.solver.fast``;
-held equal to them by ``tests/players/test_solver_fast.py``.
-
-Each function returns exactly the arrays of its numpy reference (same cells, rows in the same
-order, same kept ``sources``). Nothing is raised here: on anything unusual (an inconsistent
-position, an RREF operand past the int64 guard) the first value returned is ``False`` and the
-caller falls back to the reference, which raises the well-worded error.
+held equal to them by ``tests/players/test_solver_fast.py``. Each returns exactly its reference's
+arrays, or ``False`` first on anything unusual (the reference then raises the well-worded error).
 """
 
 from __future__ import annotations
@@ -17,11 +13,8 @@ import numpy as np
 from numba import njit
 
 from engine import numba_cache
-from players.solver.frontier import MAX_ARITY, _component_labels
+from players.solver.frontier import _DC, _DR, MAX_ARITY, _component_labels
 from players.solver.rref import _INT_LIMIT, _rref_inplace
-
-_DR = np.array([-1, -1, -1, 0, 0, 1, 1, 1], dtype=np.int64)
-_DC = np.array([-1, 0, 1, -1, 1, -1, 0, 1], dtype=np.int64)
 
 
 @njit(cache=True, no_cpython_wrapper=True, error_model="numpy")
@@ -112,10 +105,8 @@ def normalise(
 
 @njit(cache=True, no_cpython_wrapper=True, error_model="numpy")
 def extract(grid: np.ndarray, mines: int) -> tuple:
-    """``extract_frontier`` plus ``check_grid``'s value check, on a C-contiguous int8 grid.
-
-    Returns ``(ok, cells, constraints, rhs, sources, unconstrained, flags, mines_left)``.
-    """
+    """``extract_frontier`` plus ``check_grid``'s value check: ``(ok, cells, constraints, rhs,
+    sources, unconstrained, flags, mines_left)``."""
     height, width = grid.shape
     g = grid.reshape(-1)
     size = height * width
@@ -248,13 +239,8 @@ def substitute(
 
 @njit(cache=True, no_cpython_wrapper=True, error_model="numpy")
 def split(constraints: np.ndarray, n: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``frontier.split_components`` as flat arrays.
-
-    Returns ``(count, cell_ptr, piece_cells, row_ptr, row_order, remapped)``: piece ``k`` holds
-    cells ``piece_cells[cell_ptr[k]:cell_ptr[k + 1]]`` (ids into the system, ascending) and rows
-    ``row_order[row_ptr[k]:row_ptr[k + 1]]`` of ``constraints``; ``remapped`` is ``constraints``
-    with each cell id replaced by its position in its piece.
-    """
+    """``frontier.split_components`` as flat arrays ``(count, cell_ptr, piece_cells, row_ptr,
+    row_order, remapped)``: piece ``k``'s cells and rows (CSR), and the rows in piece-local ids."""
     m = constraints.shape[0]
     if n == 0:
         return (
@@ -429,9 +415,7 @@ KERNEL_FILES = ("frontier.py", "rref.py", "ordering.py", "enumeration.py", "weig
 
 
 def stamp_dependencies(module: ModuleType) -> None:
-    """Make ``module``'s cached kernels go stale when any solver kernel file changes
-    (``engine.numba_cache``): after an edit of, say, ``enumeration._search``, ``fast.prepare``
-    would otherwise keep running the old search from its cache, silently unlike the general path."""
+    """Make ``module``'s cached kernels go stale when any solver kernel file changes."""
     folder = Path(__file__).resolve().parent
     numba_cache.stamp_dependencies(module, [folder / name for name in KERNEL_FILES])
 

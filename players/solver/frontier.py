@@ -1,10 +1,5 @@
-"""The frontier of a position: which covered cells the revealed numbers constrain, and how.
-
-Every later stage works on a ``ConstraintSystem``: 0/1 unknowns (covered, unflagged cells next to
-a revealed number) and one equation per number ("these cells hold exactly ``rhs`` mines"), rows
-stored as a dense ``(m, 8)`` array of cell ids, -1 padded. Cells no number touches are
-"unconstrained": they enter only through the global mine count.
-"""
+"""The frontier of a position: the covered cells the revealed numbers constrain, as a
+``ConstraintSystem`` (one equation per number), and the unconstrained rest (docs/solver.md)."""
 
 from __future__ import annotations
 
@@ -40,13 +35,8 @@ def _where(flat: int, width: int) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ConstraintSystem:
-    """Linear equations over 0/1 unknowns: for each row ``i``, the cells ``constraints[i]`` (ids
-    into ``cells``, ascending, -1 padded) hold exactly ``rhs[i]`` mines.
-
-    ``cells`` are flat board indices (``row * width + col``) in ascending order, so a system's
-    cell ``j`` is board cell ``divmod(cells[j], width)``. ``sources[i]`` is the flat index of a
-    revealed number that gave row ``i``, kept for error messages. Rows are distinct.
-    """
+    """Distinct rows over 0/1 unknowns: the cells ``constraints[i]`` (ids into ``cells``, the flat
+    board indices ascending; -1 padded) hold ``rhs[i]`` mines; ``sources[i]``, a number giving it."""
 
     shape: tuple[int, int]
     cells: np.ndarray
@@ -62,13 +52,8 @@ class ConstraintSystem:
     def n_constraints(self) -> int:
         return int(self.rhs.shape[0])
 
-    def coords(self) -> list[tuple[int, int]]:
-        """The board coordinates ``(row, col)`` of ``cells``, in order."""
-        width = self.shape[1]
-        return [(int(f) // width, int(f) % width) for f in self.cells]
-
     def matrix(self) -> np.ndarray:
-        """The dense ``(m, n)`` 0/1 int64 coefficient matrix (for RREF and for tests)."""
+        """The dense ``(m, n)`` 0/1 int64 coefficient matrix."""
         a = np.zeros((self.n_constraints, self.n_cells), dtype=np.int64)
         rows, slots = np.nonzero(self.constraints >= 0)
         a[rows, self.constraints[rows, slots]] = 1
@@ -77,12 +62,8 @@ class ConstraintSystem:
 
 @dataclass(frozen=True, slots=True)
 class Frontier:
-    """Everything a constraint player needs to know about a position.
-
-    ``system`` holds the constrained cells and their equations; ``unconstrained`` the flat indices
-    of the other covered unflagged cells; ``flags`` the flagged cells (trusted as mines).
-    ``mines_left`` is total mines minus flags, or ``None`` when the total was not given.
-    """
+    """A position as the solver sees it: ``system``, the other covered unflagged cells (flat), the
+    flags (trusted as mines) and the mines left (``None`` without a total)."""
 
     system: ConstraintSystem
     unconstrained: np.ndarray
@@ -117,10 +98,7 @@ def check_grid(grid: np.ndarray) -> np.ndarray:
 def _normalise(
     rows: np.ndarray, rhs: np.ndarray, sources: np.ndarray, width: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Sort each row's ids ascending (padding last), merge identical rows, check their counts agree.
-
-    Rows are put in lexicographic order (one ``lexsort``), so duplicates end up adjacent.
-    """
+    """Sort each row's ids, sort the rows, merge identical ones (checking their counts agree)."""
     if rows.shape[0] == 0:
         return rows.astype(np.int32).reshape(0, MAX_ARITY), rhs.astype(np.int64), sources.astype(np.int64)
     big = np.iinfo(np.int32).max
@@ -144,13 +122,8 @@ def _normalise(
 
 
 def extract_frontier(grid: np.ndarray, mines: int | None = None) -> Frontier:
-    """Build the frontier of an observation grid (vectorised numpy, no per-cell Python loop).
-
-    ``mines`` is the board's total mine count; flags count as mines, so ``mines_left`` is
-    ``mines`` minus the flags. Raises ``InconsistentPositionError`` when a number has more flags
-    around it than its value, needs more mines than it has covered neighbours, or when the mine
-    count cannot fit the covered cells.
-    """
+    """The frontier of an observation grid with ``mines`` in total (vectorised numpy); raises
+    ``InconsistentPositionError`` when a number or the mine count cannot be satisfied."""
     g = check_grid(grid)
     height, width = g.shape
     flat = g.reshape(-1)
@@ -202,13 +175,8 @@ def extract_frontier(grid: np.ndarray, mines: int | None = None) -> Frontier:
 
 
 def substitute(system: ConstraintSystem, values: np.ndarray) -> ConstraintSystem:
-    """Fix some cells and drop them: ``values[j]`` is 0 (safe), 1 (mine) or -1 (still unknown).
-
-    Known mines lower the counts of their constraints; rows left without cells disappear. Raises
-    ``InconsistentPositionError`` when a row ends up needing a negative count or more mines than
-    cells. Every unknown cell stays in some row (its rows only lose other cells), so the result is
-    again a system of constrained cells.
-    """
+    """Drop the cells with a value (0 safe, 1 mine; -1 unknown): mines lower their rows' counts,
+    rows left empty go. Every unknown cell stays in some row."""
     values = np.asarray(values)
     rows = system.constraints
     valid = rows >= 0
@@ -269,12 +237,8 @@ def _component_labels(constraints: np.ndarray, n: int) -> tuple[np.ndarray, int]
 
 
 def split_components(system: ConstraintSystem) -> list[ConstraintSystem]:
-    """Split a system into independent pieces: cells are linked when some row holds both.
-
-    Pieces share no cell and no row, so their solutions combine freely (up to the global mine
-    count), which is what keeps enumeration exponential in the largest piece, not in the frontier.
-    Pieces come ordered by their smallest cell; cell ids inside a piece stay ascending.
-    """
+    """Independent pieces (cells linked when a row holds both), by smallest cell, ids ascending:
+    their solutions combine freely, so enumeration is exponential in the largest piece only."""
     n = system.n_cells
     if n == 0:
         return []

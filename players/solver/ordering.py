@@ -1,39 +1,42 @@
-"""Search variables for enumeration: equivalent cells merged into groups, groups put in order.
-
-Cells with exactly the same rows are one variable (how many of its cells are mines); the order
-sweeps the constraint graph from a pseudo-peripheral group so that few rows are open at a time.
-"""
+"""Search variables for enumeration: cells with the same rows merged into groups, the groups
+ordered so that few rows are open at a time (docs/solver.md)."""
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-__all__ = ["prepare_search"]
+__all__ = ["cells_rows", "prepare_search"]
+
+
+@njit(cache=True)
+def cells_rows(constraints: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each cell's rows, ascending and -1 padded (a cell is in at most 8), their number, and each
+    row's number of cells."""
+    m, width = constraints.shape
+    rows = np.full((n, width), -1, np.int64)
+    deg = np.zeros(n, np.int64)
+    length = np.zeros(m, np.int64)
+    for i in range(m):
+        for t in range(width):
+            x = constraints[i, t]
+            if x < 0:
+                break
+            rows[x, deg[x]] = i
+            deg[x] += 1
+            length[i] += 1
+    return rows, deg, length
 
 
 @njit(cache=True)
 def prepare_search(
     constraints: np.ndarray, rhs: np.ndarray, n: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Group equivalent cells, order the groups, and build the search arrays.
-
-    Returns ``(sizes, var_ptr, var_cons, cap, cell_var)``: group sizes in search order, the rows
-    of each group (CSR), each row's cell count, and each cell's group position.
-    """
-    m = constraints.shape[0]
-    width = constraints.shape[1]
-    cell_cons = np.full((n, width), -1, np.int64)
-    deg = np.zeros(n, np.int64)
-    cap = np.zeros(m, np.int64)
-    for i in range(m):
-        for t in range(width):
-            x = constraints[i, t]
-            if x < 0:
-                break
-            cell_cons[x, deg[x]] = i
-            deg[x] += 1
-            cap[i] += 1
+    """Group equivalent cells, order the groups, and build the search arrays ``(sizes, var_ptr,
+    var_cons, cap, cell_var)``: group sizes in search order, each group's rows (CSR), each row's
+    cell count, and each cell's group position."""
+    m, width = constraints.shape
+    cell_cons, deg, cap = cells_rows(constraints, n)
     # Group: an earlier member of x's group shares x's first row, so look only there.
     group = np.full(n, -1, np.int64)
     rep = np.empty(n, np.int64)
@@ -80,7 +83,7 @@ def prepare_search(
                 k += 1
         con_ptr[i + 1] = k
     # np.int64(): a literal argument would make numba compile a literal-typed copy of the callee too.
-    order = _order(np.int64(ng), rep, deg, cell_cons, con_ptr, con_vars)
+    order = _order(np.int64(ng), (rep, deg, cell_cons, con_ptr, con_vars))
     position = np.empty(ng, np.int64)
     for d in range(ng):
         position[order[d]] = d
@@ -101,16 +104,10 @@ def prepare_search(
 
 
 @njit(cache=True)
-def _bfs(
-    start: int,
-    ng: int,
-    rep: np.ndarray,
-    deg: np.ndarray,
-    cell_cons: np.ndarray,
-    con_ptr: np.ndarray,
-    con_vars: np.ndarray,
-) -> np.ndarray:
-    """Distances between groups (linked when they share a row) from ``start``; -1 if unreachable."""
+def _bfs(start: int, ng: int, graph: tuple) -> np.ndarray:
+    """Distances between groups (linked when they share a row) from ``start``; -1 if unreachable.
+    ``graph``: each group's representative cell, the cells' rows and the rows' groups (CSR)."""
+    rep, deg, cell_cons, con_ptr, con_vars = graph
     dist = np.full(ng, -1, np.int64)
     queue = np.empty(ng, np.int64)
     dist[start] = 0
@@ -132,24 +129,19 @@ def _bfs(
 
 
 @njit(cache=True)
-def _order(
-    ng: int, rep: np.ndarray, deg: np.ndarray, cell_cons: np.ndarray, con_ptr: np.ndarray, con_vars: np.ndarray
-) -> np.ndarray:
-    """Greedy search order keeping few rows open, starting at a pseudo-peripheral group.
-
-    Next is the unset group in the most open rows, then the one closing the most rows, then the
-    one opening the fewest new rows, then the nearest to the start: along a long frontier this
-    sweeps from one end to the other with a narrow band of open rows.
-    """
+def _order(ng: int, graph: tuple) -> np.ndarray:
+    """Greedy order from a pseudo-peripheral group: next, the group in the most open rows, then
+    closing the most, then opening the fewest, then the nearest to the start."""
+    rep, deg, cell_cons, con_ptr, _ = graph
     start = np.int64(0)  # not a literal: see prepare_search
-    dist = _bfs(start, ng, rep, deg, cell_cons, con_ptr, con_vars)
+    dist = _bfs(start, ng, graph)
     for _ in range(2):
         far = start
         for g in range(ng):
             if dist[g] > dist[far] or (dist[g] == dist[far] and deg[rep[g]] < deg[rep[far]]):
                 far = g
         start = far
-        dist = _bfs(start, ng, rep, deg, cell_cons, con_ptr, con_vars)
+        dist = _bfs(start, ng, graph)
     m = con_ptr.shape[0] - 1
     remaining = np.empty(m, np.int64)
     for c in range(m):

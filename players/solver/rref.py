@@ -1,24 +1,24 @@
-"""Exact deduction: the trivial single-row rules, and bound rules on the reduced row echelon form.
-
-Fraction-free integer elimination, so that a bound rule's "sums to exactly the right-hand side"
-is an exact comparison (docs/solver.md). Sound and incomplete: enumeration may prove more.
-"""
+"""Exact deduction: the single-row rules, and bound rules on a fraction-free integer reduced row
+echelon form, so that every comparison is exact (docs/solver.md)."""
 
 from __future__ import annotations
 
 import math
+import sys
+from pathlib import Path
 
 import numpy as np
 from numba import njit
 
+from engine import numba_cache
 from players.solver.errors import InconsistentPositionError
 from players.solver.frontier import ConstraintSystem, extract_frontier, split_components, substitute
+from players.solver.ordering import cells_rows
 
 __all__ = [
     "bound_rules",
     "deduce",
     "deduce_matrix",
-    "deduce_system",
     "propagate_trivial",
     "reduce_system",
     "rref",
@@ -30,12 +30,8 @@ _INT_LIMIT = 2**30
 
 @njit(cache=True)
 def _rref_inplace(a: np.ndarray, limit: int) -> int:
-    """Fraction-free Gauss-Jordan on the augmented matrix ``a`` (last column = right-hand side).
-
-    Pivots end positive, each row has gcd 1, pivot columns are zero in every other row. Returns
-    the rank, or -1 when ``limit > 0`` and an operand exceeded it (the caller then retries with
-    Python integers and ``limit = 0``).
-    """
+    """Fraction-free Gauss-Jordan on the augmented matrix ``a``: positive pivots, rows of gcd 1.
+    Returns the rank, or -1 when an operand passed ``limit > 0`` (then redo with Python ints)."""
     rows, cols = a.shape
     rank = 0
     for col in range(cols - 1):
@@ -88,12 +84,8 @@ def _rref_inplace(a: np.ndarray, limit: int) -> int:
 
 
 def rref(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Exact reduced row echelon form of ``a x = b`` with integer rows.
-
-    Returns ``(r, c)``: the nonzero rows only, each an integer multiple (positive pivot, gcd 1) of
-    the rational RREF row. int64 normally, an object array of Python ints if int64 could
-    overflow. Raises ``InconsistentPositionError`` when the equations have no real solution.
-    """
+    """Exact RREF of ``a x = b``: the nonzero rows, each an integer multiple of the rational row
+    (int64, or Python ints where int64 could overflow)."""
     m, n = a.shape
     exact_python = np.asarray(a).dtype == object or np.asarray(b).dtype == object
     aug = np.empty((m, n + 1), dtype=object if exact_python else np.int64)
@@ -112,14 +104,8 @@ def rref(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def bound_rules(r: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Cells fixed by one row's bounds: ``(safe, mine)`` boolean masks over the columns.
-
-    For unknowns in {0, 1}, a row's sum lies between the sum of its negative coefficients and the
-    sum of its positive ones. At the top every positive-coefficient cell is a mine and every
-    negative one safe; at the bottom the converse. Outside the range there is no solution
-    (``InconsistentPositionError``). Raw constraint rows are rows too, so this includes the
-    trivial rules (count 0: all safe; count = cells: all mines).
-    """
+    """``(safe, mine)`` masks of the cells a row's bounds fix: a 0/1 row sums between its negative
+    and its positive coefficients; at either end every cell is decided."""
     n = r.shape[1]
     safe = np.zeros(n, dtype=bool)
     mine = np.zeros(n, dtype=bool)
@@ -141,11 +127,8 @@ def bound_rules(r: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def deduce_matrix(a: np.ndarray, b: np.ndarray, *, use_rref: bool = True) -> np.ndarray:
-    """Fixed point of bound rules on the rows and (optionally) on their RREF, for any 0/1 system.
-
-    Returns per column 0 (safe), 1 (mine) or -1 (undetermined). Known cells are substituted and
-    the RREF recomputed until nothing new appears, since fixing cells can make new rows tight.
-    """
+    """Per column 0 (safe), 1 (mine) or -1: bound rules on the rows and (``use_rref``) their RREF,
+    substituting what they fix until nothing new appears."""
     n = a.shape[1]
     values = np.full(n, -1, dtype=np.int8)
     live = np.arange(n)
@@ -174,21 +157,10 @@ def deduce_matrix(a: np.ndarray, b: np.ndarray, *, use_rref: bool = True) -> np.
 @njit(cache=True)
 def _propagate(constraints: np.ndarray, rhs: np.ndarray, values: np.ndarray) -> int:
     """Single-row rules to a fixed point, in place on ``values``; -1, or the index of a broken row.
-
-    A queue of rows to look at: a row is (re)examined when one of its cells gets a value.
-    """
+    A row is examined again when one of its cells gets a value."""
     m, width = constraints.shape
     n = values.shape[0]
-    # Rows of each cell (a cell is in at most 8 rows), to requeue them.
-    cell_rows = np.full((n, width), -1, np.int64)
-    deg = np.zeros(n, np.int64)
-    for i in range(m):
-        for t in range(width):
-            x = constraints[i, t]
-            if x < 0:
-                break
-            cell_rows[x, deg[x]] = i
-            deg[x] += 1
+    cell_rows, deg, _ = cells_rows(constraints, n)
     queue = np.empty(m + n * width, np.int64)
     queued = np.ones(m, np.bool_)
     for i in range(m):
@@ -229,13 +201,7 @@ def _propagate(constraints: np.ndarray, rhs: np.ndarray, values: np.ndarray) -> 
 
 
 def propagate_trivial(system: ConstraintSystem, values: np.ndarray | None = None) -> np.ndarray:
-    """Fixed point of the single-constraint rules: a row needing 0 more mines makes its unknown
-    cells safe, a row needing as many mines as it has unknown cells makes them mines.
-
-    Compiled, with a work queue of rows (each row is re-examined only when one of its cells is
-    set). ``values`` (0, 1, -1 per cell) seeds cells already known. Returns per cell 0, 1 or -1;
-    raises ``InconsistentPositionError`` when a row cannot be satisfied any more.
-    """
+    """The single-row rules to a fixed point from ``values`` (0, 1, -1 per cell): per cell 0, 1 or -1."""
     values = np.full(system.n_cells, -1, dtype=np.int8) if values is None else np.array(values, dtype=np.int8)
     broken = _propagate(system.constraints, system.rhs, values)
     if broken >= 0:
@@ -247,14 +213,9 @@ def propagate_trivial(system: ConstraintSystem, values: np.ndarray | None = None
 def reduce_system(
     system: ConstraintSystem, *, use_rref: bool = True, rref_min_cells: int = 0
 ) -> tuple[np.ndarray, list[ConstraintSystem]]:
-    """Deduce what the rules prove, then split what is left into independent components.
-
-    The trivial rules run on the whole system first (compiled, cheap); exact RREF bound rules
-    then run per component of what is left, only on components with at least ``rref_min_cells``
-    cells (small components are cheaper to enumerate than to reduce). Repeats until nothing new
-    is found. Returns per cell 0 (safe), 1 (mine) or -1, and the components of the undetermined
-    cells (what enumeration still has to do).
-    """
+    """Per cell 0 (safe), 1 (mine) or -1, and the components of the undetermined cells: the
+    trivial rules on the whole system, then RREF bound rules on each component of at least
+    ``rref_min_cells`` cells, until nothing new (docs/solver.md)."""
     values = propagate_trivial(system)
     while True:
         rest = substitute(system, values) if (values >= 0).any() else system
@@ -278,26 +239,16 @@ def reduce_system(
         values = propagate_trivial(system, values)
 
 
-def deduce_system(system: ConstraintSystem, *, use_rref: bool = True, rref_min_cells: int = 0) -> np.ndarray:
-    """Everything the trivial rules and (optionally) RREF bound rules prove about ``system``:
-    per cell 0 (safe), 1 (mine) or -1 (see ``reduce_system``)."""
-    return reduce_system(system, use_rref=use_rref, rref_min_cells=rref_min_cells)[0]
-
-
 def deduce(
     grid: np.ndarray, mines: int | None = None, *, use_rref: bool = True
 ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """Certain cells of an observation grid: ``(safe, mines)`` as sorted lists of ``(row, col)``.
-
-    Flags are trusted as mines and are not reported again. When ``mines`` (the board's total) is
-    given, the global count joins as one more equation over every covered unflagged cell, which
-    settles endgames such as "all remaining mines are on the frontier".
-    """
+    """Certain cells of an observation grid, ``(safe, mines)`` sorted; with ``mines`` the global
+    count joins as one more row over every covered unflagged cell."""
     frontier = extract_frontier(grid, mines)
     system = frontier.system
     width = frontier.shape[1]
     if mines is None or frontier.n_unconstrained + system.n_cells == 0:
-        values = deduce_system(system, use_rref=use_rref)
+        values = reduce_system(system, use_rref=use_rref)[0]
         cells = system.cells
     else:
         n = system.n_cells + frontier.n_unconstrained
@@ -310,3 +261,6 @@ def deduce(
     safe = sorted(divmod(int(f), width) for f in cells[values == 0])
     mine = sorted(divmod(int(f), width) for f in cells[values == 1])
     return safe, mine
+
+
+numba_cache.stamp_dependencies(sys.modules[__name__], [Path(__file__).with_name("ordering.py")])

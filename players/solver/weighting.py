@@ -1,9 +1,5 @@
-"""Combine component counts into exact mine probabilities, weighted by the global mine count.
-
-A choice of component solutions with ``k`` frontier mines extends to ``C(U, M - k)`` layouts (``U``
-unconstrained cells, ``M`` mines left); the components' count vectors are convolved in log space
-so that nothing overflows (docs/solver.md). The unweighted mode counts frontier solutions alike.
-"""
+"""Combine component counts into exact mine probabilities, weighted by the global mine count:
+log-space convolutions of the components' count vectors (docs/solver.md)."""
 
 from __future__ import annotations
 
@@ -75,10 +71,9 @@ def log_correlate(a: np.ndarray, g: np.ndarray) -> np.ndarray:
 def forward_backward(
     logs: np.ndarray, log_ptr: np.ndarray, g: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``weigh``'s two passes over pieces stored back to back (piece ``k``'s log counts are
-    ``logs[log_ptr[k]:log_ptr[k + 1]]``), with the weights ``g``: ``forward[k]`` is the log
-    convolution of pieces ``0..k-1`` (``f_len[k]`` entries), ``backward[k]`` the correlation of
-    pieces ``k..`` with ``g`` (``b_len[k]`` entries); ``backward[0, 0]`` is the log total."""
+    """``weigh``'s two passes over pieces back to back (CSR ``logs``, ``log_ptr``) with weights ``g``:
+    ``forward[k]``, the log convolution of pieces before ``k`` (``f_len[k]`` entries);
+    ``backward[k]``, the correlation of pieces from ``k`` on with ``g``; the log total at [0, 0]."""
     count = log_ptr.shape[0] - 1
     n_total = log_ptr[count] - count
     forward = np.full((count + 1, n_total + 1), -np.inf)
@@ -125,12 +120,8 @@ def log_weights(n_frontier: int, unconstrained: int, mines_left: int, *, weighte
 
 @dataclass(frozen=True, slots=True)
 class Weighting:
-    """The combined result. Per component (same order as given): ``probabilities`` of its cells,
-    ``safe`` / ``mine`` masks of cells certain in every counted layout. ``unconstrained_probability``
-    is NaN when there is no unconstrained cell. ``frontier_mines[k]`` is the probability that the
-    components together hold ``k`` mines. ``log_total`` is the natural log of the total weight
-    (layouts when weighted, frontier solutions with a feasible mine total when not).
-    """
+    """Per component (in order) its cells' probabilities and ``safe`` / ``mine`` masks; the
+    unconstrained cells' (NaN without any); ``frontier_mines[k]``, P(the components hold ``k``)."""
 
     log_total: float
     probabilities: tuple[np.ndarray, ...]
@@ -155,22 +146,12 @@ def _log_counts(totals: np.ndarray) -> np.ndarray:
 def weigh(
     components: Sequence[ComponentCounts], unconstrained: int, mines_left: int, *, weighted: bool = True
 ) -> Weighting:
-    """Exact probabilities for every component cell and for the unconstrained cells.
-
-    Raises ``InconsistentPositionError`` when no combination of component solutions leaves a
-    number of mines that fits the unconstrained cells (``0 <= M - k <= U``).
-    """
+    """Exact probabilities of every component cell and of the unconstrained cells."""
     logs = [_log_counts(c.totals) for c in components]
-    n_total = sum(len(t) - 1 for t in logs)
-    g = log_weights(n_total, unconstrained, mines_left, weighted=weighted)
-    forward = [np.zeros(1)]
-    for t in logs:
-        forward.append(log_convolve(forward[-1], t))
-    backward = [g]
-    for t in reversed(logs):
-        backward.append(log_correlate(t, backward[-1]))
-    backward.reverse()
-    log_total = float(backward[0][0])
+    log_ptr = np.cumsum([0] + [len(t) for t in logs])
+    g = log_weights(int(log_ptr[-1]) - len(logs), unconstrained, mines_left, weighted=weighted)
+    forward, backward, f_len, b_len = forward_backward(np.concatenate([np.zeros(0), *logs]), log_ptr, g)
+    log_total = float(backward[0, 0])
     if log_total == _NEG_INF:
         raise InconsistentPositionError(
             f"no layout fits the mine count: {mines_left} unflagged mines, {unconstrained} unconstrained cells, "
@@ -178,7 +159,7 @@ def weigh(
         )
     probabilities, safe, mine = [], [], []
     for c, (comp, t) in enumerate(zip(components, logs, strict=True)):
-        context = log_correlate(forward[c], backward[c + 1])
+        context = log_correlate(forward[c, : f_len[c]].copy(), backward[c + 1, : b_len[c + 1]].copy())
         share = np.exp(context + t - log_total)
         size = t.shape[0]
         totals = comp.totals[:size].astype(np.float64)
@@ -190,7 +171,7 @@ def weigh(
         seen = np.bitwise_or.reduce(comp.support[:size][feasible], axis=0)
         safe.append((seen & 1) == 0)
         mine.append((seen & 2) == 0)
-    frontier_log = forward[-1] + g
+    frontier_log = forward[len(logs), : f_len[len(logs)]] + g
     feasible_k = np.flatnonzero(frontier_log > _NEG_INF)
     frontier_mines = np.exp(frontier_log - log_total)
     rest = mines_left - feasible_k

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -280,6 +282,65 @@ def test_players_lists_builtins_and_broken_plugins(cli: Cli, write_plugin: Calla
     table = cli("players", "--plugin", broken)
     assert table.exit_code == 0
     assert "random" in table.stdout
+
+
+PID_TELLER = """
+import os
+
+from players import hookimpl
+from players.builtin.random_player import RandomPlayer
+
+
+class Listed(RandomPlayer):
+    name = "listed"
+    description = f"imported by process {os.getpid()}"
+    version = "7"
+
+
+@hookimpl
+def register_players(register):
+    register(Listed)
+"""
+
+
+def test_players_lists_a_plugin_without_importing_it_in_the_arena(
+    cli: Cli, write_plugin: Callable[[str, str], Path]
+) -> None:
+    """As for a tournament or `arena play`: a plugin's code runs in a process of its own, not the CLI's."""
+    plugin = write_plugin(PID_TELLER, "listed")
+    by_name = {r["name"]: r for r in ok_json(cli("players", "--json", "--plugin", plugin))}
+    assert by_name["listed"]["status"] == "ok"
+    assert by_name["listed"]["version"] == "7"
+    assert by_name["listed"]["source"].startswith("file ") and by_name["listed"]["source"].endswith("listed.py")
+    assert by_name["random"]["source"] == "builtin"
+    importer = int(by_name["listed"]["description"].removeprefix("imported by process "))
+    assert importer != os.getpid()
+
+
+def test_players_lists_engine_bots_and_those_that_do_not_start(cli: Cli) -> None:
+    standalone = Path(__file__).parents[2] / "examples" / "standalone_bot.py"
+    data = ok_json(
+        cli(
+            "players",
+            "--json",
+            "--engine-bot",
+            f"standalone={sys.executable} {standalone}",
+            "--engine-bot",
+            "ghost=/nonexistent/bot",
+        )
+    )
+    by_name = {r["name"]: r for r in data}
+    assert by_name["standalone"]["status"] == "ok"
+    assert by_name["standalone"]["source"].startswith("engine ")
+    failures = [r for r in data if r["name"] is None]
+    assert len(failures) == 1 and "ghost" in failures[0]["source"]
+    assert "cannot run" in failures[0]["status"]
+
+
+def test_players_reports_a_missing_plugin_file(cli: Cli, tmp_path: Path) -> None:
+    data = ok_json(cli("players", "--json", "--plugin", tmp_path / "nope.py"))
+    failures = [r for r in data if r["name"] is None]
+    assert len(failures) == 1 and "does not exist" in failures[0]["status"]
 
 
 def test_plugin_players_join_a_tournament(cli: Cli, tmp_path: Path, write_plugin: Callable[[str, str], Path]) -> None:

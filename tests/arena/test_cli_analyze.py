@@ -97,3 +97,46 @@ def test_missing_file_exit_2(tmp_path):
     result = runner.invoke(app, ["analyze", str(tmp_path / "nope.txt"), "--mines", "3"])
     assert result.exit_code == 2
     assert "does not exist" in result.output
+
+
+def test_text_that_is_not_utf8_is_one_line(tmp_path, one_error_line):
+    noise = np.random.default_rng(18).integers(0, 256, 1000, dtype=np.uint8).tobytes()
+    path = tmp_path / "noise.bin"
+    path.write_bytes(noise)
+    for args, kwargs in (([str(path)], {}), (["-"], {"input": noise})):
+        line = one_error_line(runner.invoke(app, ["analyze", *args, "--mines", "3"], **kwargs))
+        assert "is not UTF-8 text (byte 0x" in line
+
+
+def test_ten_megabytes_of_noise_are_refused_by_their_size(tmp_path, one_error_line):
+    path = tmp_path / "noise.bin"
+    path.write_bytes(np.random.default_rng(18).integers(0, 256, 10_000_000, dtype=np.uint8).tobytes())
+    line = one_error_line(runner.invoke(app, ["analyze", str(path), "--mines", "3"]))
+    assert "is larger than 504000 bytes" in line
+    assert "at most 1000 rows, 1000 columns and 250000 cells" in line
+
+
+def test_a_grid_larger_than_any_board_is_refused_before_it_is_built(tmp_path, monkeypatch, one_error_line):
+    """3162x3162 covered cells (10 MB) is refused by its size; 600x600 (within the byte cap) by the parser,
+    which counts rows and columns before it allocates anything."""
+    import engine.layout
+
+    def no_grid(*args, **kwargs):
+        raise AssertionError("a grid was allocated")
+
+    monkeypatch.setattr(engine.layout.np, "empty", no_grid)
+    huge = tmp_path / "huge.txt"
+    huge.write_text("\n".join(["#" * 3162] * 3162))
+    assert "larger than" in one_error_line(runner.invoke(app, ["analyze", str(huge), "--mines", "10"]))
+    wide = "\n".join(["#" * 600] * 600)
+    line = one_error_line(runner.invoke(app, ["analyze", "-", "--mines", "10"], input=wide))
+    assert "the position is 600x600, too large: at most 1000 rows, 1000 columns and 250000 cells" in line
+    tall = "\n".join(["#"] * 1001)
+    assert "is 1001x1, too large" in one_error_line(runner.invoke(app, ["analyze", "-", "--mines", "1"], input=tall))
+
+
+def test_the_largest_position_parses_and_a_utf8_bom_is_accepted():
+    assert parse_position("\n".join(["#" * 1000] * 250)).shape == (250, 1000)
+    result = runner.invoke(app, ["analyze", "-", "--mines", "2"], input="\ufeff1##\n1##\n###\n".encode())
+    assert result.exit_code == 0, result.output
+    assert "best move: reveal 2,0 (certainly safe)" in result.stdout

@@ -31,6 +31,11 @@ USAGE = {
     "leaderboard-games": (("leaderboard", "-n", "x"), "error: --games: 'x' is not a valid integer"),
     "unknown-option": (("leaderboard", "--bogus"), "error: no such option: --bogus (see `arena leaderboard --help`)"),
     "unknown-command": (("tournaments",), "error: no such command 'tournaments'"),
+    "old-output-short-form": (
+        ("replay", "-o", "x.html"),
+        "error: no such option: -o; the file to write is --output FILE (-o is --option, a player option, elsewhere)",
+    ),
+    "export-output-short-form": (("export", "-o", "x.csv"), "error: no such option: -o; the file to write is --output"),
     "missing-value": (("tournament", "--store"), "error: option '--store' requires an argument"),
     "missing-argument": (("analyze",), "error: missing argument 'position'"),
     "extra-argument": (("leaderboard", "extra"), "error: got unexpected extra argument"),

@@ -29,7 +29,11 @@ ROOT = Path(__file__).resolve().parents[2]
 STANDALONE = f"standalone={sys.executable} {ROOT / 'examples' / 'standalone_bot.py'}"
 
 #: One well-behaved player: reveals the first covered cell in reading order, and says where it runs.
+#: Bots get a minimal environment of their own (nothing of the arena's), so a test hands its settings
+#: to them in ``settings.json`` beside the plugin file, and runs them with ``--sandbox off`` when they
+#: must write their pid to the test's folder (the sandbox forbids exactly that).
 SWEEPER = """
+import json
 import os
 
 from engine import Action
@@ -40,7 +44,8 @@ class Sweeper(Player):
     name = "sweeper"
 
     def play(self, observation):
-        pid_file = os.environ.get("ARENA_TEST_PID_FILE")
+        settings = os.path.join(os.path.dirname(__file__), "settings.json")
+        pid_file = json.load(open(settings)).get("pid_file") if os.path.exists(settings) else None
         if pid_file:
             with open(pid_file, "w") as out:
                 out.write(str(os.getpid()))
@@ -54,9 +59,10 @@ def register_players(register):
 """
 
 #: Players that fail in every way a game can be failed. ``crasher`` and ``hanger`` play the warm-up game
-#: (beginner) but fail on the 5x5 boards of the tests; ``hanger`` writes its pid to $ARENA_TEST_PID_FILE
-#: and hangs on boards of $ARENA_TEST_HANG_ROWS rows instead when that is set (9: in the warm-up).
+#: (beginner) but fail on the 5x5 boards of the tests; ``hanger`` writes its pid to the settings' ``pid_file``
+#: and hangs on boards of ``hang_rows`` rows instead when that is set (9: in the warm-up).
 BAD_BOTS = """
+import json
 import os
 import sys
 import time
@@ -112,8 +118,10 @@ class Hanger(Player):
     name = "hanger"
 
     def play(self, observation):
-        if observation.height == int(os.environ.get("ARENA_TEST_HANG_ROWS", "5")):
-            with open(os.environ["ARENA_TEST_PID_FILE"], "w") as out:
+        path = os.path.join(os.path.dirname(__file__), "settings.json")
+        settings = json.load(open(path)) if os.path.exists(path) else {}
+        if observation.height == int(settings.get("hang_rows", 5)):
+            with open(settings["pid_file"], "w") as out:
                 out.write(str(os.getpid()))
             time.sleep(3600)
         rows, cols = (observation.grid < 0).nonzero()
@@ -192,13 +200,13 @@ def test_play_a_plugin_file_in_a_process_of_its_own(
 ) -> None:
     plugin = write_plugin(SWEEPER, "sweeper")
     pid_file = tmp_path / "pid"
-    monkeypatch.setenv("ARENA_TEST_PID_FILE", str(pid_file))
-    shown = ok(cli("play", "--plugin", plugin, *SMALL))  # no --player: the file's only player
+    (plugin.parent / "settings.json").write_text(json.dumps({"pid_file": str(pid_file)}))
+    shown = ok(cli("play", "--plugin", plugin, *SMALL, "--sandbox", "off"))  # no --player: the file's only player
     assert "sweeper · 5x5/3" in shown.stdout
     assert "■ covered" in shown.stdout
     assert any(word in shown.stdout for word in ("won ·", "lost ·"))
     assert int(pid_file.read_text()) != os.getpid()  # isolated, as in a tournament
-    data = json.loads(ok(cli("play", "--plugin", plugin, *SMALL, "--json")).stdout)
+    data = json.loads(ok(cli("play", "--plugin", plugin, *SMALL, "--json", "--sandbox", "off")).stdout)
     assert data["player"] == "sweeper"
     assert data["moves"][0] == "reveal 0,0"
     trusted = json.loads(ok(cli("play", "--plugin", plugin, *SMALL, "--json", "--isolation", "trusted")).stdout)
@@ -294,9 +302,9 @@ def test_a_hanging_bot_is_stopped_by_the_move_time_limit(
     cli: Cli, bad_bots: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pid_file = tmp_path / "pid"
-    monkeypatch.setenv("ARENA_TEST_PID_FILE", str(pid_file))
+    (bad_bots.parent / "settings.json").write_text(json.dumps({"pid_file": str(pid_file)}))
     # The bot never answers, so any limit is exceeded; start-up has its own (60 s) limit.
-    result = cli("play", "--plugin", bad_bots, "--player", "hanger", *SMALL, "--move-time", "1")
+    result = cli("play", "--plugin", bad_bots, "--player", "hanger", *SMALL, "--move-time", "1", "--sandbox", "off")
     line = failure_line(result)
     assert "hanger failed (timeout): no reply within" in line
     assert "the bot was killed" in line
@@ -311,9 +319,10 @@ def test_ctrl_c_stops_play_and_its_bot(bad_bots: Path, tmp_path: Path, rows: str
     """A real SIGINT to the command's process group (what a terminal's Ctrl-C sends) while the bot hangs,
     in its warm-up game (the arena waits for its hello) or in the game itself (the arena waits for a move)."""
     pid_file = tmp_path / "pid"
-    env = {**os.environ, "ARENA_TEST_PID_FILE": str(pid_file), "ARENA_TEST_HANG_ROWS": rows}
+    (bad_bots.parent / "settings.json").write_text(json.dumps({"pid_file": str(pid_file), "hang_rows": rows}))
+    env = dict(os.environ)
     command = [sys.executable, "-c", "from arena.cli import main; main()", "play", "--plugin", str(bad_bots)]
-    command += ["--player", "hanger", *SMALL, "--move-time", "600"]
+    command += ["--player", "hanger", *SMALL, "--move-time", "600", "--sandbox", "off"]
     with open(tmp_path / "out", "w") as out, open(tmp_path / "err", "w") as err:
         arena = subprocess.Popen(command, stdout=out, stderr=err, env=env, cwd=tmp_path, start_new_session=True)
     try:

@@ -87,14 +87,14 @@ def assert_is_stored_game(game: dict[str, Any], store: Path, tid: str, player: s
 def test_replay_writes_the_stored_game(stored: tuple[Path, str], tmp_path: Path) -> None:
     store, tid = stored
     out = tmp_path / "one.html"
-    result = ok(run("replay", tid, "-p", B, "--board", 3, "-o", out, "--store", store))
+    result = ok(run("replay", tid, "-p", B, "--board", 3, "--output", out, "--store", store))
     assert result.stdout.strip() == str(out)
     data = page_data(out)
     assert len(data["games"]) == 1 and data["probabilities"] is True
     assert_is_stored_game(data["games"][0], store, tid, B, 3)
     assert any("p" in step for step in data["games"][0]["steps"])  # the exact probabilities are in the page
     bare = tmp_path / "bare.html"
-    ok(run("replay", "-p", B, "--board", 3, "-o", bare, "--store", store, "--no-probabilities"))  # the latest
+    ok(run("replay", "-p", B, "--board", 3, "--output", bare, "--store", store, "--no-probabilities"))  # the latest
     assert not any("p" in step for step in page_data(bare)["games"][0]["steps"])
 
 
@@ -103,7 +103,7 @@ def test_latest_loss_is_the_last_board_the_player_did_not_win(stored: tuple[Path
     lost = [board for board, w in won(store, tid)[A].items() if not w]
     assert lost, "the fixture's random player should lose a board"
     out = tmp_path / "loss.html"
-    ok(run("replay", "--latest-loss", "-p", A, "-o", out, "--store", store))
+    ok(run("replay", "--latest-loss", "-p", A, "--output", out, "--store", store))
     game = page_data(out)["games"][0]
     assert game["board"] == max(lost)
     assert game["exploded"] is not None
@@ -113,7 +113,7 @@ def test_latest_loss_is_the_last_board_the_player_did_not_win(stored: tuple[Path
 def test_two_players_side_by_side(stored: tuple[Path, str], tmp_path: Path) -> None:
     store, tid = stored
     out = tmp_path / "pair.html"
-    ok(run("replay", "-p", f"{A},{B}", "--board", 0, "-o", out, "--store", store))
+    ok(run("replay", "-p", f"{A},{B}", "--board", 0, "--output", out, "--store", store))
     data = page_data(out)
     assert [g["player"] for g in data["games"]] == [A, B]
     for game, player in zip(data["games"], (A, B), strict=True):
@@ -198,7 +198,7 @@ def test_bad_input_is_one_line_and_exit_2(case: str, stored: tuple[Path, str], t
     store, tid = stored
     before = digest(store)
     args, words = BAD[case](tid)
-    result = run(*args, "--store", store, *(("-o", tmp_path / "x.html") if args[0] == "replay" else ()))
+    result = run(*args, "--store", store, *(("--output", tmp_path / "x.html") if args[0] == "replay" else ()))
     assert result.exit_code == 2, result.output
     assert len(result.stderr.strip().splitlines()) == 1 and words in result.stderr
     assert result.stdout == ""
@@ -213,7 +213,7 @@ def test_a_store_without_records_says_so(
     store, tid = unrecorded
     before = digest(store)
     args = {
-        "replay": ("replay", tid, "-p", B, "--board", 0, "-o", tmp_path / "x.html"),
+        "replay": ("replay", tid, "-p", B, "--board", 0, "--output", tmp_path / "x.html"),
         "diff": ("diff", tid, A, B),
         "play": ("play", "--replay", tid, "-p", B, "--board", 0),
     }[command]

@@ -38,7 +38,7 @@ def leaderboard(cli: Cli, store: Path) -> dict[str, int]:
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
 def test_export_recomputes_the_leaderboards_wins(cli: Cli, played: Path, tmp_path: Path, fmt: str) -> None:
     out = tmp_path / f"games.{fmt}"
-    result = cli("export", "--format", fmt, "-o", out, "--store", played)
+    result = cli("export", "--format", fmt, "--output", out, "--store", played)
     assert result.exit_code == 0, result.output
     frame = pd.read_csv(out) if fmt == "csv" else pd.read_parquet(out)
     assert list(frame.columns) == list(EXPORT_COLUMNS)
@@ -56,17 +56,17 @@ def test_export_recomputes_the_leaderboards_wins(cli: Cli, played: Path, tmp_pat
 
 def test_export_first_boards_only(cli: Cli, played: Path, tmp_path: Path) -> None:
     out = tmp_path / "games.csv"
-    assert cli("export", "-o", out, "-n", "5", "--store", played).exit_code == 0
+    assert cli("export", "--output", out, "-n", "5", "--store", played).exit_code == 0
     assert len(pd.read_csv(out)) == 10
 
 
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (("--format", "xlsx", "-o", "x.xlsx"), "--format"),
+        (("--format", "xlsx", "--output", "x.xlsx"), "--format"),
         ((), "--output"),
-        (("-o", "x.csv", "-n", "0"), "--games"),
-        (("nosuchtournament", "-o", "x.csv"), "no tournament"),
+        (("--output", "x.csv", "-n", "0"), "--games"),
+        (("nosuchtournament", "--output", "x.csv"), "no tournament"),
     ],
 )
 def test_export_bad_input(

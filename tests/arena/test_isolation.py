@@ -18,7 +18,7 @@ import pytest
 from typer.testing import Result
 
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import Isolation, Limits
+from arena.isolation import Isolation, Limits, SandboxMode
 from arena.isolation.catalog import PlayerCatalog
 from arena.isolation.process import BotOutputError, BotProcess, BotTimeout
 from arena.isolation.remote import MAX_SETUP_FAILURES, RemoteAgent, host_command
@@ -160,8 +160,9 @@ def test_third_party_code_never_runs_in_the_arena_unless_trusted(tmp_path: Path)
     broken = tmp_path / "broken.py"
     broken.write_text("raise ImportError('cannot load me')\n", encoding="utf-8")
     refs = (PlayerRef(name="imported"), PlayerRef(name="random"))
-    config = TournamentConfig.build(BEGINNER, FirstClick.SAFE, seed=2, games=6, players=refs)
-    catalog = PlayerCatalog.for_tournament([str(plugin), str(broken)], (), Isolation.AUTO)
+    # The plugin writes its PID next to itself: the sandbox (tested in test_sandbox.py) would refuse that.
+    config = TournamentConfig.build(BEGINNER, FirstClick.SAFE, seed=2, games=6, players=refs, sandbox=SandboxMode.OFF)
+    catalog = PlayerCatalog.for_tournament([str(plugin), str(broken)], (), Isolation.AUTO, SandboxMode.OFF)
     assert catalog.get("imported").source.startswith("file ")
     assert [f.error for f in catalog.failures] == ["ImportError: cannot load me"]
     isolated = play_tournament(tmp_path / "auto.db", config, catalog)
@@ -170,7 +171,9 @@ def test_third_party_code_never_runs_in_the_arena_unless_trusted(tmp_path: Path)
     assert len(seen) == 2  # the listing process and the player's own process
     trusted = config.model_copy(update={"isolation": Isolation.TRUSTED})
     in_process = play_tournament(
-        tmp_path / "trusted.db", trusted, PlayerCatalog.for_tournament([str(plugin)], (), Isolation.TRUSTED)
+        tmp_path / "trusted.db",
+        trusted,
+        PlayerCatalog.for_tournament([str(plugin)], (), Isolation.TRUSTED, SandboxMode.OFF),
     )
     assert os.getpid() in {int(line) for line in pids.read_text().split()}
     assert deterministic(isolated) == deterministic(in_process)

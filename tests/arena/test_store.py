@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import re
@@ -56,7 +57,7 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_new_store_creates_parent_folders_schema_and_meta(tmp_path: Path) -> None:
     path = tmp_path / "a" / "b" / "arena.db"
     with Store(path) as db:
-        version = db.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
+        version = db.db.execute("PRAGMA user_version").fetchone()[0]
         columns = [row[1] for row in db.db.execute("PRAGMA table_info(games)")]
         pk = [row[1] for row in sorted(db.db.execute("PRAGMA table_info(games)"), key=lambda r: r[5]) if row[5]]
     assert path.is_file()
@@ -269,12 +270,97 @@ def test_text_file_is_not_a_store_and_is_left_alone(tmp_path: Path, create: bool
     assert path.read_text() == content
 
 
-def test_store_of_another_schema_version_is_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize("read_only", [False, True])
+def test_store_of_another_schema_version_is_refused(tmp_path: Path, read_only: bool) -> None:
     path = tmp_path / "arena.db"
     with Store(path) as db:
-        db.db.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
-    with pytest.raises(StoreError, match="schema 99"):
+        db.db.execute("PRAGMA user_version = 99")
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match="has store schema 99; this version reads schema 1"):
+        Store(path, create=False, read_only=read_only)
+    assert path.read_bytes() == before
+
+
+def old_store(path: Path, version: str, make_result: MakeResult) -> TournamentConfig:
+    """A store as versions before ``user_version`` wrote it: the schema version in the meta table only."""
+    cfg = config()
+    with Store(path) as db:
+        db.ensure_tournament(cfg, {})
+        db.record(cfg.id, [make_result("alpha", 0), make_result("beta", 0)])
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA user_version = 0")
+        db.execute("PRAGMA application_id = 0")
+        db.execute("INSERT INTO meta (key, value) VALUES ('schema_version', ?)", (version,))
+    return cfg
+
+
+def user_version(path: Path) -> int:
+    with sqlite3.connect(path) as db:
+        return int(db.execute("PRAGMA user_version").fetchone()[0])
+
+
+def test_a_store_from_before_user_version_opens_and_is_migrated(tmp_path: Path, make_result: MakeResult) -> None:
+    path = tmp_path / "arena.db"
+    cfg = old_store(path, "1", make_result)
+    assert user_version(path) == 0
+    with Store(path, read_only=True) as db:  # reading migrates nothing
+        assert len(db.games(cfg.id)) == 2
+    assert user_version(path) == 0
+    with Store(path, create=False) as db:
+        assert db.record(cfg.id, [make_result("alpha", 1)]) == 1
+        assert len(db.games(cfg.id)) == 3
+    assert user_version(path) == SCHEMA_VERSION
+
+
+@pytest.mark.parametrize(("version", "needle"), [("99", "has store schema 99"), ("x", "has store schema x")])
+def test_an_old_store_of_another_schema_is_refused_untouched(
+    tmp_path: Path, make_result: MakeResult, version: str, needle: str
+) -> None:
+    path = tmp_path / "arena.db"
+    old_store(path, version, make_result)
+    with pytest.raises(StoreError, match=needle):
         Store(path, create=False)
+    assert user_version(path) == 0
+
+
+def test_the_games_table_is_derived_from_game_result() -> None:
+    """GameResult's fields are the columns (the record has its own table), typed by their annotations."""
+    names = [f.name for f in dataclasses.fields(GameResult) if f.name != "record"]
+    assert [c for c in GAME_COLUMNS if c != "won"] == names
+    assert GAME_COLUMNS.index("won") == GAME_COLUMNS.index("outcome") + 1
+
+
+def test_a_new_game_result_field_becomes_a_column(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One list: a field added to GameResult is a column of a new store, of the type its annotation says."""
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Wider(GameResult):
+        ratio: float | None = None
+        label: str = ""
+
+    monkeypatch.setattr(store_module, "GameResult", Wider)
+    monkeypatch.setattr(store_module, "COLUMN_FIELDS", (*store_module.COLUMN_FIELDS, "ratio", "label"))
+    columns = store_module._game_columns()
+    assert columns["ratio"] == "REAL"
+    assert columns["label"] == "TEXT NOT NULL"
+    assert columns["first_row"] == "INTEGER"
+    assert columns["bbbv"] == "INTEGER NOT NULL"
+    assert columns["outcome"] == "TEXT NOT NULL"
+
+
+def test_a_new_store_is_private_to_its_owner(tmp_path: Path) -> None:
+    if sys.platform == "win32":
+        pytest.skip("POSIX permissions")
+    path = tmp_path / "arena.db"
+    with Store(path) as db:
+        db.ensure_tournament(config(), {})
+        assert (path.stat().st_mode & 0o777) == 0o600
+        assert (Path(f"{path}-wal").stat().st_mode & 0o777) == 0o600
+    existing = tmp_path / "shared.db"
+    Store(existing).close()
+    existing.chmod(0o644)
+    Store(existing).close()
+    assert (existing.stat().st_mode & 0o777) == 0o644  # an existing store keeps the mode its owner chose
 
 
 def test_foreign_sqlite_database_is_not_a_store(tmp_path: Path) -> None:

@@ -50,14 +50,10 @@ def test_actions_read_as_a_sequence_of_action() -> None:
     assert actions == [Action.reveal(1, 3), Action.reveal(2, 4), Action.flag(5, 6)]
     assert [Action.reveal(1, 3), Action.reveal(2, 4), Action.flag(5, 6)] == actions
     assert actions[2] == Action.flag(5, 6)
-    assert actions[:1] == Actions.reveal([1], [3])
-    assert actions != Actions.reveal([1], [3])
-    tail = [Action.chord(0, 0)]
-    assert actions + tail == [*actions, *tail]
-    assert tail + actions == [*tail, *actions]
-    assert len(actions + actions) == 6
+    assert actions[:1] == Actions.cells([(1, 3)])
+    assert actions != Actions.cells([(1, 3)])
     assert Actions.cells([(0, 1)], guess=True) == [Action.reveal(0, 1, guess=True)]
-    assert repr(Actions.reveal([0], [1])) == "Actions([Action.reveal(0, 1)])"
+    assert repr(Actions.cells([(0, 1)])) == "Actions([Action.reveal(0, 1)])"
     assert not Actions.cells()
 
 
@@ -104,14 +100,14 @@ def test_cells_that_do_not_fit_int32_are_refused_not_wrapped() -> None:
 
 def test_a_later_reveal_of_a_cell_the_answer_opened_is_skipped_but_a_repeat_of_an_old_one_is_not() -> None:
     game = Game(BEGINNER, FirstClick.OPENING, seed=3, index=0)
-    game.play_answer(Actions.reveal([0], [0]))
+    game.play_answer(Actions.cells([(0, 0)]))
     opened = np.argwhere(game.grid >= 0)
     assert len(opened) > 1
     twin = Game(BEGINNER, FirstClick.OPENING, seed=3, index=0)
-    twin.play_answer(Actions.reveal([0, *opened[:, 0]], [0, *opened[:, 1]]))
+    twin.play_answer(Actions.cells([(0, 0), *opened.tolist()]))
     assert twin.grid.tobytes() == game.grid.tobytes() and twin.moves == 1
     with pytest.raises(EngineError, match="already revealed"):
-        game.play_answer(Actions.reveal([0], [0]))
+        game.play_answer(Actions.cells([(0, 0)]))
 
 
 cells = st.tuples(st.integers(-1, 9), st.integers(-1, 9))

@@ -131,22 +131,6 @@ def test_safe_rule_allows_all_but_one_cell() -> None:
     assert game.won
 
 
-@pytest.mark.parametrize(
-    ("rule", "cell", "expected"),
-    [
-        (FirstClick.OPENING, (0, 0), 4),
-        (FirstClick.OPENING, (0, 4), 6),
-        (FirstClick.OPENING, (4, 4), 9),
-        (FirstClick.OPENING, (8, 8), 4),
-        (FirstClick.SAFE, (4, 4), 1),
-        (FirstClick.WINDOWS, (4, 4), 1),
-        (FirstClick.NONE, (4, 4), 0),
-    ],
-)
-def test_exclusion_size(rule: FirstClick, cell: tuple[int, int], expected: int) -> None:
-    assert rule.exclusion_size(9, 9, *cell) == expected
-
-
 def test_max_exclusion() -> None:
     assert FirstClick.OPENING.max_exclusion(16, 30) == 9
     assert FirstClick.OPENING.max_exclusion(1, 30) == 3

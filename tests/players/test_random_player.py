@@ -11,7 +11,7 @@ from arena.runner import play_game
 from engine import BEGINNER, COVERED, FLAGGED, Action, ActionKind, BoardSpec, FirstClick, Game, Observation
 from engine.layout import parse_position, player_generator
 from players.builtin import RandomPlayer
-from players.rules import certain_actions, single_cell_deductions
+from players.rules import certain_actions, certain_cells
 
 
 def observe(position: str, mines: int, rule: FirstClick = FirstClick.SAFE) -> Observation:
@@ -60,8 +60,8 @@ def test_mines_found_on_the_way_count_as_flags() -> None:
 
 def test_flags_are_not_placed_twice_and_satisfied_numbers_do_nothing() -> None:
     # Every number is satisfied and no cell is left covered next to one: nothing certain.
-    mines, safe = single_cell_deductions(parse_position("F1\n11"))
-    assert not mines.any() and not safe.any()
+    _, safe, mines = certain_cells(parse_position("F1\n11"))
+    assert safe.size == mines.size == 0
     assert certain_actions(observe("F1\n11", mines=1)) == []
 
 

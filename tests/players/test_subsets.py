@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from engine import COVERED, FLAGGED
 from engine.layout import parse_position
-from players.rules import single_cell_deductions, subset_closure, subset_deductions
+from players.rules import MINE, SAFE, certain_cells, subset_closure
 
 SETTINGS = settings(
     max_examples=int(os.environ.get("SOLVER_EXAMPLES", "150")),
@@ -24,8 +24,12 @@ SETTINGS = settings(
 
 
 def decided(grid: np.ndarray, *, subsets: bool) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
-    mines, safe = subset_deductions(grid) if subsets else single_cell_deductions(grid)
-    as_set = lambda mask: {(int(r), int(c)) for r, c in zip(*np.nonzero(mask), strict=True)}  # noqa: E731
+    if subsets:
+        known = subset_closure(grid)[0]
+        mines, safe = np.nonzero(known == MINE), np.nonzero(known == SAFE)
+    else:
+        _, safe, mines = certain_cells(grid)
+    as_set = lambda cells: {(int(r), int(c)) for r, c in zip(*cells, strict=True)}  # noqa: E731
     return as_set(mines), as_set(safe)
 
 

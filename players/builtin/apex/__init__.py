@@ -1,8 +1,4 @@
-"""`apex`: exact weighted probabilities, lookahead on near-safest guesses, 50/50s, endgame search.
-
-Modules: ``player`` (decisions and options), ``outlook`` (exact what-if reveals), ``endgame``
-(exact game-tree search over few layouts), ``patterns`` (unavoidable 50/50s).
-"""
+"""`apex`: exact weighted probabilities, lookahead on near-safest guesses, 50/50s, endgame search."""
 
 from __future__ import annotations
 

@@ -1,25 +1,5 @@
-"""Exact endgame search: the guess that maximises the probability of winning, not of surviving.
-
-When few layouts remain (every placement of the remaining mines consistent with the numbers,
-counted by ``Analysis.log_weight``), the whole game tree is small enough to search. A state is
-the set of layouts still possible; all are equally likely (uniform mines). From a state:
-
-* If only one layout remains, every safe cell is known: the game is won (value 1).
-* If some cell is safe in every layout but would show different numbers in different layouts,
-  revealing it is free and informative, so it is done first (a free reveal never lowers the
-  chance to win). The state splits by the numbers those cells show. This also models the flood
-  fill of zeros: after a zero its neighbours are safe in every remaining layout.
-* Otherwise the player guesses a cell ``x``: it survives in the layouts where ``x`` is safe, and
-  they split by the number ``x`` shows. The value is the best ``sum_v P(v) W(state_v)``.
-
-A state is determined by its layouts (which cells are revealed follows from them), so values are
-memoised by the set of layout indices. Candidates are tried safest first; a candidate whose
-safety cannot beat the best value found is skipped, and one whose accumulated value plus the
-remaining probability mass cannot beat it is abandoned. Children are always solved exactly, so
-the memo holds exact values. A budget of work (layouts over all expanded states) bounds the time;
-past it the caller falls back on the heuristics. The search is compiled (numba): in Python it
-was about 40 times slower, which limited it to a few hundred layouts.
-"""
+"""Exact endgame search over the few layouts left: the guess that maximises the probability of
+winning, not of surviving (docs/players.md, "apex, inside")."""
 
 from __future__ import annotations
 
@@ -152,15 +132,9 @@ def _search(
     counter: np.ndarray,
     limit: int,
 ) -> tuple[float, int]:
-    """(win probability, best guess or -1) of the state holding layouts ``state``; (-1, -1)
-    once the layouts of the expanded states add up to more than ``limit`` (the caller gives up):
-    the work of a state is proportional to its layouts, so that bounds the time, not the states.
-
-    States are memoised in an open-addressing hash table (three arrays, linear probing; a full
-    table just stops memoising) by two independent order-free 64-bit sums of random keys, one to
-    find the slot and one as a check, so a wrong hit would need both to collide. Key 0 marks an
-    empty slot. (numba's typed dict compiles its methods at run time, seconds per process.)
-    """
+    """(win probability, best guess or -1) of the state holding layouts ``state``; (-1, -1) once
+    the expanded states' layouts add up to more than ``limit``. Memoised in a hash table keyed
+    by two order-free sums of random keys (key 0: an empty slot)."""
     m = state.shape[0]
     if m == 1:
         return 1.0, -1
@@ -271,7 +245,7 @@ def _search(
 
 
 class Endgame:
-    """The memoised search over one position's layouts (see the module docstring)."""
+    """The memoised search over one position's layouts."""
 
     def __init__(self, outlook: Outlook, layouts: np.ndarray, cells: np.ndarray, budget: int) -> None:
         self.cells = cells

@@ -1,21 +1,6 @@
-"""What revealing one cell would show, and what the position would be worth afterwards.
-
-A guess is better judged by what it leads to than by its own safety alone: among cells that are
-about as safe, one whose number is likely to make some other cell certain ("progress") or to
-leave a safe next guess ("secondary safety") wins more games. Both need, for a candidate cell
-``c`` and each number ``v`` it could show, the exact weight of the layouts in which ``c`` is safe
-and shows ``v``, and the probabilities of the position where it does.
-
-Re-running ``analyze`` on the grid with ``c`` set to ``v`` is the simplest way, but it re-extracts
-the frontier and re-counts every component for each (cell, value) pair. ``Outlook`` does the same
-computation incrementally on top of the base ``Analysis``: the new number adds one row over ``c``'s
-unknown neighbours; the components that row touches (and ``c``'s own, with ``c`` set safe) merge
-into one piece, which alone is re-counted with ``count_component``; every other component's counts
-are reused and ``whatif.summarize`` recombines them under the global mine count (as ``weigh``
-would, compiled, keeping only what the lookahead reads). The layouts of the new position are in
-one-to-one correspondence with the old layouts where ``c`` is safe and shows ``v``, so
-``P(c safe and shows v) = exp(log_total' - log_total)`` exactly.
-"""
+"""What revealing one cell would show, and what the position would be worth afterwards: exact
+what-if reveals on top of the base ``Analysis``, re-counting only the piece the new number touches
+(docs/players.md, "apex, inside")."""
 
 from __future__ import annotations
 
@@ -54,13 +39,8 @@ def neighbours(flat: int, height: int, width: int) -> list[int]:
 
 @dataclass(frozen=True, slots=True)
 class RevealOutcome:
-    """One number ``value`` that the candidate could show.
-
-    ``probability`` is P(the candidate is safe and shows ``value``) in the current position;
-    ``progress`` says whether some covered cell is then certainly safe; ``best_safety`` is the
-    safety of the safest covered cell then (1.0 with progress), the survival chance of the next
-    click for a greedy continuation.
-    """
+    """One number the candidate could show: P(safe and shows it), whether some covered cell is then
+    certainly safe, and the safety of the safest covered cell then (1.0 with progress)."""
 
     value: int
     probability: float
@@ -84,13 +64,7 @@ class CellOutlook:
 
 
 class Outlook:
-    """The base position, indexed for fast what-if reveals.
-
-    Variables are the cells of ``analysis.components`` and the unconstrained cells; constants are
-    the flags and the cells the solver's deduction removed before counting (their mines already
-    lowered the mines left). That is exactly the model ``analyze`` weighted, so the weights of
-    what-if positions are comparable with ``analysis.log_weight``.
-    """
+    """The base position, indexed for fast what-if reveals (the model ``analyze`` weighted)."""
 
     def __init__(self, grid: np.ndarray, mines: int, analysis: Analysis) -> None:
         self.grid = np.asarray(grid)

@@ -1,13 +1,5 @@
 """Local patterns that decide a guess without search: unavoidable 50/50s, and cells that are "a
-50/50 or safe" (``pseudo_fifty``, after the endgame search, which is exact and needs neither).
-
-An isolated pair ``{a, b}`` holding exactly one mine, each cell at probability 1/2, whose other
-neighbours are all revealed or known mines, and which every number sees both or neither of, can
-never be told apart by any other click: no number anywhere tells one from the other, now or later.
-It has to be guessed sooner or later and the odds will not change (the pair holds one mine whatever
-the rest of the board does, so the global mine count cannot settle it either). Guessing it at once
-costs nothing in win rate and saves the search work of every later guess.
-"""
+50/50 or safe" (why each is safe to guess at once: docs/players.md, "apex, inside")."""
 
 from __future__ import annotations
 
@@ -53,11 +45,7 @@ def unavoidable_pair(outlook: Outlook) -> tuple[int, int] | None:
 
 
 def _one_mine(outlook: Outlook, a: int, b: int) -> bool:
-    """Some row says exactly one mine lies in {a, b}, and every row that sees one sees both: then
-    the pair's mine never changes any other count, so no other cell's layout depends on it.
-    (Without the second condition a number next to ``a`` alone ties the pair to the rest of the
-    board, and other clicks can settle it: guessing such a pair early loses games.)
-    """
+    """Some row says exactly one mine lies in {a, b}, and every row that sees one sees both."""
     comp = int(outlook.comp_of[a])
     if comp < 0 or comp != int(outlook.comp_of[b]):
         return False
@@ -74,22 +62,8 @@ def _one_mine(outlook: Outlook, a: int, b: int) -> bool:
 
 
 def pseudo_fifty(outlook: Outlook, *, tolerance: float = 1e-9) -> tuple[int, int] | None:
-    """The safest cell that is "a 50/50 or safe" (first in board order among equals), or None.
-
-    A cell ``t`` of two covered neighbours ``{t, u}`` in a row or a column, or of a 2x2 block of
-    covered cells, can be told from its partners only by the cells that touch it and not them:
-    the three beyond each end of the pair, the four diagonal corners of the block ("closing"
-    cells). When every layout in which ``t`` is a mine has its partners' mines as the pattern needs
-    (``u`` safe; for the block, ``t``'s diagonal mined and the other safe) and every closing cell a
-    mine, swapping the mines within the pattern changes no number anywhere and keeps the mine
-    count: those layouts come in indistinguishable pairs, and half of them are lost whatever is
-    played. Clicking ``t`` now loses exactly in that half, and elsewhere ``t`` is safe and shows a
-    number: never worse than keeping it for later (D. N. Hill's solvers guess these at once).
-
-    Only patterns whose closing cells are off the board, known mines or covered with at most one
-    not known to be a mine are counted; the counts come from ``analyze`` with the would-be mines
-    flagged, and are compared with ``t``'s mine weight in log space (``tolerance``).
-    """
+    """The safest cell that is "a 50/50 or safe" (first in board order among equals), or None;
+    mine weights are compared in log space to ``tolerance``."""
     width = outlook.width
     p = outlook.probabilities
     known_mine = outlook.constant_mine | (outlook.covered & (p == 1.0))

@@ -1,22 +1,5 @@
-"""`apex`: the strongest player we know how to build; its parts, in the order they decide a move.
-
-1. Certain moves first: the compiled single-cell rules, then the exact solver (``analyze``). No
-   guess is ever made while a certain move exists.
-2. Guesses start from exact mine probabilities weighted by the global mine count.
-3. An unavoidable 50/50 is guessed at once (``patterns.unavoidable_pair``): it costs nothing and
-   saves later work.
-4. When few layouts remain, an exact game-tree search picks the guess that maximises the
-   probability of winning (``endgame``).
-5. Otherwise a cell that is "a 50/50 or safe" is guessed at once (``patterns.pseudo_fifty``).
-6. Otherwise, among the cells nearly as safe as the safest, the one that maximises the chance to
-   survive this click and a greedy next one ("secondary safety"), plus a small bonus for making
-   some cell certain ("progress"), computed exactly for every number the cell could show
-   (``outlook``). Cells whose number is already determined ("dead") teach nothing and are only
-   played when every candidate is dead. The best few are re-scored on three clicks (``deep``).
-
-Every choice is a deterministic function of the observation (ties go to the safest, then to the
-cell with the fewest unknown neighbours, then to board order), so a game replays exactly. What
-each part is worth, and what was tried and left out, is in ``docs/experiments.md``.
+"""`apex`: the strongest player we know how to build. Its parts, in the order they decide a move,
+are in docs/players.md ("apex, inside"); what each is worth, in docs/experiments.md.
 """
 
 from __future__ import annotations
@@ -65,9 +48,7 @@ _WARM = False
 
 
 def _warm_up_kernels(player: ApexPlayer) -> None:
-    """Once per process: play a few tiny games so that loading (or compiling) the numba code of
-    the solver, the what-if reveals and the endgame search happens at construction, as the
-    arena's own warm-up intends, and is never billed to a real game's time."""
+    """Once per process, a few tiny games: loading the numba code is never billed to a real game."""
     global _WARM
     if _WARM:
         return
@@ -103,12 +84,12 @@ class ApexPlayer(Player):
         """The work each guess may take: more search, slower games."""
 
         #: Re-score this many of the best candidates on the survival of three clicks (each number's
-        #: position analysed and its own candidates scored); below 2: off, about three times faster.
+        #: position analysed and its own candidates scored); below 2: off, and much faster.
         deep: int = Field(default=3, ge=0, le=16)
         #: Search the game tree exactly when at most this many layouts remain (0: never).
         endgame_layouts: int = Field(default=400, ge=0, le=100_000)
         #: Work allowed per endgame decision (layouts summed over the states it expands) before
-        #: falling back on the heuristics: about 1 ms per 100k on one core.
+        #: falling back on the heuristics.
         endgame_effort: int = Field(default=300_000, ge=1)
         #: Threaded enumeration of large components: None = when numba has several threads.
         parallel: bool | None = None
@@ -128,8 +109,7 @@ class ApexPlayer(Player):
         opening = opening_move(self, observation)
         if opening is not None:
             return opening
-        # The single-cell rules find most certain moves at a fraction of the solver's cost, and
-        # the position reached before the next guess is the same whichever order they run in.
+        # The cheap rules first: the position reached before the next guess is the same.
         actions = certain_actions(observation)
         if actions:
             return actions
@@ -150,8 +130,7 @@ class ApexPlayer(Player):
 
     # -- guessing -------------------------------------------------------------------------
     def choose_guess(self, outlook: Outlook) -> Cell:
-        """The guess in a position without certain moves (see the module docstring); which part
-        decided it is left in ``decided_by`` (for the studies of its guesses)."""
+        """The guess in a position without certain moves; ``decided_by`` names the part that chose."""
         options = self.options
         pair = unavoidable_pair(outlook)
         if pair is not None:

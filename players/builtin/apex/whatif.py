@@ -1,15 +1,5 @@
-"""The compiled core of a what-if reveal: ``weighting.weigh`` reduced to what ``Outlook`` reads.
-
-``Outlook._evaluate`` recombines, for every number a candidate could show, the counts of the
-components it does not touch with the one re-counted piece it does. ``weigh`` returns every
-probability of that position as numpy arrays, in Python, per component; the lookahead only needs
-three numbers from it: the total weight, whether some cell became certainly safe ("progress"),
-and the lowest mine probability among the cells that are not certain mines. ``summarize``
-computes exactly those with the same log-space arithmetic (the same ``log_convolve`` and
-``log_correlate`` kernels in the same order, the same weights ``C(U, M - k)``), over the
-components stored back to back once per position (``ComponentStore``) plus the new piece.
-Results agree with ``weigh`` to rounding (tests compare them to 1e-12).
-"""
+"""The compiled core of a what-if reveal: ``weighting.weigh`` reduced to the three numbers the
+lookahead reads (docs/players.md, "apex, inside")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``python -m arena.bot_host``: a registered Python player behind the line protocol.
+"""``python -m arena.isolation.bot_host``: a registered Python player behind the line protocol.
 
 The arena starts one host per worker and isolated player, and reuses it game after game. The host
 loads the player the usual way (built-ins, entry points, ``--plugin`` files), warms it up, then
@@ -10,8 +10,8 @@ Its prints cannot corrupt the protocol (the real stdout is moved aside and fd 1 
 it cannot read the arena's input (fd 0 is /dev/null), and an exception, even ``SystemExit``, is
 reported as the player's error instead of ending the process.
 
-    python -m arena.bot_host --player NAME [--options JSON] [--plugin FILE]... [--no-entry-points]
-    python -m arena.bot_host --list [--plugin FILE]...      # the players these sources provide, as JSON
+    python -m arena.isolation.bot_host --player NAME [--options JSON] [--plugin FILE]... [--no-entry-points]
+    python -m arena.isolation.bot_host --list [--plugin FILE]...      # the players these sources provide, as JSON
 """
 
 from __future__ import annotations
@@ -30,10 +30,11 @@ from typing import IO, Any
 
 import numpy as np
 
+from arena.answer import WARM_UP_SEED, as_actions
 from arena.isolation import protocol, shared
 from arena.isolation.spin import LineReader
-from arena.runner import as_actions
-from engine import BoardSpec, FirstClick, InvalidActionError, Observation
+from engine import BEGINNER, BoardSpec, FirstClick, Game, InvalidActionError, Observation
+from engine.layout import player_generator
 from players import Player
 from players.registry import Registry
 
@@ -106,12 +107,10 @@ class Host:
         """One throwaway game, as trusted players get, so that compiling (or loading cached) numba
         code is not billed to the first real game. Bounded by a timer, because the player is not
         trusted: one that hangs or dies here is the arena's to score in a real game, not here."""
-        from arena.worker import warm_up
-
         assert self.player is not None
         try:
             with _time_limit(seconds):
-                warm_up(self.player)
+                _warm_up_game(self.player)
         except BaseException as error:  # whatever it was, the real games will show it again
             print(f"bot_host: warm-up stopped: {_describe(error)}", file=sys.stderr, flush=True)
         gc.collect()  # the warm-up game (its own board, not a tournament's) is garbage now
@@ -202,6 +201,15 @@ class Host:
             return protocol.encode_error(text)
 
 
+def _warm_up_game(player: Player) -> None:
+    """The trusted warm-up's game (Beginner, ``WARM_UP_SEED``, board 0, the player's own generator
+    for it), played move by move as the host plays real games; bounded by the caller's timer."""
+    game = Game(BEGINNER, FirstClick.SAFE, seed=WARM_UP_SEED, index=0)
+    player.reset(player_generator(WARM_UP_SEED, 0, player.name), BEGINNER, FirstClick.SAFE)
+    while not game.over:
+        game.play_answer(as_actions(player.play(game.observation())))
+
+
 def refusal_line(why: str) -> str:
     """A reply the arena scores ``illegal`` (it holds no action) with the player's mistake in Python
     terms in ``why``, which the arena reports instead of its protocol-worded complaint."""
@@ -251,7 +259,7 @@ def list_players(plugin_files: Sequence[str], entry_points: bool) -> dict[str, A
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m arena.bot_host", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m arena.isolation.bot_host", description=__doc__.splitlines()[0])
     parser.add_argument("--player", help="registered player name")
     parser.add_argument("--options", default="{}", help="player options as a JSON object")
     parser.add_argument("--plugin", action="append", default=[], help="plugin file (repeatable)")

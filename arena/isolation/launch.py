@@ -1,0 +1,91 @@
+"""Start a bot under kernel limits: set them in a fresh process, then ``exec`` the bot.
+
+Run by path with the standard library only (``python -I -S launch.py LIMITS_JSON -- COMMAND...``), so
+it costs one bare interpreter start per bot process and imports nothing of the project. In the
+sandbox (``arena.isolation.sandbox``) it runs inside, as the sandbox's first command, and, when the
+arena runs as root, once more outside, to join the bot's process-count cgroup before ``exec``-ing bwrap. Doing this
+here instead of in ``subprocess``'s ``preexec_fn`` keeps the arena's process fork-safe: the arena
+has threads (stderr readers), and ``preexec_fn`` is documented as unsafe with threads.
+
+What it sets, and why:
+
+- ``RLIMIT_AS`` (memory): a bot that allocates without bound gets ``MemoryError`` (or dies), not the
+  machine's swap.
+- ``RLIMIT_CPU`` (CPU seconds, process lifetime): a busy background thread is stopped even when it
+  answers every move in time; the arena recycles the process before the limit matters to an honest bot.
+- ``RLIMIT_CORE`` 0: a crashing bot leaves no core files behind.
+- ``RLIMIT_NPROC`` (processes; only inside the sandbox, whose user namespace makes it count the
+  sandbox's own processes): a fork bomb is refused. The kernel does not apply it to root, so for an
+  arena running as root the sandbox's processes join a ``pids`` cgroup instead (``cgroup``).
+- ``PR_SET_NO_NEW_PRIVS`` and, when run as root, dropping ``CAP_SYS_PTRACE``: together with the arena's
+  own processes being non-dumpable, the bot cannot read the arena's memory (``/proc/<ppid>/mem``,
+  ``process_vm_readv``, ptrace), where the mine layout lives.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+
+__all__ = ["apply_limits", "main"]
+
+_PR_SET_NO_NEW_PRIVS = 38
+_PR_CAPBSET_DROP = 24
+_CAP_SYS_PTRACE = 19
+
+
+def _prctl(option: int, value: int) -> None:
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(option, value, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux, or no prctl: the limits above still hold
+        pass
+
+
+def apply_limits(limits: dict[str, float | str | None]) -> None:
+    memory_mb = limits.get("memory_mb")
+    if memory_mb:
+        size = int(memory_mb) * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (size, size))
+    cpu = limits.get("cpu_seconds")
+    if cpu:
+        # SIGXCPU at the soft limit, SIGKILL one second later if the bot ignores it.
+        soft = int(cpu)
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    processes = limits.get("processes")
+    if processes:
+        resource.setrlimit(resource.RLIMIT_NPROC, (int(processes), int(processes)))
+    cgroup = limits.get("cgroup")
+    if cgroup:
+        with open(os.path.join(str(cgroup), "cgroup.procs"), "w") as procs:
+            procs.write(str(os.getpid()))
+    if sys.platform.startswith("linux"):
+        _prctl(_PR_SET_NO_NEW_PRIVS, 1)
+        if os.geteuid() == 0:
+            _prctl(_PR_CAPBSET_DROP, _CAP_SYS_PTRACE)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 3 or argv[1] != "--":
+        sys.stderr.write("usage: launch.py LIMITS_JSON -- COMMAND [ARGS...]\n")
+        return 2
+    limits, command = json.loads(argv[0]), argv[2:]
+    try:
+        apply_limits(limits)
+    except (OSError, ValueError) as error:
+        sys.stderr.write(f"arena launch: cannot set limits {limits}: {error}\n")
+        return 126
+    try:
+        os.execvp(command[0], command)
+    except OSError as error:
+        sys.stderr.write(f"arena launch: cannot run {command[0]!r}: {error}\n")
+    return 127
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
