@@ -189,7 +189,7 @@ def _encode_log(log: np.ndarray, height: int, width: int) -> np.ndarray:
     while i < end:
         moves += 1
         i += 3 + log[i + 2]
-    pos = _put(out, 2, height)
+    pos = _put(out, np.int64(2), height)
     pos = _put(out, pos, width)
     pos = _put(out, pos, moves)
     previous_cell = 0
@@ -197,7 +197,7 @@ def _encode_log(log: np.ndarray, height: int, width: int) -> np.ndarray:
     i = 1
     while i < end:
         code, cell, n = log[i], log[i + 1], log[i + 2]
-        k = 0
+        k = np.int64(0)
         for j in range(n):
             if log[i + 3 + j] != cell:
                 others[k] = log[i + 3 + j]
@@ -251,7 +251,7 @@ def _decode_body(body: np.ndarray) -> tuple[int, int, int, np.ndarray, int]:
     """(status, height, width, log, bytes read) from a body: status 0 when it reads as a move log
     of a board (every cell on it, no cell opened twice), else a negative code."""
     nothing = np.zeros(1, np.int32)
-    height, pos = _get(body, 0)
+    height, pos = _get(body, np.int64(0))
     width, pos = _get(body, pos)
     moves, pos = _get(body, pos)
     if height < 1 or width < 1 or moves < 0 or height * width > MAX_CELLS or moves > body.shape[0]:

@@ -31,7 +31,7 @@ from engine.kernels import (
     log_copy,
     new_log,
 )
-from engine.layout import check_seed
+from engine.layout import MAX_SEED, check_seed
 from engine.observation import GameStats, GameStatus
 
 __all__ = ["FIRST", "CompiledGame", "game_over", "play_cells", "reveal"]
@@ -109,7 +109,7 @@ def play_cells(
         return False
     before = view.copy()
     n = rows.shape[0]
-    i = 0
+    i = np.int64(0)
     while i < n and not game_over(counters):
         i = kernels.play_rows(view, truth, height, width, rows, i, before, stack, hit, counters, log)
         if i < n and not game_over(counters):
@@ -118,8 +118,9 @@ def play_cells(
 
 
 @njit(cache=True)
-def _figures(view: np.ndarray, labels: np.ndarray, counters: np.ndarray) -> tuple[int, int]:
-    """3BV solved and cells revealed, as ``Game.stats`` counts them."""
+def _figures(view: np.ndarray, labels: np.ndarray, counters: np.ndarray) -> tuple:
+    """``CompiledGame.figures``: the counters, 3BV solved and cells revealed, as ``Game.stats``
+    counts them."""
     revealed = 0
     for cell in range(view.shape[0]):
         if view[cell] >= 0:
@@ -127,7 +128,38 @@ def _figures(view: np.ndarray, labels: np.ndarray, counters: np.ndarray) -> tupl
     solved = 0
     if counters[FIRST] >= 0:
         solved = kernels.bbbv_solved(view, labels, counters[OPENINGS])
-    return solved, revealed
+    won = counters[EXPLODED] < 0 and counters[LEFT] == 0
+    return (
+        won, counters[MOVES], counters[REVEALS], counters[FLAGS], counters[CHORDS], counters[GUESSES],
+        counters[BBBV], solved, revealed, counters[FIRST],
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def _reset(
+    view: np.ndarray,
+    truth: np.ndarray,
+    labels: np.ndarray,
+    hit: np.ndarray,
+    counters: np.ndarray,
+    log: np.ndarray,
+    perm: np.ndarray,
+    mines: int,
+    seed: int,
+    index: int,
+) -> None:
+    """``CompiledGame.reset``: the arrays as a new game of board ``index`` of ``seed`` has them."""
+    view[:] = COVERED
+    truth[:] = 0
+    labels[:] = 0
+    hit[:] = 0
+    counters[:] = 0
+    counters[LEFT] = view.shape[0] - mines
+    counters[EXPLODED] = -1
+    counters[FIRST] = -1
+    if log.shape[0]:
+        log[0] = 1
+    perm[:] = rng.board_permutation_words(seed, index, view.shape[0])
 
 
 class CompiledGame:
@@ -143,24 +175,29 @@ class CompiledGame:
 
     def __init__(self, spec: BoardSpec, rule: FirstClick, seed: int, index: int, *, record: bool = False) -> None:
         spec.check_rule(rule)
-        seed, index = check_seed(seed), check_seed(index, "board index")
         n = spec.cells
         self.spec = spec
         self.rule = rule
         self.rule_code = kernels.RULE_CODES[rule.value]
         self.height = spec.height
         self.width = spec.width
-        self.view = np.full(n, COVERED, dtype=np.int8)
-        self.truth = np.zeros(n, dtype=np.int8)
-        self.labels = np.zeros(n, dtype=np.int32)
+        self.view = np.empty(n, dtype=np.int8)
+        self.truth = np.empty(n, dtype=np.int8)
+        self.labels = np.empty(n, dtype=np.int32)
         self.stack = np.empty(n, dtype=np.int64)
-        self.hit = np.zeros(1, dtype=np.int64)
-        self.counters = np.zeros(_SLOTS, dtype=np.int64)
-        self.counters[LEFT] = n - spec.mines
-        self.counters[EXPLODED] = -1
-        self.counters[FIRST] = -1
-        self.perm = rng.board_permutation_words(seed, index, n)
+        self.hit = np.empty(1, dtype=np.int64)
+        self.counters = np.empty(_SLOTS, dtype=np.int64)
+        self.perm = np.empty(n, dtype=np.int64)
         self.log = new_log(4 * n + 1) if record else NO_LOG
+        self.reset(seed, index)
+
+    def reset(self, seed: int, index: int) -> None:
+        """Start over on board ``index`` of ``seed``, in the same arrays: the arena plays game after
+        game of a tournament in one object instead of allocating each game's arrays."""
+        if not (type(seed) is int and type(index) is int and 0 <= seed <= MAX_SEED and 0 <= index <= MAX_SEED):
+            seed, index = check_seed(seed), check_seed(index, "board index")
+        _reset(self.view, self.truth, self.labels, self.hit, self.counters, self.log, self.perm, self.spec.mines,
+               seed, index)  # fmt: skip
 
     @property
     def status(self) -> GameStatus:
@@ -182,21 +219,25 @@ class CompiledGame:
         could make it)."""
         return log_copy(self.log)
 
+    def figures(self) -> tuple[bool, int, int, int, int, int, int, int, int, int]:
+        """``(won, moves, reveals, flags, chords, guesses, 3BV, 3BV solved, cells revealed, first
+        click's flat cell or -1)`` in one call: ``stats`` without building its object, for the
+        arena's result row."""
+        return _figures(self.view, self.labels, self.counters)
+
     def stats(self) -> GameStats:
         """The figures ``Game.stats`` gives for the same moves."""
-        counters = self.counters.tolist()
-        first = counters[FIRST]
-        solved, revealed = _figures(self.view, self.labels, self.counters)
+        _, moves, reveals, flags, chords, _, bbbv, solved, revealed, first = self.figures()
         return GameStats(
             status=self.status,
             rule=self.rule,
             first_click=divmod(first, self.width) if first >= 0 else None,
-            moves=counters[MOVES],
-            reveals=counters[REVEALS],
-            flags=counters[FLAGS],
-            chords=counters[CHORDS],
+            moves=moves,
+            reveals=reveals,
+            flags=flags,
+            chords=chords,
             revealed_cells=revealed,
-            bbbv=counters[BBBV],
+            bbbv=bbbv,
             bbbv_solved=solved,
         )
 

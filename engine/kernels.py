@@ -128,12 +128,12 @@ def reveal_cells(view, truth, height, width, cell, stack, log, guess):
     cells revealed are then ``stack[:count]``. The move, marked ``guess``, goes to the move log
     ``log`` (``log_move``; an empty log: the game does not record)."""
     if truth[cell] == MINE:
-        log_move(log, 0, guess, cell, stack, 0)
+        log_move(log, np.int64(0), guess, cell, stack, np.int64(0))
         return HIT_MINE
     view[cell] = truth[cell]
     stack[0] = cell
-    count = 1 if truth[cell] != 0 else _flood(view, truth, height, width, stack, 1)
-    log_move(log, 0, guess, cell, stack, count)
+    count = 1 if truth[cell] != 0 else _flood(view, truth, height, width, stack, np.int64(1))
+    log_move(log, np.int64(0), guess, cell, stack, count)
     return count
 
 
@@ -162,11 +162,11 @@ def chord_cells(view, truth, height, width, cell, stack, hit, log):
             nb = rr * width + cc
             if view[nb] == COVERED and truth[nb] == MINE:
                 hit[0] = nb
-                log_move(log, 3, False, cell, stack, 0)
+                log_move(log, np.int64(3), np.bool_(False), cell, stack, np.int64(0))
                 return HIT_MINE
-    revealed = _open_around(view, truth, height, width, cell, stack, 0)
+    revealed = _open_around(view, truth, height, width, cell, stack, np.int64(0))
     revealed = _flood(view, truth, height, width, stack, revealed)
-    log_move(log, 3, False, cell, stack, revealed)
+    log_move(log, np.int64(3), np.bool_(False), cell, stack, revealed)
     return revealed
 
 
@@ -298,7 +298,7 @@ def play_rows(view, truth, height, width, rows, start, before, stack, hit, count
             counters[MOVES] += 1
             counters[FLAGS] += 1
             counters[FLAGS_PLACED] += 1
-            log_move(log, 1, False, cell, stack, 0)
+            log_move(log, np.int64(1), np.bool_(False), cell, stack, np.int64(0))
             continue
         else:  # unflag
             if state != FLAGGED:
@@ -306,7 +306,7 @@ def play_rows(view, truth, height, width, rows, start, before, stack, hit, count
             view[cell] = COVERED
             counters[MOVES] += 1
             counters[FLAGS_PLACED] -= 1
-            log_move(log, 2, False, cell, stack, 0)
+            log_move(log, np.int64(2), np.bool_(False), cell, stack, np.int64(0))
             continue
         counters[LEFT] -= revealed
         if counters[LEFT] == 0:

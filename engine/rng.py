@@ -215,9 +215,6 @@ def permutation(state: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
-_NO_KEY = np.zeros(0, np.uint64)
-
-
 @njit(cache=True)
 def _entropy(seed: int, index: int) -> np.ndarray:
     a = int_words(seed)
@@ -231,7 +228,7 @@ def _entropy(seed: int, index: int) -> np.ndarray:
 @njit(cache=True)
 def board_permutation_words(seed: int, index: int, cells: int) -> np.ndarray:
     """``engine.layout.board_permutation``: the permutation of board ``index`` of ``seed``."""
-    state = pcg64_from_words(seed_sequence_words(_entropy(seed, index), _NO_KEY, 8))
+    state = pcg64_from_words(seed_sequence_words(_entropy(seed, index), np.zeros(0, np.uint64), np.int64(8)))
     return permutation(state, cells)
 
 
@@ -240,7 +237,7 @@ def player_seed_words(seed: int, index: int, key: int) -> np.ndarray:
     """The four 32-bit words of ``engine.layout.player_seed`` (least significant first); ``key``
     is the crc32 of the player's name."""
     spawn = np.array([np.uint64(1), np.uint64(key)], np.uint64)
-    return seed_sequence_words(_entropy(seed, index), spawn, 4)
+    return seed_sequence_words(_entropy(seed, index), spawn, np.int64(4))
 
 
 @njit(cache=True)
@@ -250,7 +247,7 @@ def player_state(words: np.ndarray) -> np.ndarray:
     n = 4
     while n > 1 and words[n - 1] == _U0:
         n -= 1
-    return pcg64_from_words(seed_sequence_words(words[:n].copy(), _NO_KEY, 8))
+    return pcg64_from_words(seed_sequence_words(words[:n].copy(), np.zeros(0, np.uint64), np.int64(8)))
 
 
 def pcg64_state_dict(state: np.ndarray) -> dict:

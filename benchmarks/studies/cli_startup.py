@@ -7,7 +7,7 @@ time. Wall and CPU (user + system, from ``wait4``) are both reported, with the l
 
 The tournament line is the whole process of a one-game Beginner tournament of `enumeration` in this
 process (`-n 1 -w 1`): start-up, the player's warm-up (numba's cache loaded), one game, the store and the
-leaderboard; ``whole_process.py`` measures the same command over 100,000 games.
+leaderboard; ``benchmarks/whole_process.py`` measures the same command over 100,000 games.
 
 Python's bytecode cache is left on for the commands (``PYTHONDONTWRITEBYTECODE`` is dropped from their
 environment), as on any normal install.

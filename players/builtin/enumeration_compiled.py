@@ -1,10 +1,12 @@
 """Acceleration of ``EnumerationPlayer.play``: whole games in compiled code, for the arena's
 in-process runs; held equal to it move for move by ``tests/players/test_enumeration_compiled.py``.
 
-Moves that need no analysis are played in one compiled call (``_advance``); a position that needs
-the solver goes through the solver's fast path from Python, as ``play`` calls it, and the answer
-is played in a second compiled call. Anything unusual declines, and the arena replays the board
-with ``play``. See docs/solver.md.
+One compiled call plays the game until a guess needs numpy's floating-point steps: the moves
+that need no analysis, and the solver's fast path (``fast.prepare``, as ``play`` calls it through
+``analyze``) with its certain cells and its exactly computable guesses. Python then takes those
+steps, and the next compiled call plays on. A position the fast path cannot count in one call goes
+through the solver from Python. Anything unusual declines, and the arena replays the board with
+``play``. See docs/solver.md.
 """
 
 from __future__ import annotations
@@ -25,14 +27,29 @@ from players.builtin import common
 from players.builtin.common import guess_candidates
 from players.rules import certain_cells
 from players.solver import analyze, fast
-from players.solver.analysis import _FAST_SEARCH_NODES, DEFAULT_RREF_MIN_CELLS, fast_prepared
+from players.solver.analysis import (
+    _FAST_SEARCH_NODES,
+    _LOG_TABLE,
+    DEFAULT_RREF_MIN_CELLS,
+    fast_prepared,
+    piece_probabilities,
+    unconstrained_probability,
+)
 from players.solver.enumeration import DEFAULT_NODE_LIMIT, EXACT_CELLS
-from players.solver.fast import finish
+from players.solver.fast import finish, guess_parts, prepare
 
 __all__ = ["play_whole_game"]
 
-#: ``_advance``'s answers: the game is over, the position needs the solver, or decline.
-OVER, ANALYSE, DECLINE = 0, 1, -1
+#: The compiled calls' answers: the game is over, the position needs the solver, decline; and
+#: ``_analyse_on``'s: a guess needs numpy's arithmetic, the position needs the solver's Python path.
+OVER, ANALYSE, DECLINE, GUESS, GENERAL = 0, 1, -1, 2, 3
+#: ``_analyse_on``'s status for a game at its start (``_advance`` first).
+START = 4
+#: numpy's exp is exactly 1 at 0 and 0 at -inf, as any exp should be (checked, for any SIMD width):
+#: ``_exact_shares`` may then take a guess's arithmetic in compiled code.
+_EXACT_SHARES = all(
+    (np.exp(np.zeros(n)) == 1.0).all() and (np.exp(np.full(n, -np.inf)) == 0.0).all() for n in range(1, 34)
+)
 
 
 @njit(cache=True)
@@ -40,15 +57,15 @@ def _advance(game: tuple) -> int:
     """Play ``EnumerationPlayer.play``'s answers for as long as they need no analysis: the first
     click, then every certain cell of the single-cell rules. ``game`` is ``play_whole_game``'s
     ``(view, truth, labels, perm, height, width, mines, rule, stack, hit, counters, first click's
-    cell, whether it is a guess, move limit, move log)``."""
-    view, truth, labels, perm, height, width, mines, rule, stack, hit, counters, first, first_guess, limit, log = game
-    grid = view.reshape(height, width)
+    cell, whether it is a guess, move limit, move log, read-only grid of view)``."""
+    view, truth, labels, perm, height, width, mines, rule, stack, hit, counters, first, first_guess, limit = game[:14]
+    log, grid = game[14], game[15]
     while not game_over(counters):
         first_move, safe, mine = certain_cells(grid)
         if first_move:
             ok = reveal(view, truth, labels, perm, height, width, mines, rule, stack, counters, first, first_guess, log)
         elif safe.shape[1] or mine.shape[1]:
-            ok = play_cells(view, truth, height, width, safe, mine, False, stack, hit, counters, log)
+            ok = play_cells(view, truth, height, width, safe, mine, np.bool_(False), stack, hit, counters, log)
         else:
             return ANALYSE
         if not ok or (not game_over(counters) and counters[MOVES] > limit):
@@ -72,24 +89,109 @@ def _decide(
     view, truth, height, width = game[0], game[1], game[4], game[5]
     stack, hit, counters, limit, log = game[8], game[9], game[10], game[13], game[14]
     if safe.shape[1] or mine.shape[1]:
-        ok = play_cells(view, truth, height, width, safe, mine, False, stack, hit, counters, log)
+        ok = play_cells(view, truth, height, width, safe, mine, np.bool_(False), stack, hit, counters, log)
     else:
-        choices = guess_candidates(probabilities, frontier, unconstrained, u, height, width, False)
+        choices = guess_candidates(probabilities, frontier, unconstrained, u, height, width, np.bool_(False))
         if choices.shape[0] == 0:
             return DECLINE
         cell = choices[rng.draw_below(player_rng, choices.shape[0])]
         guess = np.empty((2, 1), np.int64)
         guess[0, 0] = cell // width
         guess[1, 0] = cell % width
-        ok = play_cells(view, truth, height, width, guess, mine, True, stack, hit, counters, log)
+        ok = play_cells(view, truth, height, width, guess, mine, np.bool_(True), stack, hit, counters, log)
     if not ok or (not game_over(counters) and counters[MOVES] > limit):
         return DECLINE
     return _advance(game)
 
 
 @njit(cache=True)
+def _exact_shares(exponents: np.ndarray, ratios: np.ndarray, spans: np.ndarray, feasible_at: np.ndarray,
+                  rest: np.ndarray, u_state: int, n_unconstrained: int) -> tuple:  # fmt: skip
+    """``analysis.piece_probabilities`` and ``unconstrained_probability`` of a guess (``fast.guess_parts``)
+    when numpy's arithmetic cannot round: every exponent is 0 or -inf (the shares are exactly 1 and
+    0) and one share per sum is 1, so each product and dot is one of its terms. ``(False, ...)``
+    otherwise: numpy's exp and BLAS then take the steps."""
+    piece_p = np.empty(ratios.shape[0], np.float64)  # room enough: a component's cells <= its ratios
+    u = np.nan
+    at = 0
+    for k in range(spans.shape[0] // 6):
+        a, b, c, cols = spans[6 * k], spans[6 * k + 1], spans[6 * k + 2], spans[6 * k + 5]
+        one = -1
+        for i in range(a, b):
+            if exponents[i] == 0.0 and one < 0:
+                one = i - a
+            elif exponents[i] != -np.inf:
+                return False, piece_p, u
+        if one < 0:
+            return False, piece_p, u
+        for j in range(cols):
+            piece_p[at + j] = ratios[c + one * cols + j]
+        at += cols
+    if n_unconstrained:
+        if u_state >= 0:
+            u = float(u_state)
+        else:
+            one = -1
+            for i in range(feasible_at.shape[0]):
+                e = exponents[feasible_at[i]]
+                if e == 0.0 and one < 0:
+                    one = i
+                elif e != -np.inf:
+                    return False, piece_p, u
+            if one < 0:
+                return False, piece_p, u
+            u = float(rest[one]) / n_unconstrained
+    return True, piece_p[:at], u
+
+
+@njit(cache=True)
+def _analyse_on(
+    game: tuple,
+    status: int,
+    player_rng: np.ndarray,
+    log_table: np.ndarray,
+    probe: int,
+    rref_min_cells: int,
+    exact_cells: int,
+    exact_shares: bool,
+) -> tuple:
+    """While ``status`` says the position needs the solver: ``fast.prepare`` (as ``fast_prepared``
+    calls it), its certain cells played (and its guesses, when ``exact_shares`` and
+    ``_exact_shares`` can take their arithmetic), then ``_advance``. Stops at a guess that needs
+    numpy's floating-point steps (``GUESS``, with ``fast.guess_parts``), at a position that
+    ``prepare`` does not count in one call (``GENERAL``), or when the game ends (or declines).
+
+    The one compiled entry that calls ``prepare`` (``START``: the game from its first move):
+    numba compiles a callee's code again into each entry that calls it, and ``prepare``'s is large."""
+    if status == START:
+        status = _advance(game)
+    height, width = game[4], game[5]
+    grid = game[0].reshape(height, width)
+    while status == ANALYSE and probe >= 0:
+        out = prepare(grid, game[6], np.bool_(False), np.bool_(True), rref_min_cells, probe, exact_cells, log_table)
+        if not out[0] or not out[1]:
+            break
+        parts = guess_parts(out, height * width)
+        probabilities, state, p_cells, piece_state, unconstrained, u_state, cells = parts[:7]
+        unknown = np.full(p_cells.shape[0], np.nan)
+        safe, mine = finish(probabilities, state, p_cells, unknown, piece_state, unconstrained, np.nan, u_state, width)
+        u = np.nan
+        if not safe.shape[1] and not mine.shape[1]:
+            if not exact_shares:
+                return GUESS, parts
+            exponents, ratios, spans, feasible_at, rest = parts[7:]
+            n = unconstrained.shape[0]
+            exact, piece_p, u = _exact_shares(exponents, ratios, spans, feasible_at, rest, u_state, n)
+            if not exact:
+                return GUESS, parts
+            finish(probabilities, state, p_cells, piece_p, piece_state, unconstrained, u, u_state, width)
+        status = _decide(game, probabilities, safe, mine, cells, unconstrained, u, player_rng)
+    return (GENERAL if status == ANALYSE else status), None  # not empty arrays: Python would box each
+
+
+@njit(cache=True)
 def _finish_and_decide(game: tuple, pending: tuple, frontier: np.ndarray, player_rng: np.ndarray) -> int:
-    """``fast.finish`` of a position from ``fast_prepared``, then ``_decide``."""
+    """``fast.finish`` of a position (``fast_prepared``'s ``pending``), then ``_decide``."""
     probabilities, state, p_cells, piece_p, piece_state, unconstrained, u, u_state, n_cols = pending
     safe, mine = finish(probabilities, state, p_cells, piece_p, piece_state, unconstrained, u, u_state, n_cols)
     return _decide(game, probabilities, safe, mine, frontier, unconstrained, u, player_rng)
@@ -115,34 +217,62 @@ def _load_kernels() -> None:
         play_whole_game(CompiledGame(BoardSpec(2, 2, 1), FirstClick.SAFE, 0, 0), words, 100, False, 1 << 30)
 
 
+def _state(game: CompiledGame, move_limit: int) -> tuple:
+    """What every compiled call starts with: the game, the first click, the move limit, the move log."""
+    height, width = game.height, game.width
+    first_row, first_col = (min(3, height - 1), min(3, width - 1)) if game.rule is FirstClick.OPENING else (0, 0)
+    grid = game.view.reshape(height, width)
+    grid.flags.writeable = False  # the rules see it as players see an observation's: one compiled signature
+    return (game.view, game.truth, game.labels, game.perm, height, width, game.spec.mines, game.rule_code, game.stack,
+            game.hit, game.counters, first_row * width + first_col, game.rule is FirstClick.NONE, move_limit,
+            game.log, grid)  # fmt: skip
+
+
+#: The last game's ``_state``: the arena plays game after game in one ``CompiledGame``, reset in
+#: place, so its arrays and figures stay those of the tuple.
+_last: tuple = (None, 0, ())
+
+
 def play_whole_game(
     game: CompiledGame, seed_words: np.ndarray, move_limit: int, parallel: bool | None, parallel_threshold: int
 ) -> bool:
     """Play ``game`` to its end as ``EnumerationPlayer`` (default counting) would; False to
     decline (the arena then replays the board move by move)."""
+    global _last
     _load_kernels()
-    spec = game.spec
-    height, width, mines = spec.height, spec.width, spec.mines
     player_rng = rng.player_state(seed_words)
-    first_row, first_col = (min(3, height - 1), min(3, width - 1)) if game.rule is FirstClick.OPENING else (0, 0)
-    # What every compiled call starts with: the game, the first click, the move limit, the move log.
-    state = (game.view, game.truth, game.labels, game.perm, height, width, mines, game.rule_code, game.stack, game.hit,
-             game.counters, first_row * width + first_col, game.rule is FirstClick.NONE, move_limit,
-             game.log)  # fmt: skip
+    if _last[0] is game and _last[1] == move_limit:
+        state = _last[2]
+    else:
+        state = _state(game, move_limit)
+        _last = (game, move_limit, state)
+    height, width, mines = state[4], state[5], state[6]
     grid = game.view.reshape(height, width)
     probe = min(parallel_threshold, DEFAULT_NODE_LIMIT, _FAST_SEARCH_NODES)
-    status = _advance(state)
-    while status == ANALYSE:
-        prepared = fast_prepared(grid, mines, False, True, DEFAULT_RREF_MIN_CELLS, probe, EXACT_CELLS)
-        if prepared is not None:
-            pending, frontier, _ = prepared
-            status = _finish_and_decide(state, pending, frontier, player_rng)
+    solver = (_LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS, _EXACT_SHARES)
+    status, parts = _analyse_on(state, START, player_rng, *solver)
+    while status in (GUESS, GENERAL):
+        if status == GUESS:
+            probabilities, state_, p_cells, piece_state, unconstrained, u_state, cells = parts[:7]
+            exponents, ratios, spans, feasible_at, rest = parts[7:]
+            shares = np.exp(exponents)  # numpy's arithmetic, as fast_prepared takes it
+            piece_p = piece_probabilities(shares, ratios, spans.tolist())
+            u = unconstrained_probability(shares, feasible_at, rest, u_state, unconstrained.shape[0])
+            pending = (probabilities, state_, p_cells, piece_p, piece_state, unconstrained, u, u_state, width)
+            status = _finish_and_decide(state, pending, cells, player_rng)
         else:
-            threads = parallel if parallel is not None else numba.get_num_threads() > 1
-            result = analyze(grid, mines, weighted=False, parallel=threads, parallel_threshold=parallel_threshold)
-            status = _decide(state, result.probabilities.reshape(-1), _cells(result.safe), _cells(result.mines),
-                             result.frontier.system.cells, result.frontier.unconstrained,
-                             result.unconstrained_probability, player_rng)  # fmt: skip
+            prepared = fast_prepared(grid, mines, False, True, DEFAULT_RREF_MIN_CELLS, probe, EXACT_CELLS)
+            if prepared is not None:
+                pending, frontier, _ = prepared
+                status = _finish_and_decide(state, pending, frontier, player_rng)
+            else:
+                threads = parallel if parallel is not None else numba.get_num_threads() > 1
+                result = analyze(grid, mines, weighted=False, parallel=threads, parallel_threshold=parallel_threshold)
+                status = _decide(state, result.probabilities.reshape(-1), _cells(result.safe), _cells(result.mines),
+                                 result.frontier.system.cells, result.frontier.unconstrained,
+                                 result.unconstrained_probability, player_rng)  # fmt: skip
+        if status == ANALYSE:
+            status, parts = _analyse_on(state, status, player_rng, *solver)
     return status == OVER
 
 

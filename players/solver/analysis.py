@@ -169,6 +169,34 @@ def _log_weights(n_frontier: int, unconstrained: int, mines_left: int, weighted:
     return log_weights(n_frontier, unconstrained, mines_left, weighted=weighted)
 
 
+def piece_probabilities(shares: np.ndarray, ratios: np.ndarray, spans: list[int]) -> np.ndarray:
+    """The mine probabilities of the components' cells, back to back, from ``shares =
+    np.exp(exponents)`` of ``fast.prepare``: component ``k``'s are ``shares[a:b] @ ratios[c:d]``
+    reshaped to ``(rows, cols)``, with ``spans[6 * k : 6 * k + 6] = (a, b, c, d, rows, cols)``.
+
+    The floating-point steps that numpy took in ``weigh`` are taken by numpy here too (its SIMD
+    exp/log and BLAS products round differently from compiled code), so that probabilities
+    stay bit for bit those of the general path: players compare them for exact ties."""
+    parts = [
+        shares[spans[i] : spans[i + 1]] @ ratios[spans[i + 2] : spans[i + 3]].reshape(spans[i + 4], spans[i + 5])
+        for i in range(0, len(spans), 6)
+    ]
+    if len(parts) == 1:
+        return parts[0]
+    return np.concatenate(parts) if parts else _NO_PROBABILITIES
+
+
+def unconstrained_probability(
+    shares: np.ndarray, feasible_at: np.ndarray, rest: np.ndarray, u_state: int, unconstrained: int
+) -> float:
+    """The mine probability of each of the ``unconstrained`` cells away from the frontier (NaN when
+    there are none): certain from ``u_state`` (0 / 1), else the frontier mine counts' shares
+    (``shares[feasible_at]``) times the mines they leave (``rest``), as ``weigh`` computes it."""
+    if not unconstrained:
+        return math.nan
+    return float(u_state) if u_state >= 0 else float(shares[feasible_at] @ rest) / unconstrained
+
+
 def fast_prepared(
     grid: np.ndarray,
     mines: int,
@@ -230,19 +258,13 @@ def fast_prepared(
         )
         if not ok:
             return None
-    # The floating-point steps that numpy took in ``weigh`` are taken by numpy here too (its SIMD
-    # exp/log and BLAS products round differently from compiled code), so that probabilities
-    # stay bit for bit those of the general path: players compare them for exact ties.
-    shares = np.exp(exponents)
-    parts = [
-        shares[lp[k] : lp[k + 1]] @ ratios[rp[k] : rp[k + 1]].reshape(lp[k + 1] - lp[k], starts[k + 1] - starts[k])
-        for k in range(count)
-    ]
+    shares = np.exp(exponents)  # numpy's, as in ``weigh``: see ``piece_probabilities``
+    spans = []
+    for k in range(count):
+        spans += (lp[k], lp[k + 1], rp[k], rp[k + 1], lp[k + 1] - lp[k], starts[k + 1] - starts[k])
+    piece_p = piece_probabilities(shares, ratios, spans)
     frontier_mines = shares[lp[count] :]
-    u = math.nan
-    if n_unconstrained:
-        u = float(u_state) if u_state >= 0 else float(frontier_mines[feasible] @ (mines_w - feasible)) / n_unconstrained
-    piece_p = np.concatenate(parts) if parts else _NO_PROBABILITIES
+    u = unconstrained_probability(shares, feasible + lp[count], mines_w - feasible, u_state, n_unconstrained)
     pending = (probabilities, state, p_cells, piece_p, piece_state, unconstrained, u, u_state, grid.shape[1])
     rest = (grid.shape, ints, ends, rows, m, mines_left, log_total, frontier_mines, support, starts, row_at, efforts)
     return pending, cells, rest

@@ -46,6 +46,7 @@ def _binomials(dtype: type) -> np.ndarray:
 
 
 _BINOM_INT = _binomials(np.int64)
+_BINOM_INT.flags.writeable = False  # as compiled code sees a global: one compiled type for both
 _BINOM_FLOAT = _binomials(np.float64)
 
 
@@ -201,7 +202,7 @@ def _expand(problem: tuple, max_k: int, target: int) -> np.ndarray:
     sizes, var_ptr, var_cons, need0, cap0, _ = problem
     nv = sizes.shape[0]
     current = np.zeros((1, 0), np.int64)
-    depth = 0
+    depth = np.int64(0)
     while depth < nv and 0 < current.shape[0] < target:
         s = sizes[depth]
         out = np.empty((current.shape[0] * (s + 1), depth + 1), np.int64)

@@ -21,7 +21,7 @@ from players.solver.ordering import prepare_search
 from players.solver.rref import _propagate
 from players.solver.weighting import forward_backward, log_correlate
 
-__all__ = ["combine", "finish", "prepare"]
+__all__ = ["combine", "finish", "guess_parts", "prepare"]
 
 
 @njit(cache=True, no_cpython_wrapper=True, error_model="numpy")
@@ -212,8 +212,9 @@ def prepare(
         counts = np.zeros((nk + 1, nv), np.int64)
         support = np.zeros((nk + 1, nv), np.uint8)
         max_k = max(0, min(nk, mines_w))
+        track = np.bool_(False)  # not a literal: one compiled _search for this call and the general path's
         used = _search(
-            sizes, var_ptr, var_cons, rhs_k, cap, _BINOM_INT, no_prefix, max_k, total, counts, support, False, probe
+            sizes, var_ptr, var_cons, rhs_k, cap, _BINOM_INT, no_prefix, max_k, total, counts, support, track, probe
         )
         if used < 0:
             return _declined()
@@ -303,6 +304,38 @@ def prepare(
     return (
         True, combined, mines_left, mines_w, log_total, u_state,
         ints, rows, floats, _concat((state, piece_state)), sup_buf,
+    )  # fmt: skip
+
+
+@njit(cache=True, no_cpython_wrapper=True, error_model="numpy")
+def guess_parts(out: tuple, size: int) -> tuple:
+    """A combined ``prepare`` result ``out`` (``out[1]`` true) on a board of ``size`` cells, cut
+    for code that plays on in compiled code (``players.builtin.enumeration_compiled``) and returns
+    to Python only for numpy's floating-point steps: ``(probabilities, state, piece_cells,
+    piece_state, unconstrained, u_state, cells, exponents, ratios, spans, feasible_at, rest)``.
+    ``spans`` holds, per component, the slice bounds and shape of its matrix product (see
+    ``analysis.piece_probabilities``); ``feasible_at`` indexes the frontier mine counts with
+    nonzero weight in ``exp(exponents)`` and ``rest`` the unconstrained mines of each."""
+    ints, floats, states = out[6], out[8], out[9]
+    # Segment i of ``ints`` is ints[ints[i] : ints[i + 1]] (the header gives where each starts).
+    cells, unconstrained, p_cells = ints[ints[0] : ints[1]], ints[ints[3] : ints[4]], ints[ints[5] : ints[6]]
+    feasible, starts = ints[ints[11] : ints[12]], ints[ints[12] : ints[13]]
+    log_ptr, ratio_ptr = ints[ints[14] : ints[15]], ints[ints[15] : ints[16]]
+    count = starts.shape[0] - 1
+    spans = np.empty(6 * count, np.int64)
+    for k in range(count):
+        spans[6 * k] = log_ptr[k]
+        spans[6 * k + 1] = log_ptr[k + 1]
+        spans[6 * k + 2] = ratio_ptr[k]
+        spans[6 * k + 3] = ratio_ptr[k + 1]
+        spans[6 * k + 4] = log_ptr[k + 1] - log_ptr[k]
+        spans[6 * k + 5] = starts[k + 1] - starts[k]
+    at = size + log_ptr[count] + ints[11] - ints[10]
+    ratios = floats[at : at + ratio_ptr[count]]
+    exponents = floats[at + ratio_ptr[count] :]
+    return (
+        floats[:size], states[:size], p_cells, states[size:], unconstrained, out[5], cells, exponents, ratios, spans,
+        feasible + log_ptr[count], out[3] - feasible,
     )  # fmt: skip
 
 

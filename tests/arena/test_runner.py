@@ -349,3 +349,16 @@ def test_answers_as_actions_arrays_give_the_same_results_as_lists(rule: FirstCli
     assert arrays == lists
     assert {r["outcome"] for r in arrays} == {Outcome.WON, Outcome.LOST}
     assert sum(r["guesses"] for r in arrays) > 0
+
+
+def test_compiled_games_in_turn_on_other_boards_are_each_their_own_game() -> None:
+    """The runner plays compiled games in one reused ``CompiledGame``: switching board size, rule or
+    recording between games gives each game exactly its move-by-move result and record."""
+    player = Registry((), entry_points=False).create("enumeration", {})
+    plan = [(SPEC, FirstClick.SAFE, True), (SPEC, FirstClick.SAFE, True), (BoardSpec(5, 7, 6), FirstClick.SAFE, True),
+            (SPEC, FirstClick.NONE, True), (SPEC, FirstClick.NONE, False), (SPEC, FirstClick.SAFE, True)]  # fmt: skip
+    for board, (spec, rule, record) in enumerate(plan):
+        got = run(player, spec=spec, rule=rule, board=board, record=record)
+        want = run(player, spec=spec, rule=rule, board=board, record=record, compiled=False)
+        assert deterministic(got) == deterministic(want)
+        assert got.record == want.record

@@ -101,3 +101,46 @@ def test_seeds_are_checked_like_games(seed: int, index: int) -> None:
     with pytest.raises(BoardConfigError) as compiled_error:
         CompiledGame(BoardSpec(3, 3, 1), FirstClick.SAFE, seed, index)
     assert str(compiled_error.value) == str(game_error.value)
+
+
+@pytest.mark.parametrize("record", [False, True])
+def test_a_reset_game_is_a_new_game(record: bool) -> None:
+    """The arena plays game after game in one object: after ``reset`` it plays exactly as a new one."""
+    spec = BoardSpec(4, 5, 6)
+    reused = CompiledGame(spec, FirstClick.SAFE, 9, 0, record=record)
+    for index in range(12):
+        fresh = CompiledGame(spec, FirstClick.SAFE, 9, index, record=record)
+        if index:
+            reused.reset(9, index)
+        for game in (fresh, reused):
+            for cell in (7, 0, 19, 12, 3):
+                compiled_reveal(game, cell, True)
+        for name in ("view", "truth", "labels", "counters", "perm"):
+            assert np.array_equal(getattr(reused, name), getattr(fresh, name)), name
+        assert reused.stats() == fresh.stats()
+        assert np.array_equal(reused.move_log(), fresh.move_log()) if record else reused.move_log() is None
+
+
+def test_figures_are_the_stats() -> None:
+    spec = BoardSpec(6, 6, 5)
+    for index in range(20):
+        game = CompiledGame(spec, FirstClick.SAFE, 4, index)
+        for cell in (14, 0, 35, 5, 30):
+            compiled_reveal(game, cell, cell != 14)
+        stats = game.stats()
+        won, moves, reveals, flags, chords, guesses, bbbv, solved, revealed, first = game.figures()
+        assert won is stats.won
+        assert (moves, reveals, flags, chords, bbbv, solved, revealed) == (
+            stats.moves, stats.reveals, stats.flags, stats.chords, stats.bbbv, stats.bbbv_solved, stats.revealed_cells
+        )  # fmt: skip
+        assert divmod(first, 6) == stats.first_click
+        assert guesses == game.guesses == reveals - 1
+
+
+@pytest.mark.parametrize(("seed", "index"), [(-1, 0), (0, -5), (2**63, 0), (True, 0), (0, 1.0)])
+def test_reset_checks_seeds(seed: object, index: object) -> None:
+    game = CompiledGame(BoardSpec(3, 3, 1), FirstClick.SAFE, 0, 0)
+    with pytest.raises(BoardConfigError):
+        game.reset(seed, index)  # type: ignore[arg-type]
+    game.reset(np.int64(5), np.uint8(2))  # numpy integers are whole numbers too
+    assert np.array_equal(game.perm, CompiledGame(BoardSpec(3, 3, 1), FirstClick.SAFE, 5, 2).perm)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from arena.result import Outcome
@@ -11,6 +12,7 @@ from engine.compiled_game import CompiledGame
 from engine.layout import player_seed_words
 from players.builtin import enumeration_compiled
 from players.builtin.enumeration_player import EnumerationPlayer
+from players.solver.analysis import piece_probabilities, unconstrained_probability
 
 
 def rows(player: EnumerationPlayer, spec: BoardSpec, rule: FirstClick, boards: range, **kwargs) -> list[dict]:
@@ -51,12 +53,34 @@ def test_the_compiled_path_plays_and_does_not_decline() -> None:
 
 
 def test_positions_the_fast_path_declines_go_through_analyze(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With the solver's fast path declining every position, the general path's answers give
-    the same games."""
+    """With the solver's fast path declining every position (a negative search probe), the general
+    path's answers give the same games."""
     player = EnumerationPlayer()
     want = rows(player, BEGINNER, FirstClick.SAFE, range(40), compiled=False)
-    monkeypatch.setattr(enumeration_compiled, "fast_prepared", lambda *args: None)
+    analysed = []
+    original = enumeration_compiled.analyze
+    monkeypatch.setattr(enumeration_compiled, "analyze", lambda *a, **k: analysed.append(1) or original(*a, **k))
+    monkeypatch.setattr(enumeration_compiled, "_FAST_SEARCH_NODES", -1)
     assert rows(player, BEGINNER, FirstClick.SAFE, range(40)) == want
+    assert len(analysed) > 20
+
+
+def test_positions_counted_in_python_give_the_same_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A position that ``prepare`` does not finish in compiled code (weights that need numpy's
+    logs) goes through ``fast_prepared`` from Python: forced here for every position."""
+    player = EnumerationPlayer()
+    want = rows(player, BEGINNER, FirstClick.SAFE, range(40), compiled=False)
+    prepared = []
+    original = enumeration_compiled.fast_prepared
+
+    def counted(grid: object, mines: int, weighted: bool, use_rref: bool, rref: int, probe: int, exact: int) -> object:
+        prepared.append(probe)
+        return original(grid, mines, weighted, use_rref, rref, 20_000, exact)
+
+    monkeypatch.setattr(enumeration_compiled, "fast_prepared", counted)
+    monkeypatch.setattr(enumeration_compiled, "_FAST_SEARCH_NODES", -1)
+    assert rows(player, BEGINNER, FirstClick.SAFE, range(40)) == want
+    assert len(prepared) > 20
 
 
 def test_declined_games_are_replayed_move_by_move() -> None:
@@ -101,5 +125,49 @@ def test_tournament_workers_take_the_compiled_path(monkeypatch: pytest.MonkeyPat
 def test_the_first_game_loads_every_kernel() -> None:
     """Whatever the first board (the arena's warm-up), the guess path is compiled by then."""
     enumeration_compiled._load_kernels()
-    for kernel in (enumeration_compiled._advance, enumeration_compiled._finish_and_decide):
+    compiled = enumeration_compiled
+    for kernel in (compiled._analyse_on, compiled._finish_and_decide):
         assert kernel.signatures
+
+
+def test_guesses_without_the_shortcut_are_the_same_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every guess through numpy's arithmetic (no ``_exact_shares``): the same games."""
+    player = EnumerationPlayer()
+    want = rows(player, BEGINNER, FirstClick.SAFE, range(60))
+    products = []
+    original = enumeration_compiled.piece_probabilities
+    monkeypatch.setattr(enumeration_compiled, "piece_probabilities", lambda *a: products.append(1) or original(*a))
+    monkeypatch.setattr(enumeration_compiled, "_EXACT_SHARES", False)
+    assert rows(player, BEGINNER, FirstClick.SAFE, range(60)) == want
+    assert len(products) > 20
+
+
+def test_exact_shares_are_numpys_products() -> None:
+    """Shares of exactly 1 and 0 give numpy's numbers; any other share is left to numpy."""
+    inf = -np.inf
+    exponents = np.array([inf, 0.0, 0.0, inf, inf, inf, 0.0])  # two components, then the frontier totals
+    ratios = np.array([0.1, 0.7, 0.3, 0.9, 0.25, 0.5, 1 / 3, 0.2, 0.8, 0.6])
+    spans = np.array([0, 2, 0, 6, 2, 3, 2, 4, 6, 10, 2, 2], np.int64)
+    feasible_at, rest = np.array([4, 5, 6], np.int64), np.array([7, 6, 5], np.int64)
+    shares = np.exp(exponents)
+    want_p = piece_probabilities(shares, ratios, spans.tolist())
+    for u_state in (-1, 0, 1):
+        want_u = unconstrained_probability(shares, feasible_at, rest, u_state, 9)
+        exact, piece_p, u = enumeration_compiled._exact_shares(exponents, ratios, spans, feasible_at, rest, u_state, 9)
+        assert exact
+        assert piece_p.tolist() == want_p.tolist()
+        assert u == want_u
+    for i in (0, 2, 5):
+        bent = exponents.copy()
+        bent[i] = -0.5
+        assert not enumeration_compiled._exact_shares(bent, ratios, spans, feasible_at, rest, -1, 9)[0]
+
+
+def test_a_reused_game_keeps_to_each_games_move_limit() -> None:
+    """The arena plays game after game in one reset ``CompiledGame``: each call's own limit holds."""
+    player = EnumerationPlayer()
+    game = CompiledGame(EXPERT, FirstClick.SAFE, 77, 0)
+    for board, limit, done in ((0, 10_000, True), (1, 2, False), (2, 10_000, True)):
+        game.reset(77, board)
+        assert player.play_compiled(game, player_seed_words(77, board, player.name), limit) is done
+        assert (game.status.value in ("won", "lost")) is done

@@ -10,10 +10,11 @@ Each run is a fresh process with a fresh store, after one untimed run that makes
 warm (the first run on a machine compiles). The CPU is the process's own user + system time, from
 ``wait4``; the wall time is reported too. Several runs alternate with a one-game run of the same command
 (its cost is the fixed start-up), and the fastest counts: other processes on a shared machine only ever add
-time. The load average is recorded with the results.
+time. The load average is recorded with the results. Python's bytecode cache is left on for the commands
+(``PYTHONDONTWRITEBYTECODE`` is dropped from their environment), as on any normal install.
 
-    python benchmarks/studies/whole_process.py [--games 100000] [--runs 3] [--difficulty beginner]
-                                       [--player enumeration] [--arena PATH] [--check]
+    python benchmarks/whole_process.py [--games 100000] [--runs 3] [--difficulty beginner]
+                               [--player enumeration] [--arena PATH] [--check]
 """
 
 from __future__ import annotations
@@ -44,7 +45,10 @@ def arena_command(path: str | None) -> list[str]:
 def run(command: list[str], store: Path) -> dict[str, float]:
     """One ``arena tournament`` process: its CPU (user + system) and wall seconds, and the games stored."""
     started = time.perf_counter()
-    process = subprocess.Popen([*command, "--store", str(store)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    process = subprocess.Popen(
+        [*command, "--store", str(store)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env
+    )
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - started
     process.returncode = os.waitstatus_to_exitcode(status)

@@ -1,0 +1,69 @@
+"""Each numba kernel is compiled once per set of argument types, not again for a literal or a read-only flag.
+
+numba compiles a function again for every literal argument a compiled caller passes (``f(x, 0)``
+and ``f(x, n)`` are two compilations) and for read-only arrays (a global table, an observation's
+grid) apart from writable ones: each copy costs compile time on a new machine (issue 15, "the first
+hour"). Callers pass ``np.int64(...)`` / ``np.bool_(...)`` constants and one kind of array instead.
+Copies only show when compiling (a cached caller brings its callees along), so the games run in a
+process of their own with an empty numba cache.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+#: Kernels left with copies that differ by a literal only, and why.
+KNOWN = {
+    # players/rules.py: certain_cells passes SAFE and MINE as literals (left to the rules' owner).
+    "players.rules._cells_marked",
+}
+
+SCRIPT = """
+import json, sys
+from numba.core import types
+from numba.core.registry import CPUDispatcher
+from arena import records
+from arena.runner import play_game
+from engine import BEGINNER, FirstClick, Game
+from players.registry import Registry
+
+def plain(signature):
+    out = []
+    for ty in signature:
+        ty = types.unliteral(ty)
+        if isinstance(ty, types.Array) and not ty.mutable:
+            ty = ty.copy(readonly=False)
+        out.append(ty)
+    return tuple(out)
+
+registry = Registry((), entry_points=False)
+for name in sys.argv[1:]:
+    player = registry.create(name, {})
+    for board in range(8):
+        result = play_game(player, name, BEGINNER, FirstClick.SAFE, 3, board, record=True)
+        records.decode(result.record)
+        play_game(player, name, BEGINNER, FirstClick.SAFE, 3, board, record=True, compiled=False)
+copies = {}
+for module_name, module in list(sys.modules.items()):
+    if module_name.split(".")[0] not in ("engine", "players", "arena"):
+        continue
+    for name, kernel in vars(module).items():
+        if isinstance(kernel, CPUDispatcher) and kernel.__module__ == module_name:
+            kinds = [plain(s) for s in kernel.signatures]
+            if len(set(kinds)) < len(kinds):
+                copies[module_name + "." + name] = [str(s) for s in kernel.signatures]
+print(json.dumps(copies))
+"""
+
+
+def test_no_kernel_is_compiled_twice_for_the_same_types(tmp_path: Path) -> None:
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, "enumeration", "random"], env=env, capture_output=True, text=True, check=True
+    )
+    copies = json.loads(done.stdout.splitlines()[-1])
+    assert not {name: found for name, found in copies.items() if name not in KNOWN}
