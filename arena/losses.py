@@ -1,43 +1,10 @@
 """Why a player loses: every lost or failed game of a tournament classified from its record.
 
-Each game's record is played back on its board (``arena.records.replay_record``, checked against the
-stored result) and the moves are judged by the exact mine probabilities of the position before them:
-the very analysis the replay of the game shows (``arena.replay.model.position_analysis``: the one
-``arena analyze`` runs, weighted by the mine count, with the player's flags taken off; a flag is a
-claim, not information).
-
-A lost game's fatal move falls in one class, tried in this order:
-
-- ``blunder``: a covered cell of probability exactly 0 (proven safe) existed and the clicked cell was
-  not one;
-- ``fifty_fifty``: the clicked cell is in a group that no future information can split (``fifty_fifty``
-  below says exactly when); clicking there now or later loses with the same probability 1/2, so this
-  holds even when a safer cell existed elsewhere;
-- ``forced``: no safe cell, and the clicked cell was as safe as the safest covered cell, within 1e-9;
-- ``suboptimal``: a strictly safer cell existed; the regret is the clicked probability minus the safest;
-- ``unanalysed``: the position was beyond the exact solver (``TooComplexError``); zero on the standard
-  boards, listed so the classes always add up;
-
-and a game the bot did not play to the end by the rules (timeout, crash, illegal move, error) is a
-``failure``. So the classes add up exactly to the player's lost and failed games.
-
-"Covered" includes the player's flagged cells (the analysis takes flags off; a wrongly flagged safe cell
-is still a safe cell the player could have opened). A chord is judged by the riskiest cell it opens (a
-lower bound on its chance to hit a mine: the joint odds of its cells are not in the marginals).
-
-A guess is a reveal (or chord) of a cell whose exact mine probability was above 0, whatever the player
-marked; the first click under the ``safe``, ``opening`` and ``windows`` rules is certainly safe. The sum
-of the guessed cells' probabilities is the number of mines a player should have hit ("expected losses"):
-the hits minus that sum is a martingale (the game stops at the first hit, the argument holds anyway) with
-variance the expected sum of p(1 - p) over the guesses, so the observed losses should fall in the normal
-interval expected +- 1.96 sqrt(sum p(1 - p)) about 95% of the time. A miss says the probabilities are
-wrong (a bug in the solver or the engine) or the games are not what the store says.
-
-Speed: a cell once proven safe stays safe as the board opens, so a reveal of such a cell needs no new
-analysis; only guesses and the positions after them are analysed (``benchmarks/losses_speed.py``).
-
-The ``windows`` rule moves a mine from under the first click, so its layouts are not uniform given what a
-player sees; its probabilities, here as in ``arena analyze``, are those of the uniform model.
+Each record is played back on its board and its fatal move judged by the exact mine probabilities of
+the position before it: ``blunder``, ``fifty_fifty``, ``forced``, ``suboptimal`` or ``unanalysed``, and
+``failure`` for a game not played to the end by the rules, so the classes add up to the player's lost
+and failed games; beside them, the expected losses of the guesses. The classes and the reasoning:
+docs/analysis.md, "`arena losses`".
 """
 
 from __future__ import annotations

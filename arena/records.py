@@ -1,47 +1,9 @@
 """Game records: every move of a stored game as it was played, and the proof that it is that game.
 
-A tournament keeps, for every game it plays, the moves in the order they were played: each move's
-kind, cell, whether the player marked it a guess, the cells it opened, and the note the player
-attached to it (``Action.note``, ``p_mine``; the protocol's ``note``). They are what was played,
-logged by the engine as it played them (``engine.kernels.log_move``: ``Game(record=True)``,
-``CompiledGame(record=True)``), never a re-run of the player: a third-party bot need not be
-deterministic. ``arena.runner.play_game`` encodes the log into ``GameResult.record`` and the store
-writes it in the same transaction as the game's result (table ``records``, one row per game).
-
-A record is trusted only once it reproduces its game: ``replay_record`` plays the stored moves on
-the board (from the seed, the board index and the first-click rule), checks that each move opens
-exactly the cells the record says, and that the game ends as stored (outcome, moves, 3BV and every
-other figure of the row); otherwise it refuses the record with ``RecordMismatch``. ``load_replay``
-does all of it from a store.
-
-The blob (``encode``/``decode``; version 1)::
-
-    byte 0      FORMAT, 1
-    byte 1      flags: 1 = the body is deflated (raw DEFLATE, RFC 1951), 2 = notes follow the moves
-    the body    unsigned LEB128 varints (7 bits a byte, low bits first, high bit = more follows):
-                    height, width, number of moves, then per move:
-                    its step: 4 * the zigzag-coded difference between its cell (row * width + col)
-                        and the previous move's (the first move's: to 0; zigzag: 0, -1, 1, -2...
-                        as 0, 1, 2, 3...), plus 0 for an unmarked reveal that opened its own cell
-                        only, 1 a flag, 2 an unflag, 3 any other move, whose head follows:
-                    (3 only) its head, code + 5 * m: code the kind (0 reveal, 3 chord, 4 a reveal
-                        the player marked a guess) and m how many cells it opened (a reveal: 1 +
-                        the cells besides its own, 0 when it hit a mine)
-                    the other cells it opened, in ascending order as runs of consecutive cells
-                        (a flood's rows), two numbers a run: where it starts (the first run as the
-                        zigzag-coded difference to the move's cell, each next one as its distance
-                        to the end of the one before, minus two) and its length minus one
-                then, with flag 2: the notes, UTF-8 JSON ``[[move, text, p_mine or null], ...]``
-                (move numbers from 0), to the end
-
-A move that hits a mine opens nothing (the replay shows which mine). This coding is the
-compression: nine moves in ten are a reveal of one cell or a flag, near the move before, which
-take one or two bytes with their kind; a flood's cells are a few runs. Deflating the result would
-save another fifth on Expert but costs about 40 µs a game on a busy 2-core machine (zlib runs
-at about 20 MB/s on such short inputs), more than the rest of the record's cost together; so only
-bodies of ``DEFLATE_FROM`` bytes or more are deflated (when that shrinks them), longer than any
-Expert game's: the boards of thousands of cells that a custom tournament may play. Sizes and
-costs: ``benchmarks/records_cost.py``.
+The engine logs each move as it is played (``Game(record=True)``, ``CompiledGame(record=True)``);
+``encode``/``decode`` turn the log into the compact blob the store keeps beside the game's result,
+and ``replay_record`` trusts a record only once it reproduces its game. The format and why it is
+built that way: docs/analysis.md, "The record format".
 """
 
 from __future__ import annotations

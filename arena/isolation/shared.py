@@ -1,50 +1,9 @@
 """Shared memory between the arena and its own Python bot host: the per-move traffic without JSON.
 
-Every bot speaks the line protocol (docs/protocol.md). When the arena starts its own Python host
-(``arena.isolation.bot_host``) on Linux x86-64, it also hands the new process one anonymous shared-memory
-segment (a ``memfd``, inherited as a file descriptor named by ``ARENA_SHARED_FD``); a host that maps
-it says so in its hello reply (``"transport": "shared"``). From then on each observation is written
-into the segment and each ordinary reply (a list of well-formed actions) comes back the same way.
-A new game is announced in the segment too, with its first observation: the board's name, the rule
-and the player's seed (the line protocol's ``new_game`` but for the time limits, which the host does
-not use), and no ``game_over`` is sent (the host has nothing to do with it). Everything else keeps
-travelling as lines on the pipes, in order: hello, ``quit``, a player's error, an answer that is not
-a list of actions, a board larger than the segment or a board name longer than ``NAME_BYTES``
-(whose ``new_game`` then goes as a line).
-
-Why: a move of an isolated player costs two encodings, two decodings and two pipe wake-ups more
-than a trusted one, and a game two lines more (about 45 µs of JSON and system calls on both
-sides). Here the arena copies the engine's int8 grid into the segment and bumps a counter; the
-host, busy-waiting on that counter, sees it within a microsecond, and answers with int32 rows
-(kind, row, col, guess) and a counter of its own (``benchmarks/isolation_overhead.py``).
-
-What crosses is what the line protocol carries: the observation, a new game's name, rule and seed,
-and the actions. The segment belongs to one bot process (a restarted bot gets a new one); the mine
-layout never enters it, and whatever the bot writes there is validated like a line would be.
-
-Layout (native little-endian; each side writes only its own words, on a cache line of its own)::
-
-    offset 0     the arena's words (int64): MAGIC, CELLS, ACTIONS, SEQ, HEIGHT, WIDTH, MINES,
-                 FLAGS, MOVES, LINES, SLEEPING, GAME, RULE, SEED_LO, SEED_HI, NAME_LEN
-    offset 128   the bot's words (int64): SEQ, STATUS, COUNT, SPIN_NS, SLEEPING
-    offset 256   the arena's: the board name of the latest game announced (UTF-8, NAME_LEN bytes)
-    offset 320   the grid: CELLS int8 (row-major, the engine's values)
-    after it     the actions: ACTIONS rows of int32 (kind, row, col, guess)
-
-A side writes its payload, then its ``SEQ``. x86-64 keeps stores in order and loads in order, so a
-reader that sees the new ``SEQ`` sees the payload (which is why the channel is offered only there).
-``LINES`` is how many protocol lines the arena had written to the pipe before this observation:
-the host reads exactly those first. ``GAME`` counts the games announced in the segment: when it
-has changed since the host's last observation, this observation is a new game's first, described
-by ``RULE`` (index in ``FirstClick``), the 128-bit seed in two words and the name.
-
-Waiting: a side that has a core of its own busy-waits on the other's ``SEQ`` for a short window
-(``arena.isolation.spin``), then sets its ``SLEEPING`` word, checks once more and blocks on its
-pipe; the other side, after bumping ``SEQ``, writes an empty line (ignored by the protocol) to wake
-a sleeper. Blocking waits also wake every ``BACKSTOP`` seconds to look at ``SEQ`` again (a host
-that stays idle, while other bots play, less and less often, up to ``IDLE_BACKSTOP``), so the one
-interleaving that could lose a wake-up (both sides reading the other's word before their own store
-is visible) costs at most that long, never a game.
+On Linux x86-64 the arena hands the Python host (``arena.isolation.bot_host``) an anonymous
+shared-memory segment; observations and ordinary replies then travel through it instead of as JSON
+lines, everything else stays on the pipes. Why, and the segment's layout and waiting rules:
+docs/protocol.md, "The shared-memory channel".
 """
 
 from __future__ import annotations
