@@ -1,7 +1,7 @@
 """The command line starts light: listing the commands imports no command module, numba or solver.
 
 What is imported is behaviour (``sys.modules`` in a fresh interpreter), not timing: the start-up times are
-measured by ``benchmarks/studies/cli_startup.py``.
+measured by ``benchmarks/cli_startup.py``.
 """
 
 from __future__ import annotations

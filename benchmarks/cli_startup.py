@@ -12,7 +12,7 @@ leaderboard; ``benchmarks/whole_process.py`` measures the same command over 100,
 Python's bytecode cache is left on for the commands (``PYTHONDONTWRITEBYTECODE`` is dropped from their
 environment), as on any normal install.
 
-    python benchmarks/studies/cli_startup.py [--runs 7] [--arena PATH] [--check]
+    python benchmarks/cli_startup.py [--runs 7] [--arena PATH] [--check]
 """
 
 from __future__ import annotations
