@@ -1,10 +1,6 @@
 """Acceleration of ``engine.game.Game``: a game as plain arrays, for a trusted player that plays
-whole games in compiled code; held equal to it by ``tests/engine/test_compiled_game.py``.
-
-``reveal`` and ``play_cells`` apply the rules as ``Game.apply`` / ``Game.play_answer`` do, on the
-same kernels. A move the rules refuse is not played and is reported, never raised: the arena then
-replays the game with ``Game``. Only the arena creates these objects; a player's compiled code
-reads ``view`` and is trusted not to read ``truth``.
+whole games in compiled code; held equal to it by ``tests/engine/test_compiled_game.py``. A refused
+move is reported, not raised (the arena then replays the game with ``Game``).
 """
 
 from __future__ import annotations
@@ -36,8 +32,7 @@ from engine.observation import GameStats, GameStatus
 
 __all__ = ["FIRST", "CompiledGame", "game_over", "play_cells", "reveal"]
 
-#: Slots of ``CompiledGame.counters`` after the kernels' eight (``engine.kernels.MOVES`` ...):
-#: the first click's cell (-1 before it), the board's 3BV and its number of openings.
+#: ``CompiledGame.counters`` after the kernels' eight: first click's cell (-1 before), 3BV, openings.
 FIRST, BBBV, OPENINGS = 8, 9, 10
 _SLOTS = 11
 
@@ -63,9 +58,7 @@ def reveal(
     guess: bool,
     log: np.ndarray,
 ) -> bool:
-    """``Game.apply(Action.reveal(row, col, guess=guess))`` on flat cell ``cell``: the first reveal
-    draws the layout. False (nothing played) when the rules refuse it: the game is over, or the
-    cell is off the board or not covered. The move goes to the move log ``log`` (``CompiledGame.log``)."""
+    """``Game.apply(Action.reveal(row, col, guess=guess))`` on flat ``cell``; False when refused."""
     if game_over(counters) or cell < 0 or cell >= height * width or view[cell] != COVERED:
         return False
     if counters[FIRST] < 0:
@@ -101,9 +94,8 @@ def play_cells(
     counters: np.ndarray,
     log: np.ndarray,
 ) -> bool:
-    """``Game.play_answer(Actions.cells(safe, mines, guess=guess))`` after the first reveal: the
-    (2, k) cells ``safe`` revealed, then the (2, m) cells ``mines`` flagged, until the game ends.
-    False when a move was refused (the ones before it stay played). Moves go to the log ``log``."""
+    """``Game.play_answer(Actions.cells(safe, mines, guess=guess))`` after the first reveal; False
+    when a move was refused (the ones before it stay played)."""
     ok, rows = kernels.cell_rows(safe, mines, 1 if guess else 0)
     if not ok or counters[FIRST] < 0:
         return False
@@ -119,8 +111,7 @@ def play_cells(
 
 @njit(cache=True)
 def _figures(view: np.ndarray, labels: np.ndarray, counters: np.ndarray) -> tuple:
-    """``CompiledGame.figures``: the counters, 3BV solved and cells revealed, as ``Game.stats``
-    counts them."""
+    """``CompiledGame.figures``."""
     revealed = 0
     for cell in range(view.shape[0]):
         if view[cell] >= 0:
@@ -148,7 +139,7 @@ def _reset(
     seed: int,
     index: int,
 ) -> None:
-    """``CompiledGame.reset``: the arrays as a new game of board ``index`` of ``seed`` has them."""
+    """``CompiledGame.reset``."""
     view[:] = COVERED
     truth[:] = 0
     labels[:] = 0
@@ -163,12 +154,8 @@ def _reset(
 
 
 class CompiledGame:
-    """Board ``index`` of ``seed`` as arrays: ``view`` (flat int8, as an observation shows it),
-    ``truth`` and ``labels`` (once drawn), ``counters`` (the kernels' slots, then ``FIRST``,
-    ``BBBV``, ``OPENINGS``), the scratch ``stack`` and ``hit``, the board's ``perm``, and ``log``,
-    the move log ``reveal`` and ``play_cells`` append to (``engine.kernels.log_move``; empty unless
-    ``record``). It is preallocated whole: through those two calls a cell is revealed or flagged at
-    most once, so a game has at most a move per cell and opens each cell at most once."""
+    """Board ``index`` of ``seed`` as flat arrays (``view`` as an observation shows it); the move
+    log, kept when ``record``, is preallocated whole: each cell is moved on and opened at most once."""
 
     __slots__ = ("counters", "height", "hit", "labels", "log", "perm", "rule", "rule_code", "spec", "stack", "truth",
                  "view", "width")  # fmt: skip
@@ -192,8 +179,7 @@ class CompiledGame:
         self.reset(seed, index)
 
     def reset(self, seed: int, index: int) -> None:
-        """Start over on board ``index`` of ``seed``, in the same arrays: the arena plays game after
-        game of a tournament in one object instead of allocating each game's arrays."""
+        """Start over on board ``index`` of ``seed`` in the same arrays (no allocation per game)."""
         if not (type(seed) is int and type(index) is int and 0 <= seed <= MAX_SEED and 0 <= index <= MAX_SEED):
             seed, index = check_seed(seed), check_seed(index, "board index")
         _reset(self.view, self.truth, self.labels, self.hit, self.counters, self.log, self.perm, self.spec.mines,
@@ -214,15 +200,12 @@ class CompiledGame:
         return int(self.counters[GUESSES])
 
     def move_log(self) -> np.ndarray | None:
-        """The moves played so far as ``engine.kernels.log_move`` logs them (a copy), or None when
-        not recording or when the log overflowed (only a move outside ``reveal``/``play_cells``
-        could make it)."""
+        """A copy of the moves so far (``kernels.log_move``'s form); None when not recording or overflowed."""
         return log_copy(self.log)
 
     def figures(self) -> tuple[bool, int, int, int, int, int, int, int, int, int]:
         """``(won, moves, reveals, flags, chords, guesses, 3BV, 3BV solved, cells revealed, first
-        click's flat cell or -1)`` in one call: ``stats`` without building its object, for the
-        arena's result row."""
+        click's flat cell or -1)``: ``stats`` without building its object."""
         return _figures(self.view, self.labels, self.counters)
 
     def stats(self) -> GameStats:

@@ -1,12 +1,6 @@
 """Acceleration of ``EnumerationPlayer.play``: whole games in compiled code, for the arena's
 in-process runs; held equal to it move for move by ``tests/players/test_enumeration_compiled.py``.
-
-One compiled call plays the game until a guess needs numpy's floating-point steps: the moves
-that need no analysis, and the solver's fast path (``fast.prepare``, as ``play`` calls it through
-``analyze``) with its certain cells and its exactly computable guesses. Python then takes those
-steps, and the next compiled call plays on. A position the fast path cannot count in one call goes
-through the solver from Python. Anything unusual declines, and the arena replays the board with
-``play``. See docs/solver.md.
+Python takes only numpy's floating-point steps; anything unusual declines. See docs/solver.md.
 """
 
 from __future__ import annotations
@@ -40,13 +34,10 @@ from players.solver.fast import finish, guess_parts, prepare
 
 __all__ = ["play_whole_game"]
 
-#: The compiled calls' answers: the game is over, the position needs the solver, decline; and
-#: ``_analyse_on``'s: a guess needs numpy's arithmetic, the position needs the solver's Python path.
+#: The compiled calls' answers; ``GUESS``: needs numpy's arithmetic, ``GENERAL``: the solver from Python.
 OVER, ANALYSE, DECLINE, GUESS, GENERAL = 0, 1, -1, 2, 3
-#: ``_analyse_on``'s status for a game at its start (``_advance`` first).
-START = 4
-#: numpy's exp is exactly 1 at 0 and 0 at -inf, as any exp should be (checked, for any SIMD width):
-#: ``_exact_shares`` may then take a guess's arithmetic in compiled code.
+START = 4  # ``_analyse_on`` on a game at its start
+#: numpy's exp is exactly 1 at 0 and 0 at -inf (for any SIMD width): ``_exact_shares`` may copy terms.
 _EXACT_SHARES = all(
     (np.exp(np.zeros(n)) == 1.0).all() and (np.exp(np.full(n, -np.inf)) == 0.0).all() for n in range(1, 34)
 )
@@ -54,10 +45,7 @@ _EXACT_SHARES = all(
 
 @njit(cache=True)
 def _advance(game: tuple) -> int:
-    """Play ``EnumerationPlayer.play``'s answers for as long as they need no analysis: the first
-    click, then every certain cell of the single-cell rules. ``game`` is ``play_whole_game``'s
-    ``(view, truth, labels, perm, height, width, mines, rule, stack, hit, counters, first click's
-    cell, whether it is a guess, move limit, move log, read-only grid of view)``."""
+    """Play ``EnumerationPlayer.play``'s answers while they need no analysis (``game``: ``_state``)."""
     view, truth, labels, perm, height, width, mines, rule, stack, hit, counters, first, first_guess, limit = game[:14]
     log, grid = game[14], game[15]
     while not game_over(counters):
@@ -84,8 +72,7 @@ def _decide(
     u: float,
     player_rng: np.ndarray,
 ) -> int:
-    """Play the answer to an analysed position (its certain cells, else a guess drawn among
-    ``guess_candidates`` as ``EnumerationPlayer._guess`` draws it), then ``_advance``."""
+    """Play an analysed position's certain cells, else ``EnumerationPlayer._guess``'s draw; then ``_advance``."""
     view, truth, height, width = game[0], game[1], game[4], game[5]
     stack, hit, counters, limit, log = game[8], game[9], game[10], game[13], game[14]
     if safe.shape[1] or mine.shape[1]:
@@ -107,10 +94,8 @@ def _decide(
 @njit(cache=True)
 def _exact_shares(exponents: np.ndarray, ratios: np.ndarray, spans: np.ndarray, feasible_at: np.ndarray,
                   rest: np.ndarray, u_state: int, n_unconstrained: int) -> tuple:  # fmt: skip
-    """``analysis.piece_probabilities`` and ``unconstrained_probability`` of a guess (``fast.guess_parts``)
-    when numpy's arithmetic cannot round: every exponent is 0 or -inf (the shares are exactly 1 and
-    0) and one share per sum is 1, so each product and dot is one of its terms. ``(False, ...)``
-    otherwise: numpy's exp and BLAS then take the steps."""
+    """``analysis.piece_probabilities`` and ``unconstrained_probability`` when every share is exactly
+    1 or 0, one 1 per sum (so no rounding); ``(False, ...)`` otherwise."""
     piece_p = np.empty(ratios.shape[0], np.float64)  # room enough: a component's cells <= its ratios
     u = np.nan
     at = 0
@@ -155,14 +140,9 @@ def _analyse_on(
     exact_cells: int,
     exact_shares: bool,
 ) -> tuple:
-    """While ``status`` says the position needs the solver: ``fast.prepare`` (as ``fast_prepared``
-    calls it), its certain cells played (and its guesses, when ``exact_shares`` and
-    ``_exact_shares`` can take their arithmetic), then ``_advance``. Stops at a guess that needs
-    numpy's floating-point steps (``GUESS``, with ``fast.guess_parts``), at a position that
-    ``prepare`` does not count in one call (``GENERAL``), or when the game ends (or declines).
-
-    The one compiled entry that calls ``prepare`` (``START``: the game from its first move):
-    numba compiles a callee's code again into each entry that calls it, and ``prepare``'s is large."""
+    """While the position needs the solver: ``fast.prepare``, its certain cells or exact guesses
+    played, ``_advance``; until ``GUESS`` (with ``fast.guess_parts``), ``GENERAL`` or the end.
+    The one compiled entry calling ``prepare``: numba compiles a callee into each entry."""
     if status == START:
         status = _advance(game)
     height, width = game[4], game[5]
@@ -205,11 +185,8 @@ _loaded = False
 
 
 def _load_kernels() -> None:
-    """Compile, or load from numba's cache, every kernel of a compiled game, once per process.
-
-    The arena's warm-up game (one Beginner board) may well end without a guess, and the first
-    real game would then be billed for loading the rest (seconds when compiling). A 2x2 board with
-    one mine always needs one: its first click shows a 1 next to three covered cells."""
+    """Load every kernel once per process, on a game sure to guess (2x2, one mine), so that no real
+    game is billed for it."""
     global _loaded
     if not _loaded:
         _loaded = True
@@ -228,16 +205,14 @@ def _state(game: CompiledGame, move_limit: int) -> tuple:
             game.log, grid)  # fmt: skip
 
 
-#: The last game's ``_state``: the arena plays game after game in one ``CompiledGame``, reset in
-#: place, so its arrays and figures stay those of the tuple.
+#: The last game's ``_state``: the arena resets one ``CompiledGame`` in place game after game.
 _last: tuple = (None, 0, ())
 
 
 def play_whole_game(
     game: CompiledGame, seed_words: np.ndarray, move_limit: int, parallel: bool | None, parallel_threshold: int
 ) -> bool:
-    """Play ``game`` to its end as ``EnumerationPlayer`` (default counting) would; False to
-    decline (the arena then replays the board move by move)."""
+    """Play ``game`` to its end as ``EnumerationPlayer`` would; False to decline."""
     global _last
     _load_kernels()
     player_rng = rng.player_state(seed_words)

@@ -1,9 +1,6 @@
-"""The solver's entry point: ``analyze(grid, mines)`` gives exact mine probabilities and certain cells.
-
-``analyze_general`` is the reference: frontier, deduction, enumeration, weighting, each a numpy
-stage of its own module. ``analyze`` runs the same through the compiled fast path
-(``players.solver.fast``, held equal to the reference by ``tests/players/test_solver_fast.py``)
-and falls back to the reference for whatever the fast path declines. See docs/solver.md.
+"""The solver's entry point: ``analyze(grid, mines)`` gives exact mine probabilities and certain cells,
+through the compiled fast path (``players.solver.fast``) or the reference ``analyze_general`` for
+what it declines. See docs/solver.md.
 """
 
 from __future__ import annotations
@@ -40,14 +37,11 @@ Cell = tuple[int, int]
 class Analysis:
     """What the solver knows about a position.
 
-    ``probabilities`` is a float64 (height, width) array: the probability that each covered
-    unflagged cell is a mine (exactly 0.0 / 1.0 for certain cells), 1.0 on flags (trusted),
-    NaN on revealed cells. ``safe`` and ``mines`` list the certain covered unflagged cells, sorted.
-    ``log_weight`` is the natural log of the number of layouts consistent with the position
-    (weighted mode) or of frontier solutions whose mine total fits (unweighted mode).
-    ``components`` holds the per-component counts for players that want more than marginals
-    (cells determined by deduction are not in them); ``frontier_mines[k]`` is the probability that
-    those components hold ``k`` mines together. ``nodes`` is the enumeration effort.
+    ``probabilities`` (height, width): each covered unflagged cell's mine probability (exactly 0.0 /
+    1.0 when certain), 1.0 on flags, NaN on revealed cells; ``safe`` / ``mines``: the certain cells,
+    sorted. ``log_weight``: log of the number of consistent layouts (weighted) or of fitting frontier
+    solutions (unweighted). ``components``: the counts of the cells deduction left, whose mine total
+    is ``k`` with probability ``frontier_mines[k]``. ``nodes``: the enumeration effort.
     """
 
     probabilities: np.ndarray
@@ -79,8 +73,7 @@ class Analysis:
         return float(self.probabilities[row, col])
 
     def best_guesses(self, tolerance: float = 0.0) -> list[Cell]:
-        """Covered unflagged cells whose mine probability is within ``tolerance`` of the lowest,
-        sorted: the candidates a player breaks ties among (by progress, information, position)."""
+        """Covered unflagged cells within ``tolerance`` of the lowest probability, sorted."""
         mask = self.covered
         if not mask.any():
             return []
@@ -111,18 +104,11 @@ def analyze(
 ) -> Analysis:
     """Exact mine probabilities of an observation grid with ``mines`` mines in total.
 
-    ``weighted=False`` gives the unweighted probabilities of the published full-enumeration
-    solver (frontier solutions counted alike; mine totals that cannot fit are dropped).
-    The trivial single-row rules always run first; ``use_rref`` / ``rref_min_cells`` control the
-    RREF deduction on large components before enumeration; ``parallel`` and
-    ``parallel_threshold`` the threaded search of large components (results are identical either
-    way); ``node_limit`` raises ``TooComplexError`` for absurd positions; ``exact_cells`` is the
-    int64/float64 switch of the counts (tests only). Raises ``InconsistentPositionError`` when no
-    layout fits the position.
-
-    Typical positions run in one compiled call (``players.solver.fast``); the rest (float counts,
-    searches big enough for lanes, inconsistent positions) go through ``analyze_general``. Both
-    give the same cells, counts and components, and probabilities equal to rounding.
+    ``weighted=False``: the published full-enumeration solver's unweighted probabilities.
+    ``use_rref`` / ``rref_min_cells``: RREF deduction on large components; ``parallel`` /
+    ``parallel_threshold``: threaded search (same results); ``node_limit``: ``TooComplexError`` past
+    it; ``exact_cells``: the int64/float64 switch of the counts (tests only). Raises
+    ``InconsistentPositionError`` when no layout fits.
     """
     result = _analyze_fast(
         grid,
@@ -148,35 +134,27 @@ def analyze(
     )
 
 
-#: A component search longer than this leaves the fast path for the general one, which starts it
-#: over (its own probe, then lanes): declining early wastes little, and such searches (none in
-#: thousands of real positions; a few per thousand expert games) dwarf the general path's overhead.
+#: A longer component search leaves the fast path for the general one (rare, and dwarfing its overhead).
 _FAST_SEARCH_NODES = 20_000
 #: Options and mine counts beyond this are left to the general path (the kernels take int64).
 _BOUND = 2**62
 _NO_PROBABILITIES = np.zeros(0)
-#: Number of int64 segments ``fast.prepare`` packs (see its docstring).
-_INT_PARTS = 17
-#: ``np.log(t)`` for counts ``t < 2**16`` (``-inf`` at 0), numpy's own values: the fast path looks
-#: logs of counts up here instead of calling numpy, and still gets exactly ``weigh``'s numbers.
+_INT_PARTS = 17  # int64 segments ``fast.prepare`` packs
+#: ``np.log(t)`` for counts ``t < 2**16``: numpy's own values, for the fast path to look up.
 with np.errstate(divide="ignore"):
     _LOG_TABLE = np.log(np.arange(2**16, dtype=np.float64))
 
 
 @functools.lru_cache(maxsize=4096)
 def _log_weights(n_frontier: int, unconstrained: int, mines_left: int, weighted: bool) -> np.ndarray:
-    """``log_weights``, memoised (never mutated): a game asks for the same few weight vectors again and again."""
+    """``log_weights``, memoised (never mutated): a game asks for the same few again and again."""
     return log_weights(n_frontier, unconstrained, mines_left, weighted=weighted)
 
 
 def piece_probabilities(shares: np.ndarray, ratios: np.ndarray, spans: list[int]) -> np.ndarray:
-    """The mine probabilities of the components' cells, back to back, from ``shares =
-    np.exp(exponents)`` of ``fast.prepare``: component ``k``'s are ``shares[a:b] @ ratios[c:d]``
-    reshaped to ``(rows, cols)``, with ``spans[6 * k : 6 * k + 6] = (a, b, c, d, rows, cols)``.
-
-    The floating-point steps that numpy took in ``weigh`` are taken by numpy here too (its SIMD
-    exp/log and BLAS products round differently from compiled code), so that probabilities
-    stay bit for bit those of the general path: players compare them for exact ties."""
+    """The components' cell probabilities, back to back: component ``k``'s are ``shares[a:b] @
+    ratios[c:d]`` as ``(rows, cols)``, ``spans[6k : 6k + 6] = (a, b, c, d, rows, cols)``. numpy's
+    products, as in ``weigh``: compiled code would round differently (docs/solver.md)."""
     parts = [
         shares[spans[i] : spans[i + 1]] @ ratios[spans[i + 2] : spans[i + 3]].reshape(spans[i + 4], spans[i + 5])
         for i in range(0, len(spans), 6)
@@ -189,9 +167,7 @@ def piece_probabilities(shares: np.ndarray, ratios: np.ndarray, spans: list[int]
 def unconstrained_probability(
     shares: np.ndarray, feasible_at: np.ndarray, rest: np.ndarray, u_state: int, unconstrained: int
 ) -> float:
-    """The mine probability of each of the ``unconstrained`` cells away from the frontier (NaN when
-    there are none): certain from ``u_state`` (0 / 1), else the frontier mine counts' shares
-    (``shares[feasible_at]``) times the mines they leave (``rest``), as ``weigh`` computes it."""
+    """Each unconstrained cell's mine probability (NaN when none), as ``weigh`` computes it."""
     if not unconstrained:
         return math.nan
     return float(u_state) if u_state >= 0 else float(shares[feasible_at] @ rest) / unconstrained
@@ -206,11 +182,8 @@ def fast_prepared(
     probe: int,
     exact_cells: int,
 ) -> tuple | None:
-    """The fast path up to ``fast.finish`` (``None`` when it declines the position): ``(pending,
-    cells, rest)``, where ``finish(*pending)`` completes the flat probabilities ``pending[0]`` and
-    returns the certain cells; ``pending[5]`` is the unconstrained cells, ``pending[6]`` their
-    probability, ``cells`` the frontier's. ``_analyze_fast`` calls ``finish`` from here;
-    ``players.builtin.enumeration_compiled`` from its own compiled code."""
+    """The fast path up to ``fast.finish`` (None when it declines): ``(pending, cells, rest)``;
+    ``finish(*pending)`` completes the probabilities ``pending[0]``, ``cells`` are the frontier's."""
     if not (
         type(grid) is np.ndarray and grid.dtype == np.int8 and grid.ndim == 2 and grid.flags.c_contiguous and grid.size
     ):
@@ -228,8 +201,7 @@ def fast_prepared(
     ok, combined, mines_left, mines_w, log_total, u_state, ints, rows, floats, states, support = out
     if not ok:
         return None
-    # Only the slices this function needs (the rest are cut by ``_analyze_fast``): a game calls
-    # it once per guess, and each slice costs a few hundred nanoseconds.
+    # Only the slices needed here (``_analyze_fast`` cuts the rest): each one costs time per guess.
     ends = ints[: _INT_PARTS + 1].tolist()
     cells = ints[ends[0] : ends[1]]
     unconstrained = ints[ends[3] : ends[4]]
@@ -270,17 +242,9 @@ def fast_prepared(
     return pending, cells, rest
 
 
-def _analyze_fast(
-    grid: np.ndarray,
-    mines: int,
-    weighted: bool,
-    use_rref: bool,
-    rref_min_cells: int,
-    probe: int,
-    exact_cells: int,
-) -> Analysis | None:
-    """``analyze`` through ``fast.run``, or ``None`` when the fast path declines the position."""
-    prepared = fast_prepared(grid, mines, weighted, use_rref, rref_min_cells, probe, exact_cells)
+def _analyze_fast(grid: np.ndarray, mines: int, weighted: bool, *options: int) -> Analysis | None:
+    """``analyze`` through the fast path (``fast_prepared``'s options), or None when it declines."""
+    prepared = fast_prepared(grid, mines, weighted, *options)
     if prepared is None:
         return None
     pending, cells, rest = prepared
@@ -336,10 +300,7 @@ def analyze_general(
     node_limit: int = DEFAULT_NODE_LIMIT,
     exact_cells: int = EXACT_CELLS,
 ) -> Analysis:
-    """``analyze`` through the general numpy pipeline: every position, every option.
-
-    The reference the fast path is tested against, and where it hands over whatever it declines.
-    """
+    """``analyze`` through the general numpy pipeline, every position and option: the reference."""
     frontier = extract_frontier(grid, int(mines))
     system = frontier.system
     height, width = frontier.shape

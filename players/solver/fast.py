@@ -1,10 +1,5 @@
 """Acceleration of ``analysis.analyze_general``: a typical position in a few compiled calls;
-held equal to it, to the bit, by ``tests/players/test_solver_fast.py``.
-
-``prepare`` runs frontier, deduction, enumeration and (unweighted) the convolutions in one numba
-call on the twins of ``fast_system``; the caller takes numpy's floating-point steps (their rounding
-differs from compiled code) and ``finish`` writes the board arrays. It declines whatever is
-unusual, and ``analyze`` then runs the reference. See docs/solver.md.
+held equal to it, to the bit, by ``tests/players/test_solver_fast.py``. See docs/solver.md.
 """
 
 from __future__ import annotations
@@ -33,12 +28,8 @@ def _reduce(
     use_rref: bool,
     rref_min_cells: int,
 ) -> tuple:
-    """``rref.reduce_system`` after the first trivial pass: RREF on large pieces until nothing new.
-
-    Returns ``(ok, rest rows, rest rhs, rest sources, keep, count, cell_ptr, piece_cells, row_ptr,
-    row_order, remapped)``: the undetermined system (``keep`` maps its cells to the frontier's)
-    and its pieces as ``fast_system.split`` gives them. ``values`` is updated in place.
-    """
+    """``rref.reduce_system`` after the first trivial pass, updating ``values``: ``(ok, the
+    undetermined system, keep (its cells' frontier indices), its pieces as ``split`` gives them)``."""
     n = values.shape[0]
     while True:
         determined = False
@@ -95,8 +86,7 @@ def _declined() -> tuple:
 
 @njit(cache=True, no_cpython_wrapper=True, error_model="numpy")
 def _concat(parts: tuple) -> np.ndarray:
-    """The arrays of ``parts`` (same dtype) back to back: one array for Python to unbox instead of
-    many (boxing an array costs more than slicing one)."""
+    """The arrays of ``parts`` back to back: Python unboxes one array instead of many."""
     total = 0
     for a in parts:
         total += a.shape[0]
@@ -123,28 +113,16 @@ def prepare(
     """Frontier, deduction and the int64 counts of every component, or a decline (``ok`` false).
 
     Returns ``(ok, combined, mines_left, mines_w, log_total, u_state, ints, rows, floats, states,
-    support)``: ``ints`` is a header and then the int64 arrays ``cells, rhs, sources,
-    unconstrained, flags, piece_cells, piece_rhs, piece_sources, totals, mine_counts, log_index,
-    feasible, cell_ptr, row_ptr, log_ptr, ratio_ptr, nodes``; ``rows`` the frontier's rows
-    (``constraints``) then the pieces'; ``floats`` holds ``probabilities, logs, log_of, ratios,
-    exponents``; ``states`` holds ``state`` then ``piece_state``. What they mean:
-
-    * the frontier's arrays and its mines left; ``mines_w`` the mines left for the weighting
-      (minus the deduced mines);
-    * ``probabilities`` (flat: NaN, 1.0 on flags, 0.0 / 1.0 on deduced cells) and ``state``
-      (flat: 0 safe, 1 mine, -1 otherwise), to be completed by ``finish``;
-    * the components back to back: component ``k`` owns cells ``cell_ptr[k]:cell_ptr[k + 1]``
-      of ``piece_cells`` (board indices), rows ``row_ptr[k]:row_ptr[k + 1]`` of the ``piece_*``
-      arrays, ``n_k + 1`` totals from ``cell_ptr[k] + k``, ``(n_k + 1) * n_k`` counts and support
-      bytes after those of the components before it, ``nodes[k]`` search nodes;
-    * for ``weighting.weigh``'s arithmetic: component ``k``'s log counts are
-      ``logs[log_ptr[k]:log_ptr[k + 1]]`` (trailing zero counts cut), except that counts past
-      ``log_table`` are left for numpy: ``log_of`` holds them as float64, their logs go to
-      ``log_index``; ``ratios[ratio_ptr[k]:ratio_ptr[k + 1]]`` is the ``(size_k, n_k)`` matrix
-      ``mine_counts / totals``;
-    * when ``combined`` (unweighted, every log from the table), the results of ``combine``
-      (``log_total, exponents, piece_state, feasible, u_state``); otherwise the caller completes
-      ``logs``, computes the weights and calls ``combine``.
+    support)``. ``ints``: a header of segment ends, then ``cells, rhs, sources, unconstrained, flags,
+    piece_cells, piece_rhs, piece_sources, totals, mine_counts, log_index, feasible, cell_ptr,
+    row_ptr, log_ptr, ratio_ptr, nodes``; ``rows``: the frontier's then the pieces'; ``floats``:
+    ``probabilities, logs, log_of, ratios, exponents``; ``states``: ``state, piece_state``.
+    Component ``k`` owns ``cell_ptr[k]:cell_ptr[k + 1]`` of the cells, ``row_ptr`` likewise of the
+    rows, ``n_k + 1`` totals from ``cell_ptr[k] + k``, ``(n_k + 1) * n_k`` counts and support bytes,
+    log counts at ``log_ptr`` (counts past ``log_table``: in ``log_of``, their logs due at
+    ``log_index``) and ``mine_counts / totals`` at ``ratio_ptr``. ``mines_w`` is the mines left
+    less the deduced ones. When ``combined`` (unweighted, every log from the table) ``combine`` has
+    run; otherwise the caller completes ``logs`` and calls it.
     """
     height, width = grid.shape
     size = height * width
@@ -173,7 +151,6 @@ def prepare(
     if mines_w < 0:
         return _declined()
 
-    # Enumerate every component with the general path's kernels (int64 counts only).
     n_rest = keep.shape[0]
     mc_ptr = np.zeros(count + 1, np.int64)
     for k in range(count):
@@ -234,8 +211,7 @@ def prepare(
                 break
         log_ptr[k + 1] = log_ptr[k] + length
 
-    # What weighting.weigh computes with numpy before its log-space convolutions. Logs of counts
-    # come from ``log_table`` (numpy's own values); larger counts are left to numpy.
+    # weighting.weigh's steps before its convolutions; logs past ``log_table`` are left to numpy.
     logs = np.full(log_ptr[count], -np.inf)
     ratio_ptr = np.zeros(count + 1, np.int64)
     n_log = 0
@@ -282,8 +258,6 @@ def prepare(
         )
         if not ok:
             return _declined()
-    # Everything in five arrays; ``_INT_PARTS`` in analysis.py names the int64 segments, whose
-    # ends the header (their count + 1 entries, from 0) gives.
     ints_parts = (
         cells, rhs, sources, unconstrained, flags, p_cells, p_rhs, p_src, tot_buf, mc_buf, log_index, feasible,
         cell_ptr, row_ptr, log_ptr, ratio_ptr, nodes,
@@ -309,15 +283,10 @@ def prepare(
 
 @njit(cache=True, no_cpython_wrapper=True, error_model="numpy")
 def guess_parts(out: tuple, size: int) -> tuple:
-    """A combined ``prepare`` result ``out`` (``out[1]`` true) on a board of ``size`` cells, cut
-    for code that plays on in compiled code (``players.builtin.enumeration_compiled``) and returns
-    to Python only for numpy's floating-point steps: ``(probabilities, state, piece_cells,
-    piece_state, unconstrained, u_state, cells, exponents, ratios, spans, feasible_at, rest)``.
-    ``spans`` holds, per component, the slice bounds and shape of its matrix product (see
-    ``analysis.piece_probabilities``); ``feasible_at`` indexes the frontier mine counts with
-    nonzero weight in ``exp(exponents)`` and ``rest`` the unconstrained mines of each."""
+    """A combined ``prepare`` result cut for ``enumeration_compiled``: ``(probabilities, state,
+    piece_cells, piece_state, unconstrained, u_state, cells, exponents, ratios, spans, feasible_at,
+    rest)``, the last three as ``analysis.piece_probabilities`` / ``unconstrained_probability`` take them."""
     ints, floats, states = out[6], out[8], out[9]
-    # Segment i of ``ints`` is ints[ints[i] : ints[i + 1]] (the header gives where each starts).
     cells, unconstrained, p_cells = ints[ints[0] : ints[1]], ints[ints[3] : ints[4]], ints[ints[5] : ints[6]]
     feasible, starts = ints[ints[11] : ints[12]], ints[ints[12] : ints[13]]
     log_ptr, ratio_ptr = ints[ints[14] : ints[15]], ints[ints[15] : ints[16]]
@@ -351,13 +320,9 @@ def combine(
 ) -> tuple[bool, float, np.ndarray, np.ndarray, np.ndarray, int]:
     """``weighting.weigh``'s convolutions, with the same compiled kernels in the same order.
 
-    Returns ``(ok, log_total, exponents, piece_state, feasible, u_state)``: ``exponents`` holds,
-    at ``log_ptr``, each component's ``context + log counts - log_total`` and then
-    ``frontier_log - log_total`` (``weigh`` exponentiates both; numpy does that here too, see the
-    module docstring); ``piece_state`` per component cell is 0 (safe in every counted layout), 1
-    (a mine in every one) or -1; ``feasible`` the frontier mine counts with nonzero weight;
-    ``u_state`` the same 0 / 1 / -1 for the unconstrained cells. ``ok`` is false when no layout
-    fits (the general path raises) or a cell is in no counted layout at all (cannot happen).
+    Returns ``(ok, log_total, exponents, piece_state, feasible, u_state)``: the exponents ``weigh``
+    takes (per component at ``log_ptr``, then the frontier's), 0 / 1 / -1 for certainly safe /
+    mine / neither per cell and for the unconstrained cells, the feasible frontier mine counts.
     """
     count = cell_ptr.shape[0] - 1
     n_total = log_ptr[count] - count
@@ -435,8 +400,7 @@ def finish(
     u_state: int,
     width: int,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Write the component and unconstrained probabilities (certain cells exactly 0.0 / 1.0) into
-    the flat board arrays; return the certain safe cells and mines as (2, k) row/col arrays."""
+    """Write the probabilities into the flat board arrays; return the certain safe cells and mines."""
     for j in range(piece_cells.shape[0]):
         f = piece_cells[j]
         s = piece_state[j]
