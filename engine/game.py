@@ -23,9 +23,8 @@ __all__ = ["Game"]
 
 
 class Game:
-    """A Minesweeper game on board ``index`` of ``seed``, its layout drawn at the first reveal
-    (docs/rules.md). With ``record`` it logs every move (``kernels.log_move``) and its note: the
-    game's record in the arena."""
+    """A game on board ``index`` of ``seed``, its layout drawn at the first reveal (docs/rules.md);
+    with ``record``, every move and note is logged: the game's record in the arena."""
 
     def __init__(
         self,
@@ -160,8 +159,7 @@ class Game:
         return self._settle(result, int(self._hit[0]))
 
     def _take_room(self, moves: int) -> None:
-        """Make sure the log holds ``moves`` more moves, growing it if needed (Python ints only: it
-        runs before every move of a recording game)."""
+        """Make room for ``moves`` more moves in the log (Python ints only: it runs before every move)."""
         if self._room < moves:
             used = int(self._log[0])
             more = max(moves, used // 3 + 16)  # about twice the moves so far
@@ -241,9 +239,8 @@ class Game:
 
     def play_answer(self, actions: Actions | Iterable[Any], on_move: Callable[[Any], object] | None = None) -> None:
         """Play a player's whole answer, in order, until the game ends; ``on_move`` sees each action
-        played. A reveal of a cell an earlier action of the answer opened is skipped (the player
-        could not know); any other illegal action raises, as in ``apply``. An ``Actions`` answer
-        is played in compiled calls (``kernels.play_rows``), held equal by tests/engine/test_actions.py."""
+        played. A reveal of a cell an earlier action opened is skipped (the player could not know);
+        any other illegal action raises. ``Actions`` go to ``kernels.play_rows``."""
         if type(actions) is Actions and on_move is None:
             self._play_rows(actions.rows)
             return

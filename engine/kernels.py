@@ -110,9 +110,8 @@ def _open_around(view, truth, height, width, cell, stack, count):
 
 @njit(cache=True)
 def _flood(view, truth, height, width, stack, count):
-    """Reveal outward from the zeros among the ``count`` cells just revealed on ``stack``; flags
-    stop the flood as in the classic game. Every cell revealed is appended to ``stack``, so on
-    return ``stack[:count]`` holds all the move's cells (a game's record logs them from there)."""
+    """Reveal outward from the zeros among the ``count`` cells just revealed on ``stack`` (flags stop
+    it); every cell revealed is appended, so ``stack[:count]`` then holds all the move's cells."""
     i = 0
     while i < count:
         cell = stack[i]
@@ -124,9 +123,8 @@ def _flood(view, truth, height, width, stack, count):
 
 @njit(cache=True)
 def reveal_cells(view, truth, height, width, cell, stack, log, guess):
-    """Reveal one covered cell with flood fill. Returns the count revealed, or ``HIT_MINE``; the
-    cells revealed are then ``stack[:count]``. The move, marked ``guess``, goes to the move log
-    ``log`` (``log_move``; an empty log: the game does not record)."""
+    """Reveal one covered cell with flood fill: the count revealed (cells ``stack[:count]``) or
+    ``HIT_MINE``. The move, marked ``guess``, goes to ``log`` (``log_move``)."""
     if truth[cell] == MINE:
         log_move(log, np.int64(0), guess, cell, stack, np.int64(0))
         return HIT_MINE
@@ -181,9 +179,8 @@ def _fits_int32(cells):
 
 @njit(cache=True)
 def cell_rows(reveal, flag, guess):
-    """Action rows ``(kind, row, col, guess)``: reveals of the (2, k) cells ``reveal`` (marked
-    ``guess``), then flags on the (2, m) cells ``flag``. Returns ``(ok, rows)``; not ok (and no
-    rows) when a value does not fit in int32."""
+    """``(ok, rows)``: action rows revealing the (2, k) cells ``reveal`` (marked ``guess``), then
+    flagging the (2, m) cells ``flag``; not ok (no rows) when a value does not fit in int32."""
     k = reveal.shape[1]
     m = flag.shape[1]
     if not (_fits_int32(reveal) and _fits_int32(flag)):
@@ -250,10 +247,8 @@ MOVES, REVEALS, FLAGS, CHORDS, FLAGS_PLACED, LEFT, GUESSES, EXPLODED = range(8)
 
 @njit(cache=True)
 def play_rows(view, truth, height, width, rows, start, before, stack, hit, counters, log):
-    """Acceleration of ``Game.play_answer``: play the rows of one answer from ``start`` on as
-    ``Game.apply`` would, updating ``counters`` (the slots above). Returns the first row not played:
-    past the end, after the one that ended the game, or one left to ``Game.apply`` (anything the
-    kernel does not do, or a move the rules refuse: ``apply`` raises the error)."""
+    """Acceleration of ``Game.play_answer``: the rows of one answer from ``start`` on, as ``Game.apply``
+    plays them; returns the first row not played (one refused or not handled here is left to ``apply``)."""
     n = rows.shape[0]
     drawn = truth.shape[0] > 0
     for i in range(start, n):
@@ -316,8 +311,7 @@ def play_rows(view, truth, height, width, rows, start, before, stack, hit, count
 
 @njit(cache=True)
 def label_openings(truth, height, width, labels, stack):
-    """The 3BV (openings + numbers bordering no zero); ``labels`` gets each zero's opening id,
-    -1 on such isolated numbers, 0 elsewhere."""
+    """The 3BV (openings + numbers bordering no zero); ``labels``: opening ids, -1 on such numbers."""
     n = height * width
     for i in range(n):
         labels[i] = 0

@@ -1,9 +1,6 @@
-"""Guessing from single constraints: the `max-single-constraint` and `mean-constraint` players.
-
-After the single-cell rules, a covered cell's mine estimate is the largest (`max`) or the mean
-(`mean`) of the ratios (mines a number still needs) / (its covered unflagged neighbours) of the
-numbers touching it, else the density; the lowest estimate is revealed. These are the heuristics
-of the C++ engine the options reproduce (docs/players.md).
+"""Guessing from single constraints: the `max-single-constraint` and `mean-constraint` players reveal
+the cell whose largest (or mean) ratio, over the numbers touching it, of mines still needed to covered
+neighbours is lowest (else the density): the C++ engine's heuristics (docs/players.md).
 """
 
 from __future__ import annotations

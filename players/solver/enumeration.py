@@ -91,21 +91,9 @@ def _bounds(
 
 
 @njit(cache=True)
-def _search(
-    sizes: np.ndarray,
-    var_ptr: np.ndarray,
-    var_cons: np.ndarray,
-    need0: np.ndarray,
-    cap0: np.ndarray,
-    binom: np.ndarray,
-    prefix: np.ndarray,
-    max_k: int,
-    total: np.ndarray,
-    counts: np.ndarray,
-    support: np.ndarray,
-    track: bool,
-    limit: int,
-) -> int:
+def _search(sizes: np.ndarray, var_ptr: np.ndarray, var_cons: np.ndarray, need0: np.ndarray, cap0: np.ndarray,
+            binom: np.ndarray, prefix: np.ndarray, max_k: int, total: np.ndarray, counts: np.ndarray,
+            support: np.ndarray, track: bool, limit: int) -> int:  # fmt: skip
     """Depth-first search below ``prefix`` (the mines of the first variables), adding every
     solution to ``total[k]`` and ``counts[k, var]``, credited to every variable at its leaf.
     Returns the nodes visited, or -1 past ``limit``."""
@@ -268,9 +256,7 @@ def count_component(
     node_limit: int = DEFAULT_NODE_LIMIT,
     exact_cells: int = EXACT_CELLS,
 ) -> ComponentCounts:
-    """The solutions of one component by mine count, up to ``max_mines``. A search past
-    ``parallel_threshold`` nodes is redone in lanes (threads with ``parallel``: the same result);
-    past ``node_limit``, ``TooComplexError``. ``exact_cells``: the int64/float64 switch."""
+    """The solutions of one component by mine count, up to ``max_mines`` (options as ``analyze``'s)."""
     n = system.n_cells
     if n > MAX_CELLS:
         raise TooComplexError(f"a component of {n} cells is beyond float64 counts (at most {MAX_CELLS} cells)")

@@ -20,14 +20,8 @@ __all__ = ["combine", "finish", "guess_parts", "prepare"]
 
 
 @njit(cache=True, no_cpython_wrapper=True, error_model="numpy")
-def _reduce(
-    constraints: np.ndarray,
-    rhs: np.ndarray,
-    sources: np.ndarray,
-    values: np.ndarray,
-    use_rref: bool,
-    rref_min_cells: int,
-) -> tuple:
+def _reduce(constraints: np.ndarray, rhs: np.ndarray, sources: np.ndarray, values: np.ndarray, use_rref: bool,
+            rref_min_cells: int) -> tuple:  # fmt: skip
     """``rref.reduce_system`` after the first trivial pass, updating ``values``: ``(ok, the
     undetermined system, keep (its cells' frontier indices), its pieces as ``split`` gives them)``."""
     n = values.shape[0]
@@ -100,16 +94,8 @@ def _concat(parts: tuple) -> np.ndarray:
 
 
 @njit(cache=True, error_model="numpy")
-def prepare(
-    grid: np.ndarray,
-    mines: int,
-    weighted: bool,
-    use_rref: bool,
-    rref_min_cells: int,
-    probe: int,
-    exact_cells: int,
-    log_table: np.ndarray,
-) -> tuple:
+def prepare(grid: np.ndarray, mines: int, weighted: bool, use_rref: bool, rref_min_cells: int, probe: int,
+            exact_cells: int, log_table: np.ndarray) -> tuple:  # fmt: skip
     """Frontier, deduction and the int64 counts of every component, or a decline (``ok`` false).
 
     Returns ``(ok, combined, mines_left, mines_w, log_total, u_state, ints, rows, floats, states,
@@ -268,12 +254,8 @@ def prepare(
         header[i + 1] = header[i] + ints_parts[i].shape[0]
     ints = _concat((header, *ints_parts))
     rows = np.empty((constraints.shape[0] + p_rows.shape[0], MAX_ARITY), np.int32)
-    for i in range(constraints.shape[0]):
-        for t in range(MAX_ARITY):
-            rows[i, t] = constraints[i, t]
-    for i in range(p_rows.shape[0]):
-        for t in range(MAX_ARITY):
-            rows[constraints.shape[0] + i, t] = p_rows[i, t]
+    rows[: constraints.shape[0]] = constraints
+    rows[constraints.shape[0] :] = p_rows
     floats = _concat((probabilities, logs, log_of, ratios, exponents))
     return (
         True, combined, mines_left, mines_w, log_total, u_state,
@@ -309,15 +291,9 @@ def guess_parts(out: tuple, size: int) -> tuple:
 
 
 @njit(cache=True, error_model="numpy")
-def combine(
-    cell_ptr: np.ndarray,
-    log_ptr: np.ndarray,
-    logs: np.ndarray,
-    g: np.ndarray,
-    support: np.ndarray,
-    unconstrained: int,
-    mines_left: int,
-) -> tuple[bool, float, np.ndarray, np.ndarray, np.ndarray, int]:
+def combine(cell_ptr: np.ndarray, log_ptr: np.ndarray, logs: np.ndarray, g: np.ndarray, support: np.ndarray,
+            unconstrained: int,
+            mines_left: int) -> tuple[bool, float, np.ndarray, np.ndarray, np.ndarray, int]:  # fmt: skip
     """``weighting.weigh``'s convolutions, with the same compiled kernels in the same order.
 
     Returns ``(ok, log_total, exponents, piece_state, feasible, u_state)``: the exponents ``weigh``
@@ -389,17 +365,9 @@ def _certain(state: np.ndarray, width: int, value: int) -> np.ndarray:
 
 
 @njit(cache=True, error_model="numpy")
-def finish(
-    probabilities: np.ndarray,
-    state: np.ndarray,
-    piece_cells: np.ndarray,
-    piece_p: np.ndarray,
-    piece_state: np.ndarray,
-    unconstrained: np.ndarray,
-    u: float,
-    u_state: int,
-    width: int,
-) -> tuple[np.ndarray, np.ndarray]:
+def finish(probabilities: np.ndarray, state: np.ndarray, piece_cells: np.ndarray, piece_p: np.ndarray,
+           piece_state: np.ndarray, unconstrained: np.ndarray, u: float, u_state: int,
+           width: int) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """Write the probabilities into the flat board arrays; return the certain safe cells and mines."""
     for j in range(piece_cells.shape[0]):
         f = piece_cells[j]

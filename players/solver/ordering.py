@@ -32,9 +32,8 @@ def cells_rows(constraints: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray,
 def prepare_search(
     constraints: np.ndarray, rhs: np.ndarray, n: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Group equivalent cells, order the groups, and build the search arrays ``(sizes, var_ptr,
-    var_cons, cap, cell_var)``: group sizes in search order, each group's rows (CSR), each row's
-    cell count, and each cell's group position."""
+    """``(sizes, var_ptr, var_cons, cap, cell_var)``: group sizes in search order, each group's rows
+    (CSR), each row's cell count, each cell's group position."""
     m, width = constraints.shape
     cell_cons, deg, cap = cells_rows(constraints, n)
     # Group: an earlier member of x's group shares x's first row, so look only there.

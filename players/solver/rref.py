@@ -213,9 +213,8 @@ def propagate_trivial(system: ConstraintSystem, values: np.ndarray | None = None
 def reduce_system(
     system: ConstraintSystem, *, use_rref: bool = True, rref_min_cells: int = 0
 ) -> tuple[np.ndarray, list[ConstraintSystem]]:
-    """Per cell 0 (safe), 1 (mine) or -1, and the components of the undetermined cells: the
-    trivial rules on the whole system, then RREF bound rules on each component of at least
-    ``rref_min_cells`` cells, until nothing new (docs/solver.md)."""
+    """Per cell 0 (safe), 1 (mine) or -1, and the components of the undetermined cells: the trivial
+    rules, then RREF on components of ``rref_min_cells`` cells or more, until nothing new."""
     values = propagate_trivial(system)
     while True:
         rest = substitute(system, values) if (values >= 0).any() else system

@@ -16,9 +16,8 @@ __all__ = ["ComponentStore", "summarize"]
 
 
 class ComponentStore:
-    """The components of one position, back to back: component ``k`` has ``n[k]`` cells, its
-    ``n[k] + 1`` totals (float64) from ``total_ptr[k]`` and its ``(n[k] + 1) x n[k]`` mine counts
-    (float64) and support bytes from ``cell_ptr[k]``."""
+    """A position's components back to back: component ``k``'s ``n[k] + 1`` totals from ``total_ptr[k]``,
+    its ``(n[k] + 1) x n[k]`` mine counts and support bytes from ``cell_ptr[k]``."""
 
     def __init__(self, components: Sequence[ComponentCounts]) -> None:
         count = len(components)
@@ -77,26 +76,12 @@ def _log_weights(n_frontier: int, unconstrained: int, mines_left: int) -> np.nda
 
 
 @njit(cache=True, error_model="numpy")
-def summarize(
-    n: np.ndarray,
-    total_ptr: np.ndarray,
-    cell_ptr: np.ndarray,
-    totals: np.ndarray,
-    mine_counts: np.ndarray,
-    support: np.ndarray,
-    order: np.ndarray,
-    e_totals: np.ndarray,
-    e_counts: np.ndarray,
-    e_support: np.ndarray,
-    has_extra: bool,
-    unconstrained: int,
-    mines_left: int,
-) -> tuple[bool, float, bool, float]:
-    """``(ok, log_total, progress, best_safety)`` of the position made of components ``order``
-    of the store, then the extra piece, and ``unconstrained`` free cells with ``mines_left``
-    mines. ``ok`` is false when no layout fits. ``best_safety`` is 1.0 with progress, else one
-    minus the lowest mine probability among covered cells that are not certain mines (1.0 when
-    every one is a mine)."""
+def summarize(n: np.ndarray, total_ptr: np.ndarray, cell_ptr: np.ndarray, totals: np.ndarray, mine_counts: np.ndarray,
+              support: np.ndarray, order: np.ndarray, e_totals: np.ndarray, e_counts: np.ndarray, e_support: np.ndarray,
+              has_extra: bool, unconstrained: int, mines_left: int) -> tuple[bool, float, bool, float]:  # fmt: skip
+    """``(ok, log_total, progress, best_safety)`` of components ``order`` of the store, the extra
+    piece and ``unconstrained`` free cells with ``mines_left`` mines (``ok`` false: no layout fits).
+    ``best_safety``: 1.0 with progress, else one minus the lowest probability of a possible safe cell."""
     count = order.shape[0] + (1 if has_extra else 0)
     # Each piece's log counts, cut after its last nonzero total, as weighting._log_counts does.
     length = np.empty(count, np.int64)
