@@ -43,9 +43,21 @@ def game_over(counters: np.ndarray) -> bool:
 
 
 @njit(cache=True)
-def reveal(view: np.ndarray, truth: np.ndarray, labels: np.ndarray, perm: np.ndarray, height: int, width: int,
-           mines: int, rule: int, stack: np.ndarray, counters: np.ndarray, cell: int, guess: bool,
-           log: np.ndarray) -> bool:  # fmt: skip
+def reveal(
+    view: np.ndarray,
+    truth: np.ndarray,
+    labels: np.ndarray,
+    perm: np.ndarray,
+    height: int,
+    width: int,
+    mines: int,
+    rule: int,
+    stack: np.ndarray,
+    counters: np.ndarray,
+    cell: int,
+    guess: bool,
+    log: np.ndarray,
+) -> bool:
     """``Game.apply(Action.reveal(row, col, guess=guess))`` on flat ``cell``; False when refused."""
     if game_over(counters) or cell < 0 or cell >= height * width or view[cell] != COVERED:
         return False
@@ -69,9 +81,19 @@ def reveal(view: np.ndarray, truth: np.ndarray, labels: np.ndarray, perm: np.nda
 
 
 @njit(cache=True)
-def play_cells(view: np.ndarray, truth: np.ndarray, height: int, width: int, safe: np.ndarray, mines: np.ndarray,
-               guess: bool, stack: np.ndarray, hit: np.ndarray, counters: np.ndarray,
-               log: np.ndarray) -> bool:  # fmt: skip
+def play_cells(
+    view: np.ndarray,
+    truth: np.ndarray,
+    height: int,
+    width: int,
+    safe: np.ndarray,
+    mines: np.ndarray,
+    guess: bool,
+    stack: np.ndarray,
+    hit: np.ndarray,
+    counters: np.ndarray,
+    log: np.ndarray,
+) -> bool:
     """``Game.play_answer(Actions.cells(safe, mines, guess=guess))`` after the first reveal; False
     when a move was refused (the ones before it stay played)."""
     ok, rows = kernels.cell_rows(safe, mines, 1 if guess else 0)
@@ -105,8 +127,18 @@ def _figures(view: np.ndarray, labels: np.ndarray, counters: np.ndarray) -> tupl
 
 
 @njit(cache=True)
-def _reset(view: np.ndarray, truth: np.ndarray, labels: np.ndarray, hit: np.ndarray, counters: np.ndarray,
-           log: np.ndarray, perm: np.ndarray, mines: int, seed: int, index: int) -> None:  # fmt: skip
+def _reset(
+    view: np.ndarray,
+    truth: np.ndarray,
+    labels: np.ndarray,
+    hit: np.ndarray,
+    counters: np.ndarray,
+    log: np.ndarray,
+    perm: np.ndarray,
+    mines: int,
+    seed: int,
+    index: int,
+) -> None:
     """``CompiledGame.reset``."""
     view[:] = COVERED
     truth[:] = 0

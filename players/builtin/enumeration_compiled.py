@@ -62,8 +62,16 @@ def _advance(game: tuple) -> int:
 
 
 @njit(cache=True)
-def _decide(game: tuple, probabilities: np.ndarray, safe: np.ndarray, mine: np.ndarray, frontier: np.ndarray,
-            unconstrained: np.ndarray, u: float, player_rng: np.ndarray) -> int:  # fmt: skip
+def _decide(
+    game: tuple,
+    probabilities: np.ndarray,
+    safe: np.ndarray,
+    mine: np.ndarray,
+    frontier: np.ndarray,
+    unconstrained: np.ndarray,
+    u: float,
+    player_rng: np.ndarray,
+) -> int:
     """Play an analysed position's certain cells, else ``EnumerationPlayer._guess``'s draw; then ``_advance``."""
     view, truth, height, width = game[0], game[1], game[4], game[5]
     stack, hit, counters, limit, log = game[8], game[9], game[10], game[13], game[14]
@@ -122,8 +130,16 @@ def _exact_shares(exponents: np.ndarray, ratios: np.ndarray, spans: np.ndarray, 
 
 
 @njit(cache=True)
-def _analyse_on(game: tuple, status: int, player_rng: np.ndarray, log_table: np.ndarray, probe: int,
-                rref_min_cells: int, exact_cells: int, exact_shares: bool) -> tuple:  # fmt: skip
+def _analyse_on(
+    game: tuple,
+    status: int,
+    player_rng: np.ndarray,
+    log_table: np.ndarray,
+    probe: int,
+    rref_min_cells: int,
+    exact_cells: int,
+    exact_shares: bool,
+) -> tuple:
     """While the position needs the solver: ``fast.prepare``, its certain cells or exact guesses
     played, ``_advance``; until ``GUESS`` (with ``fast.guess_parts``), ``GENERAL`` or the end.
     The one compiled entry calling ``prepare``: numba compiles a callee into each entry."""

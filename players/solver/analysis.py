@@ -173,8 +173,9 @@ def unconstrained_probability(
     return float(u_state) if u_state >= 0 else float(shares[feasible_at] @ rest) / unconstrained
 
 
-def fast_prepared(grid: np.ndarray, mines: int, weighted: bool, use_rref: bool, rref_min_cells: int, probe: int,
-                  exact_cells: int) -> tuple | None:  # fmt: skip
+def fast_prepared(
+    grid: np.ndarray, mines: int, weighted: bool, use_rref: bool, rref_min_cells: int, probe: int, exact_cells: int
+) -> tuple | None:
     """The fast path up to ``fast.finish`` (None when it declines): ``(pending, cells, rest)``;
     ``finish(*pending)`` completes the probabilities ``pending[0]``, ``cells`` are the frontier's."""
     if not (

@@ -91,9 +91,21 @@ def _bounds(
 
 
 @njit(cache=True)
-def _search(sizes: np.ndarray, var_ptr: np.ndarray, var_cons: np.ndarray, need0: np.ndarray, cap0: np.ndarray,
-            binom: np.ndarray, prefix: np.ndarray, max_k: int, total: np.ndarray, counts: np.ndarray,
-            support: np.ndarray, track: bool, limit: int) -> int:  # fmt: skip
+def _search(
+    sizes: np.ndarray,
+    var_ptr: np.ndarray,
+    var_cons: np.ndarray,
+    need0: np.ndarray,
+    cap0: np.ndarray,
+    binom: np.ndarray,
+    prefix: np.ndarray,
+    max_k: int,
+    total: np.ndarray,
+    counts: np.ndarray,
+    support: np.ndarray,
+    track: bool,
+    limit: int,
+) -> int:
     """Depth-first search below ``prefix`` (the mines of the first variables), adding every
     solution to ``total[k]`` and ``counts[k, var]``, credited to every variable at its leaf.
     Returns the nodes visited, or -1 past ``limit``."""

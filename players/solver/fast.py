@@ -20,8 +20,14 @@ __all__ = ["combine", "finish", "guess_parts", "prepare"]
 
 
 @njit(cache=True, no_cpython_wrapper=True, error_model="numpy")
-def _reduce(constraints: np.ndarray, rhs: np.ndarray, sources: np.ndarray, values: np.ndarray, use_rref: bool,
-            rref_min_cells: int) -> tuple:  # fmt: skip
+def _reduce(
+    constraints: np.ndarray,
+    rhs: np.ndarray,
+    sources: np.ndarray,
+    values: np.ndarray,
+    use_rref: bool,
+    rref_min_cells: int,
+) -> tuple:
     """``rref.reduce_system`` after the first trivial pass, updating ``values``: ``(ok, the
     undetermined system, keep (its cells' frontier indices), its pieces as ``split`` gives them)``."""
     n = values.shape[0]
@@ -94,8 +100,16 @@ def _concat(parts: tuple) -> np.ndarray:
 
 
 @njit(cache=True, error_model="numpy")
-def prepare(grid: np.ndarray, mines: int, weighted: bool, use_rref: bool, rref_min_cells: int, probe: int,
-            exact_cells: int, log_table: np.ndarray) -> tuple:  # fmt: skip
+def prepare(
+    grid: np.ndarray,
+    mines: int,
+    weighted: bool,
+    use_rref: bool,
+    rref_min_cells: int,
+    probe: int,
+    exact_cells: int,
+    log_table: np.ndarray,
+) -> tuple:
     """Frontier, deduction and the int64 counts of every component, or a decline (``ok`` false).
 
     Returns ``(ok, combined, mines_left, mines_w, log_total, u_state, ints, rows, floats, states,
@@ -291,9 +305,15 @@ def guess_parts(out: tuple, size: int) -> tuple:
 
 
 @njit(cache=True, error_model="numpy")
-def combine(cell_ptr: np.ndarray, log_ptr: np.ndarray, logs: np.ndarray, g: np.ndarray, support: np.ndarray,
-            unconstrained: int,
-            mines_left: int) -> tuple[bool, float, np.ndarray, np.ndarray, np.ndarray, int]:  # fmt: skip
+def combine(
+    cell_ptr: np.ndarray,
+    log_ptr: np.ndarray,
+    logs: np.ndarray,
+    g: np.ndarray,
+    support: np.ndarray,
+    unconstrained: int,
+    mines_left: int,
+) -> tuple[bool, float, np.ndarray, np.ndarray, np.ndarray, int]:
     """``weighting.weigh``'s convolutions, with the same compiled kernels in the same order.
 
     Returns ``(ok, log_total, exponents, piece_state, feasible, u_state)``: the exponents ``weigh``
@@ -365,9 +385,17 @@ def _certain(state: np.ndarray, width: int, value: int) -> np.ndarray:
 
 
 @njit(cache=True, error_model="numpy")
-def finish(probabilities: np.ndarray, state: np.ndarray, piece_cells: np.ndarray, piece_p: np.ndarray,
-           piece_state: np.ndarray, unconstrained: np.ndarray, u: float, u_state: int,
-           width: int) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def finish(
+    probabilities: np.ndarray,
+    state: np.ndarray,
+    piece_cells: np.ndarray,
+    piece_p: np.ndarray,
+    piece_state: np.ndarray,
+    unconstrained: np.ndarray,
+    u: float,
+    u_state: int,
+    width: int,
+) -> tuple[np.ndarray, np.ndarray]:
     """Write the probabilities into the flat board arrays; return the certain safe cells and mines."""
     for j in range(piece_cells.shape[0]):
         f = piece_cells[j]

@@ -19,8 +19,16 @@ class EndgameBudgetExceeded(Exception):
 
 
 @njit(cache=True)
-def _enumerate(n: int, var_rows: np.ndarray, var_ptr: np.ndarray, need0: np.ndarray, free0: np.ndarray, mines: int,
-               limit: int, out: np.ndarray) -> int:  # fmt: skip
+def _enumerate(
+    n: int,
+    var_rows: np.ndarray,
+    var_ptr: np.ndarray,
+    need0: np.ndarray,
+    free0: np.ndarray,
+    mines: int,
+    limit: int,
+    out: np.ndarray,
+) -> int:
     """Every 0/1 assignment of ``n`` variables meeting each row's count and ``mines`` in total,
     written to ``out`` (one row per layout). Returns how many, or -1 past ``limit``."""
     need = need0.copy()
@@ -112,9 +120,18 @@ def enumerate_layouts(outlook: Outlook, limit: int) -> tuple[np.ndarray, np.ndar
 
 
 @njit(cache=True)
-def _search(state: np.ndarray, layouts: np.ndarray, numbers: np.ndarray, key1: np.ndarray, key2: np.ndarray,
-            table_key: np.ndarray, table_check: np.ndarray, table_value: np.ndarray, counter: np.ndarray,
-            limit: int) -> tuple[float, int]:  # fmt: skip
+def _search(
+    state: np.ndarray,
+    layouts: np.ndarray,
+    numbers: np.ndarray,
+    key1: np.ndarray,
+    key2: np.ndarray,
+    table_key: np.ndarray,
+    table_check: np.ndarray,
+    table_value: np.ndarray,
+    counter: np.ndarray,
+    limit: int,
+) -> tuple[float, int]:
     """(win probability, best guess or -1) of the layouts ``state``; (-1, -1) past ``limit`` layouts
     expanded. Memoised in a hash table keyed by two order-free sums of random keys (0: empty)."""
     m = state.shape[0]

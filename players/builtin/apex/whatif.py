@@ -76,9 +76,21 @@ def _log_weights(n_frontier: int, unconstrained: int, mines_left: int) -> np.nda
 
 
 @njit(cache=True, error_model="numpy")
-def summarize(n: np.ndarray, total_ptr: np.ndarray, cell_ptr: np.ndarray, totals: np.ndarray, mine_counts: np.ndarray,
-              support: np.ndarray, order: np.ndarray, e_totals: np.ndarray, e_counts: np.ndarray, e_support: np.ndarray,
-              has_extra: bool, unconstrained: int, mines_left: int) -> tuple[bool, float, bool, float]:  # fmt: skip
+def summarize(
+    n: np.ndarray,
+    total_ptr: np.ndarray,
+    cell_ptr: np.ndarray,
+    totals: np.ndarray,
+    mine_counts: np.ndarray,
+    support: np.ndarray,
+    order: np.ndarray,
+    e_totals: np.ndarray,
+    e_counts: np.ndarray,
+    e_support: np.ndarray,
+    has_extra: bool,
+    unconstrained: int,
+    mines_left: int,
+) -> tuple[bool, float, bool, float]:
     """``(ok, log_total, progress, best_safety)`` of components ``order`` of the store, the extra
     piece and ``unconstrained`` free cells with ``mines_left`` mines (``ok`` false: no layout fits).
     ``best_safety``: 1.0 with progress, else one minus the lowest probability of a possible safe cell."""
