@@ -15,7 +15,6 @@ __all__ = [
     "next_uint32",
     "next_uint64",
     "pcg64_from_words",
-    "pcg64_state_dict",
     "permutation",
     "player_seed_words",
     "player_state",
@@ -248,14 +247,3 @@ def player_state(words: np.ndarray) -> np.ndarray:
     while n > 1 and words[n - 1] == _U0:
         n -= 1
     return pcg64_from_words(seed_sequence_words(words[:n].copy(), np.zeros(0, np.uint64), np.int64(8)))
-
-
-def pcg64_state_dict(state: np.ndarray) -> dict:
-    """A compiled state as ``PCG64().state`` (to hand it to a numpy generator)."""
-    hi, lo, inc_hi, inc_lo, has, buf = (int(x) for x in state)
-    return {
-        "bit_generator": "PCG64",
-        "state": {"state": (hi << 64) | lo, "inc": (inc_hi << 64) | inc_lo},
-        "has_uint32": has,
-        "uinteger": buf,
-    }

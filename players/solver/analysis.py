@@ -63,15 +63,6 @@ class Analysis:
         mask[self.frontier.unconstrained] = True
         return mask.reshape(self.probabilities.shape)
 
-    @property
-    def min_probability(self) -> float:
-        """The smallest mine probability over covered unflagged cells (NaN when there are none)."""
-        p = self.probabilities[self.covered]
-        return float(p.min()) if p.size else math.nan
-
-    def probability(self, row: int, col: int) -> float:
-        return float(self.probabilities[row, col])
-
     def best_guesses(self, tolerance: float = 0.0) -> list[Cell]:
         """Covered unflagged cells within ``tolerance`` of the lowest probability, sorted."""
         mask = self.covered
@@ -81,13 +72,6 @@ class Analysis:
         best = p[mask].min()
         rows, cols = np.nonzero(mask & (p <= best + tolerance))
         return [(int(r), int(c)) for r, c in zip(rows, cols, strict=True)]
-
-    def ranked(self) -> list[tuple[float, Cell]]:
-        """Every covered unflagged cell with its probability, safest first (ties by position)."""
-        rows, cols = np.nonzero(self.covered)
-        p = self.probabilities[rows, cols]
-        order = np.lexsort((cols, rows, p))
-        return [(float(p[i]), (int(rows[i]), int(cols[i]))) for i in order]
 
 
 def analyze(

@@ -87,7 +87,7 @@ def _positions(count: int) -> list:
             if analysis.safe:
                 game.reveal(*analysis.safe[0])
             else:
-                game.reveal(*analysis.ranked()[0][1])
+                game.reveal(*analysis.best_guesses()[0])
     return found
 
 
@@ -112,7 +112,7 @@ def test_certain_moves_come_first_and_guesses_only_when_none() -> None:
             kinds.add("guess")
             assert [a.guess for a in actions].count(True) == 1 and actions[-1].guess
             assert {(a.row, a.col) for a in actions[:-1]} == set(analysis.mines)
-            assert analysis.probability(actions[-1].row, actions[-1].col) < 1.0
+            assert analysis.probabilities[actions[-1].row, actions[-1].col] < 1.0
     assert kinds == {"rules", "solver", "guess"}
 
 
@@ -166,8 +166,8 @@ def test_pair_tied_to_the_rest_of_the_board_is_not_unavoidable() -> None:
     # and not (0,3), and has other unknown cells: other clicks can still tell the pair apart.
     grid = parse_position("123#10\n3###10\n###310\n244#10\n01##10")
     analysis = analyze(grid, 8)
-    assert analysis.probability(0, 3) == pytest.approx(0.5)
-    assert analysis.probability(1, 3) == pytest.approx(0.5)
+    assert analysis.probabilities[0, 3] == pytest.approx(0.5)
+    assert analysis.probabilities[1, 3] == pytest.approx(0.5)
     assert unavoidable_pair(Outlook(grid, 8, analysis)) is None
 
 
