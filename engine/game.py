@@ -392,12 +392,6 @@ class Game:
         self.spec.check_cell(*click)
         return self._mines_for(click).reshape(self.height, self.width) == 1
 
-    def numbers(self) -> np.ndarray:
-        """The full solution grid (0-8, ``MINE``) once the layout is drawn."""
-        if self._truth is None:
-            raise IllegalActionError("the layout is drawn at the first reveal")
-        return self._truth.reshape(self.height, self.width).copy()
-
     def final_grid(self) -> np.ndarray:
         """The view with every mine shown (``MINE``) once the game is over, for display."""
         grid = self._view.copy()

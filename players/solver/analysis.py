@@ -48,7 +48,6 @@ class Analysis:
     safe: list[Cell]
     mines: list[Cell]
     log_weight: float
-    weighted: bool
     frontier: Frontier
     components: tuple[ComponentCounts, ...]
     unconstrained_probability: float
@@ -257,7 +256,6 @@ def _analyze_fast(grid: np.ndarray, mines: int, weighted: bool, *options: int) -
         safe=list(zip(safe[0].tolist(), safe[1].tolist(), strict=True)),
         mines=list(zip(mine[0].tolist(), mine[1].tolist(), strict=True)),
         log_weight=log_total,
-        weighted=weighted,
         frontier=frontier,
         components=tuple(components),
         unconstrained_probability=u,
@@ -331,7 +329,6 @@ def analyze_general(
         safe=listed(safe_cells),
         mines=listed(mine_cells),
         log_weight=result.log_total,
-        weighted=weighted,
         frontier=frontier,
         components=components,
         unconstrained_probability=float(flat[frontier.unconstrained[0]]) if frontier.n_unconstrained else math.nan,

@@ -238,16 +238,14 @@ def reduce_system(
         values = propagate_trivial(system, values)
 
 
-def deduce(
-    grid: np.ndarray, mines: int | None = None, *, use_rref: bool = True
-) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+def deduce(grid: np.ndarray, mines: int | None = None) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """Certain cells of an observation grid, ``(safe, mines)`` sorted; with ``mines`` the global
     count joins as one more row over every covered unflagged cell."""
     frontier = extract_frontier(grid, mines)
     system = frontier.system
     width = frontier.shape[1]
     if mines is None or frontier.n_unconstrained + system.n_cells == 0:
-        values = reduce_system(system, use_rref=use_rref)[0]
+        values = reduce_system(system)[0]
         cells = system.cells
     else:
         n = system.n_cells + frontier.n_unconstrained
@@ -255,7 +253,7 @@ def deduce(
         a[: system.n_constraints, : system.n_cells] = system.matrix()
         a[-1, :] = 1
         b = np.concatenate((system.rhs, [frontier.mines_left])).astype(np.int64)
-        values = deduce_matrix(a, b, use_rref=use_rref)
+        values = deduce_matrix(a, b)
         cells = np.concatenate((system.cells, frontier.unconstrained))
     safe = sorted(divmod(int(f), width) for f in cells[values == 0])
     mine = sorted(divmod(int(f), width) for f in cells[values == 1])

@@ -43,7 +43,6 @@ def assert_identical(fast: Analysis, general: Analysis) -> None:
     assert fast.safe == general.safe
     assert fast.mines == general.mines
     assert fast.log_weight == general.log_weight
-    assert fast.weighted == general.weighted
     assert fast.frontier_mines.tobytes() == general.frontier_mines.tobytes()
     u, v = fast.unconstrained_probability, general.unconstrained_probability
     assert (math.isnan(u) and math.isnan(v)) or u == v

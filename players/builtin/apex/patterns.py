@@ -13,7 +13,8 @@ from players.solver import InconsistentPositionError, analyze
 
 __all__ = ["pseudo_fifty", "unavoidable_pair"]
 
-_HALF = 1e-9
+#: Probabilities (and relative log weights) this close are equal.
+_TOLERANCE = 1e-9
 
 
 def _sealed(outlook: Outlook, cell: int, partner: int) -> bool:
@@ -30,7 +31,7 @@ def _sealed(outlook: Outlook, cell: int, partner: int) -> bool:
 def unavoidable_pair(outlook: Outlook) -> tuple[int, int] | None:
     """A cell of an unavoidable 50/50 pair (the first in board order), or None."""
     p = outlook.probabilities
-    halves = np.flatnonzero(np.abs(p - 0.5) < _HALF)
+    halves = np.flatnonzero(np.abs(p - 0.5) < _TOLERANCE)
     if halves.size < 2:
         return None
     half = set(int(x) for x in halves)
@@ -61,23 +62,22 @@ def _one_mine(outlook: Outlook, a: int, b: int) -> bool:
     return bool(np.any(has_a & (length == 2) & (system.rhs == 1)))
 
 
-def pseudo_fifty(outlook: Outlook, *, tolerance: float = 1e-9) -> tuple[int, int] | None:
-    """The safest cell that is "a 50/50 or safe" (first in board order among equals), or None;
-    mine weights are compared in log space to ``tolerance``."""
+def pseudo_fifty(outlook: Outlook) -> tuple[int, int] | None:
+    """The safest cell that is "a 50/50 or safe" (first in board order among equals), or None."""
     width = outlook.width
     p = outlook.probabilities
     known_mine = outlook.constant_mine | (outlook.covered & (p == 1.0))
     open_cell = outlook.covered & ~known_mine  # covered and possibly safe
     found: list[int] = []
-    best = 0.5 + tolerance  # a cell of such a pattern is a mine at most half the time
+    best = 0.5 + _TOLERANCE  # a cell of such a pattern is a mine at most half the time
     for tile, mines, safes, missing in _patterns(outlook, open_cell):
         if not 0.0 < p[tile] <= best:
             continue
-        if not _forced_whenever_mined(outlook, tile, mines + missing, safes, tolerance):
+        if not _forced_whenever_mined(outlook, tile, mines + missing, safes):
             continue
         if len(outlook.outcomes(*divmod(tile, width))) <= 1:
             continue  # dead: its number is known, it would teach nothing
-        if p[tile] < best - tolerance:
+        if p[tile] < best - _TOLERANCE:
             found.clear()
         best = min(best, float(p[tile]))
         found.append(tile)
@@ -124,7 +124,7 @@ def _patterns(outlook: Outlook, open_cell: np.ndarray) -> list[tuple[int, list[i
     return out
 
 
-def _forced_whenever_mined(outlook: Outlook, tile: int, mines: list[int], safes: list[int], tolerance: float) -> bool:
+def _forced_whenever_mined(outlook: Outlook, tile: int, mines: list[int], safes: list[int]) -> bool:
     """Whether every layout with ``tile`` a mine also has ``mines`` mined and ``safes`` safe."""
     grid = np.array(outlook.grid, dtype=np.int8)
     width = outlook.width
@@ -139,4 +139,4 @@ def _forced_whenever_mined(outlook: Outlook, tile: int, mines: list[int], safes:
         return False
     # The layouts with all of them mined are all of those with ``tile`` mined.
     tally = outlook.log_weight + math.log(outlook.probabilities[tile])
-    return abs(forced.log_weight - tally) <= tolerance * max(1.0, abs(tally))
+    return abs(forced.log_weight - tally) <= _TOLERANCE * max(1.0, abs(tally))

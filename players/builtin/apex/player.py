@@ -167,7 +167,7 @@ class ApexPlayer(Player):
         frontier.sort(key=lambda x: (round(float(p[x]), 12), int(counts[x]), x))
         away.sort(key=lambda x: (int(counts[x]), x))
         picked = frontier[:_MAX_CANDIDATES]
-        picked += away[: max(_OFF_FRONTIER, 0 if picked else 1)]
+        picked += away[:_OFF_FRONTIER]
         picked.sort(key=lambda x: (round(float(p[x]), 12), int(counts[x]), x))
         return [divmod(x, width) for x in picked]
 
