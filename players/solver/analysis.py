@@ -62,14 +62,14 @@ class Analysis:
         mask[self.frontier.unconstrained] = True
         return mask.reshape(self.probabilities.shape)
 
-    def best_guesses(self, tolerance: float = 0.0) -> list[Cell]:
-        """Covered unflagged cells within ``tolerance`` of the lowest probability, sorted."""
+    def best_guesses(self) -> list[Cell]:
+        """Covered unflagged cells with the lowest probability, sorted."""
         mask = self.covered
         if not mask.any():
             return []
         p = self.probabilities
         best = p[mask].min()
-        rows, cols = np.nonzero(mask & (p <= best + tolerance))
+        rows, cols = np.nonzero(mask & (p == best))
         return [(int(r), int(c)) for r, c in zip(rows, cols, strict=True)]
 
 

@@ -53,7 +53,6 @@ class CellOutlook:
     """The summary of one candidate over every number it could show."""
 
     cell: Cell
-    safety: float
     progress: float
     secondary: float
     values: int
@@ -131,10 +130,9 @@ class Outlook:
     def summary(self, row: int, col: int) -> CellOutlook:
         """``outcomes`` summed up: what the lookahead scores a candidate by."""
         outs = self.outcomes(row, col)
-        safety = sum(o.probability for o in outs)
         progress = sum(o.probability for o in outs if o.progress)
         secondary = sum(o.probability * o.best_safety for o in outs)
-        return CellOutlook((row, col), safety, progress, secondary, len(outs))
+        return CellOutlook((row, col), progress, secondary, len(outs))
 
     def _merge(self, involved: list[int], cell: int, variables: list[int]) -> _Frame:
         """The union of the involved components with ``cell`` set safe, over the union of their
