@@ -221,7 +221,7 @@ def parallel_speedup(repeat: int) -> dict[str, Any]:
     return {
         "cells": component.n_cells,
         "nodes": serial.nodes,
-        "solutions": float(serial.solutions),
+        "solutions": float(serial.totals.sum()),
         "exact_int64": serial.exact,
         "threads": numba.get_num_threads(),
         "threading_layer": numba.threading_layer(),

@@ -67,11 +67,6 @@ class ComponentCounts:
     def cells(self) -> np.ndarray:
         return self.system.cells
 
-    @property
-    def solutions(self) -> int | float:
-        """All solutions, whatever their mine count."""
-        return int(self.totals.sum()) if self.exact else float(self.totals.sum())
-
 
 @njit(cache=True)
 def _bounds(
