@@ -71,15 +71,6 @@ class Game:
                 )
             self._set_layout(np.ascontiguousarray(grid).reshape(-1).astype(np.uint8))
 
-    @classmethod
-    def from_layout(cls, layout: np.ndarray, rule: FirstClick | str = FirstClick.NONE) -> Game:
-        """A game on a fixed layout (a boolean (height, width) array, True for a mine)."""
-        grid = np.asarray(layout, dtype=bool)
-        if grid.ndim != 2:
-            raise BoardConfigError(f"a layout is a 2-D grid; got an array of shape {grid.shape}")
-        spec = BoardSpec(grid.shape[0], grid.shape[1], int(grid.sum()))
-        return cls(spec, rule, layout=grid)
-
     # -- layout ---------------------------------------------------------------------------
     def _set_layout(self, is_mine: np.ndarray) -> None:
         n = self.spec.cells

@@ -346,7 +346,7 @@ def test_parse_position_errors(text: str, fragment: str) -> None:
 
 
 def test_format_position_of_a_lost_game_shows_mines() -> None:
-    game = Game.from_layout(parse_layout("*.\n.."))
+    game = Game(BoardSpec(2, 2, 1), "none", layout=parse_layout("*.\n.."))
     game.reveal(1, 1)
     game.reveal(0, 0)
     assert format_position(game.final_grid()) == "*#\n#1"

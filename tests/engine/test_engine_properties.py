@@ -231,7 +231,7 @@ def test_revealing_every_safe_cell_in_any_order_wins(case: Case, rng: random.Ran
 def test_a_fixed_layout_plays_like_the_seeded_board(case: Case) -> None:
     seeded = Game(case.spec, case.rule, seed=case.seed, index=case.index)
     seeded.reveal(*case.click)
-    fixed = Game.from_layout(seeded.mine_layout())
+    fixed = Game(case.spec, "none", layout=seeded.mine_layout())
     fixed.reveal(*case.click)
     assert np.array_equal(fixed.grid, seeded.grid)
     assert fixed.status is seeded.status
