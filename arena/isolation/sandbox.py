@@ -18,7 +18,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import functools
-import hashlib
 import importlib.metadata
 import importlib.util
 import json
@@ -154,6 +153,10 @@ def seed_cache(cache: Path) -> int:
     Only files missing there or older than the arena's are copied; the bot's own compiles stay its
     own. Returns how many files were copied."""
     import numba
+    from numba.core.caching import UserProvidedCacheLocator
+
+    def subpath(source: Path) -> str:  # numba's own folder name for the kernels of the files in source
+        return UserProvidedCacheLocator.get_suitable_cache_subpath(str(source / "__init__.py"))
 
     copied = 0
     for name in _PACKAGES:
@@ -163,23 +166,18 @@ def seed_cache(cache: Path) -> int:
                 if source.name == "__pycache__":
                     continue
                 own = source / "__pycache__"
-                user = Path(numba.config.CACHE_DIR) / _numba_subpath(source) if numba.config.CACHE_DIR else None
+                user = Path(numba.config.CACHE_DIR) / subpath(source) if numba.config.CACHE_DIR else None
                 for folder in (own, user):
                     if folder is None or not folder.is_dir():
                         continue
                     for file in [*folder.glob("*.nbi"), *folder.glob("*.nbc")]:
-                        target = cache / _numba_subpath(source) / file.name
+                        target = cache / subpath(source) / file.name
                         with contextlib.suppress(OSError):
                             if not target.exists() or target.stat().st_mtime < file.stat().st_mtime:
                                 target.parent.mkdir(parents=True, exist_ok=True)
                                 shutil.copy2(file, target)
                                 copied += 1
     return copied
-
-
-def _numba_subpath(source: Path) -> str:
-    """numba's folder, under ``NUMBA_CACHE_DIR``, for the kernels of the files in ``source``."""
-    return f"{source.name}_{hashlib.sha1(str(source).encode()).hexdigest()}"
 
 
 def minimal_environment(extra: Mapping[str, str] | None = None, *, home: str | None = None) -> dict[str, str]:
