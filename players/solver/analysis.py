@@ -84,6 +84,7 @@ def analyze(
     parallel_threshold: int = DEFAULT_PARALLEL_THRESHOLD,
     node_limit: int = DEFAULT_NODE_LIMIT,
     exact_cells: int = EXACT_CELLS,
+    reference: bool = False,
 ) -> Analysis:
     """Exact mine probabilities of an observation grid with ``mines`` mines in total.
 
@@ -91,29 +92,69 @@ def analyze(
     ``use_rref`` / ``rref_min_cells``: RREF deduction on large components; ``parallel`` /
     ``parallel_threshold``: threaded search (same results); ``node_limit``: ``TooComplexError`` past
     it; ``exact_cells``: the int64/float64 switch of the counts (tests only). Raises
-    ``InconsistentPositionError`` when no layout fits.
+    ``InconsistentPositionError`` when no layout fits. The compiled fast path answers what it can;
+    the general numpy pipeline below it takes every position and option, and alone (``reference``)
+    it is what the fast path is held equal to.
     """
-    result = _analyze_fast(
-        grid,
-        mines,
-        weighted,
-        use_rref,
-        rref_min_cells,
-        min(parallel_threshold, node_limit, _FAST_SEARCH_NODES),
-        exact_cells,
+    if not reference:
+        probe = min(parallel_threshold, node_limit, _FAST_SEARCH_NODES)
+        fast = _analyze_fast(grid, mines, weighted, use_rref, rref_min_cells, probe, exact_cells)
+        if fast is not None:
+            return fast
+    frontier = extract_frontier(grid, int(mines))
+    system = frontier.system
+    height, width = frontier.shape
+    values, pieces = reduce_system(system, use_rref=use_rref, rref_min_cells=rref_min_cells)
+    mines_left = int(mines) - int(frontier.flags.shape[0]) - int((values == 1).sum())
+    if mines_left < 0:
+        raise InconsistentPositionError(f"the numbers need more mines than the {frontier.mines_left} left")
+    components = tuple(
+        count_component(
+            piece,
+            max_mines=mines_left,
+            parallel=parallel,
+            parallel_threshold=parallel_threshold,
+            node_limit=node_limit,
+            exact_cells=exact_cells,
+        )
+        for piece in pieces
     )
-    if result is not None:
-        return result
-    return analyze_general(
-        grid,
-        mines,
-        weighted=weighted,
-        use_rref=use_rref,
-        rref_min_cells=rref_min_cells,
-        parallel=parallel,
-        parallel_threshold=parallel_threshold,
-        node_limit=node_limit,
-        exact_cells=exact_cells,
+    result = weigh(components, frontier.n_unconstrained, mines_left, weighted=weighted)
+
+    flat = np.full(height * width, np.nan)
+    flat[frontier.flags] = 1.0
+    safe_cells = [system.cells[values == 0]]
+    mine_cells = [system.cells[values == 1]]
+    flat[system.cells[values == 0]] = 0.0
+    flat[system.cells[values == 1]] = 1.0
+    for comp, p, s, m in zip(components, result.probabilities, result.safe, result.mine, strict=True):
+        flat[comp.cells] = p
+        flat[comp.cells[s]] = 0.0
+        flat[comp.cells[m]] = 1.0
+        safe_cells.append(comp.cells[s])
+        mine_cells.append(comp.cells[m])
+    u = result.unconstrained_probability  # NaN, never safe nor mine, without unconstrained cells
+    if result.unconstrained_safe:
+        u = 0.0
+        safe_cells.append(frontier.unconstrained)
+    elif result.unconstrained_mine:
+        u = 1.0
+        mine_cells.append(frontier.unconstrained)
+    flat[frontier.unconstrained] = u
+
+    def listed(parts: list[np.ndarray]) -> list[Cell]:
+        return [(int(f) // width, int(f) % width) for f in np.sort(np.concatenate(parts))]
+
+    return Analysis(
+        probabilities=flat.reshape(height, width),
+        safe=listed(safe_cells),
+        mines=listed(mine_cells),
+        log_weight=result.log_total,
+        frontier=frontier,
+        components=components,
+        unconstrained_probability=u,
+        frontier_mines=result.frontier_mines,
+        nodes=sum(c.nodes for c in components),
     )
 
 
@@ -122,7 +163,6 @@ _FAST_SEARCH_NODES = 20_000
 #: Options and mine counts beyond this are left to the general path (the kernels take int64).
 _BOUND = 2**62
 _NO_PROBABILITIES = np.zeros(0)
-_INT_PARTS = 17  # int64 segments ``fast.prepare`` packs
 #: ``np.log(t)`` for counts ``t < 2**16``: numpy's own values, for the fast path to look up.
 with np.errstate(divide="ignore"):
     _LOG_TABLE = np.log(np.arange(2**16, dtype=np.float64))
@@ -179,7 +219,7 @@ def fast_prepared(
     if not ok:
         return None
     # Only the slices needed here (``_analyze_fast`` cuts the rest): each one costs time per guess.
-    ends = ints[: _INT_PARTS + 1].tolist()
+    ends = ints[: ints[0]].tolist()  # the header: where each segment starts
     cells = ints[ends[0] : ends[1]]
     unconstrained = ints[ends[3] : ends[4]]
     p_cells = ints[ends[5] : ends[6]]
@@ -264,74 +304,6 @@ def _analyze_fast(grid: np.ndarray, mines: int, weighted: bool, *options: int) -
     )
 
 
-def analyze_general(
-    grid: np.ndarray,
-    mines: int,
-    *,
-    weighted: bool = True,
-    use_rref: bool = True,
-    rref_min_cells: int = DEFAULT_RREF_MIN_CELLS,
-    parallel: bool = False,
-    parallel_threshold: int = DEFAULT_PARALLEL_THRESHOLD,
-    node_limit: int = DEFAULT_NODE_LIMIT,
-    exact_cells: int = EXACT_CELLS,
-) -> Analysis:
-    """``analyze`` through the general numpy pipeline, every position and option: the reference."""
-    frontier = extract_frontier(grid, int(mines))
-    system = frontier.system
-    height, width = frontier.shape
-    values, pieces = reduce_system(system, use_rref=use_rref, rref_min_cells=rref_min_cells)
-    mines_left = int(mines) - int(frontier.flags.shape[0]) - int((values == 1).sum())
-    if mines_left < 0:
-        raise InconsistentPositionError(f"the numbers need more mines than the {frontier.mines_left} left")
-    components = tuple(
-        count_component(
-            piece,
-            max_mines=mines_left,
-            parallel=parallel,
-            parallel_threshold=parallel_threshold,
-            node_limit=node_limit,
-            exact_cells=exact_cells,
-        )
-        for piece in pieces
-    )
-    result = weigh(components, frontier.n_unconstrained, mines_left, weighted=weighted)
-
-    flat = np.full(height * width, np.nan)
-    flat[frontier.flags] = 1.0
-    safe_cells = [system.cells[values == 0]]
-    mine_cells = [system.cells[values == 1]]
-    flat[system.cells[values == 0]] = 0.0
-    flat[system.cells[values == 1]] = 1.0
-    for comp, p, s, m in zip(components, result.probabilities, result.safe, result.mine, strict=True):
-        p = p.copy()
-        p[s] = 0.0
-        p[m] = 1.0
-        flat[comp.cells] = p
-        safe_cells.append(comp.cells[s])
-        mine_cells.append(comp.cells[m])
-    if frontier.n_unconstrained:
-        u = result.unconstrained_probability
-        if result.unconstrained_safe:
-            u = 0.0
-            safe_cells.append(frontier.unconstrained)
-        elif result.unconstrained_mine:
-            u = 1.0
-            mine_cells.append(frontier.unconstrained)
-        flat[frontier.unconstrained] = u
-
-    def listed(parts: list[np.ndarray]) -> list[Cell]:
-        cells = np.sort(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
-        return [(int(f) // width, int(f) % width) for f in cells]
-
-    return Analysis(
-        probabilities=flat.reshape(height, width),
-        safe=listed(safe_cells),
-        mines=listed(mine_cells),
-        log_weight=result.log_total,
-        frontier=frontier,
-        components=components,
-        unconstrained_probability=float(flat[frontier.unconstrained[0]]) if frontier.n_unconstrained else math.nan,
-        frontier_mines=result.frontier_mines,
-        nodes=sum(c.nodes for c in components),
-    )
+def analyze_general(grid: np.ndarray, mines: int, **options: object) -> Analysis:
+    """``analyze`` without the fast path: the reference (tests and benchmarks compare the two)."""
+    return analyze(grid, mines, reference=True, **options)
