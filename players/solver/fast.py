@@ -32,12 +32,7 @@ def _reduce(
     undetermined system, keep (its cells' frontier indices), its pieces as ``split`` gives them)``."""
     n = values.shape[0]
     while True:
-        determined = False
-        for j in range(n):
-            if values[j] >= 0:
-                determined = True
-                break
-        if determined:
+        if (values >= 0).any():
             ok, r_cons, r_rhs, r_src, keep = substitute(constraints, rhs, sources, values)
             if not ok:  # an unsatisfiable row: nothing to split
                 r_cons, keep = r_cons[:0], keep[:0]
@@ -45,7 +40,7 @@ def _reduce(
             ok, r_cons, r_rhs, r_src, keep = True, constraints, rhs, sources, np.arange(n)
         count, cell_ptr, piece_cells, row_ptr, row_order, remapped = split(r_cons, keep.shape[0])
         if not ok or not use_rref:
-            return ok, r_cons, r_rhs, r_src, keep, count, cell_ptr, piece_cells, row_ptr, row_order, remapped
+            break
         found = False
         for k in range(count):
             nk = cell_ptr[k + 1] - cell_ptr[k]
@@ -64,16 +59,18 @@ def _reduce(
                     a[p, x] = 1
             ok, piece_values = deduce_matrix(a, b)
             if not ok:
-                return ok, r_cons, r_rhs, r_src, keep, count, cell_ptr, piece_cells, row_ptr, row_order, remapped
+                break
             for j in range(nk):
                 if piece_values[j] >= 0:
                     values[keep[piece_cells[cell_ptr[k] + j]]] = piece_values[j]
                     found = True
-        if not found:
-            return True, r_cons, r_rhs, r_src, keep, count, cell_ptr, piece_cells, row_ptr, row_order, remapped
+        if not ok or not found:
+            break
         # The new cells may make other rows trivially tight.
         if _propagate(constraints, rhs, values) >= 0:
-            return False, r_cons, r_rhs, r_src, keep, count, cell_ptr, piece_cells, row_ptr, row_order, remapped
+            ok = False
+            break
+    return ok, r_cons, r_rhs, r_src, keep, count, cell_ptr, piece_cells, row_ptr, row_order, remapped
 
 
 @njit(cache=True, no_cpython_wrapper=True, error_model="numpy")

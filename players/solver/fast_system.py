@@ -154,31 +154,21 @@ def extract(grid: np.ndarray, mines: int) -> tuple:
             src[m] = f
             m += 1
     local = np.full(size, -1, np.int64)
-    n = 0
-    n_unconstrained = 0
-    n_flags = 0
+    cells = np.empty(size, np.int64)
+    unconstrained = np.empty(size, np.int64)
+    flag_cells = np.empty(size, np.int64)
+    n = n_unconstrained = n_flags = 0
     for f in range(size):
         if seen[f]:
             local[f] = n
+            cells[n] = f
             n += 1
         elif g[f] == -1:
+            unconstrained[n_unconstrained] = f
             n_unconstrained += 1
         elif g[f] == -2:
+            flag_cells[n_flags] = f
             n_flags += 1
-    cells = np.empty(n, np.int64)
-    unconstrained = np.empty(n_unconstrained, np.int64)
-    flag_cells = np.empty(n_flags, np.int64)
-    a = b = e = 0
-    for f in range(size):
-        if seen[f]:
-            cells[a] = f
-            a += 1
-        elif g[f] == -1:
-            unconstrained[b] = f
-            b += 1
-        elif g[f] == -2:
-            flag_cells[e] = f
-            e += 1
     rows = np.full((m, MAX_ARITY), -1, np.int32)
     for i in range(m):
         for t in range(MAX_ARITY):
@@ -190,7 +180,8 @@ def extract(grid: np.ndarray, mines: int) -> tuple:
     mines_left = mines - n_flags
     if not ok or mines_left < 0 or mines_left > n + n_unconstrained:
         return False, empty, no_rows, empty, empty, empty, empty, 0
-    return True, cells, constraints, rhs, sources, unconstrained, flag_cells, mines_left
+    unconstrained, flag_cells = unconstrained[:n_unconstrained].copy(), flag_cells[:n_flags].copy()
+    return True, cells[:n].copy(), constraints, rhs, sources, unconstrained, flag_cells, mines_left
 
 
 @njit(cache=True, no_cpython_wrapper=True, error_model="numpy")
@@ -242,15 +233,6 @@ def split(constraints: np.ndarray, n: int) -> tuple[int, np.ndarray, np.ndarray,
     """``frontier.split_components`` as flat arrays ``(count, cell_ptr, piece_cells, row_ptr,
     row_order, remapped)``: piece ``k``'s cells and rows (CSR), and the rows in piece-local ids."""
     m = constraints.shape[0]
-    if n == 0:
-        return (
-            0,
-            np.zeros(1, np.int64),
-            np.zeros(0, np.int64),
-            np.zeros(1, np.int64),
-            np.zeros(0, np.int64),
-            constraints,
-        )
     labels, count = _component_labels(constraints, n)
     cell_ptr = np.zeros(count + 1, np.int64)
     for x in range(n):
@@ -303,24 +285,19 @@ def _bound_rules(r: np.ndarray, c: np.ndarray) -> tuple[bool, np.ndarray, np.nda
                 neg += v
         if c[i] > pos or c[i] < neg:
             return False, safe, mine, False
-        if pos == neg:
+        if c[i] != pos and c[i] != neg:
             continue
-        if c[i] == pos:
-            for j in range(n):
-                if r[i, j] > 0:
+        # At the top every positive cell is a mine and every negative one safe; at the bottom the
+        # reverse. Both only for an all-zero row, which fixes nothing.
+        top = c[i] == pos
+        for j in range(n):
+            v = r[i, j]
+            if v != 0:
+                any_hit = True
+                if (v > 0) == top:
                     mine[j] = True
-                    any_hit = True
-                elif r[i, j] < 0:
+                else:
                     safe[j] = True
-                    any_hit = True
-        if c[i] == neg:
-            for j in range(n):
-                if r[i, j] < 0:
-                    mine[j] = True
-                    any_hit = True
-                elif r[i, j] > 0:
-                    safe[j] = True
-                    any_hit = True
     for j in range(n):
         if safe[j] and mine[j]:
             return False, safe, mine, False
@@ -364,49 +341,18 @@ def deduce_matrix(a: np.ndarray, b: np.ndarray) -> tuple[bool, np.ndarray]:
                 return False, values
         if not hit:
             break
-        cols = live.shape[0]
-        kept = 0
-        for j in range(cols):
-            if safe[j]:
-                values[live[j]] = 0
-            elif mine[j]:
-                values[live[j]] = 1
-            else:
-                kept += 1
-        rows = a.shape[0]
-        new_b = b.copy()
-        for i in range(rows):
-            for j in range(cols):
-                if mine[j]:
-                    new_b[i] -= a[i, j]
-        new_a = np.empty((rows, kept), np.int64)
-        new_live = np.empty(kept, np.int64)
-        k = 0
-        for j in range(cols):
-            if not (safe[j] or mine[j]):
-                for i in range(rows):
-                    new_a[i, k] = a[i, j]
-                new_live[k] = live[j]
-                k += 1
-        live = new_live
-        nonzero = np.zeros(rows, np.bool_)
-        for i in range(rows):
-            for j in range(kept):
-                if new_a[i, j] != 0:
-                    nonzero[i] = True
-                    break
-            if not nonzero[i] and new_b[i] != 0:
+        values[live[safe]] = 0
+        values[live[mine]] = 1
+        b = b - a[:, mine].sum(axis=1)
+        keep = ~(safe | mine)
+        a = a[:, keep]
+        live = live[keep]
+        nonzero = np.zeros(a.shape[0], np.bool_)
+        for i in range(a.shape[0]):
+            nonzero[i] = (a[i] != 0).any()
+            if not nonzero[i] and b[i] != 0:
                 return False, values
-        count = int(nonzero.sum())
-        a = np.empty((count, kept), np.int64)
-        b = np.empty(count, np.int64)
-        k = 0
-        for i in range(rows):
-            if nonzero[i]:
-                for j in range(kept):
-                    a[k, j] = new_a[i, j]
-                b[k] = new_b[i]
-                k += 1
+        a, b = a[nonzero], b[nonzero]
     return True, values
 
 
