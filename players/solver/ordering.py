@@ -168,16 +168,7 @@ def _order(ng: int, graph: tuple) -> np.ndarray:
                     else:
                         new += 1
                 dg = dist[g] if dist[g] >= 0 else ng
-                better = best < 0
-                if not better and touch != b_touch:
-                    better = touch > b_touch
-                elif not better and close != b_close:
-                    better = close > b_close
-                elif not better and new != b_new:
-                    better = new < b_new
-                elif not better:
-                    better = dg < b_dist
-                if better:
+                if best < 0 or (touch, close, -new, -dg) > (b_touch, b_close, -b_new, -b_dist):
                     best, b_touch, b_close, b_new, b_dist = g, touch, close, new, dg
         done[best] = True
         order[step] = best
