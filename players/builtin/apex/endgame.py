@@ -176,23 +176,15 @@ def _search(
     best_cell = -1
     if free >= 0:
         # A cell safe everywhere whose number varies: reveal it for free and split by its number.
+        shown = numbers[state, free]
         for v in range(9):
-            count = 0
-            for i in state:
-                if numbers[i, free] == v:
-                    count += 1
-            if count == 0:
+            part = state[shown == v]
+            if part.shape[0] == 0:
                 continue
-            part = np.empty(count, np.int64)
-            k = 0
-            for i in state:
-                if numbers[i, free] == v:
-                    part[k] = i
-                    k += 1
             r, _ = _search(part, layouts, numbers, key1, key2, table_key, table_check, table_value, counter, limit)
             if r < 0.0:
                 return -1.0, -1
-            value += count / m * r
+            value += part.shape[0] / m * r
     else:
         open_cells = np.array([j for j in range(n) if 0 < mines[j] < m], dtype=np.int64)
         if open_cells.shape[0] == 0:
@@ -204,22 +196,18 @@ def _search(
             survive = m - mines[x]
             if survive / m <= best + 1e-12:
                 break
+            safe = state[layouts[state, x] == 0]
+            shown = numbers[safe, x]
             counts[:] = 0
-            for i in state:
-                if not layouts[i, x]:
-                    counts[numbers[i, x]] += 1
+            for v in shown:
+                counts[v] += 1
             remaining = survive / m
             acc = 0.0
             for v in np.argsort(-counts, kind="mergesort"):
                 count = counts[v]
                 if count == 0:
                     break
-                part = np.empty(count, np.int64)
-                k = 0
-                for i in state:
-                    if not layouts[i, x] and numbers[i, x] == v:
-                        part[k] = i
-                        k += 1
+                part = safe[shown == v]
                 w = count / m
                 remaining -= w
                 r, _ = _search(part, layouts, numbers, key1, key2, table_key, table_check, table_value, counter, limit)

@@ -105,15 +105,9 @@ class Outlook:
         around = neighbours(cell, self.height, self.width)
         base = sum(1 for x in around if self.constant_mine[x])
         variables = [x for x in around if self.comp_of[x] >= 0 or self.unconstrained[x]]
-        involved = sorted({int(self.comp_of[x]) for x in variables if self.comp_of[x] >= 0})
-        own = int(self.comp_of[cell])
-        if own >= 0 and own not in involved:
-            involved.append(own)
-            involved.sort()
+        involved = sorted({int(self.comp_of[x]) for x in [*variables, cell] if self.comp_of[x] >= 0})
         rest = np.array([i for i in range(len(self.components)) if i not in involved], dtype=np.int64)
-        n_free = self.n_unconstrained - sum(1 for x in variables if self.unconstrained[x])
-        if self.unconstrained[cell]:
-            n_free -= 1
+        n_free = self.n_unconstrained - sum(1 for x in [*variables, cell] if self.unconstrained[x])
         out: list[RevealOutcome] = []
         try:
             frame = self._merge(involved, cell, variables)
