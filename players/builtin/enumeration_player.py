@@ -67,7 +67,12 @@ class EnumerationPlayer(Player):
             return self._play_rust(result, observation)
         if result.safe or result.mines:
             return Actions.cells(result.safe, result.mines)
-        return [Action.reveal(*self._guess(result, observation), guess=True)]
+        density = self.options.interior == "density"
+        u = _density(observation) if density else result.unconstrained_probability
+        frontier = result.frontier
+        return self._guess(
+            observation, result.probabilities.reshape(-1), frontier.system.cells, frontier.unconstrained, u, density
+        )
 
     def play_compiled(self, game: CompiledGame, seed_words: np.ndarray, move_limit: int) -> bool:
         """The same games in compiled code (``players.builtin.enumeration_compiled``), for the
@@ -100,28 +105,21 @@ class EnumerationPlayer(Player):
         if safe or mines:
             return Actions.cells([divmod(x, width) for x in sorted(safe)], [divmod(x, width) for x in sorted(mines)])
         covered = np.flatnonzero(observation.grid.reshape(-1) == COVERED)
-        density = left / covered.size if covered.size else 1.0
         away = result.frontier.unconstrained if result.frontier.unconstrained.size else covered
         # Settled cells are NaN in ``p``, so only the components' cells are candidates.
-        choices = guess_candidates(p, result.frontier.system.cells, away, density, observation.height, width, True)
-        cell = int(choices[int(self.rng.integers(len(choices)))])
-        return [Action.reveal(*divmod(cell, width), guess=True)]
+        return self._guess(observation, p, result.frontier.system.cells, away, _density(observation), True)
 
-    def _guess(self, result: Analysis, observation: Observation) -> tuple[int, int]:
+    def _guess(
+        self, observation: Observation, p: np.ndarray, frontier: np.ndarray, away: np.ndarray, u: float, ties_away: bool
+    ) -> list[Action]:
         """The least likely mine on the frontier, unless a cell away from it is less likely (then
-        a corner, an edge or any such cell); ties broken at random."""
-        u = result.unconstrained_probability
-        density = self.options.interior == "density"
-        if density:
-            covered = int(np.count_nonzero(observation.grid == COVERED))
-            u = (observation.mines - observation.flags) / covered if covered else 1.0
-        choices = guess_candidates(
-            result.probabilities.reshape(-1),
-            result.frontier.system.cells,
-            result.frontier.unconstrained,
-            u,
-            observation.height,
-            observation.width,
-            density,
-        )
-        return divmod(int(choices[int(self.rng.integers(len(choices)))]), observation.width)
+        a corner, an edge or any such cell; see ``guess_candidates``); ties broken at random."""
+        choices = guess_candidates(p, frontier, away, u, observation.height, observation.width, ties_away)
+        cell = int(choices[int(self.rng.integers(len(choices)))])
+        return [Action.reveal(*divmod(cell, observation.width), guess=True)]
+
+
+def _density(observation: Observation) -> float:
+    """Mines left over covered cells: the Rust solver's mine probability of a cell away from the frontier."""
+    covered = int(np.count_nonzero(observation.grid == COVERED))
+    return observation.mines_left / covered if covered else 1.0
