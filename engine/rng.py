@@ -216,12 +216,7 @@ def permutation(state: np.ndarray, n: int) -> np.ndarray:
 
 @njit(cache=True)
 def _entropy(seed: int, index: int) -> np.ndarray:
-    a = int_words(seed)
-    b = int_words(index)
-    out = np.empty(a.shape[0] + b.shape[0], np.uint64)
-    out[: a.shape[0]] = a
-    out[a.shape[0] :] = b
-    return out
+    return np.concatenate((int_words(seed), int_words(index)))
 
 
 @njit(cache=True)
