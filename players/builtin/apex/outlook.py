@@ -21,7 +21,7 @@ from players.solver import (
     substitute,
 )
 
-__all__ = ["Outlook", "RevealOutcome", "neighbours"]
+__all__ = ["Cell", "CellOutlook", "Outlook", "RevealOutcome", "neighbours"]
 
 Cell = tuple[int, int]
 

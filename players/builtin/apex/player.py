@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from engine import COVERED, Action, BoardSpec, FirstClick, Game, Observation
 from players.api import Player
 from players.builtin.apex.endgame import solve_endgame
-from players.builtin.apex.outlook import CellOutlook, Outlook
+from players.builtin.apex.outlook import Cell, CellOutlook, Outlook
 from players.builtin.apex.patterns import pseudo_fifty, unavoidable_pair
 from players.builtin.common import ThreadingOptions, opening_move
 from players.rules import certain_actions
@@ -21,8 +21,6 @@ from players.solver import InconsistentPositionError, analyze
 
 __all__ = ["DECIDED_ENDGAME", "DECIDED_FIFTY", "DECIDED_LOOKAHEAD", "DECIDED_PSEUDO_FIFTY", "DECIDED_SAFEST"]
 __all__ += ["ApexPlayer"]
-
-Cell = tuple[int, int]
 
 #: ``ApexPlayer.decided_by``: the part of the player that chose the last guess.
 DECIDED_FIFTY = "50/50"
@@ -174,9 +172,7 @@ class ApexPlayer(Player):
             summaries.append(summary)
             if summary.values > 1:
                 best_score = max(best_score, summary.score(_PROGRESS_WEIGHT))
-        alive = [s for s in summaries if s.values > 1]
-        if alive:
-            summaries = alive
+        summaries = [s for s in summaries if s.values > 1] or summaries
 
         def score(s: CellOutlook) -> float:
             # Scores equal but for rounding (symmetric cells reached through different sums) are

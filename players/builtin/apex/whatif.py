@@ -98,6 +98,8 @@ def summarize(
     # Each piece's log counts, cut after its last nonzero total, as weighting._log_counts does.
     length = np.empty(count, np.int64)
     cells = np.empty(count, np.int64)
+    log_ptr = np.zeros(count + 1, np.int64)
+    logs = np.full(totals.shape[0] + e_totals.shape[0], -np.inf)  # room for every piece's counts
     for q in range(count):
         if q < order.shape[0]:
             k = order[q]
@@ -112,15 +114,11 @@ def summarize(
                 size = i + 1
                 break
         length[q] = size
-    log_ptr = np.zeros(count + 1, np.int64)
-    for q in range(count):
-        log_ptr[q + 1] = log_ptr[q] + length[q]
-    logs = np.full(log_ptr[count], -np.inf)
-    for q in range(count):
-        t = totals[total_ptr[order[q]] : total_ptr[order[q] + 1]] if q < order.shape[0] else e_totals
-        for i in range(length[q]):
+        log_ptr[q + 1] = log_ptr[q] + size
+        for i in range(size):
             if t[i] > 0:
                 logs[log_ptr[q] + i] = np.log(t[i])
+    logs = logs[: log_ptr[count]]
     n_total = log_ptr[count] - count
     g = _log_weights(n_total, unconstrained, mines_left)
     forward, backward, f_len, b_len = forward_backward(logs, log_ptr, g)
