@@ -89,8 +89,7 @@ def enumerate_layouts(outlook: Outlook, limit: int) -> tuple[np.ndarray, np.ndar
     """All layouts of the unknown cells of ``outlook``'s position: (cells, layouts) with
     ``layouts[i, j]`` 1 when board cell ``cells[j]`` is a mine in layout ``i``; None past ``limit``."""
     comps = outlook.components
-    cells = [comp.cells for comp in comps]
-    cells.append(np.flatnonzero(outlook.unconstrained))
+    cells = [*(comp.cells for comp in comps), np.flatnonzero(outlook.unconstrained)]
     var_cells = np.concatenate(cells).astype(np.int64)
     n = var_cells.shape[0]
     rows: list[list[int]] = []
@@ -112,8 +111,7 @@ def enumerate_layouts(outlook: Outlook, limit: int) -> tuple[np.ndarray, np.ndar
     var_rows = np.array([r for p in per_var for r in p], dtype=np.int64)
     free = np.array([len(ids) for ids in rows], dtype=np.int64)
     out = np.zeros((limit, max(n, 1)), dtype=np.uint8)
-    mines = outlook.mines_left
-    found = _enumerate(n, var_rows, var_ptr, np.array(need, dtype=np.int64), free, mines, limit, out)
+    found = _enumerate(n, var_rows, var_ptr, np.array(need, dtype=np.int64), free, outlook.mines_left, limit, out)
     if found < 0:
         return None
     return var_cells, out[:found, :n].astype(bool)
@@ -283,9 +281,7 @@ class Endgame:
 def solve_endgame(outlook: Outlook, max_layouts: int, budget: int) -> tuple[int, int, float] | None:
     """The winning-probability-maximising guess when at most ``max_layouts`` layouts remain:
     (row, col, win probability), or None when there are more layouts or the search is too big."""
-    if outlook.log_weight > math.log(max_layouts) + 1e-9:
-        return None
-    if not (outlook.grid == COVERED).any():
+    if outlook.log_weight > math.log(max_layouts) + 1e-9 or not (outlook.grid == COVERED).any():
         return None
     enumerated = enumerate_layouts(outlook, max_layouts)
     if enumerated is None:
@@ -298,5 +294,4 @@ def solve_endgame(outlook: Outlook, max_layouts: int, budget: int) -> tuple[int,
         cell, value = search.best()
     except EndgameBudgetExceeded:
         return None
-    row, col = divmod(cell, outlook.width)
-    return row, col, value
+    return (*divmod(cell, outlook.width), value)

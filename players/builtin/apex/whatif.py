@@ -24,16 +24,16 @@ class ComponentStore:
         self.n = np.array([c.totals.shape[0] - 1 for c in components], dtype=np.int64)
         self.total_ptr = np.zeros(count + 1, dtype=np.int64)
         self.cell_ptr = np.zeros(count + 1, dtype=np.int64)
-        if count:
-            self.total_ptr[1:] = np.cumsum(self.n + 1)
-            self.cell_ptr[1:] = np.cumsum((self.n + 1) * self.n)
-            self.totals = np.concatenate([c.totals.astype(np.float64) for c in components])
-            self.mine_counts = np.concatenate([c.mine_counts.astype(np.float64).reshape(-1) for c in components])
-            self.support = np.concatenate([c.support.astype(np.uint8).reshape(-1) for c in components])
-        else:
-            self.totals = np.zeros(0)
-            self.mine_counts = np.zeros(0)
-            self.support = np.zeros(0, dtype=np.uint8)
+        self.total_ptr[1:] = np.cumsum(self.n + 1)
+        self.cell_ptr[1:] = np.cumsum((self.n + 1) * self.n)
+        # Each led by an empty array of its type: no components, empty arrays all the same.
+        self.totals = np.concatenate([np.zeros(0), *(c.totals.astype(np.float64) for c in components)])
+        self.mine_counts = np.concatenate(
+            [np.zeros(0), *(c.mine_counts.astype(np.float64).ravel() for c in components)]
+        )
+        self.support = np.concatenate(
+            [np.zeros(0, np.uint8), *(c.support.astype(np.uint8).ravel() for c in components)]
+        )
 
     def summarize(
         self, order: np.ndarray, extra: ComponentCounts | None, unconstrained: int, mines_left: int
