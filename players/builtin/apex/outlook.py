@@ -29,12 +29,8 @@ Cell = tuple[int, int]
 def neighbours(flat: int, height: int, width: int) -> list[int]:
     """Flat indices of the (up to 8) cells around ``flat``."""
     r, c = divmod(flat, width)
-    out = []
-    for rr in range(max(r - 1, 0), min(r + 2, height)):
-        for cc in range(max(c - 1, 0), min(c + 2, width)):
-            if rr != r or cc != c:
-                out.append(rr * width + cc)
-    return out
+    rows, cols = range(max(r - 1, 0), min(r + 2, height)), range(max(c - 1, 0), min(c + 2, width))
+    return [rr * width + cc for rr in rows for cc in cols if rr != r or cc != c]
 
 
 @dataclass(frozen=True, slots=True)
