@@ -107,7 +107,7 @@ def certain_cells(grid):
     """``(first_move, safe, mines)`` in one compiled call, the cells as (2, k) row/col arrays."""
     known = np.zeros(grid.shape, np.int8)
     first = not _deduce(grid, known)
-    return first, _cells_marked(known, SAFE), _cells_marked(known, MINE)
+    return first, _cells_marked(known, np.int8(SAFE)), _cells_marked(known, np.int8(MINE))
 
 
 # A constraint's cells fit in a 3x3 box, so a set is (row, col, mask), bit 3*i + j for cell
