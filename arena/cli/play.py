@@ -29,7 +29,7 @@ from arena.cli.render import board_text
 from arena.cli.replaying import replay_frames
 from arena.cli.stored import stored_game, tournament_id
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import EngineBot, Isolation, SandboxMode
+from arena.isolation import DEFAULT_LIMITS, EngineBot, Isolation, SandboxMode
 from arena.isolation.catalog import PlayerCatalog
 from arena.result import DIAGNOSTICS, GameResult, Outcome
 from arena.runner import play_game
@@ -72,9 +72,9 @@ def command(
     engine_bot: playing.EngineBotOpt = None,
     isolation: playing.IsolationOpt = Isolation.AUTO,
     sandbox: playing.SandboxOpt = SandboxMode.AUTO,
-    move_time: playing.MoveTimeOpt = 10.0,
-    game_time: playing.GameTimeOpt = 300.0,
-    memory_mb: playing.MemoryOpt = 2048,
+    move_time: playing.MoveTimeOpt = DEFAULT_LIMITS.move_time,
+    game_time: playing.GameTimeOpt = DEFAULT_LIMITS.game_time,
+    memory_mb: playing.MemoryOpt = DEFAULT_LIMITS.memory_mb,
     json_out: common.JsonOpt = False,
     replay_of: Annotated[
         str | None,

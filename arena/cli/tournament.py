@@ -26,7 +26,7 @@ from arena.cli.common import UsageError, board_from_options, cli_errors, console
 from arena.cli.playing import check_plugins, limits_from, parse_options, player_catalog
 from arena.cli.render import print_leaderboard
 from arena.config import PlayerRef, RecordMode, TournamentConfig, parse_player_list
-from arena.isolation import Isolation, SandboxMode
+from arena.isolation import DEFAULT_LIMITS, Isolation, SandboxMode
 from arena.leaderboard import build_leaderboard
 from arena.store import Store
 from arena.tournament import (
@@ -113,9 +113,9 @@ def command(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     isolation: playing.IsolationOpt = Isolation.AUTO,
     sandbox: playing.SandboxOpt = SandboxMode.AUTO,
-    move_time: playing.MoveTimeOpt = 10.0,
-    game_time: playing.GameTimeOpt = 300.0,
-    memory_mb: playing.MemoryOpt = 2048,
+    move_time: playing.MoveTimeOpt = DEFAULT_LIMITS.move_time,
+    game_time: playing.GameTimeOpt = DEFAULT_LIMITS.game_time,
+    memory_mb: playing.MemoryOpt = DEFAULT_LIMITS.memory_mb,
     engine_bot: playing.EngineBotOpt = None,
     backend: Annotated[
         str,

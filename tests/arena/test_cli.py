@@ -95,9 +95,12 @@ def test_tournament_json_rerun_and_leaderboard(cli: Cli, tmp_path: Path) -> None
     assert listed[0]["id"] == config["tournament_id"]
     assert (listed[0]["rows_stored"], listed[0]["games"], listed[0]["seed"]) == (90, 30, 0)
 
-    same = ok_json(cli("leaderboard", "--store", store, "--json", "-t", config["tournament_id"], "-n", "10"))
+    same = ok_json(cli("leaderboard", config["tournament_id"], "--store", store, "--json", "-n", "10"))
     assert same["config"]["boards"] == 10
     assert {r["games"] for r in same["rows"]} == {10}
+    # The older option spelling still works; two different ids are refused.
+    assert ok_json(cli("leaderboard", "-t", config["tournament_id"], "--store", store, "--json", "-n", "10")) == same
+    assert_usage_error(cli("leaderboard", "other", "-t", config["tournament_id"], "--store", store), "two tournaments")
 
 
 def test_tournament_table_output(cli: Cli, tmp_path: Path) -> None:
@@ -427,7 +430,7 @@ def test_leaderboard_errors_on_an_existing_store(cli: Cli, tmp_path: Path) -> No
     Store(store).close()
     assert_usage_error(cli("leaderboard", "--store", store), "holds no tournament")
     ok_json(cli("tournament", "-n", "2", "-w", "1", "-p", "random", "--store", store, "--json"))
-    assert_usage_error(cli("leaderboard", "--store", store, "-t", "nope"), "no tournament 'nope'")
+    assert_usage_error(cli("leaderboard", "nope", "--store", store), "no tournament 'nope'")
     assert ok_json(cli("leaderboard", "--list", "--json", "--store", store))[0]["rows_stored"] == 2
 
 
