@@ -24,7 +24,7 @@ from rich.text import Text
 
 from arena.cli import common, playing
 from arena.cli.common import UsageError, board_from_options, cli_errors, console, err_console, print_json
-from arena.cli.playing import check_plugins, limits_from, parse_options, player_catalog
+from arena.cli.playing import checked_players, limits_from, player_catalog
 from arena.cli.render import board_text
 from arena.cli.replaying import replay_frames
 from arena.cli.stored import stored_game, tournament_id
@@ -100,10 +100,7 @@ def command(
     try:
         catalog, bots = player_catalog(plugin, engine_bot, isolation, probe=False, sandbox=sandbox)
         name = player or _default_player(catalog, bots)
-        check_plugins(catalog, (name,))
-        options = parse_options(option, {name}).get(name, {})
-        catalog.get(name).cls.parse_options(options)  # bad options are bad input, refused before any game
-        ref = PlayerRef(name=name, options=options)
+        (ref,) = checked_players(catalog, (PlayerRef(name=name),), option)
         config = TournamentConfig.build(
             spec,
             rule,
