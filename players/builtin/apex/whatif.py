@@ -97,17 +97,10 @@ def summarize(
     count = order.shape[0] + (1 if has_extra else 0)
     # Each piece's log counts, cut after its last nonzero total, as weighting._log_counts does.
     length = np.empty(count, np.int64)
-    cells = np.empty(count, np.int64)
     log_ptr = np.zeros(count + 1, np.int64)
     logs = np.full(totals.shape[0] + e_totals.shape[0], -np.inf)  # room for every piece's counts
     for q in range(count):
-        if q < order.shape[0]:
-            k = order[q]
-            t = totals[total_ptr[k] : total_ptr[k + 1]]
-            cells[q] = n[k]
-        else:
-            t = e_totals
-            cells[q] = e_counts.shape[1]
+        t = totals[total_ptr[order[q]] : total_ptr[order[q] + 1]] if q < order.shape[0] else e_totals
         size = 1
         for i in range(t.shape[0] - 1, -1, -1):
             if t[i] != 0:
@@ -129,13 +122,14 @@ def summarize(
     lowest = 1.0
     for q in range(count):
         context = log_correlate(forward[q, : f_len[q]].copy(), backward[q + 1, : b_len[q + 1]].copy())
-        nq = cells[q]
         if q < order.shape[0]:
             k = order[q]
+            nq = n[k]
             t = totals[total_ptr[k] : total_ptr[k + 1]]
             mc = mine_counts[cell_ptr[k] : cell_ptr[k + 1]].reshape((nq + 1, nq))
             sup = support[cell_ptr[k] : cell_ptr[k + 1]].reshape((nq + 1, nq))
         else:
+            nq = e_counts.shape[1]
             t = e_totals
             mc = e_counts
             sup = e_support
