@@ -37,9 +37,6 @@ class RecordMode(enum.StrEnum):
     #: Results only, for huge runs.
     NONE = "none"
 
-    def __str__(self) -> str:
-        return self.value
-
 
 class PlayerRef(BaseModel):
     """A player by registered name plus the options it plays with."""
@@ -84,19 +81,13 @@ class TournamentConfig(BaseModel):
     @field_validator("engine_bots")
     @classmethod
     def _unique_bots(cls, bots: tuple[EngineBot, ...]) -> tuple[EngineBot, ...]:
-        names = [b.name for b in bots]
-        dupes = sorted({n for n in names if names.count(n) > 1})
-        if dupes:
-            raise ValueError(f"engine bot named twice: {', '.join(dupes)}")
+        _refuse_twice([b.name for b in bots], "engine bot named twice")
         return bots
 
     @field_validator("players")
     @classmethod
     def _unique(cls, players: tuple[PlayerRef, ...]) -> tuple[PlayerRef, ...]:
-        keys = [p.key for p in players]
-        dupes = sorted({k for k in keys if keys.count(k) > 1})
-        if dupes:
-            raise ValueError(f"player listed twice: {', '.join(dupes)}")
+        _refuse_twice([p.key for p in players], "player listed twice")
         return players
 
     @classmethod
@@ -136,3 +127,10 @@ def parse_player_list(text: str | None) -> tuple[PlayerRef, ...]:
     if not text:
         return ()
     return tuple(PlayerRef(name=part.strip()) for part in text.split(",") if part.strip())
+
+
+def _refuse_twice(names: list[str], what: str) -> None:
+    """A ``ValueError`` naming every name that occurs more than once."""
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ValueError(f"{what}: {', '.join(dupes)}")

@@ -1,21 +1,7 @@
 """A sequential test for "is A better than B?": stop a paired match as soon as the answer is known.
 
-Two players play the same boards. Each board is a trinomial outcome: only A won (+1), both or
-neither won (0), only B won (-1). The difference of their win rates is the mean of that outcome,
-``delta = P(+1) - P(-1)``. ``arena match`` tests
-
-- H0: ``delta = 0`` (A is no better), against
-- H1: ``delta = d`` (A is better by ``d``, the least difference the user cares about),
-
-with the generalized sequential probability ratio test (GSPRT) that chess-engine testing
-(fishtest, fastchess) uses for the same question: after each batch of boards the log-likelihood
-ratio of the two hypotheses is computed with each hypothesis' own maximum-likelihood trinomial
-(the outcome frequencies bent, as little as possible, to have mean ``0`` or ``d``) and compared
-with Wald's bounds ``log(beta / (1 - alpha))`` and ``log((1 - beta) / alpha)``. The nuisance
-parameter, how often the players split at all, is estimated from the same boards instead of being
-guessed in advance. The rule is fixed before the first board (``d``, ``alpha``, ``beta``, the batch
-size), so the error rates hold however long the match runs; stopping when a p-value happens to
-cross 0.05 would not. ``benchmarks/sprt_error_rates.py`` measures the error rates by simulation.
+The GSPRT on paired trinomial outcomes (only A won, a tie, only B won) that ``arena match`` runs;
+the test and why its error rates hold: docs/analysis.md (`arena match`).
 """
 
 from __future__ import annotations

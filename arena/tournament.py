@@ -1,19 +1,8 @@
 """Run a tournament: every player on every board, in parallel, resumable.
 
-The parent process (the Dask client, with ``--backend dask``) owns the store. It asks which
-(player, board) pairs have no result yet, cuts them into batches of boards, hands the batches to
-a backend (``arena.backends``), and commits each batch's results as it comes back. So:
-
-- nothing lost: a result is committed as soon as its batch is back; SIGKILL of the arena loses
-  only batches in flight, which a rerun plays; Ctrl-C lets running batches finish and commits them;
-- nothing duplicated: a rerun plays only what has no row, and the primary key plus
-  ``INSERT OR IGNORE`` make a batch delivered twice (a retried Dask task) a no-op;
-- nothing lost behind its back: before each commit the store checks that its file is still the one
-  it opened; when it was replaced, deleted or damaged the run stops (``StoreLost``) and what could
-  be saved (the whole store, or at least every game the store committed) goes to a new file;
-- nothing different: every game's randomness comes from (seed, board, player) alone, so the
-  results (all but the timings) do not depend on the backend, the number of workers, the
-  batching or the order of play; ``order`` exists so that a test can prove the last point.
+The parent process owns the store: it asks which (player, board) pairs have no result, hands
+batches of boards to a backend (``arena.backends``) and commits each batch as it comes back. What
+that guarantees (nothing lost, duplicated or different): docs/architecture.md (the results store).
 """
 
 from __future__ import annotations

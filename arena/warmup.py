@@ -1,25 +1,8 @@
 """Compile the tournament's players before the first game: once, visibly, and so that Ctrl-C works.
 
-The built-in players run numba code, compiled on first use and cached on disk. Left to the worker
-processes, a first run spends a minute or more at 0 games, silently, with every worker compiling the
-same kernels at once, and a Ctrl-C waits for the compile (numba cannot be interrupted mid-function).
-So the tournament first asks ``stale_players`` which of its trusted players (those that run inside
-the workers) have no record of a complete compile, and ``compile_players`` warms exactly those up in
-processes of their own:
-
-- the workers' own warm-up game per player, then a few games on the tournament's board (one
-  Beginner game misses paths: ``arena.worker.prepare_player``), in several processes at once
-  (the tournament asks for one per worker and one more); each kernel is compiled by one process
-  only: a process about to compile a kernel takes a lock on its cache entry, and one that finds it
-  locked waits, then loads what the other compiled (``_lock_kernels``);
-- each process says when it starts compiling a player (numba's compile event, so a player whose
-  code is cached reports nothing) and when it is done; the caller shows that;
-- a Ctrl-C kills the processes at once.
-
-A record per player and kind of board (preset or custom, and first-click rule: other boards take
-other paths; ``record_dir``) lists the cache files its warm-up used, with their sizes and times,
-and the source files they were compiled from: while none of them changed, the next run skips all
-of this after a few ``stat`` calls. The workers' warm-up then only loads from the cache.
+``stale_players`` finds the trusted players whose compiled code is not on record as complete;
+``compile_players`` warms exactly those up in processes of their own, each kernel compiled by one
+process only, and reports progress. Why and how: docs/architecture.md (the compile step).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ import numpy as np
 from arena.answer import WARM_UP_SEED
 from arena.config import PlayerRef, RecordMode, TournamentConfig
 from arena.isolation import sandbox
-from arena.isolation.remote import RemoteAgent, bot_environment, host_command
+from arena.isolation.remote import RemoteAgent, bot_environment, host_command, sandbox_for
 from arena.isolation.settings import Isolation
 from arena.isolation.spin import spin_window
 from arena.result import GameResult, Outcome
@@ -199,19 +199,12 @@ def _sandbox_for(
     name: str, command: list[str], host: bool, config: TournamentConfig
 ) -> tuple[sandbox.Sandbox, dict[str, str]]:
     """The sandbox of player ``name`` and its environment: the arena's host reads the plugins (a
-    built-in player none) and caches compiled code in a folder of the player's own; an engine bot
-    reads the files its command names."""
+    built-in player none); an engine bot reads the files its command names, from the arena's folder."""
     if host:
         builtin = name in _builtin_names()
         readable = sandbox.host_files(() if builtin else _plugin_files, entry_points=not builtin)
-    else:
-        readable = sandbox.command_files(command)
-    cache = sandbox.cache_dir(name)
-    cache.mkdir(parents=True, exist_ok=True)
-    sandbox.seed_cache(cache)
-    cwd = "/tmp" if host else os.getcwd()
-    box = sandbox.Sandbox(readable, [str(cache)], processes=config.limits.processes, cwd=cwd)
-    return box, bot_environment({"NUMBA_CACHE_DIR": str(cache)}, sandboxed=True)
+        return sandbox_for(name, readable, config.limits.processes)
+    return sandbox_for(name, sandbox.command_files(command), config.limits.processes, cwd=os.getcwd())
 
 
 def prepare_player(ref: PlayerRef, config: TournamentConfig, games: int = 0) -> None:

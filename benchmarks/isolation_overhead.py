@@ -56,7 +56,7 @@ from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import Isolation, Limits, sandbox
 from arena.isolation import protocol as proto
 from arena.isolation.process import BotProcess
-from arena.isolation.remote import RemoteAgent, bot_environment, host_command
+from arena.isolation.remote import RemoteAgent, bot_environment, host_command, sandbox_for
 from arena.isolation.spin import DEFAULT_SPIN
 from arena.result import Outcome
 from arena.runner import Agent, TrustedAgent, play_game
@@ -120,13 +120,7 @@ def remote_agent(name: str, spin: float, shared: bool, boxed: bool) -> RemoteAge
     """``name`` behind the protocol as a tournament's worker starts it (``boxed``: in the sandbox, its
     cache folder seeded with the arena's compiled code)."""
     command = host_command(name, entry_points=False, threads=1, spin=spin)
-    box, env = None, bot_environment()
-    if boxed:
-        cache = sandbox.cache_dir(name)
-        cache.mkdir(parents=True, exist_ok=True)
-        sandbox.seed_cache(cache)
-        box = sandbox.Sandbox((), [str(cache)], processes=LIMITS.processes)
-        env = bot_environment({"NUMBA_CACHE_DIR": str(cache)}, sandboxed=True)
+    box, env = sandbox_for(name, (), LIMITS.processes) if boxed else (None, bot_environment())
     return RemoteAgent(name, command, LIMITS, env=env, spin=spin, shared=shared, sandbox=box)
 
 

@@ -112,10 +112,7 @@ def play_cells(
 @njit(cache=True)
 def _figures(view: np.ndarray, labels: np.ndarray, counters: np.ndarray) -> tuple:
     """``CompiledGame.figures``."""
-    revealed = 0
-    for cell in range(view.shape[0]):
-        if view[cell] >= 0:
-            revealed += 1
+    revealed = np.count_nonzero(view >= 0)
     solved = 0
     if counters[FIRST] >= 0:
         solved = kernels.bbbv_solved(view, labels, counters[OPENINGS])

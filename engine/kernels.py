@@ -144,6 +144,7 @@ def chord_cells(view, truth, height, width, cell, stack, hit, log):
     c = cell % width
     flags = 0
     covered = 0
+    mine = -1  # the first covered mine in scan order: the one a wrong flag loses on
     for rr in range(max(r - 1, 0), min(r + 2, height)):
         for cc in range(max(c - 1, 0), min(c + 2, width)):
             nb = rr * width + cc
@@ -151,17 +152,16 @@ def chord_cells(view, truth, height, width, cell, stack, hit, log):
                 flags += 1
             elif view[nb] == COVERED:
                 covered += 1
+                if truth[nb] == MINE and mine < 0:
+                    mine = nb
     if flags != view[cell]:
         return FLAGS_MISMATCH
     if covered == 0:
         return NOTHING_TO_CHORD
-    for rr in range(max(r - 1, 0), min(r + 2, height)):
-        for cc in range(max(c - 1, 0), min(c + 2, width)):
-            nb = rr * width + cc
-            if view[nb] == COVERED and truth[nb] == MINE:
-                hit[0] = nb
-                log_move(log, np.int64(3), np.bool_(False), cell, stack, np.int64(0))
-                return HIT_MINE
+    if mine >= 0:
+        hit[0] = mine
+        log_move(log, np.int64(3), np.bool_(False), cell, stack, np.int64(0))
+        return HIT_MINE
     revealed = _open_around(view, truth, height, width, cell, stack, np.int64(0))
     revealed = _flood(view, truth, height, width, stack, revealed)
     log_move(log, np.int64(3), np.bool_(False), cell, stack, revealed)

@@ -15,7 +15,6 @@ __all__ = [
     "MAX_SEED",
     "board_permutation",
     "check_seed",
-    "draw_layout",
     "format_layout",
     "format_position",
     "parse_layout",
@@ -69,15 +68,6 @@ def mines_from_permutation(spec: BoardSpec, perm: np.ndarray, rule: FirstClick, 
     cell = click[0] * spec.width + click[1]
     kernels.place_mines(perm, spec.height, spec.width, spec.mines, cell, kernels.RULE_CODES[rule.value], is_mine)
     return is_mine
-
-
-def draw_layout(spec: BoardSpec, rule: FirstClick | str, seed: int, index: int, click: tuple[int, int]) -> np.ndarray:
-    """The (height, width) boolean mine layout of board ``index`` when the first click is ``click``."""
-    rule = FirstClick.parse(rule)
-    spec.check_rule(rule)
-    spec.check_cell(*click)
-    perm = board_permutation(spec, seed, index)
-    return mines_from_permutation(spec, perm, rule, click).reshape(spec.height, spec.width).astype(bool)
 
 
 def format_layout(mines: np.ndarray) -> str:

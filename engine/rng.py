@@ -61,9 +61,7 @@ def seed_sequence_words(entropy: np.ndarray, spawn_key: np.ndarray, n_words: int
     if spawn_key.shape[0] > 0 and run.shape[0] < _POOL:
         run = np.zeros(_POOL, np.uint64)
         run[: entropy.shape[0]] = entropy
-    words = np.empty(run.shape[0] + spawn_key.shape[0], np.uint64)
-    words[: run.shape[0]] = run
-    words[run.shape[0] :] = spawn_key
+    words = np.concatenate((run, spawn_key))
     hash_const = np.array([_INIT_A], np.uint64)
     pool = np.empty(_POOL, np.uint64)
     for i in range(_POOL):
@@ -172,15 +170,10 @@ def random_interval(state: np.ndarray, top: int) -> int:
     mask = limit
     for shift in (1, 2, 4, 8, 16, 32):
         mask |= mask >> np.uint64(shift)
-    if limit <= _MASK32:
-        value = next_uint32(state) & mask
-        while value > limit:
-            value = next_uint32(state) & mask
-    else:
-        value = next_uint64(state) & mask
-        while value > limit:
-            value = next_uint64(state) & mask
-    return np.int64(value)
+    while True:
+        value = (next_uint32(state) if limit <= _MASK32 else next_uint64(state)) & mask
+        if value <= limit:
+            return np.int64(value)
 
 
 @njit(cache=True)
@@ -216,12 +209,7 @@ def permutation(state: np.ndarray, n: int) -> np.ndarray:
 
 @njit(cache=True)
 def _entropy(seed: int, index: int) -> np.ndarray:
-    a = int_words(seed)
-    b = int_words(index)
-    out = np.empty(a.shape[0] + b.shape[0], np.uint64)
-    out[: a.shape[0]] = a
-    out[a.shape[0] :] = b
-    return out
+    return np.concatenate((int_words(seed), int_words(index)))
 
 
 @njit(cache=True)

@@ -107,7 +107,7 @@ def certain_cells(grid):
     """``(first_move, safe, mines)`` in one compiled call, the cells as (2, k) row/col arrays."""
     known = np.zeros(grid.shape, np.int8)
     first = not _deduce(grid, known)
-    return first, _cells_marked(known, SAFE), _cells_marked(known, MINE)
+    return first, _cells_marked(known, np.int8(SAFE)), _cells_marked(known, np.int8(MINE))
 
 
 # A constraint's cells fit in a 3x3 box, so a set is (row, col, mask), bit 3*i + j for cell
@@ -124,12 +124,7 @@ def _normalise(row, col, mask):
             if (mask >> (3 * i + j)) & 1:
                 top = min(top, i)
                 left = min(left, j)
-    out = 0
-    for i in range(3):
-        for j in range(3):
-            if (mask >> (3 * i + j)) & 1:
-                out |= 1 << (3 * (i - top) + (j - left))
-    return row + top, col + left, out
+    return row + top, col + left, _shift(mask, -top, -left)
 
 
 @njit(cache=True)
@@ -250,8 +245,8 @@ def _closure(grid, height, width, known):
                             if (rest >> bb) & 1:
                                 rr = pool[outer, 0] + bb // 3
                                 cc = pool[outer, 1] + bb % 3
-                                if known[rr, cc] == 0:
-                                    known[rr, cc] = 2 if mines == 0 else 1
+                                if known[rr, cc] == UNKNOWN:
+                                    known[rr, cc] = SAFE if mines == 0 else MINE
                                     decided = True
                         continue
                     row, col, rest = _normalise(pool[outer, 0], pool[outer, 1], rest)

@@ -17,10 +17,7 @@ import sys
 from pathlib import Path
 
 #: Kernels left with copies that differ by a literal only, and why.
-KNOWN = {
-    # players/rules.py: certain_cells passes SAFE and MINE as literals (left to the rules' owner).
-    "players.rules._cells_marked",
-}
+KNOWN: set[str] = set()
 
 SCRIPT = """
 import json, sys

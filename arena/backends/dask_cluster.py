@@ -1,17 +1,10 @@
 """The Dask backend: the same batches, played on the workers of a Dask cluster.
 
-The client (the ``arena`` process) keeps the store; each batch is one Dask task whose result
-(plain ``GameResult`` values) streams back as it finishes and is committed by the tournament.
-A worker that dies takes its running task with it; the scheduler reruns that task elsewhere, and
-``retries`` covers a task that raised. A batch therefore may, in a corner, be played twice, but
-it is committed at most once per game: the store's primary key and ``INSERT OR IGNORE`` see to it.
-
-Workers load plugins themselves, lazily, on their first batch (plugins are code, not data): the
-plugin paths travel with every batch, so they must exist at the same paths on every worker, and
-third-party players installed as packages must be installed there too. Numba stays at one thread
-per task: parallelism comes from the cluster's workers, not from threads inside a game.
-
+Each batch is one Dask task whose ``GameResult`` values stream back to the client, which keeps the
+store; a task rerun after a lost worker is committed at most once per game (the store's primary key).
+Workers load plugins themselves from the paths sent with every batch; one numba thread per task.
 ``dask`` and ``distributed`` are an optional extra, imported only when this backend is used.
+How to run it: docs/cluster.md.
 """
 
 from __future__ import annotations

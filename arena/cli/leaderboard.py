@@ -18,8 +18,9 @@ from arena.store import Store
 
 @cli_errors
 def command(
-    tournament: Annotated[
-        str | None, typer.Option("--tournament", "-t", help="Tournament id (see --list); default: the latest.")
+    tournament: common.TournamentArg = None,
+    tournament_opt: Annotated[
+        str | None, typer.Option("--tournament", "-t", hidden=True, help="The tournament id, as an option.")
     ] = None,
     games: Annotated[int | None, typer.Option("--games", "-n", help="Only the first N boards.")] = None,
     list_all: Annotated[bool, typer.Option("--list", help="List the stored tournaments.")] = False,
@@ -37,6 +38,10 @@ def command(
     store: common.StoreOpt = None,
     json_out: common.JsonOpt = False,
 ) -> None:
+    if tournament_opt is not None:  # the older spelling, kept for scripts that use it
+        if tournament is not None and tournament != tournament_opt:
+            raise UsageError(f"two tournaments given: {tournament!r} and --tournament {tournament_opt!r}")
+        tournament = tournament_opt
     if games is not None and games < 1:
         raise UsageError(f"--games must be at least 1, got {games}")
     if force and publish_to is None:

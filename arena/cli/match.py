@@ -8,7 +8,7 @@ import typer
 
 from arena.cli import common, playing
 from arena.cli.common import UsageError, board_from_options, cli_errors, console, err_console, print_json
-from arena.cli.playing import check_plugins, games_stopped, player_catalog
+from arena.cli.playing import checked_players, games_stopped, player_catalog
 from arena.config import TournamentConfig
 from arena.isolation import Isolation
 from arena.match import MatchResult, parse_player_spec, run_match
@@ -74,9 +74,7 @@ def command(
     if refs[0].key == refs[1].key:
         raise UsageError(f"A and B are the same player ({refs[0].key}); give one of them other options")
     registry, _ = player_catalog(plugin, None, Isolation.AUTO)
-    check_plugins(registry, (ref.name for ref in refs))
-    for ref in refs:
-        registry.get(ref.name).cls.parse_options(ref.options)  # unknown players and bad options, before playing
+    refs = checked_players(registry, refs)
     config = TournamentConfig.build(spec, rule, seed=seed, games=batch, players=refs)
     if not json_out:
         err_console.print(

@@ -24,12 +24,12 @@ from rich.text import Text
 
 from arena.cli import common, playing
 from arena.cli.common import UsageError, board_from_options, cli_errors, console, err_console, print_json
-from arena.cli.playing import check_plugins, limits_from, parse_options, player_catalog
+from arena.cli.playing import checked_players, limits_from, player_catalog
 from arena.cli.render import board_text
 from arena.cli.replaying import replay_frames
 from arena.cli.stored import stored_game, tournament_id
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import EngineBot, Isolation, SandboxMode
+from arena.isolation import DEFAULT_LIMITS, EngineBot, Isolation, SandboxMode
 from arena.isolation.catalog import PlayerCatalog
 from arena.result import DIAGNOSTICS, GameResult, Outcome
 from arena.runner import play_game
@@ -72,9 +72,9 @@ def command(
     engine_bot: playing.EngineBotOpt = None,
     isolation: playing.IsolationOpt = Isolation.AUTO,
     sandbox: playing.SandboxOpt = SandboxMode.AUTO,
-    move_time: playing.MoveTimeOpt = 10.0,
-    game_time: playing.GameTimeOpt = 300.0,
-    memory_mb: playing.MemoryOpt = 2048,
+    move_time: playing.MoveTimeOpt = DEFAULT_LIMITS.move_time,
+    game_time: playing.GameTimeOpt = DEFAULT_LIMITS.game_time,
+    memory_mb: playing.MemoryOpt = DEFAULT_LIMITS.memory_mb,
     json_out: common.JsonOpt = False,
     replay_of: Annotated[
         str | None,
@@ -100,10 +100,7 @@ def command(
     try:
         catalog, bots = player_catalog(plugin, engine_bot, isolation, probe=False, sandbox=sandbox)
         name = player or _default_player(catalog, bots)
-        check_plugins(catalog, (name,))
-        options = parse_options(option, {name}).get(name, {})
-        catalog.get(name).cls.parse_options(options)  # bad options are bad input, refused before any game
-        ref = PlayerRef(name=name, options=options)
+        (ref,) = checked_players(catalog, (PlayerRef(name=name),), option)
         config = TournamentConfig.build(
             spec,
             rule,

@@ -19,6 +19,7 @@ import typer
 from rich.markup import escape
 
 from arena.cli.common import UsageError, err_console
+from arena.config import PlayerRef
 from arena.isolation import EngineBot, Isolation, Limits, SandboxMode
 from arena.isolation import sandbox as sandboxes
 from arena.isolation.catalog import PlayerCatalog
@@ -35,6 +36,7 @@ __all__ = [
     "SandboxOpt",
     "WorkersOpt",
     "check_plugins",
+    "checked_players",
     "games_stopped",
     "limits_from",
     "parse_options",
@@ -149,6 +151,21 @@ def check_plugins(catalog: PlayerCatalog, names: Iterable[str]) -> None:
     catalog.check_requested(names)
     for failure in catalog.failures:
         err_console.print(f"[yellow]warning:[/] {escape(failure.summary)}", highlight=False, soft_wrap=True)
+
+
+def checked_players(
+    catalog: PlayerCatalog, refs: Sequence[PlayerRef], option: list[str] | None = None
+) -> tuple[PlayerRef, ...]:
+    """The players a command plays, with their ``--option`` values added: a missing plugin, an
+    unknown player or a bad option is bad input, refused before anything is played or stored."""
+    check_plugins(catalog, (ref.name for ref in refs))
+    for ref in refs:
+        catalog.get(ref.name)
+    options = parse_options(option, {ref.name for ref in refs})
+    refs = tuple(PlayerRef(name=r.name, options={**r.options, **options.get(r.name, {})}) for r in refs)
+    for ref in refs:
+        catalog.get(ref.name).cls.parse_options(ref.options)
+    return refs
 
 
 @contextlib.contextmanager

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from arena.cli import common, playing
 from arena.cli.common import UsageError, cli_errors, console, err_console, print_json
-from arena.cli.playing import check_plugins, games_stopped, player_catalog
+from arena.cli.playing import checked_players, games_stopped, player_catalog
 from arena.config import PlayerRef, parse_player_list
 from arena.isolation import Isolation
 from arena.store import Store
@@ -91,9 +91,7 @@ def command(
         raise UsageError(str(error)) from None
     registry, _ = player_catalog(plugin, None, Isolation.AUTO)
     refs = parse_player_list(players) or tuple(PlayerRef(name=n) for n in sorted(registry.players))
-    check_plugins(registry, (ref.name for ref in refs))
-    for ref in refs:
-        registry.get(ref.name)
+    refs = checked_players(registry, refs)
     if plot is not None:
         try:
             import matplotlib  # noqa: F401

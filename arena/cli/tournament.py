@@ -23,10 +23,10 @@ from rich.progress import (
 from arena.backends.dask_cluster import ADDRESS_ENV, INSTALL_HINT, dask_available
 from arena.cli import common, playing
 from arena.cli.common import UsageError, board_from_options, cli_errors, console, err_console, print_json
-from arena.cli.playing import check_plugins, limits_from, parse_options, player_catalog
+from arena.cli.playing import checked_players, limits_from, player_catalog
 from arena.cli.render import print_leaderboard
 from arena.config import PlayerRef, RecordMode, TournamentConfig, parse_player_list
-from arena.isolation import Isolation, SandboxMode
+from arena.isolation import DEFAULT_LIMITS, Isolation, SandboxMode
 from arena.leaderboard import build_leaderboard
 from arena.store import Store
 from arena.tournament import (
@@ -113,9 +113,9 @@ def command(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     isolation: playing.IsolationOpt = Isolation.AUTO,
     sandbox: playing.SandboxOpt = SandboxMode.AUTO,
-    move_time: playing.MoveTimeOpt = 10.0,
-    game_time: playing.GameTimeOpt = 300.0,
-    memory_mb: playing.MemoryOpt = 2048,
+    move_time: playing.MoveTimeOpt = DEFAULT_LIMITS.move_time,
+    game_time: playing.GameTimeOpt = DEFAULT_LIMITS.game_time,
+    memory_mb: playing.MemoryOpt = DEFAULT_LIMITS.memory_mb,
     engine_bot: playing.EngineBotOpt = None,
     backend: Annotated[
         str,
@@ -156,13 +156,7 @@ def command(
     limits = limits_from(move_time, game_time, memory_mb)
     registry, bots = player_catalog(plugin, engine_bot, isolation, sandbox=sandbox)
     refs = parse_player_list(players) or tuple(PlayerRef(name=n) for n in sorted(registry.players))
-    check_plugins(registry, (ref.name for ref in refs))
-    for ref in refs:
-        registry.get(ref.name)
-    options = parse_options(option, {r.name for r in refs})
-    refs = tuple(PlayerRef(name=r.name, options=options.get(r.name, {})) for r in refs)
-    for ref in refs:
-        registry.get(ref.name).cls.parse_options(ref.options)  # refuse bad options before touching the store
+    refs = checked_players(registry, refs, option)
     config = TournamentConfig.build(
         spec,
         rule,

@@ -1,25 +1,8 @@
 """Start a bot under kernel limits: set them in a fresh process, then ``exec`` the bot.
 
-Run by path with the standard library only (``python -I -S launch.py LIMITS_JSON -- COMMAND...``), so
-it costs one bare interpreter start per bot process and imports nothing of the project. In the
-sandbox (``arena.isolation.sandbox``) it runs inside, as the sandbox's first command, and, when the
-arena runs as root, once more outside, to join the bot's process-count cgroup before ``exec``-ing bwrap. Doing this
-here instead of in ``subprocess``'s ``preexec_fn`` keeps the arena's process fork-safe: the arena
-has threads (stderr readers), and ``preexec_fn`` is documented as unsafe with threads.
-
-What it sets, and why:
-
-- ``RLIMIT_AS`` (memory): a bot that allocates without bound gets ``MemoryError`` (or dies), not the
-  machine's swap.
-- ``RLIMIT_CPU`` (CPU seconds, process lifetime): a busy background thread is stopped even when it
-  answers every move in time; the arena recycles the process before the limit matters to an honest bot.
-- ``RLIMIT_CORE`` 0: a crashing bot leaves no core files behind.
-- ``RLIMIT_NPROC`` (processes; only inside the sandbox, whose user namespace makes it count the
-  sandbox's own processes): a fork bomb is refused. The kernel does not apply it to root, so for an
-  arena running as root the sandbox's processes join a ``pids`` cgroup instead (``cgroup``).
-- ``PR_SET_NO_NEW_PRIVS`` and, when run as root, dropping ``CAP_SYS_PTRACE``: together with the arena's
-  own processes being non-dumpable, the bot cannot read the arena's memory (``/proc/<ppid>/mem``,
-  ``process_vm_readv``, ptrace), where the mine layout lives.
+Run by path with the standard library only (``python -I -S launch.py LIMITS_JSON -- COMMAND...``),
+inside the sandbox as its first command (and, for a root arena, outside it to join the bot's pids
+cgroup). Which limits and why: docs/isolation.md (kernel limits).
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ import arena
 from arena.isolation import protocol
 from arena.isolation import shared as shared_memory
 from arena.isolation.process import BotExited, BotOutputError, BotProcess, BotTimeout, make_undumpable
-from arena.isolation.sandbox import Sandbox, minimal_environment, python_path
+from arena.isolation.sandbox import Sandbox, cache_dir, minimal_environment, python_path, seed_cache
 from arena.isolation.settings import DEFAULT_LIMITS, Limits
 from arena.result import AgentFailure, Outcome
 from engine import Action, BoardSpec, FirstClick, InvalidActionError, Observation
@@ -50,6 +50,18 @@ def bot_environment(extra: Mapping[str, str] | None = None, *, sandboxed: bool =
     env["PYTHONPATH"] = os.pathsep.join([root, *python_path()])
     env.update(extra or {})
     return env
+
+
+def sandbox_for(
+    name: str, readable: Sequence[str], processes: int | None, cwd: str = "/tmp"
+) -> tuple[Sandbox, dict[str, str]]:
+    """Player ``name``'s sandbox (reading ``readable`` besides the system) and its environment: one
+    writable folder of its own for compiled code, seeded with the arena's, as ``NUMBA_CACHE_DIR``."""
+    cache = cache_dir(name)
+    cache.mkdir(parents=True, exist_ok=True)
+    seed_cache(cache)
+    box = Sandbox(readable, [str(cache)], processes=processes, cwd=cwd)
+    return box, bot_environment({"NUMBA_CACHE_DIR": str(cache)}, sandboxed=True)
 
 
 def host_command(

@@ -1,16 +1,9 @@
 """The Linux sandbox around an isolated bot: bubblewrap's command line, the probe, the process cap.
 
-A bot process (``arena.isolation.process``) that runs sandboxed is started as
-``bwrap OPTIONS -- python -I -S launch.py LIMITS -- COMMAND``: its own user, PID, network, IPC, UTS
-and cgroup namespaces, no capabilities, a new session, killed with the arena (``--die-with-parent``),
-a private ``/tmp``, ``/proc`` and ``/dev``, and a read-only view of only what it runs on: the system's
-``/usr``, the interpreter and its packages, the project's own packages and the bot's files. Killing
-bwrap ends the namespace's first process, and with it every process the bot started, ``setsid`` or
-not. What each mode protects against, and what it does not, is in docs/isolation.md.
-
-Processes are capped by ``RLIMIT_NPROC`` inside (the user namespace makes it count the sandbox's own
-processes). The kernel never applies that limit to root, so an arena running as root also puts each
-sandbox in a ``pids`` cgroup of its own, where the machine lets it create one.
+A sandboxed bot process (``arena.isolation.process``) runs as ``bwrap OPTIONS -- python -I -S launch.py
+LIMITS -- COMMAND`` in namespaces of its own with a read-only view of only what it runs on; an arena
+running as root also gives each sandbox a ``pids`` cgroup. What each mode protects against, and what it
+does not: docs/isolation.md.
 """
 
 from __future__ import annotations

@@ -32,9 +32,6 @@ class Isolation(enum.StrEnum):
     #: In its own process, seeing only observations: a crash, a hang or a cheat stays there.
     ISOLATED = "isolated"
 
-    def __str__(self) -> str:
-        return self.value
-
 
 class SandboxMode(enum.StrEnum):
     """Whether isolated players run in a Linux sandbox (``arena.isolation.sandbox``, docs/isolation.md)."""
@@ -45,9 +42,6 @@ class SandboxMode(enum.StrEnum):
     REQUIRE = "require"
     #: Never: isolated players run as plain processes under their limits.
     OFF = "off"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class Limits(BaseModel):

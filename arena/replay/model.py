@@ -1,16 +1,9 @@
 """A recorded game played again on the engine, step by step, with the exact mine probabilities of each position.
 
-A record holds what was played, not how the board looked: the moves. ``replay`` puts them back on the
-engine's own board (the same seed, board index and first-click rule, so the same layout) and keeps what a
-viewer needs after every move: the visible grid, the cells the move opened, and the exact analysis of the
-position the player faced before its next move. The HTML replay (``arena.replay.page``) and the terminal
-stepper (``arena.cli.replaying``) both draw from this one replay, so they cannot disagree about a game.
-
-The analysis is the one ``arena analyze`` runs (``players.solver.analyze``, weighted by the mine count) on the
-position with the player's flags taken off: a flag is the player's claim, not information, so a wrong flag
-neither poisons the numbers nor hides its own odds. Where every flag is a certain mine (the built-in players
-flag nothing else), each covered cell's probability is the one ``arena analyze`` gives on the position as
-shown, flags and all.
+``replay`` puts a record's moves back on the engine's own board and keeps what a viewer needs after every
+move: the visible grid, the cells the move opened, and ``arena analyze``'s analysis of the position the
+player faced, flags taken off (docs/analysis.md says why). The HTML replay (``arena.replay.page``) and the
+terminal stepper (``arena.cli.replaying``) both draw from it, so they cannot disagree about a game.
 """
 
 from __future__ import annotations

@@ -47,6 +47,12 @@ def _fill(template: str, values: dict[str, str]) -> str:
     return re.sub(r"\{\{([A-Z_]+)\}\}", lambda m: values[m.group(1)], template)
 
 
+def _page(template: str, title: str, css: str, values: dict[str, str]) -> str:
+    """The asset page ``template`` with the document head every page shares (``page_head.html``)."""
+    head = _fill(_asset("page_head.html"), {"TITLE": title, "CSS": _asset(css)})
+    return _fill(_asset(template), {"PAGE_HEAD": head, "TITLE": title, **values})
+
+
 def _script_json(data: Any) -> str:
     """JSON that is safe inside a ``<script>`` element: no ``<`` can close it or open a comment."""
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False).replace("<", "\\u003c")
@@ -187,16 +193,8 @@ def build_replay_html(
         players = " vs ".join(r.game.player for r in replays)
         title = f"{players} · {game.spec.label} board {game.board} of seed {game.seed}"
     payload = replay_payload(replays, title, probabilities=probabilities)
-    return _fill(
-        _asset("replay.html"),
-        {
-            "TITLE": html.escape(title),
-            "CSS": _asset("replay.css"),
-            "LEGEND": _asset("legend.html"),
-            "DATA": _script_json(payload),
-            "JS": _asset("replay.js"),
-        },
-    )
+    values = {"LEGEND": _asset("legend.html"), "DATA": _script_json(payload), "JS": _asset("replay.js")}
+    return _page("replay.html", html.escape(title), "replay.css", values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,17 +234,9 @@ def build_index_html(entries: Sequence[IndexEntry], title: str, *, subtitle: str
             f'<td><a href="{html.escape(entry.href, quote=True)}">replay</a></td></tr>'
         )
     body = "\n".join(rows) if rows else f'<tr><td colspan="{players + 4}">no replays</td></tr>'
-    return _fill(
-        _asset("index.html"),
-        {
-            "TITLE": html.escape(title),
-            "SUBTITLE": html.escape(subtitle),
-            "CSS": _asset("index.css"),
-            "HEAD": head,
-            "ROWS": body,
-            "COUNT": f"{len(entries)} replay{'' if len(entries) == 1 else 's'}",
-        },
-    )
+    count = f"{len(entries)} replay{'' if len(entries) == 1 else 's'}"
+    values = {"SUBTITLE": html.escape(subtitle), "HEAD": head, "ROWS": body, "COUNT": count}
+    return _page("index.html", html.escape(title), "index.css", values)
 
 
 def _badge(outcome: str) -> str:

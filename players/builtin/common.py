@@ -1,16 +1,19 @@
-"""What the built-in players share: the opening click, the C++ engine's options, a uniformly
-random guess, and the shortlist a probability player draws its guess from."""
+"""What the built-in players share: the opening click, the C++ engine's options, the solver's
+threading options, a uniformly random guess, and the shortlist a probability player draws its guess
+from."""
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from numba import njit
-from pydantic import NonNegativeInt
+from pydantic import Field, NonNegativeInt
 
 from engine import COVERED, Action, FirstClick, Observation
 from players.api import Player, corner_first_click
+from players.solver import DEFAULT_PARALLEL_THRESHOLD
 
-__all__ = ["CppEnginePlayer", "guess_candidates", "opening_move", "random_guess"]
+__all__ = ["CppEnginePlayer", "ThreadingOptions", "guess_candidates", "opening_move", "random_guess", "warm_up_grid"]
 
 
 def opening_move(player: Player, observation: Observation) -> list[Action] | None:
@@ -37,6 +40,30 @@ class CppEnginePlayer(Player):
         if wanted is None or observation.rule is not FirstClick.OPENING:
             return corner_first_click(observation)
         return min(wanted[0], observation.height - 1), min(wanted[1], observation.width - 1)
+
+
+class ThreadingOptions(Player.Options):
+    """The options of a player whose solver may search large components on several threads."""
+
+    #: Search large components on several threads: None = when numba has more than one
+    #: thread (tournament workers are pinned to one, so cores are never oversubscribed).
+    parallel: bool | None = None
+    #: Components with at least this many cells are searched in parallel.
+    parallel_threshold: int = Field(default=DEFAULT_PARALLEL_THRESHOLD, ge=1)
+
+    def threading(self) -> dict[str, bool | int]:
+        """``analyze``'s ``parallel`` and ``parallel_threshold`` arguments, ``parallel`` resolved."""
+        parallel = numba.get_num_threads() > 1 if self.parallel is None else self.parallel
+        return {"parallel": parallel, "parallel_threshold": self.parallel_threshold}
+
+
+def warm_up_grid() -> np.ndarray:
+    """A 3x3 position with one number, read-only like an observation's grid (the same compiled
+    signatures): what a player's kernels are loaded on before its first real game is billed."""
+    grid = np.full((3, 3), COVERED, dtype=np.int8)
+    grid[0, 0] = 1
+    grid.flags.writeable = False
+    return grid
 
 
 def random_guess(observation: Observation, rng: np.random.Generator) -> Action:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import numba
 import numpy as np
 from numba import njit
 
@@ -18,7 +17,7 @@ from engine.compiled_game import CompiledGame, game_over, play_cells, reveal
 from engine.kernels import MOVES
 from players import rules
 from players.builtin import common
-from players.builtin.common import guess_candidates
+from players.builtin.common import ThreadingOptions, guess_candidates
 from players.rules import certain_cells
 from players.solver import analyze, fast
 from players.solver.analysis import (
@@ -191,7 +190,8 @@ def _load_kernels() -> None:
     if not _loaded:
         _loaded = True
         words = np.zeros(4, np.uint64)
-        play_whole_game(CompiledGame(BoardSpec(2, 2, 1), FirstClick.SAFE, 0, 0), words, 100, False, 1 << 30)
+        options = ThreadingOptions(parallel=False, parallel_threshold=1 << 30)
+        play_whole_game(CompiledGame(BoardSpec(2, 2, 1), FirstClick.SAFE, 0, 0), words, 100, options)
 
 
 def _state(game: CompiledGame, move_limit: int) -> tuple:
@@ -209,10 +209,8 @@ def _state(game: CompiledGame, move_limit: int) -> tuple:
 _last: tuple = (None, 0, ())
 
 
-def play_whole_game(
-    game: CompiledGame, seed_words: np.ndarray, move_limit: int, parallel: bool | None, parallel_threshold: int
-) -> bool:
-    """Play ``game`` to its end as ``EnumerationPlayer`` would; False to decline."""
+def play_whole_game(game: CompiledGame, seed_words: np.ndarray, move_limit: int, options: ThreadingOptions) -> bool:
+    """Play ``game`` to its end as ``EnumerationPlayer`` with ``options`` would; False to decline."""
     global _last
     _load_kernels()
     player_rng = rng.player_state(seed_words)
@@ -223,7 +221,7 @@ def play_whole_game(
         _last = (game, move_limit, state)
     height, width, mines = state[4], state[5], state[6]
     grid = game.view.reshape(height, width)
-    probe = min(parallel_threshold, DEFAULT_NODE_LIMIT, _FAST_SEARCH_NODES)
+    probe = min(options.parallel_threshold, DEFAULT_NODE_LIMIT, _FAST_SEARCH_NODES)
     solver = (_LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS, _EXACT_SHARES)
     status, parts = _analyse_on(state, START, player_rng, *solver)
     while status in (GUESS, GENERAL):
@@ -241,8 +239,7 @@ def play_whole_game(
                 pending, frontier, _ = prepared
                 status = _finish_and_decide(state, pending, frontier, player_rng)
             else:
-                threads = parallel if parallel is not None else numba.get_num_threads() > 1
-                result = analyze(grid, mines, weighted=False, parallel=threads, parallel_threshold=parallel_threshold)
+                result = analyze(grid, mines, weighted=False, **options.threading())
                 status = _decide(state, result.probabilities.reshape(-1), _cells(result.safe), _cells(result.mines),
                                  result.frontier.system.cells, result.frontier.unconstrained,
                                  result.unconstrained_probability, player_rng)  # fmt: skip

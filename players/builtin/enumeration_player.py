@@ -6,39 +6,31 @@ counts of the frontier, else the least likely cell, a corner or edge first away 
 
 from __future__ import annotations
 
+import functools
 from typing import Literal
 
-import numba
 import numpy as np
-from pydantic import Field
 
 from engine import COVERED, Action, Actions, BoardSpec, FirstClick, Observation
 from engine.compiled_game import CompiledGame
 from players.api import Player
-from players.builtin.common import guess_candidates
+from players.builtin.common import ThreadingOptions, guess_candidates, warm_up_grid
 from players.builtin.enumeration_compiled import play_whole_game
 from players.rules import certain_cells
-from players.solver import DEFAULT_PARALLEL_THRESHOLD, Analysis, analyze
+from players.solver import Analysis, analyze
 
 __all__ = ["EnumerationPlayer"]
 
-_kernels_loaded = False
 
-
+@functools.cache
 def _load_kernels() -> None:
     """Load every kernel a game may need at the first ``reset``: the arena's warm-up game may
     never reach the solver, and the first real game must not be billed for it."""
-    global _kernels_loaded
-    if _kernels_loaded:
-        return
-    grid = np.full((3, 3), COVERED, dtype=np.int8)
-    grid[0, 0] = 1
-    grid.flags.writeable = False  # like an observation's grid: the same compiled signatures
+    grid = warm_up_grid()
     certain_cells(grid)
     result = analyze(grid, 2, weighted=False)
     frontier = result.frontier
     guess_candidates(result.probabilities.reshape(-1), frontier.system.cells, frontier.unconstrained, 0.5, 3, 3, False)
-    _kernels_loaded = True
 
 
 class EnumerationPlayer(Player):
@@ -47,12 +39,7 @@ class EnumerationPlayer(Player):
     name = "enumeration"
     description = "full frontier enumeration (unweighted counts, as published), corner/edge guesses"
 
-    class Options(Player.Options):
-        #: Search large components on several threads: None = when numba has more than one
-        #: thread (tournament workers are pinned to one, so cores are never oversubscribed).
-        parallel: bool | None = None
-        #: Components with at least this many cells are searched in parallel.
-        parallel_threshold: int = Field(default=DEFAULT_PARALLEL_THRESHOLD, ge=1)
+    class Options(ThreadingOptions):
         #: The mine probability of a cell away from the frontier: ``expected`` over the counted
         #: solutions, or the Rust solver's ``density`` (mines left over all covered cells, ties
         #: going away from the frontier; docs/players.md).
@@ -75,21 +62,17 @@ class EnumerationPlayer(Player):
         # before any guess is the same whatever order safe cells are opened in.
         if safe.shape[1] or mines.shape[1]:
             return Actions.cells(safe, mines)
-        parallel = self.options.parallel
-        if parallel is None:
-            parallel = numba.get_num_threads() > 1
-        result = analyze(
-            grid,
-            observation.mines,
-            weighted=False,
-            parallel=parallel,
-            parallel_threshold=self.options.parallel_threshold,
-        )
+        result = analyze(grid, observation.mines, weighted=False, **self.options.threading())
         if self.options.counting == "rust":
             return self._play_rust(result, observation)
         if result.safe or result.mines:
             return Actions.cells(result.safe, result.mines)
-        return [Action.reveal(*self._guess(result, observation), guess=True)]
+        density = self.options.interior == "density"
+        u = _density(observation) if density else result.unconstrained_probability
+        frontier = result.frontier
+        return self._guess(
+            observation, result.probabilities.reshape(-1), frontier.system.cells, frontier.unconstrained, u, density
+        )
 
     def play_compiled(self, game: CompiledGame, seed_words: np.ndarray, move_limit: int) -> bool:
         """The same games in compiled code (``players.builtin.enumeration_compiled``), for the
@@ -97,7 +80,7 @@ class EnumerationPlayer(Player):
         options = self.options
         if type(self) is not EnumerationPlayer or options.counting != "joint" or options.interior != "expected":
             return False
-        return play_whole_game(game, seed_words, move_limit, options.parallel, options.parallel_threshold)
+        return play_whole_game(game, seed_words, move_limit, options)
 
     def _play_rust(self, result: Analysis, observation: Observation) -> Actions | list[Action]:
         """The Rust solver's counting and guessing (see ``Options.counting``)."""
@@ -122,28 +105,21 @@ class EnumerationPlayer(Player):
         if safe or mines:
             return Actions.cells([divmod(x, width) for x in sorted(safe)], [divmod(x, width) for x in sorted(mines)])
         covered = np.flatnonzero(observation.grid.reshape(-1) == COVERED)
-        density = left / covered.size if covered.size else 1.0
         away = result.frontier.unconstrained if result.frontier.unconstrained.size else covered
         # Settled cells are NaN in ``p``, so only the components' cells are candidates.
-        choices = guess_candidates(p, result.frontier.system.cells, away, density, observation.height, width, True)
-        cell = int(choices[int(self.rng.integers(len(choices)))])
-        return [Action.reveal(*divmod(cell, width), guess=True)]
+        return self._guess(observation, p, result.frontier.system.cells, away, _density(observation), True)
 
-    def _guess(self, result: Analysis, observation: Observation) -> tuple[int, int]:
+    def _guess(
+        self, observation: Observation, p: np.ndarray, frontier: np.ndarray, away: np.ndarray, u: float, ties_away: bool
+    ) -> list[Action]:
         """The least likely mine on the frontier, unless a cell away from it is less likely (then
-        a corner, an edge or any such cell); ties broken at random."""
-        u = result.unconstrained_probability
-        density = self.options.interior == "density"
-        if density:
-            covered = int(np.count_nonzero(observation.grid == COVERED))
-            u = (observation.mines - observation.flags) / covered if covered else 1.0
-        choices = guess_candidates(
-            result.probabilities.reshape(-1),
-            result.frontier.system.cells,
-            result.frontier.unconstrained,
-            u,
-            observation.height,
-            observation.width,
-            density,
-        )
-        return divmod(int(choices[int(self.rng.integers(len(choices)))]), observation.width)
+        a corner, an edge or any such cell; see ``guess_candidates``); ties broken at random."""
+        choices = guess_candidates(p, frontier, away, u, observation.height, observation.width, ties_away)
+        cell = int(choices[int(self.rng.integers(len(choices)))])
+        return [Action.reveal(*divmod(cell, observation.width), guess=True)]
+
+
+def _density(observation: Observation) -> float:
+    """Mines left over covered cells: the Rust solver's mine probability of a cell away from the frontier."""
+    covered = int(np.count_nonzero(observation.grid == COVERED))
+    return observation.mines_left / covered if covered else 1.0

@@ -5,6 +5,7 @@ neighbours is lowest (else the density): the C++ engine's heuristics (docs/playe
 
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
 from typing import Literal
@@ -14,7 +15,7 @@ from numba import njit
 
 from engine import COVERED, Action, BoardSpec, FirstClick, Observation, numba_cache
 from players import rules
-from players.builtin.common import CppEnginePlayer, opening_move
+from players.builtin.common import CppEnginePlayer, opening_move, warm_up_grid
 from players.rules import certain_actions, known_actions, neighbour_counts, popcount, subset_closure
 
 __all__ = ["MaxSingleConstraintPlayer", "MeanConstraintPlayer", "constraint_estimates"]
@@ -88,19 +89,11 @@ def constraint_estimates(
     return out
 
 
-_kernels_loaded = False
-
-
+@functools.cache
 def _load_kernels() -> None:
     """Load the estimate kernels at the first ``reset``: the arena's warm-up game may end without
     a guess, and the first real game must not be billed for them."""
-    global _kernels_loaded
-    if not _kernels_loaded:
-        grid = np.full((3, 3), COVERED, dtype=np.int8)
-        grid[0, 0] = 1
-        grid.flags.writeable = False  # like an observation's grid: the same compiled signature
-        _ratios(_number_rows(grid), MODE_MAX, np.full((3, 3), np.nan))
-        _kernels_loaded = True
+    _ratios(_number_rows(warm_up_grid()), MODE_MAX, np.full((3, 3), np.nan))
 
 
 class _SingleConstraintPlayer(CppEnginePlayer):

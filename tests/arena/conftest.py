@@ -59,6 +59,83 @@ def register_players(register):
 """
 
 
+#: Players that fail in every way a game can be failed. ``crasher`` and ``hanger`` play the warm-up game
+#: (beginner) but fail on the 5x5 boards of the tests; ``hanger`` writes its pid to the settings' ``pid_file``
+#: and hangs on boards of ``hang_rows`` rows instead when that is set (9: in the warm-up).
+BAD_BOTS = """
+import json
+import os
+import sys
+import time
+
+from engine import Action
+from players import Player, hookimpl
+
+
+class Raiser(Player):
+    name = "raiser"
+
+    def play(self, observation):
+        if observation.first_move:
+            return Action.reveal(0, 0)
+        raise RuntimeError("[bold]the bot broke[/bold]")
+
+
+class Nothing(Player):
+    name = "nothing"
+
+    def play(self, observation):
+        return None
+
+
+class OffBoard(Player):
+    name = "off-board"
+
+    def play(self, observation):
+        if observation.first_move:
+            return Action.reveal(0, 0)
+        return Action.reveal(observation.height, 0)
+
+
+class Stubborn(Player):
+    name = "stubborn"
+
+    def play(self, observation):
+        return Action.reveal(0, 0)
+
+
+class Crasher(Player):
+    name = "crasher"
+
+    def play(self, observation):
+        if observation.first_move or observation.height != 5:
+            rows, cols = (observation.grid < 0).nonzero()
+            return Action.reveal(int(rows[0]), int(cols[0]))
+        print("crasher: giving up for good", file=sys.stderr, flush=True)
+        os._exit(3)
+
+
+class Hanger(Player):
+    name = "hanger"
+
+    def play(self, observation):
+        path = os.path.join(os.path.dirname(__file__), "settings.json")
+        settings = json.load(open(path)) if os.path.exists(path) else {}
+        if observation.height == int(settings.get("hang_rows", 5)):
+            with open(settings["pid_file"], "w") as out:
+                out.write(str(os.getpid()))
+            time.sleep(3600)
+        rows, cols = (observation.grid < 0).nonzero()
+        return Action.reveal(int(rows[0]), int(cols[0]))
+
+
+@hookimpl
+def register_players(register):
+    for cls in (Raiser, Nothing, OffBoard, Stubborn, Crasher, Hanger):
+        register(cls)
+"""
+
+
 @pytest.fixture
 def write_plugin(tmp_path: Path) -> Callable[[str, str], Path]:
     """Write plugin source to ``tmp_path/<name>.py`` and return the path."""
@@ -69,6 +146,12 @@ def write_plugin(tmp_path: Path) -> Callable[[str, str], Path]:
         return path
 
     return write
+
+
+@pytest.fixture
+def bad_bots(write_plugin: Callable[[str, str], Path]) -> Path:
+    """The ``BAD_BOTS`` plugin file; a ``settings.json`` beside it steers ``hanger``."""
+    return write_plugin(BAD_BOTS, "bad_bots")
 
 
 @pytest.fixture

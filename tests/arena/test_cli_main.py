@@ -38,7 +38,7 @@ USAGE = {
     "export-output-short-form": (("export", "-o", "x.csv"), "error: no such option: -o; the file to write is --output"),
     "missing-value": (("tournament", "--store"), "error: option '--store' requires an argument"),
     "missing-argument": (("analyze",), "error: missing argument 'position'"),
-    "extra-argument": (("leaderboard", "extra"), "error: got unexpected extra argument"),
+    "extra-argument": (("leaderboard", "one", "two"), "error: got unexpected extra argument"),
 }
 
 

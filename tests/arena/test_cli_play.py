@@ -58,82 +58,6 @@ def register_players(register):
     register(Sweeper)
 """
 
-#: Players that fail in every way a game can be failed. ``crasher`` and ``hanger`` play the warm-up game
-#: (beginner) but fail on the 5x5 boards of the tests; ``hanger`` writes its pid to the settings' ``pid_file``
-#: and hangs on boards of ``hang_rows`` rows instead when that is set (9: in the warm-up).
-BAD_BOTS = """
-import json
-import os
-import sys
-import time
-
-from engine import Action
-from players import Player, hookimpl
-
-
-class Raiser(Player):
-    name = "raiser"
-
-    def play(self, observation):
-        if observation.first_move:
-            return Action.reveal(0, 0)
-        raise RuntimeError("[bold]the bot broke[/bold]")
-
-
-class Nothing(Player):
-    name = "nothing"
-
-    def play(self, observation):
-        return None
-
-
-class OffBoard(Player):
-    name = "off-board"
-
-    def play(self, observation):
-        if observation.first_move:
-            return Action.reveal(0, 0)
-        return Action.reveal(observation.height, 0)
-
-
-class Stubborn(Player):
-    name = "stubborn"
-
-    def play(self, observation):
-        return Action.reveal(0, 0)
-
-
-class Crasher(Player):
-    name = "crasher"
-
-    def play(self, observation):
-        if observation.first_move or observation.height != 5:
-            rows, cols = (observation.grid < 0).nonzero()
-            return Action.reveal(int(rows[0]), int(cols[0]))
-        print("crasher: giving up for good", file=sys.stderr, flush=True)
-        os._exit(3)
-
-
-class Hanger(Player):
-    name = "hanger"
-
-    def play(self, observation):
-        path = os.path.join(os.path.dirname(__file__), "settings.json")
-        settings = json.load(open(path)) if os.path.exists(path) else {}
-        if observation.height == int(settings.get("hang_rows", 5)):
-            with open(settings["pid_file"], "w") as out:
-                out.write(str(os.getpid()))
-            time.sleep(3600)
-        rows, cols = (observation.grid < 0).nonzero()
-        return Action.reveal(int(rows[0]), int(cols[0]))
-
-
-@hookimpl
-def register_players(register):
-    for cls in (Raiser, Nothing, OffBoard, Stubborn, Crasher, Hanger):
-        register(cls)
-"""
-
 SMALL = ("--size", "5x5", "--mines", "3")
 
 
@@ -164,11 +88,6 @@ def gone(pid: int, within: float = 30.0) -> bool:
             return True
         time.sleep(0.05)
     return False
-
-
-@pytest.fixture
-def bad_bots(write_plugin: Callable[[str, str], Path]) -> Path:
-    return write_plugin(BAD_BOTS, "bad_bots")
 
 
 # -- what the screen shows -----------------------------------------------------------------------------------------

@@ -86,7 +86,7 @@ def test_sweep_plays_every_cell_as_a_tournament(cli: Cli, sweep_run: tuple[Path,
         (m, p) for m in (8, 14, 20) for p in ("random", "max-single-constraint")
     }
     for c in cells:
-        board = json.loads(cli("leaderboard", "-t", c["tournament"], "--store", store, "--json").stdout)
+        board = json.loads(cli("leaderboard", c["tournament"], "--store", store, "--json").stdout)
         wins = {row["player"]: row["wins"] for row in board["rows"]}
         assert wins[c["player"]] == c["wins"]
         assert c["games"] == 40

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from boards import draw_layout
 
 import arena.tournament
 from arena.config import PlayerRef, TournamentConfig
@@ -13,7 +14,6 @@ from arena.isolation import Isolation
 from arena.store import Store
 from arena.tournament import TournamentInterrupted, pending_work, plan_workers, run_tournament
 from engine import BEGINNER, BoardSpec, FirstClick
-from engine.layout import draw_layout
 from players.api import PlayerOptionsError
 from players.registry import Registry, UnknownPlayerError
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from boards import draw_layout
 
 from engine import BEGINNER, EXPERT, INTERMEDIATE, PRESETS, BoardConfigError, BoardSpec, EngineError, FirstClick, Game
 from engine.board import MAX_CELLS, MAX_SIDE, parse_cell, resolve_board
-from engine.layout import draw_layout
 
 # -- presets -------------------------------------------------------------------------------
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from boards import draw_layout
 
 from engine import (
     BEGINNER,
@@ -20,7 +21,6 @@ from engine import (
 )
 from engine.layout import (
     board_permutation,
-    draw_layout,
     format_layout,
     format_position,
     mines_from_permutation,

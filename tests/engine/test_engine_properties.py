@@ -11,11 +11,11 @@ from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
+from boards import draw_layout
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from engine import COVERED, FLAGGED, MINE, BoardSpec, FirstClick, Game, GameStatus
-from engine.layout import draw_layout
 
 PROPERTY_SETTINGS = settings(
     max_examples=100, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow]

@@ -89,8 +89,7 @@ def enumerate_layouts(outlook: Outlook, limit: int) -> tuple[np.ndarray, np.ndar
     """All layouts of the unknown cells of ``outlook``'s position: (cells, layouts) with
     ``layouts[i, j]`` 1 when board cell ``cells[j]`` is a mine in layout ``i``; None past ``limit``."""
     comps = outlook.components
-    cells = [comp.cells for comp in comps]
-    cells.append(np.flatnonzero(outlook.unconstrained))
+    cells = [*(comp.cells for comp in comps), np.flatnonzero(outlook.unconstrained)]
     var_cells = np.concatenate(cells).astype(np.int64)
     n = var_cells.shape[0]
     rows: list[list[int]] = []
@@ -112,8 +111,7 @@ def enumerate_layouts(outlook: Outlook, limit: int) -> tuple[np.ndarray, np.ndar
     var_rows = np.array([r for p in per_var for r in p], dtype=np.int64)
     free = np.array([len(ids) for ids in rows], dtype=np.int64)
     out = np.zeros((limit, max(n, 1)), dtype=np.uint8)
-    mines = outlook.mines_left
-    found = _enumerate(n, var_rows, var_ptr, np.array(need, dtype=np.int64), free, mines, limit, out)
+    found = _enumerate(n, var_rows, var_ptr, np.array(need, dtype=np.int64), free, outlook.mines_left, limit, out)
     if found < 0:
         return None
     return var_cells, out[:found, :n].astype(bool)
@@ -176,23 +174,15 @@ def _search(
     best_cell = -1
     if free >= 0:
         # A cell safe everywhere whose number varies: reveal it for free and split by its number.
+        shown = numbers[state, free]
         for v in range(9):
-            count = 0
-            for i in state:
-                if numbers[i, free] == v:
-                    count += 1
-            if count == 0:
+            part = state[shown == v]
+            if part.shape[0] == 0:
                 continue
-            part = np.empty(count, np.int64)
-            k = 0
-            for i in state:
-                if numbers[i, free] == v:
-                    part[k] = i
-                    k += 1
             r, _ = _search(part, layouts, numbers, key1, key2, table_key, table_check, table_value, counter, limit)
             if r < 0.0:
                 return -1.0, -1
-            value += count / m * r
+            value += part.shape[0] / m * r
     else:
         open_cells = np.array([j for j in range(n) if 0 < mines[j] < m], dtype=np.int64)
         if open_cells.shape[0] == 0:
@@ -204,22 +194,18 @@ def _search(
             survive = m - mines[x]
             if survive / m <= best + 1e-12:
                 break
+            safe = state[layouts[state, x] == 0]
+            shown = numbers[safe, x]
             counts[:] = 0
-            for i in state:
-                if not layouts[i, x]:
-                    counts[numbers[i, x]] += 1
+            for v in shown:
+                counts[v] += 1
             remaining = survive / m
             acc = 0.0
             for v in np.argsort(-counts, kind="mergesort"):
                 count = counts[v]
                 if count == 0:
                     break
-                part = np.empty(count, np.int64)
-                k = 0
-                for i in state:
-                    if not layouts[i, x] and numbers[i, x] == v:
-                        part[k] = i
-                        k += 1
+                part = safe[shown == v]
                 w = count / m
                 remaining -= w
                 r, _ = _search(part, layouts, numbers, key1, key2, table_key, table_check, table_value, counter, limit)
@@ -295,9 +281,7 @@ class Endgame:
 def solve_endgame(outlook: Outlook, max_layouts: int, budget: int) -> tuple[int, int, float] | None:
     """The winning-probability-maximising guess when at most ``max_layouts`` layouts remain:
     (row, col, win probability), or None when there are more layouts or the search is too big."""
-    if outlook.log_weight > math.log(max_layouts) + 1e-9:
-        return None
-    if not (outlook.grid == COVERED).any():
+    if outlook.log_weight > math.log(max_layouts) + 1e-9 or not (outlook.grid == COVERED).any():
         return None
     enumerated = enumerate_layouts(outlook, max_layouts)
     if enumerated is None:
@@ -310,5 +294,4 @@ def solve_endgame(outlook: Outlook, max_layouts: int, budget: int) -> tuple[int,
         cell, value = search.best()
     except EndgameBudgetExceeded:
         return None
-    row, col = divmod(cell, outlook.width)
-    return row, col, value
+    return (*divmod(cell, outlook.width), value)

@@ -21,7 +21,7 @@ from players.solver import (
     substitute,
 )
 
-__all__ = ["Outlook", "RevealOutcome", "neighbours"]
+__all__ = ["Cell", "CellOutlook", "Outlook", "RevealOutcome", "neighbours"]
 
 Cell = tuple[int, int]
 
@@ -29,12 +29,8 @@ Cell = tuple[int, int]
 def neighbours(flat: int, height: int, width: int) -> list[int]:
     """Flat indices of the (up to 8) cells around ``flat``."""
     r, c = divmod(flat, width)
-    out = []
-    for rr in range(max(r - 1, 0), min(r + 2, height)):
-        for cc in range(max(c - 1, 0), min(c + 2, width)):
-            if rr != r or cc != c:
-                out.append(rr * width + cc)
-    return out
+    rows, cols = range(max(r - 1, 0), min(r + 2, height)), range(max(c - 1, 0), min(c + 2, width))
+    return [rr * width + cc for rr in rows for cc in cols if rr != r or cc != c]
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,15 +101,9 @@ class Outlook:
         around = neighbours(cell, self.height, self.width)
         base = sum(1 for x in around if self.constant_mine[x])
         variables = [x for x in around if self.comp_of[x] >= 0 or self.unconstrained[x]]
-        involved = sorted({int(self.comp_of[x]) for x in variables if self.comp_of[x] >= 0})
-        own = int(self.comp_of[cell])
-        if own >= 0 and own not in involved:
-            involved.append(own)
-            involved.sort()
+        involved = sorted({int(self.comp_of[x]) for x in [*variables, cell] if self.comp_of[x] >= 0})
         rest = np.array([i for i in range(len(self.components)) if i not in involved], dtype=np.int64)
-        n_free = self.n_unconstrained - sum(1 for x in variables if self.unconstrained[x])
-        if self.unconstrained[cell]:
-            n_free -= 1
+        n_free = self.n_unconstrained - sum(1 for x in [*variables, cell] if self.unconstrained[x])
         out: list[RevealOutcome] = []
         try:
             frame = self._merge(involved, cell, variables)

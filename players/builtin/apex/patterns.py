@@ -20,12 +20,10 @@ _TOLERANCE = 1e-9
 def _sealed(outlook: Outlook, cell: int, partner: int) -> bool:
     """Every neighbour of ``cell`` except ``partner`` is revealed or a known mine."""
     flat = outlook.grid.reshape(-1)
-    for x in neighbours(cell, outlook.height, outlook.width):
-        if x == partner:
-            continue
-        if flat[x] == COVERED and not outlook.constant_mine[x] and outlook.probabilities[x] != 1.0:
-            return False
-    return True
+    return all(
+        x == partner or flat[x] != COVERED or outlook.constant_mine[x] or outlook.probabilities[x] == 1.0
+        for x in neighbours(cell, outlook.height, outlook.width)
+    )
 
 
 def unavoidable_pair(outlook: Outlook) -> tuple[int, int] | None:

@@ -7,23 +7,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import numba
 import numpy as np
 from pydantic import BaseModel, Field
 
 from engine import COVERED, Action, BoardSpec, FirstClick, Game, Observation
 from players.api import Player
 from players.builtin.apex.endgame import solve_endgame
-from players.builtin.apex.outlook import CellOutlook, Outlook
+from players.builtin.apex.outlook import Cell, CellOutlook, Outlook
 from players.builtin.apex.patterns import pseudo_fifty, unavoidable_pair
-from players.builtin.common import opening_move
+from players.builtin.common import ThreadingOptions, opening_move
 from players.rules import certain_actions
-from players.solver import DEFAULT_PARALLEL_THRESHOLD, InconsistentPositionError, analyze
+from players.solver import InconsistentPositionError, analyze
 
 __all__ = ["DECIDED_ENDGAME", "DECIDED_FIFTY", "DECIDED_LOOKAHEAD", "DECIDED_PSEUDO_FIFTY", "DECIDED_SAFEST"]
 __all__ += ["ApexPlayer"]
-
-Cell = tuple[int, int]
 
 #: ``ApexPlayer.decided_by``: the part of the player that chose the last guess.
 DECIDED_FIFTY = "50/50"
@@ -80,7 +77,7 @@ class ApexPlayer(Player):
     description = "exact weighted probabilities + progress/secondary-safety lookahead + 50/50s + exact endgame search"
     version = "4"
 
-    class Options(Player.Options):
+    class Options(ThreadingOptions):
         """The work each guess may take: more search, slower games."""
 
         #: Re-score this many of the best candidates on the survival of three clicks (each number's
@@ -91,9 +88,6 @@ class ApexPlayer(Player):
         #: Work allowed per endgame decision (layouts summed over the states it expands) before
         #: falling back on the heuristics.
         endgame_effort: int = Field(default=300_000, ge=1)
-        #: Threaded enumeration of large components: None = when numba has several threads.
-        parallel: bool | None = None
-        parallel_threshold: int = Field(default=DEFAULT_PARALLEL_THRESHOLD, ge=1)
 
     def __init__(self, options: Mapping[str, Any] | BaseModel | None = None) -> None:
         super().__init__(options)
@@ -113,14 +107,7 @@ class ApexPlayer(Player):
         actions = certain_actions(observation)
         if actions:
             return actions
-        options = self.options
-        parallel = options.parallel if options.parallel is not None else numba.get_num_threads() > 1
-        analysis = analyze(
-            observation.grid,
-            observation.mines,
-            parallel=parallel,
-            parallel_threshold=options.parallel_threshold,
-        )
+        analysis = analyze(observation.grid, observation.mines, **self.options.threading())
         flags = [Action.flag(r, c) for r, c in analysis.mines]
         if analysis.safe:
             return [Action.reveal(r, c) for r, c in analysis.safe] + flags
@@ -185,9 +172,7 @@ class ApexPlayer(Player):
             summaries.append(summary)
             if summary.values > 1:
                 best_score = max(best_score, summary.score(_PROGRESS_WEIGHT))
-        alive = [s for s in summaries if s.values > 1]
-        if alive:
-            summaries = alive
+        summaries = [s for s in summaries if s.values > 1] or summaries
 
         def score(s: CellOutlook) -> float:
             # Scores equal but for rounding (symmetric cells reached through different sums) are

@@ -24,16 +24,16 @@ class ComponentStore:
         self.n = np.array([c.totals.shape[0] - 1 for c in components], dtype=np.int64)
         self.total_ptr = np.zeros(count + 1, dtype=np.int64)
         self.cell_ptr = np.zeros(count + 1, dtype=np.int64)
-        if count:
-            self.total_ptr[1:] = np.cumsum(self.n + 1)
-            self.cell_ptr[1:] = np.cumsum((self.n + 1) * self.n)
-            self.totals = np.concatenate([c.totals.astype(np.float64) for c in components])
-            self.mine_counts = np.concatenate([c.mine_counts.astype(np.float64).reshape(-1) for c in components])
-            self.support = np.concatenate([c.support.astype(np.uint8).reshape(-1) for c in components])
-        else:
-            self.totals = np.zeros(0)
-            self.mine_counts = np.zeros(0)
-            self.support = np.zeros(0, dtype=np.uint8)
+        self.total_ptr[1:] = np.cumsum(self.n + 1)
+        self.cell_ptr[1:] = np.cumsum((self.n + 1) * self.n)
+        # Each led by an empty array of its type: no components, empty arrays all the same.
+        self.totals = np.concatenate([np.zeros(0), *(c.totals.astype(np.float64) for c in components)])
+        self.mine_counts = np.concatenate(
+            [np.zeros(0), *(c.mine_counts.astype(np.float64).ravel() for c in components)]
+        )
+        self.support = np.concatenate(
+            [np.zeros(0, np.uint8), *(c.support.astype(np.uint8).ravel() for c in components)]
+        )
 
     def summarize(
         self, order: np.ndarray, extra: ComponentCounts | None, unconstrained: int, mines_left: int
@@ -97,30 +97,21 @@ def summarize(
     count = order.shape[0] + (1 if has_extra else 0)
     # Each piece's log counts, cut after its last nonzero total, as weighting._log_counts does.
     length = np.empty(count, np.int64)
-    cells = np.empty(count, np.int64)
+    log_ptr = np.zeros(count + 1, np.int64)
+    logs = np.full(totals.shape[0] + e_totals.shape[0], -np.inf)  # room for every piece's counts
     for q in range(count):
-        if q < order.shape[0]:
-            k = order[q]
-            t = totals[total_ptr[k] : total_ptr[k + 1]]
-            cells[q] = n[k]
-        else:
-            t = e_totals
-            cells[q] = e_counts.shape[1]
+        t = totals[total_ptr[order[q]] : total_ptr[order[q] + 1]] if q < order.shape[0] else e_totals
         size = 1
         for i in range(t.shape[0] - 1, -1, -1):
             if t[i] != 0:
                 size = i + 1
                 break
         length[q] = size
-    log_ptr = np.zeros(count + 1, np.int64)
-    for q in range(count):
-        log_ptr[q + 1] = log_ptr[q] + length[q]
-    logs = np.full(log_ptr[count], -np.inf)
-    for q in range(count):
-        t = totals[total_ptr[order[q]] : total_ptr[order[q] + 1]] if q < order.shape[0] else e_totals
-        for i in range(length[q]):
+        log_ptr[q + 1] = log_ptr[q] + size
+        for i in range(size):
             if t[i] > 0:
                 logs[log_ptr[q] + i] = np.log(t[i])
+    logs = logs[: log_ptr[count]]
     n_total = log_ptr[count] - count
     g = _log_weights(n_total, unconstrained, mines_left)
     forward, backward, f_len, b_len = forward_backward(logs, log_ptr, g)
@@ -131,13 +122,14 @@ def summarize(
     lowest = 1.0
     for q in range(count):
         context = log_correlate(forward[q, : f_len[q]].copy(), backward[q + 1, : b_len[q + 1]].copy())
-        nq = cells[q]
         if q < order.shape[0]:
             k = order[q]
+            nq = n[k]
             t = totals[total_ptr[k] : total_ptr[k + 1]]
             mc = mine_counts[cell_ptr[k] : cell_ptr[k + 1]].reshape((nq + 1, nq))
             sup = support[cell_ptr[k] : cell_ptr[k + 1]].reshape((nq + 1, nq))
         else:
+            nq = e_counts.shape[1]
             t = e_totals
             mc = e_counts
             sup = e_support
