@@ -54,11 +54,16 @@ Work = list[tuple[int, tuple[str, ...]]]
 
 
 class TournamentInterrupted(Exception):
-    """Stopped by the user; every finished game is committed."""
+    """Stopped by a signal (``signum``: SIGINT for Ctrl-C, SIGTERM); every finished game is committed."""
 
-    def __init__(self, recorded: int) -> None:
+    def __init__(self, recorded: int, signum: int = signal.SIGINT) -> None:
         super().__init__(f"interrupted after committing {recorded} games")
         self.recorded = recorded
+        self.signum = signum
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the run is: it stops at once, as a second Ctrl-C does."""
 
 
 class StoreLost(TournamentError):
@@ -137,6 +142,29 @@ def _reorder(work: Work, order: Sequence[int]) -> Work:
     if missing:
         raise ValueError(f"order does not list pending board(s) {missing[:5]}")
     return sorted(work, key=lambda item: position[item[0]])
+
+
+@contextlib.contextmanager
+def _sigterm_stops() -> Iterator[None]:
+    """While the run lasts, SIGTERM (a service manager, ``kill``, a CI timeout) raises ``_Terminated``:
+    stop at once, commit what is back, and close workers and bots instead of dying with them running.
+    Only the main thread can set signal handlers; elsewhere, and where SIGTERM is ignored, nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous in (signal.SIG_IGN, None):
+        yield
+        return
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise _Terminated
+
+    signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 @contextlib.contextmanager
@@ -219,30 +247,33 @@ def run_tournament(
     stop = StopFlag()
     recorded = delivered = 0
     try:
-        if engine.name == "local":  # before the first game: a Ctrl-C here stops at once (KeyboardInterrupt)
-            stale = stale_players(config, {key for _, keys in work for key in keys})
-            # One process more than the workers: a process waiting for a kernel another one compiles
-            # uses no CPU, and the spare keeps the cores busy meanwhile.
-            compile_players(config, stale, registry.plugin_files, engine.workers + 1, on_compile)
-        with _ctrl_c_stops(stop):
-            size = engine.batch_size(len(work))
-            used = engine.workers
-            stream = engine.run(batches(config, work, size), registry.plugin_files, stop)
-            with contextlib.closing(stream):
-                for results in stream:
-                    try:
-                        recorded += store.record(config.id, results)
-                    except StoreDamaged as damage:
-                        raise _store_lost(store, config.id, damage, results) from None
-                    delivered += len(results)
-                    if progress:
-                        progress(len(results))
-            try:
-                store.verify()  # the last batch committed, yet the file may have gone since
-            except StoreDamaged as damage:
-                raise _store_lost(store, config.id, damage, ()) from None
-    except KeyboardInterrupt:
-        raise TournamentInterrupted(recorded) from None
+        with _sigterm_stops():
+            if engine.name == "local":  # before the first game: a Ctrl-C here stops at once (KeyboardInterrupt)
+                stale = stale_players(config, {key for _, keys in work for key in keys})
+                # One process more than the workers: a process waiting for a kernel another one compiles
+                # uses no CPU, and the spare keeps the cores busy meanwhile.
+                compile_players(config, stale, registry.plugin_files, engine.workers + 1, on_compile)
+            with _ctrl_c_stops(stop):
+                size = engine.batch_size(len(work))
+                used = engine.workers
+                stream = engine.run(batches(config, work, size), registry.plugin_files, stop)
+                with contextlib.closing(stream):
+                    for results in stream:
+                        try:
+                            recorded += store.record(config.id, results)
+                        except StoreDamaged as damage:
+                            raise _store_lost(store, config.id, damage, results) from None
+                        delivered += len(results)
+                        if progress:
+                            progress(len(results))
+                try:
+                    store.verify()  # the last batch committed, yet the file may have gone since
+                except StoreDamaged as damage:
+                    raise _store_lost(store, config.id, damage, ()) from None
+    except KeyboardInterrupt as error:
+        raise TournamentInterrupted(
+            recorded, signal.SIGTERM if isinstance(error, _Terminated) else signal.SIGINT
+        ) from None
     finally:
         if owned:
             engine.close()

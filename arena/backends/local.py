@@ -18,6 +18,7 @@ import contextlib
 import gc
 import multiprocessing
 import os
+import signal
 import sys
 import threading
 import time
@@ -29,7 +30,7 @@ from concurrent.futures.process import BrokenProcessPool
 from arena.backends.base import StopFlag, WorkerCrashError, batch_label
 from arena.isolation.spin import available_cores as default_workers
 from arena.result import GameResult
-from arena.worker import Batch, init_worker, play, run_batch
+from arena.worker import Batch, close_agents, init_worker, play, run_batch
 
 __all__ = [
     "MAX_ATTEMPTS",
@@ -45,6 +46,9 @@ MAX_ATTEMPTS = 3
 _POLL = 0.2
 #: Seconds between two checks, in a worker, that the arena process is still there.
 _WATCH_PARENT = 1.0
+#: Seconds an abandoned worker has to close its players' processes before it is killed.
+_TERM_GRACE = 10.0
+_closing = threading.Lock()
 
 
 def start_method() -> str:
@@ -111,7 +115,7 @@ class InProcessBackend:
         pass
 
 
-def _parent_alive(pid: int) -> bool:
+def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -126,7 +130,7 @@ def _parent_alive(pid: int) -> bool:
 
 
 def _watch_parent(pid: int) -> None:
-    while _parent_alive(pid):
+    while _alive(pid):
         time.sleep(_WATCH_PARENT)
     # Stop the players' own processes (isolated players) first: os._exit runs no finalizer.
     with contextlib.suppress(Exception):
@@ -136,13 +140,53 @@ def _watch_parent(pid: int) -> None:
     os._exit(0)
 
 
+def _close_and_exit() -> None:
+    """A worker told to stop (SIGTERM) stops its players' processes first, then exits at once: an
+    unsandboxed bot would otherwise outlive it. Called from the signal handler and from
+    ``_watch_sigterm``, whichever comes first; the other waits here until the process is gone."""
+    _closing.acquire()
+    with contextlib.suppress(Exception):
+        close_agents()
+    os._exit(128 + signal.SIGTERM)
+
+
+def _watch_sigterm(wakeup: int) -> None:
+    """Wait for SIGTERM on the signal wake-up pipe. The signal may land in any thread (numpy's BLAS
+    threads included), and the Python handler runs only when the main thread next runs Python code,
+    which a wait for a hung bot's reply may put off for as long as the move's time limit."""
+    while os.read(wakeup, 1) != bytes([signal.SIGTERM]):
+        pass
+    _close_and_exit()
+
+
 def init_pool_worker(plugin_files: tuple[str, ...], parent: int, workers: int | None = None) -> None:
-    """Pool initializer: ``arena.worker.init_worker`` plus a watchdog on the arena process.
+    """Pool initializer: ``arena.worker.init_worker``, SIGTERM closing the players' processes
+    (``_watch_sigterm``), and a watchdog on the arena process.
 
     The pool's parent is a forkserver, not the arena, and the forkserver outlives the arena too,
     so ``getppid`` would not tell; we poll the arena's pid instead."""
     init_worker(plugin_files, workers=workers)
+    wakeup, notify = os.pipe()
+    os.set_blocking(notify, False)
+    signal.set_wakeup_fd(notify, warn_on_full_buffer=False)
+    signal.signal(signal.SIGTERM, lambda signum, frame: _close_and_exit())
+    threading.Thread(target=_watch_sigterm, args=(wakeup,), name="arena-sigterm", daemon=True).start()
     threading.Thread(target=_watch_parent, args=(parent,), name="arena-parent-watch", daemon=True).start()
+
+
+def _stop_workers(pids: list[int]) -> None:
+    """Stop abandoned workers at once: SIGTERM, so that each closes its players' processes, then
+    SIGKILL for any still there after ``_TERM_GRACE`` seconds (one busy in compiled code)."""
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + _TERM_GRACE
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    for pid in pids:
+        if _alive(pid):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
 
 
 class PoolBackend:
@@ -242,12 +286,11 @@ class PoolBackend:
             if finished:
                 pool.shutdown(wait=True)
             else:
-                # Abandoned (a second Ctrl-C, or an error): stop at once, kill what runs.
-                processes = list((getattr(pool, "_processes", None) or {}).values())
+                # Abandoned (a second Ctrl-C, SIGTERM, an error): stop at once; the workers close their bots.
+                pids = [p.pid for p in (getattr(pool, "_processes", None) or {}).values() if p.pid]
                 pool.shutdown(wait=False, cancel_futures=True)
-                for process in processes:
-                    with contextlib.suppress(Exception):
-                        process.kill()
+                _stop_workers(pids)
+                pool.shutdown(wait=True)  # the workers are gone: this frees the pool's queues and their locks
 
     @staticmethod
     def _blame(lost: list[Batch], attempts: dict[int, int]) -> None:

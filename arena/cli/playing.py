@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import importlib.metadata
 import json
+import signal
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -178,12 +179,13 @@ def games_stopped(what: str) -> Iterator[None]:
     try:
         yield
     except TournamentInterrupted as stop:
+        word = "terminated" if stop.signum == signal.SIGTERM else "interrupted"
         err_console.print(
-            f"interrupted: {stop.recorded} games committed; the same command resumes the {what}",
+            f"{word}: {stop.recorded} games committed; the same command resumes the {what}",
             highlight=False,
             markup=False,
         )
-        raise typer.Exit(130) from None
+        raise typer.Exit(128 + stop.signum) from None
     except BackendUnavailable as error:
         raise UsageError(str(error)) from None
     except TournamentError as error:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import shlex
+import signal
 import sys
 import time
 from typing import Annotated
@@ -201,13 +202,13 @@ def command(
 
                     summary = run(progress=advance, on_compile=CompileDisplay(progress, task))
         except TournamentInterrupted as stop:
+            word = "terminated" if stop.signum == signal.SIGTERM else "interrupted"
             err_console.print(
-                f"[yellow]interrupted:[/] {stop.recorded} games committed this run. Resume with:\n"
-                f"  {escape(resume_hint())}",
+                f"[yellow]{word}:[/] {stop.recorded} games committed this run. Resume with:\n  {escape(resume_hint())}",
                 highlight=False,
                 soft_wrap=True,  # the command must stay one line, to copy and paste
             )
-            raise typer.Exit(130) from None
+            raise typer.Exit(128 + stop.signum) from None
         except BackendUnavailable as error:
             raise UsageError(str(error)) from None
         except TournamentError as error:

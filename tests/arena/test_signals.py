@@ -15,6 +15,7 @@ too late to interrupt anything.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shlex
 import signal
@@ -291,6 +292,65 @@ def test_sigint_commits_finished_games_and_prints_the_command_that_resumes(
 
 def _keys(rows: list[dict[str, object]]) -> set[tuple[object, object]]:
     return {(r["player"], r["board"]) for r in rows}
+
+
+# -- SIGTERM ------------------------------------------------------------------------------------------------------
+
+
+def test_sigterm_stops_at_once_commits_and_leaves_no_worker_behind(
+    tmp_path: Path, arenas: list[Arena], uninterrupted: list[dict[str, object]], gate_plugin: Path
+) -> None:
+    store = tmp_path / "arena.db"
+    arena = start(arenas, [*tournament_args(store, gate_plugin), "-w", "2", "-q"], tmp_path, "terminated")
+    wait_for_rows(arena, store)
+    family = arena.descendants()
+    os.kill(arena.pid, signal.SIGTERM)  # the gate stays shut: SIGTERM does not wait for running games
+    assert arena.wait() == 128 + signal.SIGTERM, arena.stderr()
+    stderr = arena.stderr()
+    assert "Traceback" not in stderr
+    kept = stored(store)
+    assert 0 < len(kept) < GAMES
+    assert f"terminated: {len(kept)} games committed this run" in stderr
+    assert deterministic(kept) == [r for r in uninterrupted if (r["player"], r["board"]) in _keys(kept)]
+    deadline = time.monotonic() + 120  # a generous bound: the loop ends as soon as they are gone
+    while any(alive(pid) for pid in family) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert [pid for pid in family if alive(pid)] == []
+
+    open_gate(tmp_path)
+    again = start(arenas, resume_command(stderr), tmp_path, "resumed")
+    assert again.wait() == 0, again.stderr()
+    assert_complete(store, uninterrupted)
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_sigterm_leaves_no_unsandboxed_bot_behind(
+    workers: str, tmp_path: Path, arenas: list[Arena], bad_bots: Path
+) -> None:
+    """A bot hung in play(), outside the sandbox (which would end it with its parent), is stopped
+    with the arena: by the arena itself (one worker) or by its worker, told to stop (two)."""
+    pid_file = tmp_path / "bot.pid"
+    (bad_bots.parent / "settings.json").write_text(json.dumps({"pid_file": str(pid_file)}))
+    store = tmp_path / "arena.db"
+    args = [
+        "tournament", "--size", "5x5", "--mines", "3", "-n", "4", "-p", "hanger", "--plugin", str(bad_bots),
+        "--sandbox", "off", "--move-time", "3600", "--game-time", "3600", "-w", workers, "-q", "--store", str(store),
+    ]  # fmt: skip
+    arena = start(arenas, args, tmp_path, "hung")
+    deadline = time.monotonic() + 300  # start-up on a busy machine: generous, ends when the bot hangs
+    while not (pid_file.exists() and pid_file.read_text()):
+        assert time.monotonic() < deadline, f"the bot did not hang within 300 s:\n{arena.stderr()}"
+        assert arena.process.poll() is None, f"the arena exited early:\n{arena.stderr()}"
+        time.sleep(0.05)
+    bot = int(pid_file.read_text())
+    assert alive(bot)
+    os.kill(arena.pid, signal.SIGTERM)
+    assert arena.wait() == 128 + signal.SIGTERM, arena.stderr()
+    assert "Traceback" not in arena.stderr()
+    deadline = time.monotonic() + 60
+    while alive(bot) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(bot), "the hung bot outlived the arena"
 
 
 # -- SIGKILL ------------------------------------------------------------------------------------------------------
