@@ -215,7 +215,7 @@ def run_tournament(
     the pending boards in that order instead of ascending (for tests; results never depend on it).
     On this machine, the players whose numba code is not known to be compiled are compiled first
     (``arena.warmup``), each kernel once, reporting to ``on_compile``; a Ctrl-C then stops at once.
-    Raises ``TournamentInterrupted`` on Ctrl-C and ``TournamentError`` when the workers keep dying,
+    Raises ``TournamentInterrupted`` on Ctrl-C or SIGTERM and ``TournamentError`` when the workers keep dying,
     in both cases after committing every finished game; ``StoreLost`` when the store's file was
     replaced, deleted or damaged under the run, after saving what could be saved.
     """
