@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import multiprocessing
+import multiprocessing.util
 import os
 import signal
 import sys
@@ -137,6 +138,7 @@ def _watch_parent(pid: int) -> None:
         from arena import worker
 
         getattr(worker, "close_agents", lambda: None)()
+    _release_semaphores()
     os._exit(0)
 
 
@@ -147,7 +149,16 @@ def _close_and_exit() -> None:
     _closing.acquire()
     with contextlib.suppress(Exception):
         close_agents()
+    _release_semaphores()
     os._exit(128 + signal.SIGTERM)
+
+
+def _release_semaphores() -> None:
+    """Before ``os._exit``: run multiprocessing's exit finalizers, which unlink the semaphores this
+    process made (numba's thread-launch lock). Skipped, they are reported as leaked, in a warning on
+    the arena's terminal, by the resource tracker the arena's processes share."""
+    with contextlib.suppress(Exception):
+        multiprocessing.util._run_finalizers(0)
 
 
 def _watch_sigterm(wakeup: int) -> None:

@@ -308,6 +308,7 @@ def test_sigterm_stops_at_once_commits_and_leaves_no_worker_behind(
     assert arena.wait() == 128 + signal.SIGTERM, arena.stderr()
     stderr = arena.stderr()
     assert "Traceback" not in stderr
+    assert "Warning" not in stderr  # no "leaked semaphore" from workers that exited at once
     kept = stored(store)
     assert 0 < len(kept) < GAMES
     assert f"terminated: {len(kept)} games committed this run" in stderr
@@ -347,6 +348,7 @@ def test_sigterm_leaves_no_unsandboxed_bot_behind(
     os.kill(arena.pid, signal.SIGTERM)
     assert arena.wait() == 128 + signal.SIGTERM, arena.stderr()
     assert "Traceback" not in arena.stderr()
+    assert "Warning" not in arena.stderr()
     deadline = time.monotonic() + 60
     while alive(bot) and time.monotonic() < deadline:
         time.sleep(0.05)
