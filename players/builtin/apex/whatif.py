@@ -91,14 +91,14 @@ def summarize(
     unconstrained: int,
     mines_left: int,
 ) -> tuple[bool, float, bool, float]:
-    """``(ok, log_total, progress, best_safety)`` of components ``order`` of the store, the extra
+    """``(ok, log_total, progress, best_safety)`` of components ``order`` (distinct) of the store, the extra
     piece and ``unconstrained`` free cells with ``mines_left`` mines (``ok`` false: no layout fits).
     ``best_safety``: 1.0 with progress, else one minus the lowest probability of a possible safe cell."""
     count = order.shape[0] + (1 if has_extra else 0)
     # Each piece's log counts, cut after its last nonzero total, as weighting._log_counts does.
     length = np.empty(count, np.int64)
     log_ptr = np.zeros(count + 1, np.int64)
-    logs = np.full(totals.shape[0] + e_totals.shape[0], -np.inf)  # room for every piece's counts
+    logs = np.full(totals.shape[0] + e_totals.shape[0], -np.inf)  # room for every piece's counts, each piece once
     for q in range(count):
         t = totals[total_ptr[order[q]] : total_ptr[order[q] + 1]] if q < order.shape[0] else e_totals
         size = 1
