@@ -39,6 +39,7 @@ from players.registry import Registry
 __all__ = [
     "BackendUnavailable",
     "StoreLost",
+    "Terminated",
     "TournamentError",
     "TournamentInterrupted",
     "TournamentSummary",
@@ -47,6 +48,7 @@ __all__ = [
     "pending_work",
     "plan_workers",
     "run_tournament",
+    "sigterm_stops",
     "start_method",
 ]
 
@@ -62,8 +64,8 @@ class TournamentInterrupted(Exception):
         self.signum = signum
 
 
-class _Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where the run is: it stops at once, as a second Ctrl-C does."""
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is (``sigterm_stops``): it stops at once, as a second Ctrl-C does."""
 
 
 class StoreLost(TournamentError):
@@ -145,9 +147,9 @@ def _reorder(work: Work, order: Sequence[int]) -> Work:
 
 
 @contextlib.contextmanager
-def _sigterm_stops() -> Iterator[None]:
-    """While the run lasts, SIGTERM (a service manager, ``kill``, a CI timeout) raises ``_Terminated``:
-    stop at once, commit what is back, and close workers and bots instead of dying with them running.
+def sigterm_stops() -> Iterator[None]:
+    """While it lasts, SIGTERM (a service manager, ``kill``, a CI timeout) raises ``Terminated``: stop
+    at once, commit what is back, and close workers and bots instead of dying with them running.
     Only the main thread can set signal handlers; elsewhere, and where SIGTERM is ignored, nothing changes."""
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -158,7 +160,7 @@ def _sigterm_stops() -> Iterator[None]:
         return
 
     def handler(signum: int, frame: FrameType | None) -> None:
-        raise _Terminated
+        raise Terminated
 
     signal.signal(signal.SIGTERM, handler)
     try:
@@ -247,7 +249,7 @@ def run_tournament(
     stop = StopFlag()
     recorded = delivered = 0
     try:
-        with _sigterm_stops():
+        with sigterm_stops():
             if engine.name == "local":  # before the first game: a Ctrl-C here stops at once (KeyboardInterrupt)
                 stale = stale_players(config, {key for _, keys in work for key in keys})
                 # One process more than the workers: a process waiting for a kernel another one compiles
@@ -272,7 +274,7 @@ def run_tournament(
                     raise _store_lost(store, config.id, damage, ()) from None
     except KeyboardInterrupt as error:
         raise TournamentInterrupted(
-            recorded, signal.SIGTERM if isinstance(error, _Terminated) else signal.SIGINT
+            recorded, signal.SIGTERM if isinstance(error, Terminated) else signal.SIGINT
         ) from None
     finally:
         if owned:

@@ -10,6 +10,7 @@ can tell a broken bot from an unlucky one.
 
 from __future__ import annotations
 
+import signal
 import time
 from pathlib import Path
 from typing import Annotated
@@ -34,6 +35,7 @@ from arena.isolation.catalog import PlayerCatalog
 from arena.result import DIAGNOSTICS, GameResult, Outcome
 from arena.runner import play_game
 from arena.store import Store
+from arena.tournament import Terminated, sigterm_stops
 from arena.worker import agent_for, close_agents, init_worker
 from engine import COVERED, FLAGGED, MINE, Action, BoardSpec, FirstClick, Game
 from engine.layout import check_seed
@@ -98,27 +100,29 @@ def command(
     check_seed(board, "--board")
     limits = limits_from(move_time, game_time, memory_mb)
     try:
-        catalog, bots = player_catalog(plugin, engine_bot, isolation, probe=False, sandbox=sandbox)
-        name = player or _default_player(catalog, bots)
-        (ref,) = checked_players(catalog, (PlayerRef(name=name),), option)
-        config = TournamentConfig.build(
-            spec,
-            rule,
-            seed=seed,
-            games=1,
-            players=(ref,),
-            isolation=isolation,
-            sandbox=sandbox,
-            limits=limits,
-            engine_bots=bots,
-        )
-        view = _View(ref.key, spec, rule, seed, board, TERMINAL_DELAY if delay is None else delay)
-        result = _play(view, ref, config, catalog.plugin_files, live=not json_out and console.is_terminal)
-        if not json_out and not console.is_terminal:
-            console.print(view.frame())  # a pipe or a log gets the last frame only
-    except KeyboardInterrupt:
-        err_console.print("[yellow]interrupted[/]", highlight=False)
-        raise typer.Exit(130) from None
+        with sigterm_stops():  # SIGTERM ends the game as Ctrl-C does, and the bot with it
+            catalog, bots = player_catalog(plugin, engine_bot, isolation, probe=False, sandbox=sandbox)
+            name = player or _default_player(catalog, bots)
+            (ref,) = checked_players(catalog, (PlayerRef(name=name),), option)
+            config = TournamentConfig.build(
+                spec,
+                rule,
+                seed=seed,
+                games=1,
+                players=(ref,),
+                isolation=isolation,
+                sandbox=sandbox,
+                limits=limits,
+                engine_bots=bots,
+            )
+            view = _View(ref.key, spec, rule, seed, board, TERMINAL_DELAY if delay is None else delay)
+            result = _play(view, ref, config, catalog.plugin_files, live=not json_out and console.is_terminal)
+            if not json_out and not console.is_terminal:
+                console.print(view.frame())  # a pipe or a log gets the last frame only
+    except KeyboardInterrupt as stop:
+        signum = signal.SIGTERM if isinstance(stop, Terminated) else signal.SIGINT
+        err_console.print(f"[yellow]{'terminated' if signum == signal.SIGTERM else 'interrupted'}[/]", highlight=False)
+        raise typer.Exit(128 + signum) from None
     if json_out:
         print_json(
             {

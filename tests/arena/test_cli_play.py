@@ -233,10 +233,12 @@ def test_a_hanging_bot_is_stopped_by_the_move_time_limit(
 # -- Ctrl-C -----------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("stop", ["ctrl-c", "sigterm"])
 @pytest.mark.parametrize("rows", ["9", "5"], ids=["in-the-warm-up-before-hello", "in-the-game"])
-def test_ctrl_c_stops_play_and_its_bot(bad_bots: Path, tmp_path: Path, rows: str) -> None:
-    """A real SIGINT to the command's process group (what a terminal's Ctrl-C sends) while the bot hangs,
-    in its warm-up game (the arena waits for its hello) or in the game itself (the arena waits for a move)."""
+def test_ctrl_c_or_sigterm_stops_play_and_its_bot(bad_bots: Path, tmp_path: Path, rows: str, stop: str) -> None:
+    """A real SIGINT to the command's process group (what a terminal's Ctrl-C sends), or SIGTERM to its
+    process, while the bot hangs, in its warm-up game (the arena waits for its hello) or in the game itself
+    (the arena waits for a move)."""
     pid_file = tmp_path / "pid"
     (bad_bots.parent / "settings.json").write_text(json.dumps({"pid_file": str(pid_file), "hang_rows": rows}))
     env = dict(os.environ)
@@ -251,13 +253,16 @@ def test_ctrl_c_stops_play_and_its_bot(bad_bots: Path, tmp_path: Path, rows: str
             assert time.monotonic() < deadline, "the bot never started its game"
             time.sleep(0.05)
         bot = int(pid_file.read_text())
-        os.killpg(arena.pid, signal.SIGINT)
+        if stop == "ctrl-c":
+            os.killpg(arena.pid, signal.SIGINT)
+        else:
+            os.kill(arena.pid, signal.SIGTERM)
         code = arena.wait(timeout=120)
     finally:
         if arena.poll() is None:
             arena.kill()
     stderr = (tmp_path / "err").read_text()
-    assert code == 130, stderr
-    assert "interrupted" in stderr
+    assert code == (130 if stop == "ctrl-c" else 143), stderr
+    assert ("interrupted" if stop == "ctrl-c" else "terminated") in stderr
     assert "Traceback" not in stderr
     assert gone(bot)
