@@ -147,40 +147,33 @@ def _reorder(work: Work, order: Sequence[int]) -> Work:
 
 
 @contextlib.contextmanager
-def sigterm_stops() -> Iterator[None]:
+def _handling(signum: int, handler: Callable[[int, FrameType | None], None]) -> Iterator[None]:
+    """``handler`` for signal ``signum`` while it lasts. Only the main thread can set signal handlers;
+    elsewhere, and where the signal is ignored, nothing changes."""
+    previous = signal.getsignal(signum)
+    if threading.current_thread() is not threading.main_thread() or previous in (signal.SIG_IGN, None):
+        yield
+        return
+    signal.signal(signum, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signum, previous)
+
+
+def sigterm_stops() -> contextlib.AbstractContextManager[None]:
     """While it lasts, SIGTERM (a service manager, ``kill``, a CI timeout) raises ``Terminated``: stop
-    at once, commit what is back, and close workers and bots instead of dying with them running.
-    Only the main thread can set signal handlers; elsewhere, and where SIGTERM is ignored, nothing changes."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.getsignal(signal.SIGTERM)
-    if previous in (signal.SIG_IGN, None):
-        yield
-        return
+    at once, commit what is back, and close workers and bots instead of dying with them running."""
 
     def handler(signum: int, frame: FrameType | None) -> None:
         raise Terminated
 
-    signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    return _handling(signal.SIGTERM, handler)
 
 
-@contextlib.contextmanager
-def _ctrl_c_stops(stop: StopFlag) -> Iterator[None]:
+def _ctrl_c_stops(stop: StopFlag) -> contextlib.AbstractContextManager[None]:
     """While playing, the first Ctrl-C (SIGINT) sets ``stop``: running batches finish and are
-    committed. The second raises KeyboardInterrupt: stop at once. Only the main thread can set
-    signal handlers; elsewhere, and where SIGINT is ignored, nothing changes."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.getsignal(signal.SIGINT)
-    if previous in (signal.SIG_IGN, None):
-        yield
-        return
+    committed. The second raises KeyboardInterrupt: stop at once."""
 
     def handler(signum: int, frame: FrameType | None) -> None:
         if stop:
@@ -190,11 +183,7 @@ def _ctrl_c_stops(stop: StopFlag) -> Iterator[None]:
             sys.stderr.write("\nstopping: committing the games in progress (Ctrl-C again to stop at once)\n")
             sys.stderr.flush()
 
-    signal.signal(signal.SIGINT, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    return _handling(signal.SIGINT, handler)
 
 
 def run_tournament(
