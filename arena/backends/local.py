@@ -29,6 +29,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 
 from arena.backends.base import StopFlag, WorkerCrashError, batch_label
+from arena.isolation.process import kill_bot_groups
 from arena.isolation.spin import available_cores as default_workers
 from arena.result import GameResult
 from arena.worker import Batch, close_agents, init_worker, play, run_batch
@@ -49,7 +50,6 @@ _POLL = 0.2
 _WATCH_PARENT = 1.0
 #: Seconds an abandoned worker has to close its players' processes before it is killed.
 _TERM_GRACE = 10.0
-_closing = threading.Lock()
 
 
 def start_method() -> str:
@@ -143,13 +143,14 @@ def _watch_parent(pid: int) -> None:
 
 
 def _close_and_exit() -> None:
-    """A worker told to stop (SIGTERM) stops its players' processes first, then exits at once: an
-    unsandboxed bot would otherwise outlive it. Called from the signal handler and from
-    ``_watch_sigterm``, whichever comes first; the other waits here until the process is gone."""
-    _closing.acquire()
+    """A worker told to stop (SIGTERM) kills its bots first, then exits at once: an unsandboxed bot
+    would otherwise outlive it. Killed directly, not only through their agents, which the main thread
+    may be using (and respawning) at this very moment."""
+    kill_bot_groups()
     with contextlib.suppress(Exception):
         close_agents()
     _release_semaphores()
+    kill_bot_groups()  # one the main thread may have started meanwhile
     os._exit(128 + signal.SIGTERM)
 
 
@@ -162,9 +163,10 @@ def _release_semaphores() -> None:
 
 
 def _watch_sigterm(wakeup: int) -> None:
-    """Wait for SIGTERM on the signal wake-up pipe. The signal may land in any thread (numpy's BLAS
-    threads included), and the Python handler runs only when the main thread next runs Python code,
-    which a wait for a hung bot's reply may put off for as long as the move's time limit."""
+    """Wait for SIGTERM on the signal wake-up pipe, then close and exit. Not in the signal handler:
+    that runs in the main thread in the middle of whatever it was doing with the very bots it would
+    close, and only when the main thread next runs Python code, which a wait for a hung bot's reply
+    may put off for as long as the move's time limit."""
     while os.read(wakeup, 1) != bytes([signal.SIGTERM]):
         pass
     _close_and_exit()
@@ -176,12 +178,13 @@ def init_pool_worker(plugin_files: tuple[str, ...], parent: int, workers: int | 
 
     The pool's parent is a forkserver, not the arena, and the forkserver outlives the arena too,
     so ``getppid`` would not tell; we poll the arena's pid instead."""
-    init_worker(plugin_files, workers=workers)
+    # Before init_worker, which makes numba's semaphore: a SIGTERM from then on releases it.
     wakeup, notify = os.pipe()
     os.set_blocking(notify, False)
     signal.set_wakeup_fd(notify, warn_on_full_buffer=False)
-    signal.signal(signal.SIGTERM, lambda signum, frame: _close_and_exit())
+    signal.signal(signal.SIGTERM, lambda signum, frame: None)  # no default death: _watch_sigterm acts
     threading.Thread(target=_watch_sigterm, args=(wakeup,), name="arena-sigterm", daemon=True).start()
+    init_worker(plugin_files, workers=workers)
     threading.Thread(target=_watch_parent, args=(parent,), name="arena-parent-watch", daemon=True).start()
 
 

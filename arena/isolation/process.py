@@ -28,9 +28,37 @@ from typing import IO
 from arena.isolation.sandbox import LAUNCHER, Sandbox, bot_pid
 from arena.isolation.spin import read_spinning
 
-__all__ = ["BotExited", "BotOutputError", "BotProcess", "BotProcessError", "BotTimeout", "make_undumpable"]
+__all__ = [
+    "BotExited",
+    "BotOutputError",
+    "BotProcess",
+    "BotProcessError",
+    "BotTimeout",
+    "kill_bot_groups",
+    "make_undumpable",
+]
 
 _PR_SET_DUMPABLE = 4
+
+
+def kill_bot_groups() -> None:
+    """SIGKILL the process group of every child of this process that leads one, whatever state its
+    ``BotProcess`` is in: the bots (each starts a session of its own) of a worker about to exit. Read
+    from ``/proc`` (Linux; elsewhere nothing); an unreaped child's pid cannot have been reused."""
+    me = os.getpid()
+    try:
+        tasks = os.listdir(f"/proc/{me}/task")
+    except OSError:
+        return
+    for task in tasks:
+        try:
+            children = Path(f"/proc/{me}/task/{task}/children").read_text().split()
+        except OSError:
+            continue
+        for pid in map(int, children):
+            with contextlib.suppress(OSError):
+                if os.getpgid(pid) == pid:
+                    os.killpg(pid, signal.SIGKILL)
 
 
 class BotProcessError(Exception):
