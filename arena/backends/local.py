@@ -133,25 +133,19 @@ def _alive(pid: int) -> bool:
 def _watch_parent(pid: int) -> None:
     while _alive(pid):
         time.sleep(_WATCH_PARENT)
-    # Stop the players' own processes (isolated players) first: os._exit runs no finalizer.
-    with contextlib.suppress(Exception):
-        from arena import worker
-
-        getattr(worker, "close_agents", lambda: None)()
-    _release_semaphores()
-    os._exit(0)
+    _close_and_exit(0)
 
 
-def _close_and_exit() -> None:
-    """A worker told to stop (SIGTERM) kills its bots first, then exits at once: an unsandboxed bot
-    would otherwise outlive it. Killed directly, not only through their agents, which the main thread
-    may be using (and respawning) at this very moment."""
+def _close_and_exit(code: int) -> None:
+    """A worker that must stop now (told by SIGTERM, or the arena is gone) kills its bots first, then
+    exits: an unsandboxed bot would otherwise outlive it. Killed directly, not only through their
+    agents, which the main thread may be using (and respawning) at this very moment."""
     kill_bot_groups()
     with contextlib.suppress(Exception):
         close_agents()
     _release_semaphores()
     kill_bot_groups()  # one the main thread may have started meanwhile
-    os._exit(128 + signal.SIGTERM)
+    os._exit(code)
 
 
 def _release_semaphores() -> None:
@@ -169,7 +163,7 @@ def _watch_sigterm(wakeup: int) -> None:
     may put off for as long as the move's time limit."""
     while os.read(wakeup, 1) != bytes([signal.SIGTERM]):
         pass
-    _close_and_exit()
+    _close_and_exit(128 + signal.SIGTERM)
 
 
 def init_pool_worker(plugin_files: tuple[str, ...], parent: int, workers: int | None = None) -> None:
