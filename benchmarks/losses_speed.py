@@ -21,9 +21,9 @@ import time
 from pathlib import Path
 
 from arena.config import PlayerRef, TournamentConfig
-from arena.losses import tournament_losses
-from arena.store import Store
-from arena.tournament import run_tournament
+from arena.analysis.losses import tournament_losses
+from arena.results.store import Store
+from arena.play.tournament import run_tournament
 from engine import PRESETS, FirstClick
 from players.registry import Registry
 

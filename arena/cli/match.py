@@ -11,9 +11,9 @@ from arena.cli.common import UsageError, board_from_options, cli_errors, console
 from arena.cli.playing import checked_players, games_stopped, player_catalog
 from arena.config import TournamentConfig
 from arena.isolation import Isolation
-from arena.match import MatchResult, parse_player_spec, run_match
-from arena.sequential import SprtState
-from arena.store import Store
+from arena.experiments.match import MatchResult, parse_player_spec, run_match
+from arena.analysis.sequential import SprtState
+from arena.results.store import Store
 
 
 def _verdict_line(result: MatchResult, a: str, b: str) -> str:

@@ -30,9 +30,9 @@ import numba
 import numpy as np
 
 from arena.config import PlayerRef, TournamentConfig
-from arena.stats import wilson_interval
-from arena.store import Store
-from arena.tournament import default_workers, run_tournament
+from arena.analysis.stats import wilson_interval
+from arena.results.store import Store
+from arena.play.tournament import default_workers, run_tournament
 from engine import PRESETS, FirstClick
 from players.builtin.apex import ApexPlayer
 from players.registry import Registry

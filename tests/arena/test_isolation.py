@@ -23,9 +23,9 @@ from arena.isolation.catalog import PlayerCatalog
 from arena.isolation.process import BotOutputError, BotProcess, BotTimeout
 from arena.isolation.remote import MAX_SETUP_FAILURES, RemoteAgent, host_command
 from arena.result import Outcome
-from arena.runner import play_game
-from arena.store import Store
-from arena.tournament import run_tournament
+from arena.play.runner import play_game
+from arena.results.store import Store
+from arena.play.tournament import run_tournament
 from engine import BEGINNER, EXPERT, BoardSpec, FirstClick
 from players.registry import Registry
 

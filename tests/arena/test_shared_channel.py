@@ -16,7 +16,7 @@ from arena.isolation import shared as shm
 from arena.isolation.process import BotTimeout
 from arena.isolation.remote import RemoteAgent, host_command
 from arena.result import Outcome
-from arena.runner import play_game
+from arena.play.runner import play_game
 from engine import BEGINNER, Action, ActionKind, BoardSpec, FirstClick, Game, InvalidActionError
 from players.registry import Registry
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from arena.result import Outcome
-from arena.runner import play_game
+from arena.play.runner import play_game
 from engine import BEGINNER, EXPERT, INTERMEDIATE, Action, ActionKind, BoardSpec, FirstClick, Game
 from engine.layout import parse_position
 from players.api import PlayerOptionsError

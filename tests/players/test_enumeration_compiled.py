@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from arena.result import Outcome
-from arena.runner import TrustedAgent, play_game
+from arena.play.runner import TrustedAgent, play_game
 from engine import BEGINNER, EXPERT, INTERMEDIATE, BoardSpec, FirstClick
 from engine.compiled_game import CompiledGame
 from engine.layout import player_seed_words

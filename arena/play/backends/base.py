@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Protocol, runtime_checkable
 
 from arena.result import GameResult
-from arena.worker import Batch
+from arena.play.worker import Batch
 
 __all__ = [
     "Backend",

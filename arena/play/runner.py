@@ -19,7 +19,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from arena import records
+from arena.results import records
 from arena.answer import EXPECTED, as_actions
 from arena.isolation.settings import DEFAULT_LIMITS, Limits
 from arena.result import DIAGNOSTICS, ERROR_CHARS, AgentFailure, GameResult, Outcome
@@ -155,7 +155,7 @@ def play_game(
     (``Player.play_compiled``) does so unless ``compiled`` is false; its games are the same either
     way. ``on_move(game, action)`` is called after each move (for a display, as ``arena play``
     draws the board); the time it takes is not the player's. With ``record``, the result carries
-    the game's moves as they were played (``GameResult.record``, ``arena.records``), whichever way
+    the game's moves as they were played (``GameResult.record``, ``arena.results.records``), whichever way
     the player runs: logged by the engine, on this loop or in the compiled game."""
     limit = move_limit or default_move_limit(spec)
     trusted = player.player if isinstance(player, TrustedAgent) else player

@@ -16,8 +16,8 @@ import numpy as np
 from pydantic import BaseModel
 
 from arena.result import FAILURES
-from arena.stats import compare_paired, wilson_interval
-from arena.store import Store
+from arena.analysis.stats import compare_paired, wilson_interval
+from arena.results.store import Store
 
 __all__ = [
     "Leaderboard",
