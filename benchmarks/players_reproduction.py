@@ -61,10 +61,10 @@ import numpy as np
 from cppsweeper_port import play_article_game
 from scipy.stats import binomtest
 
-from arena.config import PlayerRef, TournamentConfig
 from arena.analysis.stats import compare_paired, wilson_interval
-from arena.results.store import Store
+from arena.config import PlayerRef, TournamentConfig
 from arena.play.tournament import default_workers, run_tournament
+from arena.results.store import Store
 from engine import PRESETS, FirstClick, Game
 from engine.layout import player_generator
 from players.registry import Registry

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
-from arena.result import FAILURES
 from arena.analysis.stats import compare_paired, wilson_interval
+from arena.result import FAILURES
 from arena.results.store import Store
 
 __all__ = [

@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from arena.results.records import replay_record
 from arena.analysis.replay.model import position_analysis
 from arena.result import Outcome
+from arena.results.records import replay_record
 from arena.results.store import Store, StoreError
 from engine import COVERED, FLAGGED, ActionKind, BoardSpec, FirstClick
 from players.solver import Analysis

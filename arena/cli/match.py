@@ -6,13 +6,13 @@ from typing import Annotated
 
 import typer
 
+from arena.analysis.sequential import SprtState
 from arena.cli import common, playing
 from arena.cli.common import UsageError, board_from_options, cli_errors, console, err_console, print_json
 from arena.cli.playing import checked_players, games_stopped, player_catalog
 from arena.config import TournamentConfig
-from arena.isolation import Isolation
 from arena.experiments.match import MatchResult, parse_player_spec, run_match
-from arena.analysis.sequential import SprtState
+from arena.isolation import Isolation
 from arena.results.store import Store
 
 

@@ -15,8 +15,8 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
 
-from arena.cli.render import board_text
 from arena.analysis.replay import Choice, Replay, ReplayGame, note_text, replay
+from arena.cli.render import board_text
 
 __all__ = ["choice_text", "replay_frames"]
 

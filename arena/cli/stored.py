@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from arena.cli.common import UsageError
-from arena.results.records import Move, load_replay
 from arena.analysis.replay import ReplayGame, ReplayMove
 from arena.analysis.replay.model import Note
+from arena.cli.common import UsageError
+from arena.results.records import Move, load_replay
 from arena.results.store import Store
 from engine import BoardSpec
 

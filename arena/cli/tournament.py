@@ -21,15 +21,14 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from arena.play.backends.dask_cluster import ADDRESS_ENV, INSTALL_HINT, dask_available
+from arena.analysis.leaderboard import build_leaderboard
 from arena.cli import common, playing
 from arena.cli.common import UsageError, board_from_options, cli_errors, console, err_console, print_json
 from arena.cli.playing import checked_players, limits_from, player_catalog
 from arena.cli.render import print_leaderboard
 from arena.config import PlayerRef, RecordMode, TournamentConfig, parse_player_list
 from arena.isolation import DEFAULT_LIMITS, Isolation, SandboxMode
-from arena.analysis.leaderboard import build_leaderboard
-from arena.results.store import Store
+from arena.play.backends.dask_cluster import ADDRESS_ENV, INSTALL_HINT, dask_available
 from arena.play.tournament import (
     BackendUnavailable,
     TournamentError,
@@ -39,6 +38,7 @@ from arena.play.tournament import (
     run_tournament,
 )
 from arena.play.warmup import CompileEvent
+from arena.results.store import Store
 
 
 def resume_hint() -> str:

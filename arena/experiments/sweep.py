@@ -17,11 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
-from arena.play.backends import Backend, make_backend
-from arena.config import PlayerRef, TournamentConfig
 from arena.analysis.stats import wilson_interval, z_for_confidence
-from arena.results.store import Store
+from arena.config import PlayerRef, TournamentConfig
+from arena.play.backends import Backend, make_backend
 from arena.play.tournament import TournamentSummary, run_tournament
+from arena.results.store import Store
 from engine import BoardSpec, EngineError, FirstClick
 from engine.board import resolve_board
 from players.registry import Registry

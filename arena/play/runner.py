@@ -19,10 +19,10 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from arena.results import records
 from arena.answer import EXPECTED, as_actions
 from arena.isolation.settings import DEFAULT_LIMITS, Limits
 from arena.result import DIAGNOSTICS, ERROR_CHARS, AgentFailure, GameResult, Outcome
+from arena.results import records
 from engine import Action, BoardSpec, EngineError, FirstClick, Game, GameStats, Observation
 from engine.compiled_game import CompiledGame
 from engine.layout import player_seed, player_seed_words

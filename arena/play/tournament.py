@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from types import FrameType
 
+from arena.config import TournamentConfig
 from arena.play.backends import (
     Backend,
     BackendUnavailable,
@@ -29,11 +30,10 @@ from arena.play.backends import (
     start_method,
 )
 from arena.play.backends.dask_cluster import ADDRESS_ENV
-from arena.config import TournamentConfig
-from arena.result import GameResult
-from arena.results.store import Store, StoreDamaged, StoreError
 from arena.play.warmup import CompileEvent, compile_players, stale_players
 from arena.play.worker import Batch
+from arena.result import GameResult
+from arena.results.store import Store, StoreDamaged, StoreError
 from players.registry import Registry
 
 __all__ = [

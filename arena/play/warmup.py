@@ -20,9 +20,9 @@ from multiprocessing import connection
 from pathlib import Path
 from typing import Any
 
-from arena.play.backends.local import init_pool_worker, start_method
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation.settings import Isolation
+from arena.play.backends.local import init_pool_worker, start_method
 from arena.play.worker import isolation_of, prepare_player
 from engine import PRESETS
 

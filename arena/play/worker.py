@@ -27,8 +27,8 @@ from arena.isolation import sandbox
 from arena.isolation.remote import RemoteAgent, bot_environment, host_command, sandbox_for
 from arena.isolation.settings import Isolation
 from arena.isolation.spin import spin_window
-from arena.result import GameResult, Outcome
 from arena.play.runner import Agent, TrustedAgent, empty_record, play_game
+from arena.result import GameResult, Outcome
 from engine import BEGINNER, BoardSpec, FirstClick
 from engine.layout import player_generator
 from players import Player

@@ -23,9 +23,9 @@ from typing import Any
 
 from arena.config import RULES_VERSION, TournamentConfig
 from arena.paths import LEGACY_STORE, STORE_ENV, default_store
-from arena.results.records import GameRecord, RecordMissing, decode
 from arena.result import COLUMN_FIELDS, GameResult, Outcome
 from arena.results.guard import APPLICATION_ID, FileGuard, create_private, recovery_path
+from arena.results.records import GameRecord, RecordMissing, decode
 
 __all__ = [
     "GAME_COLUMNS",

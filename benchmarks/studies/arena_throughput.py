@@ -22,12 +22,12 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from arena.config import PlayerRef, TournamentConfig
 from arena.analysis.leaderboard import build_leaderboard
+from arena.config import PlayerRef, TournamentConfig
 from arena.play.runner import play_game
-from arena.results.store import Store
 from arena.play.tournament import run_tournament
 from arena.play.worker import warm_up
+from arena.results.store import Store
 from engine import PRESETS, FirstClick
 from players.registry import Registry
 

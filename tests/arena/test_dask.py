@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from arena.play.backends import BackendUnavailable, make_backend
-from arena.play.backends.dask_cluster import ADDRESS_ENV, INSTALL_HINT, DaskBackend, dask_available
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import Isolation
-from arena.results.store import Store
+from arena.play.backends import BackendUnavailable, make_backend
+from arena.play.backends.dask_cluster import ADDRESS_ENV, INSTALL_HINT, DaskBackend, dask_available
 from arena.play.tournament import run_tournament
+from arena.results.store import Store
 from engine import BEGINNER, FirstClick
 from players.registry import Registry
 

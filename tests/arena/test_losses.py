@@ -13,10 +13,10 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner, Result
 
-from arena.cli.losses import render
 from arena.analysis.losses import CLASSES, GameLoss, LossReport, classify, game_losses, tournament_losses
-from arena.results.records import GameRecord, Move
 from arena.analysis.replay import ReplayGame, ReplayMove, replay
+from arena.cli.losses import render
+from arena.results.records import GameRecord, Move
 from arena.results.store import Store
 from engine import COVERED, PRESETS, ActionKind, FirstClick, Game
 from players.solver import analyze

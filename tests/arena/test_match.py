@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import Result
 
-from arena.experiments.match import looks, parse_player_spec
 from arena.analysis.sequential import gsprt
+from arena.experiments.match import looks, parse_player_spec
 from arena.results.store import Store
 
 Cli = Callable[..., Result]

@@ -15,16 +15,16 @@ import typer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.results import records
 from arena.cli.common import cli_errors
 from arena.config import PlayerRef, RecordMode, TournamentConfig
 from arena.isolation import EngineBot, Isolation
 from arena.isolation.catalog import PlayerCatalog
-from arena.results.records import GameRecord, RecordError, RecordMismatch, RecordMissing, decode, encode
-from arena.result import GameResult, Outcome
 from arena.play.runner import empty_record, play_game
-from arena.results.store import Store, StoreError
 from arena.play.tournament import run_tournament
+from arena.result import GameResult, Outcome
+from arena.results import records
+from arena.results.records import GameRecord, RecordError, RecordMismatch, RecordMissing, decode, encode
+from arena.results.store import Store, StoreError
 from engine import BEGINNER, EXPERT, INTERMEDIATE, Action, BoardSpec, FirstClick, Game
 from players import Player
 from players.builtin import BUILTIN_PLAYERS

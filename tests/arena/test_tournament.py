@@ -11,8 +11,8 @@ from boards import draw_layout
 import arena.play.tournament
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import Isolation
-from arena.results.store import Store
 from arena.play.tournament import TournamentInterrupted, pending_work, plan_workers, run_tournament
+from arena.results.store import Store
 from engine import BEGINNER, BoardSpec, FirstClick
 from players.api import PlayerOptionsError
 from players.registry import Registry, UnknownPlayerError

@@ -28,11 +28,11 @@ from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
-from arena.play.backends.base import StopFlag, WorkerCrashError, batch_label
 from arena.isolation.process import kill_bot_groups
 from arena.isolation.spin import available_cores as default_workers
-from arena.result import GameResult
+from arena.play.backends.base import StopFlag, WorkerCrashError, batch_label
 from arena.play.worker import Batch, close_agents, init_worker, play, run_batch
+from arena.result import GameResult
 
 __all__ = [
     "MAX_ATTEMPTS",
