@@ -12,11 +12,8 @@ import os
 import shlex
 import signal
 import sqlite3
-import sys
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from types import FrameType
 
 from arena.config import TournamentConfig
 from arena.play.backends import (
@@ -30,6 +27,7 @@ from arena.play.backends import (
     start_method,
 )
 from arena.play.backends.dask_cluster import ADDRESS_ENV
+from arena.play.signals import Terminated, ctrl_c_stops, sigterm_stops
 from arena.play.warmup import CompileEvent, compile_players, stale_players
 from arena.play.worker import Batch
 from arena.result import GameResult
@@ -39,7 +37,6 @@ from players.registry import Registry
 __all__ = [
     "BackendUnavailable",
     "StoreLost",
-    "Terminated",
     "TournamentError",
     "TournamentInterrupted",
     "TournamentSummary",
@@ -48,7 +45,6 @@ __all__ = [
     "pending_work",
     "plan_workers",
     "run_tournament",
-    "sigterm_stops",
     "start_method",
 ]
 
@@ -62,10 +58,6 @@ class TournamentInterrupted(Exception):
         super().__init__(f"interrupted after committing {recorded} games")
         self.recorded = recorded
         self.signum = signum
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where the program is (``sigterm_stops``): it stops at once, as a second Ctrl-C does."""
 
 
 class StoreLost(TournamentError):
@@ -146,46 +138,6 @@ def _reorder(work: Work, order: Sequence[int]) -> Work:
     return sorted(work, key=lambda item: position[item[0]])
 
 
-@contextlib.contextmanager
-def _handling(signum: int, handler: Callable[[int, FrameType | None], None]) -> Iterator[None]:
-    """``handler`` for signal ``signum`` while it lasts. Only the main thread can set signal handlers;
-    elsewhere, and where the signal is ignored, nothing changes."""
-    previous = signal.getsignal(signum)
-    if threading.current_thread() is not threading.main_thread() or previous in (signal.SIG_IGN, None):
-        yield
-        return
-    signal.signal(signum, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signum, previous)
-
-
-def sigterm_stops() -> contextlib.AbstractContextManager[None]:
-    """While it lasts, SIGTERM (a service manager, ``kill``, a CI timeout) raises ``Terminated``: stop
-    at once, commit what is back, and close workers and bots instead of dying with them running."""
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        raise Terminated
-
-    return _handling(signal.SIGTERM, handler)
-
-
-def _ctrl_c_stops(stop: StopFlag) -> contextlib.AbstractContextManager[None]:
-    """While playing, the first Ctrl-C (SIGINT) sets ``stop``: running batches finish and are
-    committed. The second raises KeyboardInterrupt: stop at once."""
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        if stop:
-            raise KeyboardInterrupt
-        stop.set()
-        with contextlib.suppress(Exception):
-            sys.stderr.write("\nstopping: committing the games in progress (Ctrl-C again to stop at once)\n")
-            sys.stderr.flush()
-
-    return _handling(signal.SIGINT, handler)
-
-
 def run_tournament(
     config: TournamentConfig,
     store: Store,
@@ -244,7 +196,7 @@ def run_tournament(
                 # One process more than the workers: a process waiting for a kernel another one compiles
                 # uses no CPU, and the spare keeps the cores busy meanwhile.
                 compile_players(config, stale, registry.plugin_files, engine.workers + 1, on_compile)
-            with _ctrl_c_stops(stop):
+            with ctrl_c_stops(stop):
                 size = engine.batch_size(len(work))
                 used = engine.workers
                 stream = engine.run(batches(config, work, size), registry.plugin_files, stop)

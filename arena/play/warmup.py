@@ -22,8 +22,9 @@ from typing import Any
 
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation.settings import Isolation
+from arena.play.agents import isolation_of
 from arena.play.backends.local import init_pool_worker, start_method
-from arena.play.worker import isolation_of, prepare_player
+from arena.play.worker import prepare_player
 from engine import PRESETS
 
 __all__ = ["CompileEvent", "compile_players", "record_dir", "stale_players"]

@@ -19,8 +19,8 @@ import pytest
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import Isolation, Limits, SandboxMode, sandbox
 from arena.isolation.catalog import PlayerCatalog
+from arena.play.agents import close_agents
 from arena.play.tournament import run_tournament
-from arena.play.worker import close_agents
 from arena.result import Outcome
 from arena.results.store import Store
 from engine import BEGINNER, FirstClick
