@@ -171,35 +171,33 @@ def run_tournament(
     if order is not None:
         work = _reorder(work, order)
     owned = isinstance(backend, str)
-    if owned:
-        count = plan_workers(workers, len(work), str(backend), address)[0]
-        engine = make_backend(str(backend), workers=count, address=address)  # fails before anything is stored
-    else:
-        engine = backend  # type: ignore[assignment]
+    if isinstance(backend, str):  # the name of one: this run makes it, and closes it
+        count = plan_workers(workers, len(work), backend, address)[0]
+        backend = make_backend(backend, workers=count, address=address)  # fails before anything is stored
     try:
         store.ensure_tournament(config, sources)
     except StoreDamaged as damage:
         if owned:
-            engine.close()
+            backend.close()
         raise _store_lost(store, config.id, damage, ()) from None
     if not work:
         if owned:
-            engine.close()
-        return TournamentSummary(config.id, 0, skipped, 1, engine.name)
+            backend.close()
+        return TournamentSummary(config.id, 0, skipped, 1, backend.name)
     todo = sum(len(keys) for _, keys in work)
     stop = StopFlag()
     recorded = delivered = 0
     try:
         with sigterm_stops():
-            if engine.name == "local":  # before the first game: a Ctrl-C here stops at once (KeyboardInterrupt)
+            if backend.name == "local":  # before the first game: a Ctrl-C here stops at once (KeyboardInterrupt)
                 stale = stale_players(config, {key for _, keys in work for key in keys})
                 # One process more than the workers: a process waiting for a kernel another one compiles
                 # uses no CPU, and the spare keeps the cores busy meanwhile.
-                compile_players(config, stale, registry.plugin_files, engine.workers + 1, on_compile)
+                compile_players(config, stale, registry.plugin_files, backend.workers + 1, on_compile)
             with ctrl_c_stops(stop):
-                size = engine.batch_size(len(work))
-                used = engine.workers
-                stream = engine.run(batches(config, work, size), registry.plugin_files, stop)
+                size = backend.batch_size(len(work))
+                used = backend.workers
+                stream = backend.run(batches(config, work, size), registry.plugin_files, stop)
                 with contextlib.closing(stream):
                     for results in stream:
                         try:
@@ -219,7 +217,7 @@ def run_tournament(
         ) from None
     finally:
         if owned:
-            engine.close()
+            backend.close()
     if stop and delivered < todo:
         raise TournamentInterrupted(recorded)
-    return TournamentSummary(config.id, todo, skipped, used, engine.name)
+    return TournamentSummary(config.id, todo, skipped, used, backend.name)
