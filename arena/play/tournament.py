@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from arena.config import TournamentConfig
+from arena.isolation.process import make_undumpable
 from arena.play.backends import (
     Backend,
     BackendUnavailable,
@@ -158,10 +159,14 @@ def run_tournament(
     the pending boards in that order instead of ascending (for tests; results never depend on it).
     On this machine, the players whose numba code is not known to be compiled are compiled first
     (``arena.play.warmup``), each kernel once, reporting to ``on_compile``; a Ctrl-C then stops at once.
+    This process is made non-dumpable for the rest of its life (it knows the seed).
     Raises ``TournamentInterrupted`` on Ctrl-C or SIGTERM and ``TournamentError`` when the workers keep dying,
     in both cases after committing every finished game; ``StoreLost`` when the store's file was
     replaced, deleted or damaged under the run, after saving what could be saved.
     """
+    # This process holds the seed (and the store) from here on, and the bots started for this run
+    # run as the same user: non-dumpable, they cannot read its memory (docs/isolation.md).
+    make_undumpable()
     registry.check_requested(ref.name for ref in config.players)
     entries = {ref.key: registry.get(ref.name) for ref in config.players}
     for ref in config.players:

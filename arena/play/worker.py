@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from arena.answer import WARM_UP_SEED
 from arena.config import PlayerRef, RecordMode, TournamentConfig
+from arena.isolation.process import make_undumpable
 from arena.isolation.spin import spin_window
 from arena.play.agents import TrustedAgent, agent_for, close_agents, configure
 from arena.play.runner import empty_record, play_game, warm_up
@@ -48,8 +49,13 @@ def init_worker(
     keep numba's parallel code to one thread so that N workers on N cores do not oversubscribe them.
     Pool workers ignore Ctrl-C: the parent decides how to stop, and lets running batches finish so
     their games are committed. ``workers`` (when known: the workers on this machine) decides whether
-    isolated players' pipes busy-wait: only when each worker and its bot have a core each."""
+    isolated players' pipes busy-wait: only when each worker and its bot have a core each.
+
+    A worker is made non-dumpable before it learns anything: the batches it plays carry the
+    tournament's seed, which a bot running as the same user must not read from its memory
+    (``/proc/<pid>/mem``), whether or not this worker starts a bot itself."""
     global _cleanup_registered
+    make_undumpable()
     if pool:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     configure(plugin_files, spin_window(2 * workers) if workers is not None else 0.0)
