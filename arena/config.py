@@ -45,14 +45,22 @@ class PlayerRef(BaseModel):
 
     name: str
     options: dict[str, Any] = Field(default_factory=dict)
+    #: The version tag of an entrant that is not the first version of this player a tournament saw
+    #: (``arena.results.entrants``): its games get a row of their own, ``base@tag``. Set by the tournament.
+    tag: str = ""
 
     @property
-    def key(self) -> str:
-        """The leaderboard identity: the name, plus the options when any are set."""
+    def base(self) -> str:
+        """The player with its options, whatever its version: the name, plus the options when any are set."""
         if not self.options:
             return self.name
         inner = ",".join(f"{k}={json.dumps(v, sort_keys=True)}" for k, v in sorted(self.options.items()))
         return f"{self.name}[{inner}]"
+
+    @property
+    def key(self) -> str:
+        """The leaderboard identity (a games row): ``base``, and ``@tag`` for a later version."""
+        return f"{self.base}@{self.tag}" if self.tag else self.base
 
     def __hash__(self) -> int:
         return hash(self.key)

@@ -153,12 +153,13 @@ class Registry(PlayerLookup):
         if self.use_entry_points:
             for ep in sorted(importlib.metadata.entry_points(group=hookspecs.PROJECT), key=lambda e: e.name):
                 dist = ep.dist.name if ep.dist is not None else "unknown distribution"
-                self._load_module(f"entrypoint:{dist}:{ep.name}", f"package {dist} ({ep.value})", ep.load)
+                release = ep.dist.version if ep.dist is not None else ""
+                self._load_module(f"entrypoint:{dist}:{ep.name}", f"package {dist} ({ep.value})", ep.load, release)
         for path in self.plugin_files:
             self._load_module(f"file:{path}", f"file {path}", lambda path=path: _import_file(path))
         return self
 
-    def _load_module(self, plugin_name: str, source: str, importer: Any) -> None:
+    def _load_module(self, plugin_name: str, source: str, importer: Any, release: str = "") -> None:
         try:
             module = importer()
             if self._manager.is_registered(module):
@@ -169,7 +170,9 @@ class Registry(PlayerLookup):
                 raise PlayerError("it defines no register_players hook (decorate it with @hookimpl)")
             for impl in impls:
                 staged: list[PlayerEntry] = []
-                impl.function(register=lambda cls, staged=staged: staged.append(self._check(cls, source, staged)))
+                impl.function(
+                    register=lambda cls, staged=staged: staged.append(self._check(cls, source, staged, release))
+                )
                 for entry in staged:
                     self._players[entry.name] = entry  # type: ignore[index]
         except (Exception, SystemExit) as error:  # a plugin's failure is reported, never fatal
@@ -182,7 +185,7 @@ class Registry(PlayerLookup):
             detail = traceback.format_exc(limit=-3)
             self._failures.append(PluginFailure(source, _first_line(error), detail, kind, names))
 
-    def _check(self, cls: Any, source: str, staged: list[PlayerEntry]) -> PlayerEntry:
+    def _check(self, cls: Any, source: str, staged: list[PlayerEntry], release: str = "") -> PlayerEntry:
         if not (inspect.isclass(cls) and issubclass(cls, Player)):
             raise PlayerError(f"register() takes a Player subclass, got {cls!r}")
         name = getattr(cls, "name", "")
@@ -209,7 +212,7 @@ class Registry(PlayerLookup):
                 name,
             )
         description = (cls.description or (inspect.getdoc(cls) or "").split("\n")[0]).strip()
-        return PlayerEntry(name, cls, description, source, str(getattr(cls, "version", "1")))
+        return PlayerEntry(name, cls, description, source, _version(cls, release))
 
     # -- queries --------------------------------------------------------------------------
     @property
@@ -222,6 +225,17 @@ class Registry(PlayerLookup):
     def failures(self) -> list[PluginFailure]:
         self.load()
         return list(self._failures)
+
+
+def _version(cls: type[Player], release: str) -> str:
+    """A player's version: its class's ``version``; for a player of an installed package (``release``: the
+    package's version), the package's version when the class declares none, else both (``CLASS+PACKAGE``), so
+    that a new release of the package is a new version of its players even when the class was not bumped."""
+    own = str(getattr(cls, "version", Player.version))
+    if not release:
+        return own
+    declared = any("version" in vars(k) for k in cls.__mro__ if k is not Player and issubclass(k, Player))
+    return f"{own}+{release}" if declared else release
 
 
 def _import_file(path: str) -> ModuleType:

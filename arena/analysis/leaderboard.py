@@ -19,8 +19,9 @@ from pydantic import BaseModel
 from arena.analysis.pairs import paired_wins, wins_by_board
 from arena.analysis.stats import compare_paired, wilson_interval
 from arena.result import FAILURES, GameResult
+from arena.results.entrants import latest_keys, version_tag
 from arena.results.store import Store
-from arena.results.stored import StoredTournament
+from arena.results.stored import StoredPlayer, StoredTournament
 
 __all__ = [
     "Leaderboard",
@@ -58,8 +59,11 @@ class LeaderboardConfig(BaseModel):
 
 class LeaderboardRow(BaseModel):
     rank: int
+    #: The games row: the player's key, ``KEY@VERSION`` for a version its tournament saw after another.
     player: str
     version: str
+    #: How tables name the row: ``player``, or for a first version shown beside a later one, ``KEY@VERSION``.
+    label: str = ""
     source: str
     games: int
     wins: int
@@ -89,6 +93,8 @@ class LeaderboardRow(BaseModel):
 class Leaderboard(BaseModel):
     config: LeaderboardConfig
     rows: list[LeaderboardRow]
+    #: Rows of players' older versions left out (``all_versions`` shows them).
+    hidden_versions: int = 0
 
     @property
     def title(self) -> str:
@@ -135,14 +141,34 @@ def tournament_config(
     return config, stored
 
 
-def build_leaderboard(store: Store, tournament_id: str | None = None, boards: int | None = None) -> Leaderboard:
-    """The leaderboard of a stored tournament over its first ``boards`` boards (default: all)."""
+def _label(rows: list[LeaderboardRow], info: dict[str, StoredPlayer]) -> None:
+    """Name a first version ``KEY@VERSION`` when a later version of it has a row too: two rows, two names."""
+    bases = defaultdict(list)
+    for row in rows:
+        bases[info[row.player].base if row.player in info else row.player].append(row)
+    for base, group in bases.items():
+        for row in group:
+            tagged = len(group) > 1 and row.player == base and row.version
+            row.label = f"{base}@{version_tag(row.version)}" if tagged else row.player
+
+
+def build_leaderboard(
+    store: Store, tournament_id: str | None = None, boards: int | None = None, *, all_versions: bool = False
+) -> Leaderboard:
+    """The leaderboard of a stored tournament over its first ``boards`` boards (default: all): each player at
+    its latest version (``arena.results.entrants``), or every version with ``all_versions``."""
     config, _ = tournament_config(store, tournament_id, boards)
     tid, limit = config.tournament_id, config.boards
-    info = {p.key: p for p in store.players(tid)}
+    entrants = store.players(tid)
+    info = {p.key: p for p in entrants}
     by_player: dict[str, list[GameResult]] = defaultdict(list)
     for game in store.games(tid, limit):
         by_player[game.player].append(game)
+    hidden = 0
+    if not all_versions:
+        shown = latest_keys(entrants, by_player)
+        hidden = len(by_player) - len(shown)
+        by_player = defaultdict(list, {key: games for key, games in by_player.items() if key in shown})
 
     rows: list[LeaderboardRow] = []
     for player, games in by_player.items():
@@ -179,6 +205,7 @@ def build_leaderboard(store: Store, tournament_id: str | None = None, boards: in
     won_by_board = wins_by_board(g for games in by_player.values() for g in games)
 
     rows.sort(key=lambda r: (-r.win_rate, -r.ci_low, r.player))
+    _label(rows, info)
     if rows:
         leader = won_by_board[rows[0].player]
         for rank, row in enumerate(rows, 1):
@@ -194,7 +221,7 @@ def build_leaderboard(store: Store, tournament_id: str | None = None, boards: in
             row.only_leader = cmp.only_b
             row.diff, row.diff_low, row.diff_high = cmp.diff, cmp.diff_low, cmp.diff_high
             row.p_value = cmp.p_value
-    return Leaderboard(config=config, rows=rows)
+    return Leaderboard(config=config, rows=rows, hidden_versions=hidden)
 
 
 def _pct(x: float | None) -> str:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from engine import BoardSpec, FirstClick
 
 __all__ = [
+    "AllVersionsOpt",
     "Difficulty",
     "FirstClickOpt",
     "JsonOpt",
@@ -64,6 +65,10 @@ Size = Annotated[str | None, typer.Option("--size", help="Custom board HxW (rows
 Mines = Annotated[int | None, typer.Option("--mines", help="Mine count for --size.")]
 FirstClickOpt = Annotated[str, typer.Option("--first-click", help="First-click rule: safe, opening, none or windows.")]
 Seed = Annotated[int, typer.Option("--seed", help="Tournament seed: the same seed plays the same boards.")]
+AllVersionsOpt = Annotated[
+    bool,
+    typer.Option("--all-versions", help="A row for every version of each player (default: its latest version)."),
+]
 StoreOpt = Annotated[
     Path | None,
     typer.Option(

@@ -36,6 +36,7 @@ def command(
     force: Annotated[
         bool, typer.Option("--force", help="With --publish: replace files that hold another tournament.")
     ] = False,
+    all_versions: common.AllVersionsOpt = False,
     store: common.StoreOpt = None,
     json_out: common.JsonOpt = False,
 ) -> None:
@@ -55,7 +56,7 @@ def command(
                 return
             console.print(tournaments_table(rows, db.path))
             return
-        board = build_leaderboard(db, tournament, games)
+        board = build_leaderboard(db, tournament, games, all_versions=all_versions)
     if publish_to is not None:
         md, js = publish(board, publish_to, force=force)
         if not json_out:

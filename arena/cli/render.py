@@ -142,7 +142,7 @@ class LeaderboardTable:
         table = Table(title=Text(board.title), title_justify="left", caption=Text(caption))
         columns: list[tuple[str, Callable[[LeaderboardRow], str | Text]]] = [
             ("#", lambda r: str(r.rank)),
-            ("player", lambda r: player_lines(r.player, stack=layout.stack_options)),
+            ("player", lambda r: player_lines(r.label or r.player, stack=layout.stack_options)),
             ("games", lambda r: str(r.games)),
             ("win %", lambda r: _pct(r.win_rate)),
             ("95% CI", lambda r: f"{_pct(r.ci_low)}-{_pct(r.ci_high)}"),
@@ -221,6 +221,13 @@ def print_leaderboard(console: Console, board: Leaderboard, *, store: str | Path
     """The leaderboard as ``arena leaderboard`` and ``arena tournament`` print it: the table, then a
     summary of failed games, if any, whose command stays on one line to copy and paste."""
     console.print(LeaderboardTable(board))
+    if board.hidden_versions:
+        older = board.hidden_versions
+        console.print(
+            f"{older} row{'s' if older != 1 else ''} of older versions not shown (--all-versions shows them)",
+            style="dim",
+            highlight=False,
+        )
     summary = failure_summary(board, store)
     for line in summary[:-1]:
         console.print(line)

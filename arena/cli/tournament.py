@@ -33,12 +33,18 @@ from arena.play.tournament import (
     BackendUnavailable,
     TournamentError,
     TournamentInterrupted,
+    entrants,
     pending_work,
     plan_workers,
     run_tournament,
 )
 from arena.play.warmup import CompileEvent
 from arena.results.store import Store
+
+
+def _note(text: str) -> None:
+    """A note of the tournament's (a version that runs with other files than before), on stderr."""
+    err_console.print(f"[yellow]warning:[/] {escape(text)}", highlight=False, soft_wrap=True)
 
 
 def resume_hint() -> str:
@@ -109,6 +115,7 @@ def command(
     option: playing.OptionOpt = None,
     workers: playing.WorkersOpt = None,
     store: common.StoreOpt = None,
+    all_versions: common.AllVersionsOpt = False,
     plugin: common.PluginOpt = None,
     json_out: common.JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
@@ -171,13 +178,15 @@ def command(
         record=record,
     )
     with Store(store) as db:
-        work = pending_work(config, db)[0]
+        work = pending_work(entrants(config, db, registry)[0], db)[0]
         todo = sum(len(keys) for _, keys in work)
         workers, note = plan_workers(workers, len(work), backend, address)
         if note:
             err_console.print(escape(note), style="yellow", highlight=False, soft_wrap=True)
         started = time.perf_counter()
-        run = functools.partial(run_tournament, config, db, registry, workers=workers, backend=backend, address=address)
+        run = functools.partial(
+            run_tournament, config, db, registry, workers=workers, backend=backend, address=address, notify=_note
+        )
         try:
             if quiet or todo == 0:
                 summary = run(on_compile=CompileDisplay(None, None))
@@ -215,7 +224,7 @@ def command(
             err_console.print("[bold red]error:[/]", escape(str(error)), highlight=False, soft_wrap=True)
             raise typer.Exit(1) from None
         elapsed = time.perf_counter() - started
-        board = build_leaderboard(db, config.id, games)
+        board = build_leaderboard(db, config.id, games, all_versions=all_versions)
         stored_in = db.path.resolve()
     if json_out:
         data = board.model_dump()

@@ -90,15 +90,17 @@ def run_match(
         raise ValueError("a match needs two different players")
     points = looks(batch, max_games)
     gsprt(0, 0, 0, delta, alpha, beta)  # bad delta, alpha or beta fail before anything is played
-    a, b = (ref.key for ref in config.players)
+    a, b = (ref.base for ref in config.players)
     owned = isinstance(backend, str)
     backend_used = make_backend(str(backend), workers=workers) if owned else backend
     played = only_a = only_b = previous = 0
     try:
         for boards in points:
             extent = config.model_copy(update={"games": boards})
-            played += run_tournament(extent, store, registry, backend=backend_used).played  # type: ignore[arg-type]
-            new = split_boards(store, config.id, a, b, previous, boards)
+            summary = run_tournament(extent, store, registry, backend=backend_used)  # type: ignore[arg-type]
+            played += summary.played
+            rows = summary.keys.get(a, a), summary.keys.get(b, b)  # each player's row at its running version
+            new = split_boards(store, config.id, *rows, previous, boards)
             only_a, only_b, previous = only_a + len(new.only_a), only_b + len(new.only_b), boards
             state = gsprt(only_a, only_b, boards, delta, alpha, beta)
             if on_look is not None:

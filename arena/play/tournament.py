@@ -13,7 +13,7 @@ import shlex
 import signal
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from arena.config import TournamentConfig
 from arena.isolation.process import make_undumpable
@@ -28,10 +28,12 @@ from arena.play.backends import (
     start_method,
 )
 from arena.play.backends.dask_cluster import ADDRESS_ENV
+from arena.play.fingerprint import fingerprint_of
 from arena.play.signals import Terminated, ctrl_c_stops, sigterm_stops
 from arena.play.warmup import CompileEvent, compile_players, stale_players
 from arena.play.worker import Batch
 from arena.result import GameResult
+from arena.results.entrants import Running, resolve_entrants
 from arena.results.store import Store, StoreDamaged, StoreError
 from players.registry import Registry
 
@@ -43,6 +45,7 @@ __all__ = [
     "TournamentSummary",
     "WorkerCrashError",
     "default_workers",
+    "entrants",
     "pending_work",
     "plan_workers",
     "run_tournament",
@@ -86,6 +89,30 @@ class TournamentSummary:
     skipped: int
     workers: int
     backend: str = "local"
+    #: Each player's plain key (name and options) -> the games row it played as (``KEY@VERSION`` for a version
+    #: the tournament saw after another one).
+    keys: dict[str, str] = field(default_factory=dict)
+
+
+def _keys(config: TournamentConfig) -> dict[str, str]:
+    return {ref.base: ref.key for ref in config.players}
+
+
+def entrants(
+    config: TournamentConfig, store: Store, registry: Registry, notify: Callable[[str], None] | None = None
+) -> tuple[TournamentConfig, dict[str, Running]]:
+    """``config`` with its players as the entrants their versions are, and what runs as each (by plain key).
+    Bad options fail here, not in a worker."""
+    running: dict[str, Running] = {}
+    for ref in config.players:
+        entry = registry.get(ref.name)
+        entry.cls.parse_options(ref.options)
+        running[ref.base] = Running(entry.version, entry.source, fingerprint_of(entry.source, ref.name, config))
+    resolved, notes = resolve_entrants(config, store.players(config.id), running)
+    for note in notes:
+        if notify is not None:
+            notify(note)
+    return resolved, running
 
 
 def pending_work(config: TournamentConfig, store: Store) -> tuple[Work, int]:
@@ -155,6 +182,7 @@ def run_tournament(
     address: str | None = None,
     order: Sequence[int] | None = None,
     on_compile: Callable[[CompileEvent], None] | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> TournamentSummary:
     """Play every missing (player, board) game of ``config`` and commit it to ``store``.
 
@@ -165,6 +193,9 @@ def run_tournament(
     On this machine, the players whose numba code is not known to be compiled are compiled first
     (``arena.play.warmup``), each kernel once, reporting to ``on_compile``; a Ctrl-C then stops at once.
     This process is made non-dumpable for the rest of its life (it knows the seed).
+    Each player plays as the entrant its version is (``arena.results.entrants``): a version the tournament has not
+    seen gets rows of its own, ``KEY@VERSION``; ``notify`` hears, once, of a version that runs with other files
+    than before. ``TournamentSummary.keys`` says which row each player's games went to.
     Raises ``TournamentInterrupted`` on Ctrl-C or SIGTERM and ``TournamentError`` when the workers keep dying,
     in both cases after committing every finished game; ``StoreLost`` when the store's file was
     replaced, deleted or damaged under the run, after saving what could be saved.
@@ -173,10 +204,9 @@ def run_tournament(
     # run as the same user: non-dumpable, they cannot read its memory (docs/isolation.md).
     make_undumpable()
     registry.check_requested(ref.name for ref in config.players)
-    entries = {ref.key: registry.get(ref.name) for ref in config.players}
-    for ref in config.players:
-        entries[ref.key].cls.parse_options(ref.options)  # bad options fail here, not in a worker
-    sources = {key: (entry.version, entry.source) for key, entry in entries.items()}
+    config, running = entrants(config, store, registry, notify)
+    sources = {ref.key: (running[ref.base].version, running[ref.base].source) for ref in config.players}
+    fingerprints = {ref.key: running[ref.base].fingerprint for ref in config.players}
     work, skipped = pending_work(config, store)
     if order is not None:
         work = _reorder(work, order)
@@ -185,7 +215,7 @@ def run_tournament(
         count = plan_workers(workers, len(work), backend, address)[0]
         backend = make_backend(backend, workers=count, address=address)  # fails before anything is stored
     try:
-        store.ensure_tournament(config, sources)
+        store.ensure_tournament(config, sources, fingerprints)
     except StoreDamaged as damage:
         if owned:
             backend.close()
@@ -193,7 +223,7 @@ def run_tournament(
     if not work:
         if owned:
             backend.close()
-        return TournamentSummary(config.id, 0, skipped, 1, backend.name)
+        return TournamentSummary(config.id, 0, skipped, 1, backend.name, _keys(config))
     todo = sum(len(keys) for _, keys in work)
     stop = StopFlag()
     delivered = 0
@@ -231,4 +261,4 @@ def run_tournament(
             backend.close()
     if stop and delivered < todo:
         raise TournamentInterrupted(_committed(config, store, todo))
-    return TournamentSummary(config.id, todo, skipped, used, backend.name)
+    return TournamentSummary(config.id, todo, skipped, used, backend.name, _keys(config))

@@ -100,6 +100,18 @@ CREATE TABLE IF NOT EXISTS records (
 ) WITHOUT ROWID;
 """,
     ),
+    # Versions are part of a player's identity (arena.results.entrants): each players row is one entrant, a
+    # player at one version, whose games row key is its ``player``. ``base`` is the player's key without its
+    # version (empty in the rows of older stores, whose ``player`` is their base), ``fingerprint`` a hash of the
+    # files that ran, ``seen`` the run that last played it (the newest entrant of a base is its latest version).
+    Migration(
+        "player-versions",
+        """
+ALTER TABLE players ADD COLUMN base TEXT NOT NULL DEFAULT '';
+ALTER TABLE players ADD COLUMN fingerprint TEXT NOT NULL DEFAULT '';
+ALTER TABLE players ADD COLUMN seen INTEGER NOT NULL DEFAULT 0;
+""",
+    ),
 )
 
 #: The steps every schema-1 store has, whatever version wrote it (it kept its version in ``user_version`` or,

@@ -18,7 +18,7 @@ import json
 import operator
 import os
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from arena.config import RULES_VERSION, TournamentConfig
@@ -286,9 +286,17 @@ class Store:
                 self._journal = None
         return result
 
-    def ensure_tournament(self, config: TournamentConfig, sources: dict[str, tuple[str, str]]) -> str:
-        """Record the tournament and its players; ``sources`` maps player key -> (version, source)."""
+    def ensure_tournament(
+        self,
+        config: TournamentConfig,
+        sources: Mapping[str, tuple[str, str]],
+        fingerprints: Mapping[str, str] | None = None,
+    ) -> str:
+        """Record the tournament and its entrants (``arena.results.entrants``); ``sources`` maps player key ->
+        (version, source), ``fingerprints`` player key -> the hash of the files that ran. Every entrant of this
+        run is marked as seen last, which makes it its player's latest version."""
         now = _now()
+        fingerprints = fingerprints or {}
 
         def write(db: sqlite3.Connection) -> int:
             db.execute(
@@ -315,13 +323,31 @@ class Store:
                 " touched = (SELECT COALESCE(MAX(touched), 0) + 1 FROM tournaments) WHERE id = ?",
                 (config.games, now, project_version(), config.model_dump_json(), config.id),
             )
+            seen = int(
+                db.execute(
+                    "SELECT COALESCE(MAX(seen), 0) + 1 FROM players WHERE tournament_id = ?", (config.id,)
+                ).fetchone()[0]
+            )
             for ref in config.players:
                 version, source = sources.get(ref.key, ("", ""))
+                fingerprint = fingerprints.get(ref.key, "")
                 db.execute(
-                    "INSERT INTO players (tournament_id, player, name, options, version, source) VALUES (?,?,?,?,?,?)"
-                    " ON CONFLICT (tournament_id, player) DO UPDATE SET version = excluded.version,"
-                    " source = excluded.source",
-                    (config.id, ref.key, ref.name, json.dumps(ref.options, sort_keys=True), version, source),
+                    "INSERT INTO players (tournament_id, player, name, options, version, source, base, fingerprint,"
+                    " seen) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT (tournament_id, player) DO UPDATE SET"
+                    " version = excluded.version, source = excluded.source, base = excluded.base,"
+                    " fingerprint = CASE WHEN excluded.fingerprint = '' THEN fingerprint ELSE excluded.fingerprint"
+                    " END, seen = excluded.seen",
+                    (
+                        config.id,
+                        ref.key,
+                        ref.name,
+                        json.dumps(ref.options, sort_keys=True),
+                        version,
+                        source,
+                        ref.base,
+                        fingerprint,
+                        seen,
+                    ),
                 )
             return 0
 
@@ -422,6 +448,11 @@ class Store:
         if row is None:
             raise StoreError(f"{str(self.path)!r} holds no tournament yet; run `arena tournament` first")
         return str(row[0])
+
+    def players_everywhere(self) -> list[tuple[str, StoredPlayer]]:
+        """Every entrant of every tournament, as (tournament id, entrant), in the order the store first saw them."""
+        rows = self.db.execute("SELECT * FROM players ORDER BY rowid").fetchall()
+        return [(str(r["tournament_id"]), StoredPlayer.from_row(r)) for r in rows]
 
     def players(self, tournament_id: str) -> list[StoredPlayer]:
         rows = self.db.execute(

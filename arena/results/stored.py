@@ -77,7 +77,24 @@ class StoredPlayer:
     options: dict[str, Any] = field(default_factory=dict)
     version: str = ""
     source: str = ""
+    #: The player's key without its version: the same for every version of one player (its ``key`` in the rows
+    #: of a store from before versions were part of the identity).
+    base: str = ""
+    #: A hash of the files that ran as this version ("" for built-in players and older stores).
+    fingerprint: str = ""
+    #: The run of the tournament that last played this entrant: the newest of a base is its latest version.
+    seen: int = 0
 
     @classmethod
     def from_row(cls, row: Any) -> StoredPlayer:
-        return cls(row["player"], row["name"], json.loads(row["options"]), row["version"], row["source"])
+        keys = row.keys()
+        return cls(
+            row["player"],
+            row["name"],
+            json.loads(row["options"]),
+            row["version"],
+            row["source"],
+            base=(row["base"] if "base" in keys else "") or row["player"],
+            fingerprint=row["fingerprint"] if "fingerprint" in keys else "",
+            seen=int(row["seen"]) if "seen" in keys else 0,
+        )
