@@ -27,6 +27,8 @@ COMMANDS: dict[str, str] = {
     "test decides 'A better by at least --delta points' or 'no better'.",
     "sweep": "Win rate against mine density: a grid of tournaments (sizes x densities), a table, a CSV and a plot.",
     "leaderboard": "Show a stored tournament's leaderboard (default: the latest), list tournaments, or publish one.",
+    "history": "A player's win rate per version, across tournaments of the same board and rule, and each "
+    "version's paired difference to the one before it.",
     "errors": "Why games failed: outcome counts and each distinct error, with the `arena play` command that "
     "replays it.",
     "losses": "Classify a player's lost and failed games (blunder, fifty_fifty, forced, suboptimal, failure) by "
