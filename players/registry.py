@@ -25,6 +25,7 @@ from players import hookspecs
 from players.api import NAME_PATTERN, Player, PlayerError
 
 __all__ = [
+    "AliasError",
     "DuplicatePlayerError",
     "FailureKind",
     "PlayerEntry",
@@ -33,6 +34,9 @@ __all__ = [
     "PluginNotFoundError",
     "Registry",
     "UnknownPlayerError",
+    "plugin_path",
+    "plugin_spec",
+    "resolved_plugin",
 ]
 
 BUILTIN_MODULE = "players.builtin"
@@ -54,6 +58,40 @@ class UnknownPlayerError(PlayerError, LookupError):
     """A player name that no loaded plugin provides."""
 
 
+class AliasError(PlayerError):
+    """A ``--plugin ALIAS=PATH`` the arena refuses: an alias that is not a player name, one already taken, or a
+    plugin of more than one player."""
+
+
+def plugin_spec(text: str) -> tuple[str, str]:
+    """``(alias, path)`` of a ``--plugin`` value: ``PATH``, or ``ALIAS=PATH`` to play the plugin's player under the
+    name ``ALIAS`` (two versions of one bot side by side); alias "" for none. A path that exists is a path, even
+    with an ``=`` in it. ``AliasError`` for an alias that is not a player name."""
+    if "=" not in text or Path(text).expanduser().exists():
+        return "", text
+    alias, _, path = text.partition("=")
+    if not NAME_PATTERN.match(alias):
+        raise AliasError(
+            f"--plugin {text!r}: the alias {alias!r} must be 1-64 lower-case letters, digits, '.', '_' or '-' "
+            "starting with a letter or digit"
+        )
+    if not path:
+        raise AliasError(f"--plugin {text!r}: ALIAS=PATH needs a path after the '='")
+    return alias, path
+
+
+def resolved_plugin(text: str) -> str:
+    """A ``--plugin`` value with its path made absolute (for another process, in another folder), alias kept."""
+    alias, path = plugin_spec(text)
+    resolved = str(Path(path).expanduser().resolve())
+    return f"{alias}={resolved}" if alias else resolved
+
+
+def plugin_path(text: str) -> str:
+    """The file of a ``--plugin`` value, without its alias."""
+    return plugin_spec(text)[1]
+
+
 @dataclass(frozen=True, slots=True)
 class PlayerEntry:
     name: str
@@ -68,8 +106,9 @@ class PlayerEntry:
 
 #: ``error``: the plugin failed to import or register; ``missing``: a ``--plugin`` file that does not
 #: exist; ``duplicate``: it registers a name another source has (``names``); ``discovery``: listing the
-#: third-party players failed; ``engine``: an engine bot did not start.
-FailureKind = Literal["error", "missing", "duplicate", "discovery", "engine"]
+#: third-party players failed; ``engine``: an engine bot did not start; ``alias``: a ``--plugin ALIAS=PATH`` the
+#: arena refuses (always an error: the user named that player).
+FailureKind = Literal["error", "missing", "duplicate", "discovery", "engine", "alias"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +165,8 @@ class PlayerLookup(abc.ABC):
             message = failure.error.partition(": ")[2] or failure.error  # without the exception type
             if failure.kind == "missing":
                 raise PluginNotFoundError(message)
+            if failure.kind == "alias":
+                raise AliasError(message)
             taken = [name for name in failure.names if name in wanted]
             if failure.kind == "duplicate" and taken:
                 raise DuplicatePlayerError(
@@ -155,11 +196,18 @@ class Registry(PlayerLookup):
                 dist = ep.dist.name if ep.dist is not None else "unknown distribution"
                 release = ep.dist.version if ep.dist is not None else ""
                 self._load_module(f"entrypoint:{dist}:{ep.name}", f"package {dist} ({ep.value})", ep.load, release)
-        for path in self.plugin_files:
-            self._load_module(f"file:{path}", f"file {path}", lambda path=path: _import_file(path))
+        for spec in self.plugin_files:
+            try:
+                alias, path = plugin_spec(spec)
+            except AliasError as error:
+                self._failures.append(PluginFailure(f"file {spec}", _first_line(error), kind="alias"))
+                continue
+            self._load_module(
+                f"file:{spec}", f"file {path}", lambda path=path, alias=alias: _import_file(path, alias), alias=alias
+            )
         return self
 
-    def _load_module(self, plugin_name: str, source: str, importer: Any, release: str = "") -> None:
+    def _load_module(self, plugin_name: str, source: str, importer: Any, release: str = "", alias: str = "") -> None:
         try:
             module = importer()
             if self._manager.is_registered(module):
@@ -170,9 +218,16 @@ class Registry(PlayerLookup):
                 raise PlayerError("it defines no register_players hook (decorate it with @hookimpl)")
             for impl in impls:
                 staged: list[PlayerEntry] = []
-                impl.function(
-                    register=lambda cls, staged=staged: staged.append(self._check(cls, source, staged, release))
-                )
+
+                def register(cls: Any, staged: list[PlayerEntry] = staged) -> None:
+                    if alias and staged:
+                        raise AliasError(
+                            f"--plugin {alias}={source.removeprefix('file ')}: an alias names one player, and this"
+                            " plugin registers more than one"
+                        )
+                    staged.append(self._check(_renamed(cls, alias), source, staged, release))
+
+                impl.function(register=register)
                 for entry in staged:
                     self._players[entry.name] = entry  # type: ignore[index]
         except (Exception, SystemExit) as error:  # a plugin's failure is reported, never fatal
@@ -180,6 +235,8 @@ class Registry(PlayerLookup):
             names: tuple[str, ...] = ()
             if isinstance(error, PluginNotFoundError):
                 kind = "missing"
+            elif isinstance(error, AliasError) or (alias and isinstance(error, DuplicatePlayerError)):
+                kind = "alias"
             elif isinstance(error, DuplicatePlayerError):
                 kind, names = "duplicate", (error.name,)
             detail = traceback.format_exc(limit=-3)
@@ -238,13 +295,22 @@ def _version(cls: type[Player], release: str) -> str:
     return f"{own}+{release}" if declared else release
 
 
-def _import_file(path: str) -> ModuleType:
-    """Import a local plugin file under a name unique to its path, so two files may share a stem."""
+def _renamed(cls: Any, alias: str) -> Any:
+    """``cls`` playing under the name ``alias`` (a subclass, so that the plugin's own class is left as it is)."""
+    if not alias or not (inspect.isclass(cls) and issubclass(cls, Player)):
+        return cls
+    return type(cls.__name__, (cls,), {"name": alias, "__module__": cls.__module__, "__doc__": cls.__doc__})
+
+
+def _import_file(path: str, alias: str = "") -> ModuleType:
+    """Import a local plugin file under a name unique to its path (and alias), so two files may share a stem and
+    one file may play under two aliases."""
     file = Path(path).expanduser()
     if not file.is_file():
         raise PluginNotFoundError(f"plugin file {path!r} does not exist")
     resolved = str(file.resolve())
-    module_name = f"_arena_plugin_{file.stem}_{hashlib.sha1(resolved.encode()).hexdigest()[:10]}"
+    key = f"{alias}={resolved}" if alias else resolved
+    module_name = f"_arena_plugin_{file.stem}_{hashlib.sha1(key.encode()).hexdigest()[:10]}"
     if module_name in sys.modules:
         return sys.modules[module_name]
     spec = importlib.util.spec_from_file_location(module_name, resolved)

@@ -84,7 +84,11 @@ TournamentArg = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of a table.")]
 PluginOpt = Annotated[
     list[Path] | None,
-    typer.Option("--plugin", help="Load players from a local Python file (repeatable).", show_default=False),
+    typer.Option(
+        "--plugin",
+        help="Load players from a local Python file (repeatable); ALIAS=PATH plays its player under the name ALIAS.",
+        show_default=False,
+    ),
 ]
 
 

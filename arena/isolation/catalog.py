@@ -20,7 +20,6 @@ import os
 import sys
 import time
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 
 from pydantic import ConfigDict
 
@@ -33,7 +32,14 @@ from engine import Action, Observation
 from players import Player
 from players.api import PlayerError
 from players.hookspecs import PROJECT
-from players.registry import DuplicatePlayerError, PlayerEntry, PlayerLookup, PluginFailure, Registry
+from players.registry import (
+    DuplicatePlayerError,
+    PlayerEntry,
+    PlayerLookup,
+    PluginFailure,
+    Registry,
+    resolved_plugin,
+)
 
 __all__ = ["ExternalPlayer", "PlayerCatalog", "discover", "probe"]
 
@@ -73,7 +79,7 @@ def discover(
     separate process under the same limits as a bot (a plugin that hangs or blows up at import time
     costs only its own players)."""
     command = [sys.executable, "-m", "arena.isolation.bot_host", "--list"]
-    command += [arg for path in plugin_files for arg in ("--plugin", str(Path(path).expanduser().resolve()))]
+    command += [arg for path in plugin_files for arg in ("--plugin", resolved_plugin(path))]
     if not entry_points:
         command.append("--no-entry-points")
     box = Sandbox(host_files(plugin_files, entry_points=entry_points)) if use_sandbox(sandbox) else None

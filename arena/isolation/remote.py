@@ -29,6 +29,7 @@ from arena.isolation.sandbox import Sandbox, cache_dir, minimal_environment, pyt
 from arena.isolation.settings import DEFAULT_LIMITS, Limits
 from arena.result import AgentFailure, Outcome
 from engine import Action, BoardSpec, FirstClick, InvalidActionError, Observation
+from players.registry import resolved_plugin
 
 __all__ = ["MAX_SETUP_FAILURES", "RemoteAgent", "bot_environment", "host_command"]
 
@@ -85,7 +86,7 @@ def host_command(
     if options:
         command += ["--options", json.dumps(dict(options), sort_keys=True)]
     for path in plugin_files:
-        command += ["--plugin", str(Path(path).expanduser().resolve())]
+        command += ["--plugin", resolved_plugin(path)]
     if not entry_points:
         command.append("--no-entry-points")
     return command

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from arena.isolation.settings import SandboxMode
+from players.registry import plugin_path
 
 __all__ = [
     "LAUNCHER",
@@ -118,7 +119,7 @@ def _entry_point_files() -> tuple[str, ...]:
 
 def host_files(plugin_files: Sequence[str], *, entry_points: bool) -> list[str]:
     """What the arena's Python host reads besides the interpreter: plugin files and installed plugins."""
-    return [*plugin_files, *(_entry_point_files() if entry_points else ())]
+    return [*(plugin_path(p) for p in plugin_files), *(_entry_point_files() if entry_points else ())]
 
 
 def command_files(command: Sequence[str], cwd: str | None = None) -> list[str]:
