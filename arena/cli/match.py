@@ -1,4 +1,6 @@
-"""`arena match A B`: play two players on the same boards until a sequential test knows which is better."""
+"""`arena match CAND BASE`: play a candidate and a baseline on the same boards until a sequential test knows whether
+the candidate is better, and say so in the exit code (0 accepted as better, 1 not, 2 on error) so that a bot's own
+CI can gate on it."""
 
 from __future__ import annotations
 
@@ -6,7 +8,9 @@ from typing import Annotated
 
 import typer
 
+from arena.analysis.pairs import split_boards
 from arena.analysis.sequential import SprtState
+from arena.analysis.stats import paired_difference
 from arena.cli import common, playing
 from arena.cli.common import UsageError, board_from_options, cli_errors, console, err_console, print_json
 from arena.cli.playing import checked_players, games_stopped, player_catalog
@@ -38,8 +42,10 @@ def _points(delta: float) -> str:
 
 @cli_errors
 def command(
-    a: Annotated[str, typer.Argument(help="Player A: NAME or NAME[KEY=VALUE,...].", show_default=False)],
-    b: Annotated[str, typer.Argument(help="Player B, the one A must beat.", show_default=False)],
+    a: Annotated[
+        str, typer.Argument(metavar="CAND", help="The candidate: NAME or NAME[KEY=VALUE,...].", show_default=False)
+    ],
+    b: Annotated[str, typer.Argument(metavar="BASE", help="The baseline the candidate must beat.", show_default=False)],
     delta: Annotated[
         float, typer.Option("--delta", help="The least difference that matters, in win-rate points (A minus B).")
     ] = 1.0,
@@ -53,6 +59,8 @@ def command(
     first_click: common.FirstClickOpt = "safe",
     seed: common.Seed = 0,
     workers: playing.WorkersOpt = None,
+    backend: playing.BackendOpt = "local",
+    address: playing.AddressOpt = None,
     store: common.StoreOpt = None,
     plugin: common.PluginOpt = None,
     json_out: common.JsonOpt = False,
@@ -67,6 +75,7 @@ def command(
         raise UsageError(f"need 1 <= --batch <= --max-games, got --batch {batch} and --max-games {max_games}")
     if workers is not None and workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
+    playing.check_backend(backend, address)
     try:
         refs = (parse_player_spec(a), parse_player_spec(b))
     except ValueError as error:
@@ -88,7 +97,7 @@ def command(
         if not json_out:
             err_console.print(_look_line(state), highlight=False, markup=False)
 
-    with Store(store) as db, games_stopped("match"):
+    with Store(store) as db, games_stopped("match", error_code=2):
         result = run_match(
             config,
             db,
@@ -99,9 +108,15 @@ def command(
             batch=batch,
             max_games=max_games,
             workers=workers,
+            backend=backend,
+            address=address,
             on_look=show,
+            notify=_warn,
         )
+        split = split_boards(db, result.tournament_id, *result.rows, 0, result.state.boards)
     s = result.state
+    diff, low, high = paired_difference(s.only_a, s.only_b, s.boards)
+    code = 0 if s.verdict == "H1" else 1
     if json_out:
         print_json(
             {
@@ -119,14 +134,36 @@ def command(
                 "lower": s.lower,
                 "upper": s.upper,
                 "verdict": {"H1": "a_better", "H0": "not_better", "continue": "undecided"}[s.verdict],
+                "accepted": code == 0,
                 "played": result.played,
+                "rows": list(result.rows),
+                "paired_difference": {"diff": 100 * diff, "low": 100 * low, "high": 100 * high},
+                "only_a_boards": split.only_a,
+                "only_b_boards": split.only_b,
             }
         )
-        return
-    console.print(_verdict_line(result, refs[0].key, refs[1].key), highlight=False, markup=False)
-    console.print(
-        f"{s.boards} boards (tournament {result.tournament_id}, {result.played} games played now); "
+        raise typer.Exit(code)
+    a_row, b_row = result.rows
+    lines = [
+        ("accepted: " if code == 0 else "not accepted: ") + _verdict_line(result, a_row, b_row),
+        f"boards played: {s.boards} (tournament {result.tournament_id}, {result.played} games played now)",
+        f"paired difference: {100 * diff:+.2f} points, 95% CI [{100 * low:+.2f}, {100 * high:+.2f}]; "
         f"LLR {s.llr:+.3f}, bounds [{s.lower:+.3f}, {s.upper:+.3f}]",
-        highlight=False,
-        markup=False,
-    )
+        f"split boards: {_boards(split.only_a)} won by {a_row} only",
+        f"              {_boards(split.only_b)} won by {b_row} only",
+    ]
+    for line in lines:
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def _warn(text: str) -> None:
+    err_console.print(f"warning: {text}", highlight=False, markup=False, soft_wrap=True)
+
+
+def _boards(boards: list[int], shown: int = 8) -> str:
+    """``N (b1, b2, ...)``: how many boards, and the first ``shown`` of them (``--json`` lists all)."""
+    if not boards:
+        return "0"
+    more = f", ... {len(boards) - shown} more" if len(boards) > shown else ""
+    return f"{len(boards)} ({', '.join(map(str, boards[:shown]))}{more})"

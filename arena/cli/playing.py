@@ -27,6 +27,8 @@ from arena.isolation.catalog import PlayerCatalog
 from players.hookspecs import PROJECT
 
 __all__ = [
+    "AddressOpt",
+    "BackendOpt",
     "EngineBotOpt",
     "GameTimeOpt",
     "IsolationOpt",
@@ -36,6 +38,7 @@ __all__ = [
     "PlayersOpt",
     "SandboxOpt",
     "WorkersOpt",
+    "check_backend",
     "check_plugins",
     "checked_players",
     "games_stopped",
@@ -79,6 +82,36 @@ EngineBotOpt = Annotated[
         help="NAME=COMMAND [ARGS]: an external bot speaking docs/protocol.md (repeatable; always isolated).",
     ),
 ]
+
+
+BackendOpt = Annotated[
+    str,
+    typer.Option(
+        "--backend",
+        help="local: worker processes on this machine; dask: a Dask cluster (--address, else a LocalCluster "
+        "of --workers processes). Needs the 'dask' extra.",
+    ),
+]
+AddressOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--address",
+        help="Dask scheduler, e.g. tcp://host:8786 (default: $DASK_SCHEDULER_ADDRESS; none: start a LocalCluster).",
+        show_default=False,
+    ),
+]
+
+
+def check_backend(backend: str, address: str | None) -> None:
+    """``--backend`` and ``--address`` as the commands that play games take them: bad input before anything runs."""
+    from arena.play.backends.dask_cluster import INSTALL_HINT, dask_available
+
+    if backend not in ("local", "dask"):
+        raise UsageError(f"--backend must be local or dask, got {backend!r}")
+    if backend == "dask" and not dask_available():
+        raise UsageError(INSTALL_HINT)
+    if address and backend != "dask":
+        raise UsageError("--address needs --backend dask")
 
 
 def parse_options(items: list[str] | None, names: set[str]) -> dict[str, dict[str, Any]]:
@@ -170,10 +203,10 @@ def checked_players(
 
 
 @contextlib.contextmanager
-def games_stopped(what: str) -> Iterator[None]:
+def games_stopped(what: str, error_code: int = 1) -> Iterator[None]:
     """How a command that plays tournaments ends when they stop early: Ctrl-C is exit 130 (every
     finished game is committed, and rerunning ``what`` resumes it), a backend that cannot start is
-    bad input, workers that keep dying are exit 1."""
+    bad input, workers that keep dying are exit ``error_code`` (1; 2 for a command whose 1 is an answer)."""
     from arena.play.tournament import BackendUnavailable, TournamentError, TournamentInterrupted
 
     try:
@@ -190,4 +223,4 @@ def games_stopped(what: str) -> Iterator[None]:
         raise UsageError(str(error)) from None
     except TournamentError as error:
         err_console.print(f"error: {error}", highlight=False, markup=False)
-        raise typer.Exit(1) from None
+        raise typer.Exit(error_code) from None

@@ -34,6 +34,8 @@ class MatchResult:
     tournament_id: str
     played: int
     max_games: int
+    #: The games rows of A and B: their keys, ``KEY@VERSION`` for a version the tournament saw after another.
+    rows: tuple[str, str] = ("", "")
 
     @property
     def decided(self) -> bool:
@@ -81,23 +83,28 @@ def run_match(
     max_games: int = 1_000_000,
     workers: int | None = None,
     backend: str | Backend = "local",
+    address: str | None = None,
     on_look: Callable[[SprtState], None] | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> MatchResult:
     """Play ``config``'s two players batch by batch until the GSPRT of "A better by ``delta``"
     against "no better" decides or ``max_games`` boards are played. ``config.games`` is ignored:
-    the match sets the extent. ``on_look`` sees the test after each batch."""
+    the match sets the extent. ``on_look`` sees the test after each batch. ``backend`` and ``address`` are
+    ``run_tournament``'s (a Dask cluster plays a match as it plays a tournament);
+    ``notify`` is ``run_tournament``'s."""
     if len(config.players) != 2 or config.players[0].key == config.players[1].key:
         raise ValueError("a match needs two different players")
     points = looks(batch, max_games)
     gsprt(0, 0, 0, delta, alpha, beta)  # bad delta, alpha or beta fail before anything is played
     a, b = (ref.base for ref in config.players)
     owned = isinstance(backend, str)
-    backend_used = make_backend(str(backend), workers=workers) if owned else backend
+    backend_used = make_backend(str(backend), workers=workers, address=address) if owned else backend
     played = only_a = only_b = previous = 0
+    rows = (a, b)
     try:
         for boards in points:
             extent = config.model_copy(update={"games": boards})
-            summary = run_tournament(extent, store, registry, backend=backend_used)  # type: ignore[arg-type]
+            summary = run_tournament(extent, store, registry, backend=backend_used, notify=notify)  # type: ignore[arg-type]
             played += summary.played
             rows = summary.keys.get(a, a), summary.keys.get(b, b)  # each player's row at its running version
             new = split_boards(store, config.id, *rows, previous, boards)
@@ -110,4 +117,4 @@ def run_match(
     finally:
         if owned:
             backend_used.close()
-    return MatchResult(state, config.id, played, max_games)
+    return MatchResult(state, config.id, played, max_games, rows)

@@ -10,6 +10,7 @@ import pytest
 from typer.testing import Result
 
 from arena.analysis.sequential import gsprt
+from arena.analysis.stats import paired_difference
 from arena.experiments.match import looks, parse_player_spec
 from arena.results.store import Store
 
@@ -17,9 +18,13 @@ Cli = Callable[..., Result]
 
 
 def match(cli: Cli, store: Path, *args: str) -> dict:
+    """The match's JSON, its exit code checked: 0 when the candidate is accepted as better, else 1."""
     result = cli("match", *args, "-d", "beginner", "-w", "1", "--store", store, "--json")
-    assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
+    assert result.exit_code in (0, 1), result.output
+    data = json.loads(result.stdout)
+    assert result.exit_code == (0 if data["verdict"] == "a_better" else 1)
+    assert data["accepted"] is (result.exit_code == 0)
+    return data
 
 
 def test_a_clear_difference_is_found_and_the_verdict_is_the_tests(cli: Cli, tmp_path: Path) -> None:
@@ -37,6 +42,13 @@ def test_a_clear_difference_is_found_and_the_verdict_is_the_tests(cli: Cli, tmp_
     a_only = sum(won[("max-single-constraint", i)] and not won[("random", i)] for i in range(first["boards"]))
     b_only = sum(won[("random", i)] and not won[("max-single-constraint", i)] for i in range(first["boards"]))
     assert (first["only_a"], first["only_b"]) == (a_only, b_only)
+    # The gate's figures: the split boards themselves, and the paired difference with its interval.
+    a_won = [i for i in range(first["boards"]) if won[("max-single-constraint", i)] and not won[("random", i)]]
+    b_won = [i for i in range(first["boards"]) if won[("random", i)] and not won[("max-single-constraint", i)]]
+    assert (first["only_a_boards"], first["only_b_boards"]) == (a_won, b_won) and len(a_won) == a_only
+    diff, low, high = paired_difference(a_only, b_only, first["boards"])
+    assert first["paired_difference"] == pytest.approx({"diff": 100 * diff, "low": 100 * low, "high": 100 * high})
+    assert low > 0 and first["rows"] == ["max-single-constraint", "random"]
     assert first["llr"] == pytest.approx(gsprt(a_only, b_only, first["boards"], 0.01).llr)
 
     # Run again: nothing is played, the same verdict at the same board.
@@ -67,7 +79,7 @@ def test_undecided_at_max_games(cli: Cli, tmp_path: Path) -> None:
 def test_table_output_names_the_verdict(cli: Cli, tmp_path: Path) -> None:
     result = cli("match", "max-single-constraint", "random", "-d", "beginner", "-w", "1", "--store", tmp_path / "a.db")
     assert result.exit_code == 0, result.output
-    assert "max-single-constraint is better than random by at least 1 point (H1 accepted)" in result.stdout
+    assert "accepted: max-single-constraint is better than random by at least 1 point (H1 accepted)" in result.stdout
     assert "LLR" in result.stderr
 
 
@@ -104,3 +116,58 @@ def test_bad_input_is_one_line(cli: Cli, tmp_path: Path, args: tuple[str, ...], 
     assert result.exit_code == 2, result.output
     assert needle in result.stderr
     assert not (tmp_path / "a.db").exists()
+
+
+def test_the_gate_prints_decision_boards_difference_and_splits(cli: Cli, tmp_path: Path) -> None:
+    store = tmp_path / "a.db"
+    better = cli("match", "max-single-constraint", "random", "-d", "beginner", "-w", "1", "--store", store)
+    worse = cli("match", "random", "max-single-constraint", "-d", "beginner", "-w", "1", "--store", store)
+    assert (better.exit_code, worse.exit_code) == (0, 1), better.output + worse.output
+    assert worse.stdout.startswith("not accepted: random is not better than max-single-constraint")
+    for result in (better, worse):
+        lines = result.stdout.splitlines()
+        assert [line.split(":")[0] for line in lines[:4]] == [
+            lines[0].split(":")[0],
+            "boards played",
+            "paired difference",
+            "split boards",
+        ]
+        assert "95% CI [" in lines[2] and "won by" in lines[3] and "won by" in lines[4]
+
+
+def test_an_error_is_exit_2_not_a_verdict(cli: Cli, tmp_path: Path) -> None:
+    result = cli("match", "nobody", "random", "-d", "beginner", "--store", tmp_path / "a.db")
+    assert result.exit_code == 2 and "nobody" in result.stderr and not (tmp_path / "a.db").exists()
+    result = cli("match", "apex", "random", "--backend", "slurm", "--store", tmp_path / "a.db")
+    assert result.exit_code == 2 and "--backend" in result.stderr
+
+
+VERSIONED = """
+from players import hookimpl
+from players.builtin.{module} import {cls}
+
+
+class MyBot({cls}):
+    name = "my-bot"
+    version = "{version}"
+
+
+@hookimpl
+def register_players(register):
+    register(MyBot)
+"""
+
+
+def test_two_versions_of_one_plugin_play_side_by_side_under_aliases(cli: Cli, tmp_path: Path) -> None:
+    versions = {"1": ("random_player", "RandomPlayer"), "2": ("single_constraint", "MaxSingleConstraintPlayer")}
+    files = {}
+    for version, (module, cls) in versions.items():
+        files[version] = tmp_path / f"v{version}" / "my_bot.py"
+        files[version].parent.mkdir()
+        files[version].write_text(VERSIONED.format(module=module, cls=cls, version=version))
+    plugins = ("--plugin", f"base={files['1']}", "--plugin", f"cand={files['2']}")
+    data = match(cli, tmp_path / "a.db", "cand", "base", *plugins, "--batch", "100", "--max-games", "200")
+    assert data["rows"] == ["cand", "base"] and data["boards"] in (100, 200)
+    with Store(tmp_path / "a.db", read_only=True) as db:
+        players = {p.key: (p.version, p.source) for p in db.players(data["tournament"])}
+    assert players == {"base": ("1", f"file {files['1']}"), "cand": ("2", f"file {files['2']}")}
