@@ -66,7 +66,8 @@ def command(
         return
     width = max(len(command) for command, _ in steps[:2])
     lines = [
-        f"wrote the {kit.language} starter kit of {kit.name!r} to {_shown(kit.folder)}{os.sep} ({len(kit.files)} files)",
+        f"wrote the {kit.language} starter kit of {kit.name!r} to {_shown(kit.folder)}{os.sep} "
+        f"({len(kit.files)} files)",
         f"your strategy, the one file to edit: {_shown(kit.strategy_file)}",
         "next:",
         *(f"  {command:<{width}}  # {why}" for command, why in steps[:2]),

@@ -59,9 +59,11 @@ _SKIP_PARTS = frozenset({"__pycache__", "node_modules", "target", "build", ".pyt
 _SKIP_NAMES = frozenset({"Cargo.lock"})
 #: Names Cargo refuses for a package (Rust's own crates and keywords).
 _RESERVED_CRATES = frozenset(
-    "alloc core proc_macro std test self super crate as break const continue else enum extern false fn for if impl in "
-    "let loop match mod move mut pub ref return static struct trait true type unsafe use where while async await dyn "
-    "abstract become box do final macro override priv typeof unsized virtual yield try".split()
+    (  # noqa: SIM905 (one string reads better than 70 lines)
+        "alloc core proc_macro std test self super crate as break const continue else enum extern false fn for if "
+        "impl in let loop match mod move mut pub ref return static struct trait true type unsafe use where while "
+        "async await dyn abstract become box do final macro override priv typeof unsized virtual yield try"
+    ).split()
 )
 
 
@@ -139,9 +141,8 @@ def crate_name(name: str) -> str:
 def _refused_name(name: str) -> str | None:
     """Why the arena would refuse ``name`` for ``--engine-bot``, or None."""
     if not NAME_PATTERN.match(name):
-        return (
-            f"bot name {name!r} must be 1-64 lower-case letters, digits, '.', '_' or '-' starting with a letter or digit"
-        )
+        allowed = "1-64 lower-case letters, digits, '.', '_' or '-' starting with a letter or digit"
+        return f"bot name {name!r} must be {allowed}"
     from players.builtin import BUILTIN_PLAYERS  # the names --engine-bot may not take
 
     if name in {cls.name for cls in BUILTIN_PLAYERS}:

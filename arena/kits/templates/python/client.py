@@ -11,13 +11,14 @@ from __future__ import annotations
 import json
 import sys
 import traceback
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import IO, Any, Callable, Iterator, List, Optional, Tuple
+from typing import IO, Any
 
 from rng import SplitMix64
 
 PROTOCOL = 1
-Cell = Tuple[int, int]
+Cell = tuple[int, int]
 
 
 def log(*parts: object) -> None:
@@ -45,7 +46,7 @@ class Board:
     COVERED = "#"
     FLAGGED = "F"
 
-    def __init__(self, rows: List[str], mines: int = 0, flags: int = 0, moves: int = 0) -> None:
+    def __init__(self, rows: list[str], mines: int = 0, flags: int = 0, moves: int = 0) -> None:
         if not rows or any(len(row) != len(rows[0]) for row in rows):
             raise ValueError("the grid must be a non-empty list of rows of equal length")
         self.rows = rows
@@ -80,7 +81,7 @@ class Board:
             for col in range(self.width):
                 yield row, col
 
-    def neighbours(self, row: int, col: int) -> List[Cell]:
+    def neighbours(self, row: int, col: int) -> list[Cell]:
         """The up to 8 cells around (row, col), in row-major order."""
         return [
             (r, c)
@@ -94,14 +95,14 @@ class Reply:
     """The answer to one observation: actions played in order, which reveals are guesses, and notes."""
 
     def __init__(self) -> None:
-        self.actions: List[List[Any]] = []
-        self.guesses: List[List[int]] = []
-        self.notes: List[List[Any]] = []
-        self.error: Optional[str] = None
+        self.actions: list[list[Any]] = []
+        self.guesses: list[list[int]] = []
+        self.notes: list[list[Any]] = []
+        self.error: str | None = None
 
-    def _add(self, kind: str, row: int, col: int, note: Optional[str], p_mine: Optional[float]) -> Reply:
+    def _add(self, kind: str, row: int, col: int, note: str | None, p_mine: float | None) -> Reply:
         if note is not None or p_mine is not None:
-            entry: List[Any] = [len(self.actions), note or ""]
+            entry: list[Any] = [len(self.actions), note or ""]
             if p_mine is not None:
                 entry.append(float(p_mine))
             self.notes.append(entry)
@@ -109,20 +110,20 @@ class Reply:
         return self
 
     def reveal(
-        self, row: int, col: int, guess: bool = False, note: Optional[str] = None, p_mine: Optional[float] = None
+        self, row: int, col: int, guess: bool = False, note: str | None = None, p_mine: float | None = None
     ) -> Reply:
         """Reveal a cell; ``guess`` marks it as not certain, ``note`` and ``p_mine`` explain it in replays."""
         if guess:
             self.guesses.append([int(row), int(col)])
         return self._add("reveal", row, col, note, p_mine)
 
-    def flag(self, row: int, col: int, note: Optional[str] = None) -> Reply:
+    def flag(self, row: int, col: int, note: str | None = None) -> Reply:
         return self._add("flag", row, col, note, None)
 
-    def unflag(self, row: int, col: int, note: Optional[str] = None) -> Reply:
+    def unflag(self, row: int, col: int, note: str | None = None) -> Reply:
         return self._add("unflag", row, col, note, None)
 
-    def chord(self, row: int, col: int, note: Optional[str] = None) -> Reply:
+    def chord(self, row: int, col: int, note: str | None = None) -> Reply:
         return self._add("chord", row, col, note, None)
 
     def to_message(self) -> dict:
@@ -154,7 +155,7 @@ class Client:
         self.info = GameInfo()
         self.strategy: Any = None
 
-    def handle(self, message: dict) -> Optional[dict]:
+    def handle(self, message: dict) -> dict | None:
         """The answer to one message, or None for messages that take none."""
         kind = message.get("type")
         if kind == "hello":

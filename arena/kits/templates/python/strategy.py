@@ -7,8 +7,6 @@ then a guess drawn from the game's seeded generator, with a note saying why.
 
 from __future__ import annotations
 
-from typing import List, Set, Tuple
-
 from client import Board, Cell, GameInfo, Reply
 from rng import SplitMix64
 
@@ -44,14 +42,14 @@ class Strategy:
         return reply.reveal(row, col, guess=True, note=note)
 
 
-def certain_moves(board: Board) -> Tuple[Set[Cell], Set[Cell]]:
+def certain_moves(board: Board) -> tuple[set[Cell], set[Cell]]:
     """(safe cells, mines not yet flagged) that the two single-cell rules decide, applied until nothing
     changes: a number with as many flagged or known mines around as it says makes its other covered
     neighbours safe; a number whose known mines and undecided covered neighbours add up to it makes
     those neighbours mines."""
-    mines: Set[Cell] = {cell for cell in board.cells() if board.is_flagged(*cell)}
+    mines: set[Cell] = {cell for cell in board.cells() if board.is_flagged(*cell)}
     flagged = set(mines)
-    safe: Set[Cell] = set()
+    safe: set[Cell] = set()
     numbers = [cell for cell in board.cells() if board.number(*cell) > 0]
     changed = True
     while changed:
@@ -59,7 +57,7 @@ def certain_moves(board: Board) -> Tuple[Set[Cell], Set[Cell]]:
         for row, col in numbers:
             around = board.neighbours(row, col)
             known = sum(1 for cell in around if cell in mines)
-            unknown: List[Cell] = [
+            unknown: list[Cell] = [
                 cell for cell in around if board.is_covered(*cell) and cell not in mines and cell not in safe
             ]
             if not unknown:
