@@ -73,7 +73,7 @@ class Board:
 
     def any_revealed(self) -> bool:
         """False before the first move (every cell covered or flagged)."""
-        return any("0" <= ch <= "8" for row in self.rows for ch in row)
+        return any(row.strip("#F") for row in self.rows)  # a row of only '#' and 'F' strips to ""
 
     def cells(self) -> Iterator[Cell]:
         """Every cell in row-major order."""

@@ -47,22 +47,29 @@ def certain_moves(board: Board) -> tuple[set[Cell], set[Cell]]:
     changes: a number with as many flagged or known mines around as it says makes its other covered
     neighbours safe; a number whose known mines and undecided covered neighbours add up to it makes
     those neighbours mines."""
-    mines: set[Cell] = {cell for cell in board.cells() if board.is_flagged(*cell)}
-    flagged = set(mines)
+    rows = board.rows
+    flagged: set[Cell] = {
+        (r, c) for r, text in enumerate(rows) if "F" in text for c, ch in enumerate(text) if ch == "F"
+    }
+    mines = set(flagged)
     safe: set[Cell] = set()
-    numbers = [cell for cell in board.cells() if board.number(*cell) > 0]
+    # Only a number beside a covered cell can decide anything: those, each with its covered or flagged
+    # neighbours, listed once (the string test keeps the scan of a large board cheap).
+    frontier: list[tuple[int, list[Cell]]] = []
+    for row, text in enumerate(rows):
+        above, below = max(row - 1, 0), min(row + 2, board.height)
+        for col, ch in enumerate(text):
+            if "1" <= ch <= "8" and any("#" in rows[r][max(col - 1, 0) : col + 2] for r in range(above, below)):
+                around = [cell for cell in board.neighbours(row, col) if rows[cell[0]][cell[1]] in "#F"]
+                frontier.append((ord(ch) - 48, around))
     changed = True
     while changed:
         changed = False
-        for row, col in numbers:
-            around = board.neighbours(row, col)
+        for value, around in frontier:
             known = sum(1 for cell in around if cell in mines)
-            unknown: list[Cell] = [
-                cell for cell in around if board.is_covered(*cell) and cell not in mines and cell not in safe
-            ]
+            unknown = [cell for cell in around if cell not in mines and cell not in safe]
             if not unknown:
                 continue
-            value = board.number(row, col)
             if known == value:
                 safe.update(unknown)
                 changed = True

@@ -70,30 +70,46 @@ public final class Strategy implements GameStrategy {
     static byte[] certainMoves(Board board) {
         int width = board.width;
         byte[] fact = new byte[board.height * width];
-        List<int[]> numbers = new ArrayList<>();
+        // Only a number beside a covered cell can decide anything: those, each with its value and its covered
+        // or flagged neighbours (as row * width + col), listed once.
+        List<int[]> frontier = new ArrayList<>();
+        int[] around = new int[8];
         for (int r = 0; r < board.height; r++) {
             for (int c = 0; c < width; c++) {
                 if (board.isFlagged(r, c)) fact[r * width + c] = MINE;
-                if (board.number(r, c) > 0) numbers.add(new int[] {r, c});
+                int value = board.number(r, c);
+                if (value <= 0) continue;
+                int count = 0;
+                boolean covered = false;
+                for (int rr = Math.max(r - 1, 0); rr <= Math.min(r + 1, board.height - 1); rr++) {
+                    for (int cc = Math.max(c - 1, 0); cc <= Math.min(c + 1, width - 1); cc++) {
+                        if (board.number(rr, cc) >= 0) continue; // revealed (and the number itself)
+                        around[count++] = rr * width + cc;
+                        covered |= board.isCovered(rr, cc);
+                    }
+                }
+                if (!covered) continue;
+                int[] entry = new int[count + 1];
+                entry[0] = value;
+                System.arraycopy(around, 0, entry, 1, count);
+                frontier.add(entry);
             }
         }
         int[] unknown = new int[8];
         boolean changed = true;
         while (changed) {
             changed = false;
-            for (int[] cell : numbers) {
+            for (int[] entry : frontier) {
                 int known = 0;
                 int count = 0;
-                for (int[] n : board.neighbours(cell[0], cell[1])) {
-                    int k = n[0] * width + n[1];
-                    if (fact[k] == MINE) known++;
-                    else if (fact[k] == UNDECIDED && board.isCovered(n[0], n[1])) unknown[count++] = k;
+                for (int i = 1; i < entry.length; i++) {
+                    if (fact[entry[i]] == MINE) known++;
+                    else if (fact[entry[i]] == UNDECIDED) unknown[count++] = entry[i];
                 }
                 if (count == 0) continue;
-                int value = board.number(cell[0], cell[1]);
                 byte decided;
-                if (known == value) decided = SAFE;
-                else if (known + count == value) decided = MINE;
+                if (known == entry[0]) decided = SAFE;
+                else if (known + count == entry[0]) decided = MINE;
                 else continue;
                 for (int i = 0; i < count; i++) fact[unknown[i]] = decided;
                 changed = true;
