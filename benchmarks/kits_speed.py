@@ -12,8 +12,10 @@ is measured by ``isolation_overhead.py``). Per bot:
   its reply's JSON. What the protocol costs in that language.
 - ``move_us``: the median round trip of every observation of the games: the protocol plus the starting
   strategy (the single-cell rules over the whole board).
-- ``ms_per_game``: the median wall time of a game as the arena's loop measures it (``wall_ms``), and
-  ``round_trips`` per game.
+- ``ms_per_game``: the wall time of a game as the arena's loop measures it (``wall_ms``): per game the
+  fastest of its rounds, averaged over the games (every bot plays the same games, move for move, so the
+  means compare like with like; most Expert games of this strategy end at an early guess, so the median
+  game is short and ``median_ms_per_game`` says little about the long ones), and ``round_trips`` per game.
 - ``start_ms``: from starting the process to its ``hello`` (the JVM's start, the interpreter's imports):
   paid once per process, which plays every game of a tournament. Each process first plays a few
   untimed games (``--warmup``): JavaScript's and Java's JIT compilers are slow for their first games,
@@ -24,10 +26,10 @@ that every bot's games are the example's, move for move. Target (issue 27): no k
 slower per game than the Python example.
 
 Blocking pipes, as tournaments with more workers than cores use. The machine may be shared: each bot
-plays in several interleaved rounds, and the fastest round counts (noise only ever adds time); the load
-average is recorded.
+plays in several interleaved rounds, and the fastest counts (noise only ever adds time): the fastest
+round's median for round trips, each game's fastest round for game times; the load average is recorded.
 
-    python benchmarks/kits_speed.py [--games 100] [--rounds 3] [--warmup 30] [--kits python,cpp] [--out FILE]
+    python benchmarks/kits_speed.py [--games 100] [--rounds 5] [--warmup 30] [--kits python,cpp] [--out FILE]
 """
 
 from __future__ import annotations
@@ -127,8 +129,7 @@ def play_round(command: list[str], games: int, warmup: int) -> dict[str, Any]:
         "start_ms": start_ms,
         "protocol_us": statistics.median(first) * 1e6,
         "move_us": statistics.median(seconds for _, seconds in agent.trips) * 1e6,
-        "ms_per_game": statistics.median(walls),
-        "mean_ms_per_game": statistics.fmean(walls),
+        "walls": walls,
         "round_trips": len(agent.trips) / games,
         "outcomes": outcomes,
         "records": records,
@@ -138,7 +139,7 @@ def play_round(command: list[str], games: int, warmup: int) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=100, help="Expert boards per round")
-    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; the fastest counts")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds; the fastest counts")
     parser.add_argument("--warmup", type=int, default=30, help="untimed games before each round's")
     parser.add_argument("--kits", default=",".join(LANGUAGES), help="comma-separated languages")
     parser.add_argument("--out", type=Path, default=RESULTS)
@@ -156,13 +157,15 @@ def main() -> None:
     reference = rounds[EXAMPLE][0]
     results: dict[str, Any] = {}
     for name, played in rounds.items():
+        # Per game, its fastest round (a load spike seldom hits one game in every round).
+        best = [min(walls) for walls in zip(*(r["walls"] for r in played), strict=True)]
         same = all(r["records"] == reference["records"] and r["outcomes"] == reference["outcomes"] for r in played)
         results[name] = {
             "start_ms": round(min(r["start_ms"] for r in played), 1),
             "protocol_us": round(min(r["protocol_us"] for r in played), 1),
             "move_us": round(min(r["move_us"] for r in played), 1),
-            "ms_per_game": round(min(r["ms_per_game"] for r in played), 3),
-            "mean_ms_per_game": round(min(r["mean_ms_per_game"] for r in played), 3),
+            "ms_per_game": round(statistics.fmean(best), 3),
+            "median_ms_per_game": round(statistics.median(best), 3),
             "round_trips_per_game": round(played[0]["round_trips"], 2),
             "wins": played[0]["outcomes"].count("won"),
             "same_moves_as_example": same,
@@ -172,7 +175,7 @@ def main() -> None:
         row["protocol_vs_example"] = round(row["protocol_us"] / example["protocol_us"], 2)
         row["per_game_vs_example"] = round(row["ms_per_game"] / example["ms_per_game"], 2)
     target = {
-        "rule": "no kit's starting strategy slower per game (median) than the Python example",
+        "rule": "no kit's starting strategy slower per game (ms_per_game) than the Python example",
         "met": all(r["ms_per_game"] <= example["ms_per_game"] for r in results.values()),
         "all_same_moves": all(r["same_moves_as_example"] for r in results.values()),
     }
@@ -193,7 +196,7 @@ def main() -> None:
     args.out.write_text(json.dumps(data, indent=2) + "\n")
 
     header = f"{'bot':<15}{'start ms':>9}{'protocol us':>12}{'x ex.':>6}{'move us':>9}{'ms/game':>9}{'x ex.':>6}"
-    print(f"\nExpert, {args.games} games x {args.rounds} rounds (fastest round), blocking pipes")
+    print(f"\nExpert, {args.games} games x {args.rounds} rounds (the fastest of each), blocking pipes")
     print(header + f"{'trips/g':>8}{'same':>6}")
     for name, r in results.items():
         print(
