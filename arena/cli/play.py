@@ -153,7 +153,7 @@ def _replay(tournament: str, player: str | None, board: int, store: Path | None,
     with Store(store, read_only=True) as db:
         tid = tournament_id(db, None if tournament == "latest" else tournament)
         if player is None:
-            names = [row["player"] for row in db.players(tid)]
+            names = [p.key for p in db.players(tid)]
             if len(names) != 1:
                 raise UsageError(f"name the player with -p; tournament {tid} has players {', '.join(names)}")
             player = names[0]

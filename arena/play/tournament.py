@@ -251,7 +251,7 @@ def run_tournament(
                 with contextlib.closing(stream):
                     for results in stream:
                         try:
-                            recorded += store.record(config.id, results)
+                            recorded += store.save(config.id, results)
                         except StoreDamaged as damage:
                             raise _store_lost(store, config.id, damage, results) from None
                         delivered += len(results)

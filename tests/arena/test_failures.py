@@ -168,7 +168,7 @@ def mixed_store(tmp_path: Path, make_result: Callable[..., GameResult]) -> tuple
     path = tmp_path / "arena.db"
     with Store(path) as store:
         store.ensure_tournament(config, {"mixed": ("1", "file /somewhere/mixed.py")})
-        store.record(config.id, results)
+        store.save(config.id, results)
     return path, config.id
 
 

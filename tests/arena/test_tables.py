@@ -49,7 +49,7 @@ def store_path(tmp_path: Path, make_result: Callable[..., GameResult]) -> Path:
     path = tmp_path / "arena.db"
     with Store(path) as store:
         store.ensure_tournament(config, {})
-        store.record(config.id, results)
+        store.save(config.id, results)
     return path
 
 
@@ -165,6 +165,6 @@ def test_tournament_list_fits_80_columns(store_path: Path) -> None:
     text = rendered(80, lambda c: c.print(tournaments_table(rows, Path("a[b]/arena.db"))))
     assert max(len(line) for line in text.splitlines()) <= 80
     assert "tournaments in a[b]/arena.db" in text
-    line = next(line for line in text.splitlines() if rows[0]["id"] in line)
+    line = next(line for line in text.splitlines() if rows[0].id in line)
     assert "beginner, safe" in line
-    assert rows[0]["updated"][:16].replace("T", " ") in line
+    assert rows[0].updated[:16].replace("T", " ") in line
