@@ -52,7 +52,7 @@ def play(command: str, tmp: Path) -> Games:
         with Store(store, create=False, read_only=True) as db:
             tournament = db.latest()
             games[label] = [
-                (row["board"], row["outcome"], tuple(db.game_record(tournament, KIT_NAME, row["board"]).moves))
+                (row.board, row.outcome.value, tuple(db.game_record(tournament, KIT_NAME, row.board).moves))
                 for row in db.games(tournament)
             ]
     return games
