@@ -165,7 +165,7 @@ def compile_seconds() -> float:
     """Seconds to compile every kernel the built-in players use, in a fresh process, no cache."""
     code = (
         "import time; t=time.perf_counter();"
-        "from players.registry import Registry; from arena.play.worker import warm_up;"
+        "from players.registry import Registry; from arena.play.runner import warm_up;"
         "r=Registry(); [warm_up(r.create(n)) for n in sorted(r.players)];"
         "print(time.perf_counter()-t)"
     )

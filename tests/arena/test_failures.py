@@ -21,7 +21,8 @@ from arena.cli.render import print_leaderboard
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import Limits
 from arena.isolation.remote import RemoteAgent, host_command
-from arena.play.runner import TrustedAgent, play_game
+from arena.play.agents import TrustedAgent
+from arena.play.runner import play_game
 from arena.result import FAILURES, GameResult, Outcome
 from arena.results.store import Store
 from engine import BEGINNER, FirstClick

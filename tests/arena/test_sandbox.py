@@ -20,8 +20,8 @@ import pytest
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import Isolation, Limits, SandboxMode, sandbox
 from arena.isolation.catalog import PlayerCatalog
+from arena.play.agents import close_agents
 from arena.play.tournament import run_tournament
-from arena.play.worker import close_agents
 from arena.result import GameResult, Outcome
 from arena.results.store import Store
 from engine import BEGINNER, FirstClick
