@@ -27,7 +27,7 @@ def _next_steps(kit: NewBot) -> list[tuple[str, str]]:
     folder = shlex.quote(_shown(kit.folder))
     engine = engine_bot_option(kit.name, _shown(kit.run_script))
     return [
-        (f"{shlex.quote(_shown(kit.build_script))}", "build it" if kit.language != "python" else "check python3"),
+        (shlex.quote(_shown(kit.build_script)), "check the syntax" if kit.language == "python" else "build it"),
         (f"cd {folder} && {kit.test_command}", "the client's unit tests"),
         (f"arena tournament -d beginner -n 200 {engine} -p {kit.name},random", "against random"),
         (f"arena play {engine}", "watch it play one game"),
