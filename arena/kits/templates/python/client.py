@@ -204,7 +204,11 @@ class Client:
                 continue
             if message.get("type") == "quit":
                 return
-            answer = self.handle(message)
+            try:
+                answer = self.handle(message)
+            except (TypeError, ValueError) as error:  # a field of the wrong type: say so, keep the conversation
+                log(f"ignored a {message.get('type')!r} message: {type(error).__name__}: {error}")
+                continue
             if answer is not None:
                 sink.write(json.dumps(answer) + "\n")
                 sink.flush()

@@ -112,7 +112,11 @@ void Client::run(std::istream& input, std::ostream& output) {
             continue;
         }
         if (!message.is_object()) continue;
-        if (message.value("type", "") == "quit") return;
-        if (auto answer = handle(message)) output << answer->dump() << '\n' << std::flush;
+        if (message.contains("type") && message["type"] == "quit") return;
+        try {
+            if (auto answer = handle(message)) output << answer->dump() << '\n' << std::flush;
+        } catch (const std::exception& error) {  // a field of the wrong type: say so, keep the conversation
+            std::cerr << "ignored a message: " << error.what() << std::endl;
+        }
     }
 }

@@ -127,6 +127,17 @@ static void test_a_failing_strategy_scores_an_error() {
     CHECK(answers[1] == json::parse(R"({"actions": [["reveal", 0, 0]]})"));
 }
 
+static void test_a_malformed_message_is_ignored() {
+    json bad = NEW_GAME;
+    bad["height"] = "three";
+    std::stringstream ignored;
+    auto* old = std::cerr.rdbuf(ignored.rdbuf());
+    auto answers = converse({bad.dump(), "not json", R"({"type":"hello","protocol":1})"});
+    std::cerr.rdbuf(old);
+    CHECK(answers.size() == 1 && answers[0]["name"] == "tester");
+    CHECK(ignored.str().find("not JSON") != std::string::npos);
+}
+
 static void test_each_game_restarts_its_generator() {
     const std::string first = observation({"0000", "1111", "####"}).dump();
     auto answers = converse({NEW_GAME.dump(), first, NEW_GAME.dump(), first});
@@ -153,6 +164,7 @@ int main() {
     test_example_exchange();
     test_ignores_what_it_should();
     test_a_failing_strategy_scores_an_error();
+    test_a_malformed_message_is_ignored();
     test_each_game_restarts_its_generator();
     test_first_clicks_by_rule();
     std::cout << checks - failures << " of " << checks << " checks passed" << std::endl;

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import unittest
@@ -127,6 +128,14 @@ class ConversationTest(unittest.TestCase):
         answers = converse(broken, observation("####", "####", "####"), NEW_GAME, observation("##", "##"), make=Broken)
         self.assertEqual(answers[0], {"error": "RuntimeError: not this rule"})
         self.assertEqual(answers[1], {"actions": [["reveal", 0, 0]]})
+
+    def test_a_malformed_message_is_logged_and_the_conversation_goes_on(self) -> None:
+        bad = dict(NEW_GAME, height="three")
+        with contextlib.redirect_stderr(io.StringIO()) as err:
+            answers = converse(bad, "not json", {"type": "hello", "protocol": 1})
+        self.assertEqual(answers, [{"protocol": 1, "name": "tester", "version": "7"}])
+        self.assertIn("ignored a 'new_game' message", err.getvalue())
+        self.assertIn("not JSON", err.getvalue())
 
     def test_each_game_restarts_the_generator_from_its_seed(self) -> None:
         first = observation("0000", "1111", "####")
