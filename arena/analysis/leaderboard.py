@@ -55,6 +55,8 @@ class LeaderboardConfig(BaseModel):
     boards: int
     rules_version: str
     project_version: str
+    #: What the isolated players' time limits counted in the latest run: ``wall`` or ``cpu`` (``--clock``).
+    clock: str = "wall"
 
 
 class LeaderboardRow(BaseModel):
@@ -101,7 +103,7 @@ class Leaderboard(BaseModel):
         c = self.config
         return (
             f"{c.difficulty} ({c.height}x{c.width}, {c.mines} mines) · first click {c.rule} · "
-            f"seed {c.seed} · {c.boards} boards"
+            f"seed {c.seed} · {c.boards} boards" + (f" · {c.clock} clock" if c.clock != "wall" else "")
         )
 
 
@@ -137,6 +139,7 @@ def tournament_config(
         boards=limit,
         rules_version=stored.rules_version,
         project_version=stored.project_version,
+        clock=str(stored.config_data.get("limits", {}).get("clock", "wall")),
     )
     return config, stored
 
@@ -234,7 +237,8 @@ def to_markdown(board: Leaderboard) -> str:
         f"# Leaderboard: {c.difficulty}, first click `{c.rule}`",
         "",
         f"{c.height}x{c.width} with {c.mines} mines · seed {c.seed} · {c.boards} boards"
-        f" · tournament `{c.tournament_id}` · rules v{c.rules_version} · minesweeper-arena {c.project_version}",
+        f" · tournament `{c.tournament_id}` · rules v{c.rules_version} · minesweeper-arena {c.project_version}"
+        f" · time limits on the {c.clock} clock",
         "",
         "Win rate with its 95% Wilson interval. `vs leader`: difference in win rate on the boards both played,"
         " with its 95% interval and the exact McNemar p-value on the boards only one of the two won.",

@@ -16,7 +16,7 @@ from arena.cli.common import UsageError, board_from_options, cli_errors, console
 from arena.cli.playing import checked_players, games_stopped, player_catalog
 from arena.config import TournamentConfig
 from arena.experiments.match import MatchResult, parse_player_spec, run_match
-from arena.isolation import Isolation
+from arena.isolation import Clock, Isolation, Limits
 from arena.results.store import Store
 
 
@@ -59,6 +59,7 @@ def command(
     first_click: common.FirstClickOpt = "safe",
     seed: common.Seed = 0,
     workers: playing.WorkersOpt = None,
+    clock: playing.ClockOpt = Clock.WALL,
     backend: playing.BackendOpt = "local",
     address: playing.AddressOpt = None,
     store: common.StoreOpt = None,
@@ -84,7 +85,7 @@ def command(
         raise UsageError(f"A and B are the same player ({refs[0].key}); give one of them other options")
     registry, _ = player_catalog(plugin, None, Isolation.AUTO)
     refs = checked_players(registry, refs)
-    config = TournamentConfig.build(spec, rule, seed=seed, games=batch, players=refs)
+    config = TournamentConfig.build(spec, rule, seed=seed, games=batch, players=refs, limits=Limits(clock=clock))
     if not json_out:
         err_console.print(
             f"{refs[0].key} vs {refs[1].key} · {config.difficulty} · first click {rule.value} · seed {seed} · "

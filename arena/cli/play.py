@@ -30,7 +30,7 @@ from arena.cli.render import board_text
 from arena.cli.replaying import replay_frames
 from arena.cli.stored import stored_game, tournament_id
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import DEFAULT_LIMITS, EngineBot, Isolation, SandboxMode
+from arena.isolation import DEFAULT_LIMITS, Clock, EngineBot, Isolation, SandboxMode
 from arena.isolation.catalog import PlayerCatalog
 from arena.play.agents import agent_for, close_agents
 from arena.play.runner import play_game
@@ -78,6 +78,7 @@ def command(
     move_time: playing.MoveTimeOpt = DEFAULT_LIMITS.move_time,
     game_time: playing.GameTimeOpt = DEFAULT_LIMITS.game_time,
     memory_mb: playing.MemoryOpt = DEFAULT_LIMITS.memory_mb,
+    clock: playing.ClockOpt = Clock.WALL,
     json_out: common.JsonOpt = False,
     replay_of: Annotated[
         str | None,
@@ -99,7 +100,7 @@ def command(
     spec, rule = board_from_options(difficulty, size, mines, first_click)
     check_seed(seed, "--seed")
     check_seed(board, "--board")
-    limits = limits_from(move_time, game_time, memory_mb)
+    limits = limits_from(move_time, game_time, memory_mb, clock)
     try:
         with sigterm_stops():  # SIGTERM ends the game as Ctrl-C does, and the bot with it
             catalog, bots = player_catalog(plugin, engine_bot, isolation, probe=False, sandbox=sandbox)

@@ -21,7 +21,7 @@ from rich.markup import escape
 
 from arena.cli.common import UsageError, err_console
 from arena.config import PlayerRef
-from arena.isolation import EngineBot, Isolation, Limits, SandboxMode
+from arena.isolation import Clock, EngineBot, Isolation, Limits, SandboxMode
 from arena.isolation import sandbox as sandboxes
 from arena.isolation.catalog import PlayerCatalog
 from players.hookspecs import PROJECT
@@ -29,6 +29,7 @@ from players.hookspecs import PROJECT
 __all__ = [
     "AddressOpt",
     "BackendOpt",
+    "ClockOpt",
     "EngineBotOpt",
     "GameTimeOpt",
     "IsolationOpt",
@@ -72,6 +73,14 @@ SandboxOpt = Annotated[
 ]
 MoveTimeOpt = Annotated[float, typer.Option("--move-time", help="Seconds a player may think per move.")]
 GameTimeOpt = Annotated[float, typer.Option("--game-time", help="Seconds a player may think per game.")]
+ClockOpt = Annotated[
+    Clock,
+    typer.Option(
+        "--clock",
+        help="What --move-time and --game-time count for isolated players: wall seconds, or cpu: the bot's own CPU "
+        "seconds (its whole process tree, from the kernel), with wall time as a backstop at 5 times the limit.",
+    ),
+]
 MemoryOpt = Annotated[
     int, typer.Option("--memory-mb", help="Memory limit of an isolated player's process in MiB (0: none).")
 ]
@@ -133,9 +142,9 @@ def parse_options(items: list[str] | None, names: set[str]) -> dict[str, dict[st
     return options
 
 
-def limits_from(move_time: float, game_time: float, memory_mb: int) -> Limits:
+def limits_from(move_time: float, game_time: float, memory_mb: int, clock: Clock = Clock.WALL) -> Limits:
     """The limits of isolated players from the command's options (``--memory-mb 0``: no limit)."""
-    return Limits(move_time=move_time, game_time=game_time, memory_mb=memory_mb or None)
+    return Limits(move_time=move_time, game_time=game_time, memory_mb=memory_mb or None, clock=clock)
 
 
 def check_sandbox(mode: SandboxMode) -> None:

@@ -27,7 +27,7 @@ from arena.cli.common import UsageError, board_from_options, cli_errors, console
 from arena.cli.playing import checked_players, limits_from, player_catalog
 from arena.cli.render import print_leaderboard
 from arena.config import PlayerRef, RecordMode, TournamentConfig, parse_player_list
-from arena.isolation import DEFAULT_LIMITS, Isolation, SandboxMode
+from arena.isolation import DEFAULT_LIMITS, Clock, Isolation, SandboxMode
 from arena.play.backends.dask_cluster import ADDRESS_ENV, INSTALL_HINT, dask_available
 from arena.play.tournament import (
     BackendUnavailable,
@@ -124,6 +124,7 @@ def command(
     move_time: playing.MoveTimeOpt = DEFAULT_LIMITS.move_time,
     game_time: playing.GameTimeOpt = DEFAULT_LIMITS.game_time,
     memory_mb: playing.MemoryOpt = DEFAULT_LIMITS.memory_mb,
+    clock: playing.ClockOpt = Clock.WALL,
     engine_bot: playing.EngineBotOpt = None,
     backend: Annotated[
         str,
@@ -161,7 +162,7 @@ def command(
         raise UsageError(f"--games must be at least 1, got {games}")
     if workers is not None and workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
-    limits = limits_from(move_time, game_time, memory_mb)
+    limits = limits_from(move_time, game_time, memory_mb, clock)
     registry, bots = player_catalog(plugin, engine_bot, isolation, sandbox=sandbox)
     refs = parse_player_list(players) or tuple(PlayerRef(name=n) for n in sorted(registry.players))
     refs = checked_players(registry, refs, option)
@@ -236,6 +237,7 @@ def command(
             "isolation": isolation.value,
             "sandbox": sandbox.value,
             "record": record.value,
+            "clock": clock.value,
             "seconds": round(elapsed, 3),
             "store": str(stored_in),
         }

@@ -12,12 +12,13 @@ docs/protocol.md.
 from __future__ import annotations
 
 from arena.isolation.protocol import PROTOCOL_VERSION, BotReportedError, ProtocolError
-from arena.isolation.settings import DEFAULT_LIMITS, EngineBot, Isolation, Limits, SandboxMode
+from arena.isolation.settings import DEFAULT_LIMITS, Clock, EngineBot, Isolation, Limits, SandboxMode
 
 __all__ = [
     "DEFAULT_LIMITS",
     "PROTOCOL_VERSION",
     "BotReportedError",
+    "Clock",
     "EngineBot",
     "Isolation",
     "Limits",

@@ -29,6 +29,7 @@ from arena.isolation.sandbox import LAUNCHER, Sandbox, bot_pid
 from arena.isolation.spin import read_spinning
 
 __all__ = [
+    "BotCpuTimeout",
     "BotExited",
     "BotOutputError",
     "BotProcess",
@@ -36,6 +37,7 @@ __all__ = [
     "BotTimeout",
     "kill_bot_groups",
     "make_undumpable",
+    "tree_cpu_seconds",
 ]
 
 _PR_SET_DUMPABLE = 4
@@ -69,6 +71,10 @@ class BotTimeout(BotProcessError):
     """No complete line (or no room to write one) before the deadline."""
 
 
+class BotCpuTimeout(BotTimeout):
+    """Under the CPU clock: the bot's process tree used up the move's CPU time without a complete line."""
+
+
 class BotExited(BotProcessError):
     """The process closed its pipes or died."""
 
@@ -91,6 +97,34 @@ def make_undumpable() -> None:
 
 class _Timespec(ctypes.Structure):
     _fields_ = [("tv_sec", ctypes.c_long), ("tv_nsec", ctypes.c_long)]
+
+
+#: Under the CPU clock, how often (seconds) a wait for a reply reads the bot's CPU time.
+CPU_POLL = 0.02
+
+
+def tree_cpu_seconds(root: int) -> float:
+    """CPU seconds (user and system) of process ``root`` and every live descendant, with the children each has
+    reaped, from ``/proc`` (Linux; 0.0 elsewhere or once the process is gone). A process that exits between two
+    reads stops counting until its parent reaps it."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    todo, seen = [root], set()
+    while todo:
+        pid = todo.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except (OSError, IndexError):
+            continue
+        total += sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime
+        for task in tasks:
+            with contextlib.suppress(OSError, ValueError):
+                todo.extend(int(c) for c in Path(f"/proc/{pid}/task/{task}/children").read_text().split())
+    return total / ticks
 
 
 def _cpu_clock(pid: int) -> Callable[[], float] | None:
@@ -162,6 +196,11 @@ class BotProcess:
         self._stderr: _StderrTail | None = None
         self._cpu: Callable[[], float] | None = None
         self._cpu_last = 0.0
+        #: Under the CPU clock (``Limits.clock``): the reading of ``tree_cpu`` at which the move being waited for
+        #: is over; None under the wall clock.
+        self.cpu_deadline: float | None = None
+        #: Reads the CPU seconds of the bot's whole process tree (a test may put a fake clock here).
+        self.tree_cpu: Callable[[], float] = self._tree_cpu
         self._poll_in: select.poll | None = None
         self._poll_out: select.poll | None = None
 
@@ -334,11 +373,14 @@ class BotProcess:
                     buffer += chunk
                     continue
             remaining = deadline - time.monotonic()
+            wait = remaining if self.cpu_deadline is None else min(remaining, CPU_POLL)
             # Past the deadline, still take what is already waiting (poll with a zero timeout): a
             # line written in time must not be lost to a late reader.
-            if not self._poll_in.poll(max(0, int(remaining * 1000) + 1) if remaining > 0 else 0):
+            if not self._poll_in.poll(max(0, int(wait * 1000) + 1) if remaining > 0 else 0):
                 if remaining <= 0:
                     raise BotTimeout("no complete line before the deadline")
+                if self.cpu_deadline is not None and self.tree_cpu() >= self.cpu_deadline:
+                    raise BotCpuTimeout("no complete line before the move's CPU time ran out")
                 continue
             self._read_available(fd)
 
@@ -388,6 +430,12 @@ class BotProcess:
         return text
 
     # -- what can be seen from outside ----------------------------------------------------------------------------
+    def _tree_cpu(self) -> float:
+        """CPU seconds of the bot's whole process tree (live processes, and the children they have reaped)."""
+        if self._proc is None:
+            return 0.0
+        return tree_cpu_seconds(self._proc.pid)
+
     def cpu_seconds(self) -> float:
         """CPU seconds the process has used so far (the last reading once it is gone)."""
         if self._cpu is None and self.sandbox is not None and self.alive:

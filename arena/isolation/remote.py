@@ -24,9 +24,16 @@ import numpy as np
 import arena
 from arena.isolation import protocol
 from arena.isolation import shared as shared_memory
-from arena.isolation.process import BotExited, BotOutputError, BotProcess, BotTimeout, make_undumpable
+from arena.isolation.process import (
+    BotCpuTimeout,
+    BotExited,
+    BotOutputError,
+    BotProcess,
+    BotTimeout,
+    make_undumpable,
+)
 from arena.isolation.sandbox import Sandbox, cache_dir, minimal_environment, python_path, seed_cache
-from arena.isolation.settings import DEFAULT_LIMITS, Limits
+from arena.isolation.settings import DEFAULT_LIMITS, Clock, Limits
 from arena.result import AgentFailure, Outcome
 from engine import Action, BoardSpec, FirstClick, InvalidActionError, Observation
 from players.registry import resolved_plugin
@@ -118,6 +125,9 @@ class RemoteAgent:
         self._pending_channel: shared_memory.SharedChannel | None = None
         #: CPU seconds spent busy-waiting, on both ends, that ``cpu_seconds`` does not count.
         self._idle = 0.0
+        #: Under the CPU clock: the CPU seconds the bot's process tree used on its last move (what the game's budget
+        #: is charged).
+        self.move_cpu = 0.0
         #: When the bot last replied, or the game started (a bot's claim of busy waiting is bounded
         #: by the wall time since then), and what it claimed this game against its CPU then.
         self._replied_at = 0.0
@@ -307,7 +317,11 @@ class RemoteAgent:
         self, grid: np.ndarray, mines: int, flags: int, moves: int, budget: float, observation: Observation | None
     ) -> list[Action]:
         process = self._require()
-        deadline = time.monotonic() + budget
+        cpu_clock = self.limits.clock is Clock.CPU
+        # Under the CPU clock the budget is the bot's CPU time, and the wall only a backstop for a bot that waits.
+        deadline = time.monotonic() + budget * (self.limits.backstop if cpu_clock else 1.0)
+        cpu_before = process.tree_cpu() if cpu_clock else 0.0
+        process.cpu_deadline = cpu_before + budget if cpu_clock else None
         channel = self._channel
         sent = time.perf_counter()
         spun = process.spun
@@ -333,6 +347,9 @@ class RemoteAgent:
             raise AgentFailure(Outcome.ERROR, str(error)) from None
         finally:
             self._idle += process.spun - spun
+            process.cpu_deadline = None
+            if cpu_clock:
+                self.move_cpu = max(0.0, process.tree_cpu() - cpu_before)
         if waited > 0 and self.spin > 0:
             # Never more than the window, than the wall time the bot had to wait, nor in all than the
             # CPU its process used this game: a claim can only lower the bill toward zero.
@@ -424,9 +441,22 @@ class RemoteAgent:
         started = time.monotonic()
         try:
             return talk(process, deadline, *args)
+        except BotCpuTimeout:
+            self._stop(respawn=True)
+            raise AgentFailure(
+                Outcome.TIMEOUT,
+                f"no reply within the move's CPU time (limits: {self.limits.move_time:g} s of CPU per move, "
+                f"{self.limits.game_time:g} s per game, +{self.limits.grace:g} s grace; clock cpu); the bot was killed",
+            ) from None
         except BotTimeout:
             self._stop(respawn=True)
             waited = time.monotonic() - started
+            if self.limits.clock is Clock.CPU:
+                raise AgentFailure(
+                    Outcome.TIMEOUT,
+                    f"no reply within {waited:.2f} s of wall time, the CPU clock's backstop ({self.limits.backstop:g}"
+                    " times the move's budget): a bot that waits instead of thinking; the bot was killed",
+                ) from None
             raise AgentFailure(
                 Outcome.TIMEOUT,
                 f"no reply within {waited:.2f} s (limits: {self.limits.move_time:g} s per move, "

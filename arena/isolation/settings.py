@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from players.api import NAME_PATTERN, PlayerError
 
-__all__ = ["DEFAULT_LIMITS", "EngineBot", "EngineBotError", "Isolation", "Limits", "SandboxMode"]
+__all__ = ["DEFAULT_LIMITS", "Clock", "EngineBot", "EngineBotError", "Isolation", "Limits", "SandboxMode"]
 
 
 class EngineBotError(PlayerError, ValueError):
@@ -44,6 +44,16 @@ class SandboxMode(enum.StrEnum):
     OFF = "off"
 
 
+class Clock(enum.StrEnum):
+    """What a move's time limit counts (``--clock``)."""
+
+    #: Seconds on the wall: what the bot's opponent would wait, but a busy machine's load is billed to the bot.
+    WALL = "wall"
+    #: CPU seconds of the bot's own process tree, read from the kernel: the bot's thinking whatever the load, with
+    #: wall time as a backstop (``Limits.backstop`` times the limit) for a bot that waits instead of thinking.
+    CPU = "cpu"
+
+
 class Limits(BaseModel):
     """Time and resource limits of isolated players (trusted code is trusted to finish: it could not
     be stopped anyway). Wall time is enforced while waiting for each reply; memory and CPU are kernel
@@ -65,6 +75,11 @@ class Limits(BaseModel):
     processes: int | None = Field(default=256, ge=16)
     #: Seconds an isolated process may take to start and answer the handshake (imports, warm-up).
     startup_time: float = Field(default=60.0, gt=0)
+    #: What ``move_time`` and ``game_time`` count: wall seconds, or the bot's CPU seconds (a store written before
+    #: the choice existed reads ``wall``).
+    clock: Clock = Clock.WALL
+    #: Under the CPU clock, a move may also take at most this many times its budget on the wall.
+    backstop: float = Field(default=5.0, ge=1.0)
 
     @property
     def warm_up_time(self) -> float:

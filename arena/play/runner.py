@@ -20,7 +20,7 @@ from collections.abc import Callable
 import numpy as np
 
 from arena.answer import EXPECTED, WARM_UP_SEED, as_actions
-from arena.isolation.settings import DEFAULT_LIMITS, Limits
+from arena.isolation.settings import DEFAULT_LIMITS, Clock, Limits
 from arena.play.agents import Agent, TrustedAgent
 from arena.result import DIAGNOSTICS, ERROR_CHARS, AgentFailure, GameResult, Outcome
 from arena.results import records
@@ -137,7 +137,7 @@ def play_game(
     outside0 = agent.cpu_seconds()
     try:
         agent.start(spec, rule, player_seed(seed, board, agent.name), limits)
-        used = time.perf_counter() - wall0
+        used = time.perf_counter() - wall0 if limits.clock is Clock.WALL else 0.0
         act_live = getattr(agent, "act_live", None)
         while not game.over:
             if act_live is not None:
@@ -147,7 +147,9 @@ def play_game(
                 observation = game.observation()
                 asked = time.perf_counter()
                 answer = agent.act(observation, limits.budget(used))
-            used += time.perf_counter() - asked
+            spent = time.perf_counter() - asked
+            # Under the CPU clock an isolated bot's game budget is charged its CPU time (the agent measures it).
+            used += getattr(agent, "move_cpu", spent) if limits.clock is Clock.CPU else spent
             game.play_answer(as_actions(answer), on_move=None if on_move is None else functools.partial(on_move, game))
             if not game.over and game.moves > limit:
                 outcome, error = Outcome.ERROR, f"no result after {limit} moves"
