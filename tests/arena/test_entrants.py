@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -246,3 +247,23 @@ def test_the_leaderboard_command_shows_the_latest_version_or_all(
     assert all(len(line) <= 80 for line in every.stdout.splitlines())
     data = json.loads(cli("leaderboard", "--store", path, "--json").stdout)
     assert [r["player"] for r in data["rows"]].count("vbot@2") == 1 and data["hidden_versions"] == 1
+
+
+def test_an_engine_bots_hello_version_is_its_version(tmp_path: Path, cli: Callable[..., Result]) -> None:
+    source = (Path(__file__).resolve().parents[2] / "examples" / "standalone_bot.py").read_text()
+    assert 'VERSION = "1"' in source
+    path = tmp_path / "s.db"
+    keys = []
+    for version in ("1", "2"):
+        bot = tmp_path / f"v{version}" / "bot.py"
+        bot.parent.mkdir()
+        bot.write_text(source.replace('VERSION = "1"', f'VERSION = "{version}"'))
+        engine = f"sb={sys.executable} {bot}"
+        args = ("tournament", "-d", "beginner", "-n", "2", "-p", "sb", "--engine-bot", engine, "--sandbox", "off")
+        result = cli(*args, "-w", "1", "--all-versions", "--store", path, "--json")
+        assert result.exit_code == 0, result.output
+        keys.append(sorted(row["player"] for row in json.loads(result.stdout)["rows"]))
+    assert keys == [["sb"], ["sb", "sb@2"]]
+    with Store(path, read_only=True) as store:
+        entrants = {p.key: (p.version, bool(p.fingerprint)) for p in store.players(store.latest())}
+    assert entrants == {"sb": ("1", True), "sb@2": ("2", True)}

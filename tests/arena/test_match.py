@@ -171,3 +171,16 @@ def test_two_versions_of_one_plugin_play_side_by_side_under_aliases(cli: Cli, tm
     with Store(tmp_path / "a.db", read_only=True) as db:
         players = {p.key: (p.version, p.source) for p in db.players(data["tournament"])}
     assert players == {"base": ("1", f"file {files['1']}"), "cand": ("2", f"file {files['2']}")}
+
+
+@pytest.mark.parametrize(("alias", "needle"), [("Cand", "the alias 'Cand' must be"), ("random", "already registered")])
+def test_an_alias_the_arena_refuses_is_one_line_and_nothing_stored(
+    cli: Cli, tmp_path: Path, one_error_line: Callable[[Result], str], alias: str, needle: str
+) -> None:
+    plugin = tmp_path / "my_bot.py"
+    plugin.write_text(VERSIONED.format(module="random_player", cls="RandomPlayer", version="1"))
+    for command in ("match", "tournament"):
+        players = (alias, "mean-constraint") if command == "match" else ("-p", "mean-constraint")
+        result = cli(command, *players, "--plugin", f"{alias}={plugin}", "--store", tmp_path / "a.db")
+        assert needle in one_error_line(result)
+    assert not (tmp_path / "a.db").exists()
