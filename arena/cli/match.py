@@ -148,13 +148,13 @@ def command(
     lines = [
         ("accepted: " if code == 0 else "not accepted: ") + _verdict_line(result, a_row, b_row),
         f"boards played: {s.boards} (tournament {result.tournament_id}, {result.played} games played now)",
-        f"paired difference: {100 * diff:+.2f} points, 95% CI [{100 * low:+.2f}, {100 * high:+.2f}]; "
-        f"LLR {s.llr:+.3f}, bounds [{s.lower:+.3f}, {s.upper:+.3f}]",
+        f"paired difference: {100 * diff:+.2f} points, 95% CI [{100 * low:+.2f}, {100 * high:+.2f}]",
         f"split boards: {_boards(split.only_a)} won by {a_row} only",
         f"              {_boards(split.only_b)} won by {b_row} only",
+        f"sequential test: LLR {s.llr:+.3f}, bounds [{s.lower:+.3f}, {s.upper:+.3f}]",
     ]
     for line in lines:
-        console.print(line, highlight=False, markup=False, soft_wrap=True)
+        console.print(line, highlight=False, markup=False)
     raise typer.Exit(code)
 
 
