@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.config import RULES_VERSION, TournamentConfig
-from arena.paths import LEGACY_STORE, STORE_ENV, default_store
+from arena.paths import LEGACY_STORE, STORE_ENV, default_store, protect
 from arena.records import GameRecord, RecordMissing, decode
 from arena.result import COLUMN_FIELDS, GameResult, Outcome
 from arena.store_guard import APPLICATION_ID, FileGuard, create_private, recovery_path
@@ -210,6 +210,8 @@ class Store:
 
     def __init__(self, path: str | Path | None = None, *, create: bool = True, read_only: bool = False) -> None:
         self.path = Path(path) if path is not None else default_store()
+        if not read_only:
+            protect(self.path)  # a bot this arena sandboxes never sees it, even in its own folder
         self._guard: FileGuard | None = None
         self._journal: sqlite3.Connection | None = None
         create = create and not read_only

@@ -15,7 +15,6 @@ import atexit
 import contextlib
 import functools
 import multiprocessing.util
-import os
 import signal
 from dataclasses import dataclass
 
@@ -24,7 +23,7 @@ import numpy as np
 from arena.answer import WARM_UP_SEED
 from arena.config import PlayerRef, RecordMode, TournamentConfig
 from arena.isolation import sandbox
-from arena.isolation.remote import RemoteAgent, bot_environment, host_command, sandbox_for
+from arena.isolation.remote import RemoteAgent, bot_environment, engine_bot_sandbox, host_command, sandbox_for
 from arena.isolation.settings import Isolation
 from arena.isolation.spin import spin_window
 from arena.result import GameResult, Outcome
@@ -199,12 +198,14 @@ def _sandbox_for(
     name: str, command: list[str], host: bool, config: TournamentConfig
 ) -> tuple[sandbox.Sandbox, dict[str, str]]:
     """The sandbox of player ``name`` and its environment: the arena's host reads the plugins (a
-    built-in player none); an engine bot reads the files its command names, from the arena's folder."""
+    built-in player none); an engine bot reads its folder and the files its command names, from the
+    arena's folder."""
     if host:
         builtin = name in _builtin_names()
         readable = sandbox.host_files(() if builtin else _plugin_files, entry_points=not builtin)
         return sandbox_for(name, readable, config.limits.processes)
-    return sandbox_for(name, sandbox.command_files(command), config.limits.processes, cwd=os.getcwd())
+    bot = next(b for b in config.engine_bots if b.name == name)
+    return engine_bot_sandbox(bot, config.limits.processes)
 
 
 def prepare_player(ref: PlayerRef, config: TournamentConfig, games: int = 0) -> None:
