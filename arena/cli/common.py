@@ -79,7 +79,11 @@ TournamentArg = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of a table.")]
 PluginOpt = Annotated[
     list[Path] | None,
-    typer.Option("--plugin", help="Load players from a local Python file (repeatable).", show_default=False),
+    typer.Option(
+        "--plugin",
+        help="Load players from a local Python file, or a folder with __init__.py or bot.py (repeatable).",
+        show_default=False,
+    ),
 ]
 
 

@@ -168,9 +168,11 @@ def _show(path: str, secret: Hidden, options: list[str], *, top: bool = False) -
             if secret.covers(child) and os.path.isfile(child):
                 options += ["--ro-bind", "/dev/null", child]
         return
-    options += ["--dir", path]
+    # A folder of its own (read-only once filled, even under the private /tmp), with the entries in it.
+    options += ["--tmpfs", path]
     for name in names:
         _show(os.path.join(path, name), secret, options)
+    options += ["--remount-ro", path]
 
 
 def broad_folder(folder: str | os.PathLike[str]) -> str | None:
@@ -263,8 +265,10 @@ def _shim_manager(text: str) -> list[str] | None:
 
 
 @functools.cache
-def _which_of_manager(ask: tuple[str, ...], roots: tuple[tuple[str, str], ...], cwd: str, path: str) -> str:
-    env = {**os.environ, **dict(roots), "PATH": path}
+def _which_of_manager(ask: tuple[str, ...], environment: tuple[tuple[str, str], ...], cwd: str) -> str:
+    """The manager's answer, once per question, folder and environment (a worker asks for every bot
+    process it starts)."""
+    env = dict(environment)
     done = subprocess.run(list(ask), capture_output=True, text=True, cwd=cwd, env=env, timeout=_RESOLVE_TIME)
     lines = done.stdout.strip().splitlines()
     if done.returncode != 0 or not lines or not os.path.isfile(lines[-1]):
@@ -300,7 +304,8 @@ def _resolve(name: str, cwd: str, search: str, program: Program, depth: int) -> 
         roots = tuple(sorted(_EXPORT.findall(text)))
         asked = " ".join([os.path.basename(ask[0]), "which", base])
         try:
-            target = _which_of_manager((*ask, base), roots, cwd, search)
+            environment = {**os.environ, **dict(roots), "PATH": search}
+            target = _which_of_manager((*ask, base), tuple(sorted(environment.items())), cwd)
         except (ProgramError, OSError, subprocess.SubprocessError) as error:
             raise ProgramError(
                 f"{name} is a version manager's shim ({found}), which cannot run in the sandbox, and "
@@ -309,9 +314,7 @@ def _resolve(name: str, cwd: str, search: str, program: Program, depth: int) -> 
             ) from None
         target_real = os.path.realpath(target)
         program.readable += [target, target_real]
-        installation = _installation(target_real) or _installation(target)
-        if installation:
-            program.readable.append(installation)
+        program.readable += [i for i in {_installation(target), _installation(target_real)} if i]
         program.path_first.append(os.path.dirname(target))
         return
     words = _shebang(text)
