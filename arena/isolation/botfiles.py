@@ -45,7 +45,7 @@ __all__ = [
     "view",
 ]
 
-#: The SQLite header and the application id that marks a results store (``arena.store_guard``).
+#: The SQLite header and the application id that marks a results store (``arena.results.guard``).
 _SQLITE = b"SQLite format 3\x00"
 _APPLICATION_ID = (0x4D534152).to_bytes(4, "big")
 #: A store's companions: SQLite's journals, and the copies the arena saves when it loses the store.

@@ -36,7 +36,7 @@ from arena.isolation.process import BotProcess
 from arena.isolation.remote import engine_bot_sandbox
 from arena.isolation.settings import EngineBot
 from arena.paths import PROTECTED_ENV, user_data_dir
-from arena.store import Store
+from arena.results.store import Store
 
 needs_sandbox = pytest.mark.skipif(sandbox.unavailable() is not None, reason=f"no sandbox: {sandbox.unavailable()}")
 
