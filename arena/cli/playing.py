@@ -23,7 +23,7 @@ from arena.cli.common import UsageError, err_console
 from arena.config import PlayerRef
 from arena.isolation import EngineBot, Isolation, Limits, SandboxMode
 from arena.isolation import sandbox as sandboxes
-from arena.isolation.botfiles import ProgramError, broad_folder, resolve_program
+from arena.isolation.botfiles import ProgramError, broad_folder, plugin_folder, resolve_program
 from arena.isolation.catalog import PlayerCatalog
 from players.hookspecs import PROJECT
 
@@ -153,8 +153,9 @@ def player_catalog(
     third_party = bool(plugin) or bool(importlib.metadata.entry_points(group=PROJECT))
     if bots or isolation is Isolation.ISOLATED or (isolation is Isolation.AUTO and third_party):
         check_sandbox(sandbox)  # only when a player may run isolated
-        if bots and sandboxes.use_sandbox(sandbox):
+        if sandboxes.use_sandbox(sandbox):
             check_programs(bots)
+            note_broad_folders(plugin or [])
     catalog = PlayerCatalog.for_tournament([str(p) for p in plugin or []], bots, isolation, sandbox)
     catalog.check = probe  # read when the catalogue loads, on first use
     return catalog, bots
@@ -182,6 +183,21 @@ def with_bot_dirs(bots: tuple[EngineBot, ...], bot_dir: Sequence[str] | None) ->
             raise UsageError(f"--bot-dir {item!r}: {why}, which a bot may not see whole; name the bot's own folder")
         folders[name] = str(folder)
     return tuple(bot.model_copy(update={"folder": folders[bot.name]}) if bot.name in folders else bot for bot in bots)
+
+
+def note_broad_folders(plugins: Sequence[Path]) -> None:
+    """Say so when a plugin's folder is too broad to show it (it then sees only its own file): a
+    plugin that imports its helpers from beside it would otherwise fail with an obscure import error."""
+    for path in plugins:
+        why = broad_folder(plugin_folder(path))
+        if why and not Path(path).expanduser().is_dir():
+            err_console.print(
+                f"note: plugin {path}: {why}, which a sandboxed bot may not see whole: it sees only its own "
+                "file (a bot of several files needs a folder of its own)",
+                highlight=False,
+                markup=False,
+                soft_wrap=True,
+            )
 
 
 def check_programs(bots: Iterable[EngineBot]) -> None:

@@ -180,10 +180,10 @@ def broad_folder(folder: str | os.PathLike[str]) -> str | None:
     one above it, a folder that holds the arena's own data), or None when it may be a bot's folder."""
     real = os.path.realpath(folder)
     home = os.path.realpath(os.path.expanduser("~"))
-    if real in _SYSTEM:
-        return f"{real} is a system folder"
     if real == home or home.startswith(real.rstrip("/") + "/"):
         return f"{real} is the home folder" if real == home else f"{real} holds the home folder"
+    if real in _SYSTEM:
+        return f"{real} is a system folder"
     for own in protected_folders():
         mine = os.path.realpath(own)
         if mine == real or mine.startswith(real.rstrip("/") + "/"):
