@@ -303,3 +303,29 @@ def test_a_plugin_of_two_files_beside_the_store_plays_and_cannot_read_the_store(
         rows = db.execute("SELECT outcome, error FROM games WHERE player = 'peeker'").fetchall()
     assert len(rows) == 4
     assert {outcome for outcome, _ in rows} <= {"won", "lost"}, rows
+
+
+@needs_sandbox
+def test_a_plugin_folder_plays_in_the_sandbox_with_its_relative_imports(tmp_path: Path) -> None:
+    package = tmp_path / "corner_bot"
+    package.mkdir()
+    (package / "__init__.py").write_text("from .strategy import register_players\n")
+    (package / "strategy.py").write_text(
+        "from players import Action, Player, hookimpl\n"
+        "from .cells import FIRST\n\n\n"
+        "class Corner(Player):\n"
+        "    name = 'corner-package'\n\n"
+        "    def play(self, observation):\n"
+        "        covered = (observation.grid == observation.COVERED).nonzero()\n"
+        "        if observation.first_move:\n"
+        "            return Action.reveal(*FIRST)\n"
+        "        return Action.reveal(int(covered[0][0]), int(covered[1][0]), guess=True)\n\n\n"
+        "@hookimpl\n"
+        "def register_players(register):\n"
+        "    register(Corner)\n"
+    )
+    (package / "cells.py").write_text("FIRST = (0, 0)\n")
+    args = ["play", "--plugin", str(package), "-p", "corner-package", "--sandbox", "require", "--json"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["status"] in ("won", "lost")

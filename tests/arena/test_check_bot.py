@@ -77,6 +77,15 @@ def test_a_bot_wrong_in_one_way_fails_exactly_its_own_check(bot: str) -> None:
     assert row["expected"] and row["got"]
 
 
+def test_a_bot_that_does_not_flush_is_told_so_and_nothing_else_waits_for_it() -> None:
+    code, report = check("--engine-bot", f"unflushed={sys.executable} {BOTS / 'unflushed.py'}", "--move-time", "1")
+    rows = {c["id"]: c for c in report["checks"]}
+    assert code == 1 and rows["hello"]["passed"]
+    assert rows["one-line"]["got"].endswith("timeout (no reply within 1.5 s (is stdout flushed after each line?))")
+    later = [row for key, row in rows.items() if key not in ("hello", "one-line")]
+    assert len(later) == 11 and all(not r["passed"] and r["got"].startswith("not run: ") for r in later)
+
+
 @pytest.mark.parametrize("bot", [BOTS / "good.py", STANDALONE], ids=["base", "standalone"])
 def test_a_correct_bot_passes_every_check(bot: Path) -> None:
     code, report = check("--engine-bot", f"ok={sys.executable} {bot}")
