@@ -17,45 +17,23 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from arena.isolation import protocol
-from arena.isolation.process import BotExited, BotOutputError, BotProcess, BotTimeout
+from arena.isolation.driver import QUIET, QUIT_TIME, BotDidNotStart, Checker, Played, Session, Target, ignored, shown
+from arena.isolation.process import BotProcess, BotTimeout
 from arena.isolation.remote import bot_environment, engine_bot_sandbox, host_command, sandbox_for
-from arena.isolation.sandbox import Sandbox, host_files
+from arena.isolation.sandbox import host_files
 from arena.isolation.settings import EngineBot, Limits
-from engine import BEGINNER, BoardSpec, FirstClick, Game, InvalidActionError
-from engine.errors import EngineError
-from engine.layout import player_seed
+from engine import BEGINNER, BoardSpec, FirstClick
 
 __all__ = ["QUIET", "BotDidNotStart", "CheckResult", "Target", "as_json", "check_bot", "engine_target", "plugin_target"]
 
-#: Seconds the checker watches for output that should not come.
-QUIET = 0.25
-#: Seconds a bot has to exit after ``quit`` before the arena kills it.
-QUIT_TIME = 1.0
-#: The boards the checks play (the seed of the checker's own games, and a large custom board).
-SEED = 20261128
+#: The large custom board of the large-board check.
 LARGE = BoardSpec(50, 50, 500, "custom")
 #: Games the "many games" check plays in one process.
 MANY = 25
-
-
-class BotDidNotStart(Exception):
-    """The command did not start, or ended before writing anything: one line saying why."""
-
-
-@dataclass(frozen=True)
-class Target:
-    """The bot to check: its name, the command that starts it, and how a tournament would run it."""
-
-    name: str
-    command: tuple[str, ...]
-    env: dict[str, str]
-    sandbox: Sandbox | None = None
-    #: The arena's own Python host (a ``--plugin``): its hello arrives after its warm-up game.
-    host: bool = False
 
 
 @dataclass
@@ -67,226 +45,6 @@ class CheckResult:
     passed: bool
     expected: str
     got: str
-
-
-def _show(line: bytes | str, limit: int = 90) -> str:
-    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
-    return repr(text if len(text) <= limit else text[:limit] + "...")
-
-
-class Session:
-    """One process of the bot, spoken to as the arena does; it keeps what the bot wrote besides replies."""
-
-    def __init__(self, target: Target, limits: Limits) -> None:
-        self.target, self.limits = target, limits
-        self.process = BotProcess(
-            target.command,
-            memory_mb=limits.memory_mb,
-            cpu_seconds=limits.cpu_rlimit,
-            env=target.env,
-            sandbox=target.sandbox,
-        )
-        #: Lines that were not JSON objects where a reply was due, and lines that came unasked.
-        self.stray: list[str] = []
-        self.hello_line = b""
-
-    def start(self, hello: str | None = None, *, strict: bool = True) -> None:
-        """Start the process and read its answer to ``hello``: its first line, or (not ``strict``) its
-        first JSON object, other lines being stray output. Raises ``BotDidNotStart`` when it cannot
-        start or ends without a word, ``BotTimeout`` when it says nothing within the start-up time."""
-        try:
-            self.process.start()
-        except OSError as error:
-            raise BotDidNotStart(f"cannot run {self.label}: {error}") from None
-        deadline = time.monotonic() + self.limits.startup_time
-        try:
-            self.process.send(hello or protocol.hello(), deadline)
-            self.hello_line = self.process.receive(deadline)
-            while not strict and not self.hello_line.startswith(b"{"):
-                self.stray.append(self.hello_line.decode("utf-8", "replace"))
-                self.hello_line = self.process.receive(deadline)
-        except (BotExited, BotOutputError):
-            how = self.process.exit_description()
-            self.process.kill()
-            tail = " | ".join(self.process.stderr_tail()[-3:])
-            raise BotDidNotStart(f"{self.label} {how} before its hello" + (f": {tail}" if tail else "")) from None
-
-    @property
-    def label(self) -> str:
-        return repr(" ".join(self.target.command))
-
-    def send(self, *lines: str) -> None:
-        self.unasked(0.0)
-        self.process.send("\n".join(lines), time.monotonic() + 5.0)
-
-    def unasked(self, seconds: float) -> list[str]:
-        """What the bot writes within ``seconds`` without being asked (kept as stray output); less if
-        it ends its output."""
-        lines: list[str] = []
-        deadline = time.monotonic() + seconds
-        gone = False
-        while True:
-            if not gone:
-                try:
-                    self.process.await_output(max(0.0, deadline - time.monotonic()))
-                except (BotExited, BotOutputError):
-                    gone = True
-            while True:  # the complete lines read so far
-                try:
-                    lines.append(self.process.receive(time.monotonic()).decode("utf-8", "replace"))
-                except BotTimeout:
-                    break
-                except (BotExited, BotOutputError):
-                    gone = True
-                    break
-            if gone or time.monotonic() >= deadline:
-                break
-        self.stray += lines
-        return lines
-
-    def reply(self, seconds: float) -> dict[str, Any]:
-        """The next JSON object the bot writes (lines that are not one are kept as stray output)."""
-        deadline = time.monotonic() + seconds
-        while True:
-            line = self.process.receive(deadline)
-            try:
-                message = json.loads(line)
-            except ValueError:
-                message = None
-            if isinstance(message, dict):
-                return message
-            self.stray.append(line.decode("utf-8", "replace"))
-
-    def close(self) -> None:
-        self.process.close(protocol.quit_message(), wait=QUIT_TIME)
-
-
-@dataclass
-class Played:
-    """One game as the checker saw it."""
-
-    label: str
-    #: ``won``, ``lost``, ``illegal`` (ended by an illegal action), or why it did not end by the rules.
-    outcome: str
-    detail: str = ""
-    #: Every reply's actions, as played: the same game played alike has the same moves.
-    moves: list[tuple[tuple[str, int, int], ...]] = field(default_factory=list)
-
-    @property
-    def ended(self) -> bool:
-        return self.outcome in ("won", "lost", "illegal")
-
-    def summary(self) -> str:
-        return f"{self.label}: {self.outcome}" + (f" ({self.detail})" if self.detail else "")
-
-
-class Checker:
-    """Runs the checks on one target; collects the illegal replies and stray guesses of every game."""
-
-    def __init__(self, target: Target, limits: Limits) -> None:
-        self.target, self.limits = target, limits
-        self.illegal: list[str] = []
-        self.bad_guesses: list[str] = []
-        #: The bot answered no observation in time: the checks that play games are not run.
-        self.silent = False
-
-    def session(self, hello: str | None = None) -> Session:
-        session = Session(self.target, self.limits)
-        session.start(hello, strict=False)  # a bad hello is the hello check's to report, not every check's
-        return session
-
-    def play(
-        self,
-        session: Session,
-        spec: BoardSpec,
-        rule: FirstClick,
-        board: int,
-        *,
-        extra: Callable[[str], str] = lambda line: line,
-        before: Callable[[int], None] | None = None,
-        quiet_after: int = 0,
-    ) -> Played:
-        """Board ``board`` of the checker's seed, to its end. ``extra`` rewrites each message (unknown
-        fields); ``before(move)`` runs before each observation; the first ``quiet_after`` replies are
-        each followed by a look for output that should not come."""
-        label = f"{spec.name} {spec.height}x{spec.width} board {board}, first click {rule.value}"
-        game = Game(spec, rule, seed=SEED, index=board)
-        played = Played(label, "")
-        seed = player_seed(SEED, board, self.target.name)
-        pending = [extra(protocol.new_game(spec, rule, seed, self.limits.move_time, self.limits.game_time))]
-        used, limit = 0.0, 6 * spec.cells + 100
-        try:
-            while not game.over:
-                if before is not None:
-                    before(game.moves)
-                session.send(*pending, extra(protocol.observation(game.observation())))
-                pending = []
-                asked = time.monotonic()
-                message = session.reply(self.limits.budget(used))
-                used += time.monotonic() - asked
-                if len(played.moves) < quiet_after:
-                    extra_lines = session.unasked(QUIET)
-                    if extra_lines:
-                        played.outcome, played.detail = "chatty", f"also wrote {_show(extra_lines[0])}"
-                        return played
-                if "error" in message:
-                    played.outcome, played.detail = "error", f"the bot answered {_show(json.dumps(message))}"
-                    break
-                where = f"{label}, reply {len(played.moves) + 1}"
-                self._check_guess(message, where)
-                try:
-                    actions, _ = protocol.parse_reply(json.dumps({k: v for k, v in message.items() if k != "guess"}))
-                    played.moves.append(tuple((a.kind.value, a.row, a.col) for a in actions))
-                    game.play_answer(actions)
-                except (InvalidActionError, EngineError, protocol.ProtocolError) as error:
-                    self.illegal.append(f"{where}: {error}")
-                    played.outcome, played.detail = "illegal", str(error)
-                    break
-                if not game.over and game.moves > limit:
-                    played.outcome, played.detail = "unfinished", f"no result after {limit} moves"
-                    break
-        except BotTimeout:
-            played.outcome = "timeout"
-            played.detail = f"no reply within {self.limits.budget(used):.1f} s (is stdout flushed after each line?)"
-        except (BotExited, BotOutputError) as error:
-            played.outcome = "exited"
-            played.detail = f"{session.process.exit_description()}" if isinstance(error, BotExited) else str(error)
-            tail = session.process.stderr_tail()[-1:]
-            played.detail += f": {tail[0]}" if tail else ""
-        if not played.outcome:
-            played.outcome = "won" if game.won else "lost"
-        if played.outcome not in ("timeout", "exited"):
-            with _ignored():
-                session.send(extra(protocol.game_over(played.outcome if played.ended else "error", played.detail)))
-        return played
-
-    def _check_guess(self, message: dict[str, Any], where: str) -> None:
-        """A ``guess`` must name cells among this reply's reveals (checked apart from the actions, so
-        that a stray guess fails only its own check)."""
-        guesses = message.get("guess")
-        if guesses is None:
-            return
-        actions = message.get("actions")
-        reveals = {
-            (a[1], a[2]) for a in actions if isinstance(a, list) and len(a) == 3 and a[0] == "reveal"
-        } if isinstance(actions, list) else set()  # fmt: skip
-        if not isinstance(guesses, list):
-            self.bad_guesses.append(f"{where}: guess is {_show(json.dumps(guesses))}, not a list of [ROW, COL]")
-            return
-        for cell in guesses:
-            if not (isinstance(cell, list) and len(cell) == 2 and tuple(cell) in reveals):
-                self.bad_guesses.append(f"{where}: guess {_show(json.dumps(cell))} is not among its reveals")
-                return
-
-
-class _ignored:
-    """Ignore a bot that is gone by the time it is told something (its end shows elsewhere)."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: type[BaseException] | None, *_: object) -> bool:
-        return kind is not None and issubclass(kind, (BotExited, BotTimeout, BotOutputError))
 
 
 def engine_target(bot: EngineBot, limits: Limits, sandboxed: bool) -> Target:
@@ -303,7 +61,7 @@ def plugin_target(name: str, plugin: str, limits: Limits, sandboxed: bool) -> Ta
     box, env = (None, bot_environment())
     if sandboxed:
         box, env = sandbox_for(name, host_files([plugin], entry_points=False), limits.processes)
-    return Target(name, tuple(command), env, box, host=True)
+    return Target(name, tuple(command), env, box)
 
 
 def _games(played: Sequence[Played]) -> str:
@@ -377,7 +135,7 @@ def _hello(session: Session) -> CheckResult:
     try:
         name, version = protocol.decode_hello(line)
     except (protocol.ProtocolError, protocol.BotReportedError) as error:
-        return CheckResult("hello", "answers hello", False, _HELLO, f"{_show(line)}: {error}")
+        return CheckResult("hello", "answers hello", False, _HELLO, f"{shown(line)}: {error}")
     return CheckResult("hello", "answers hello", True, _HELLO, f"name {name!r}, version {version!r}")
 
 
@@ -386,11 +144,11 @@ def _one_line(checker: Checker, session: Session) -> CheckResult:
     title = "one line per observation, flushed, nothing else on stdout"
     after_hello = session.unasked(QUIET)
     if after_hello:
-        return CheckResult("one-line", title, False, expected, f"after its hello it also wrote {_show(after_hello[0])}")
+        return CheckResult("one-line", title, False, expected, f"after its hello it also wrote {shown(after_hello[0])}")
     played = checker.play(session, BEGINNER, FirstClick.SAFE, 0, quiet_after=8)
     if session.stray:
         return CheckResult(
-            "one-line", title, False, expected, f"{played.label}: it also wrote {_show(session.stray[0])}"
+            "one-line", title, False, expected, f"{played.label}: it also wrote {shown(session.stray[0])}"
         )
     if played.outcome == "timeout" and not played.moves:
         checker.silent = True  # every other check would wait as long for nothing
@@ -416,7 +174,7 @@ def _quiet_after(checker: Checker, message: str, what: str, *, hello: str | None
     finally:
         session.close()
     if answers:
-        return False, expected, f"it answered {what} with {_show(answers[0])}"
+        return False, expected, f"it answered {what} with {shown(answers[0])}"
     return played.ended, expected, "answered nothing, played on" if played.ended else played.summary()
 
 
@@ -458,7 +216,7 @@ def _game_over(checker: Checker) -> tuple[bool, str, str]:
         after = [line for line in session.unasked(QUIET) if line.strip()]
     finally:
         session.close()
-    return not after, expected, f"it answered {_show(after[0])}" if after else "no answer"
+    return not after, expected, f"it answered {shown(after[0])}" if after else "no answer"
 
 
 def _quit(checker: Checker) -> tuple[bool, str, str]:
@@ -468,14 +226,14 @@ def _quit(checker: Checker) -> tuple[bool, str, str]:
     try:
         checker.play(session, BEGINNER, FirstClick.SAFE, 4)
         session.unasked(QUIET)  # what it says after game_over is the game-over check's business
-        with _ignored():
+        with ignored():
             process.send(protocol.quit_message(), time.monotonic() + 1.0)
         after = session.unasked(QUIT_TIME) if process.alive else []
         gone = not process.alive or _exits_within(process, QUIT_TIME)
     finally:
         process.kill()
     if after:
-        return False, expected, f"it answered {_show(after[0])}"
+        return False, expected, f"it answered {shown(after[0])}"
     return gone, expected, "it exited" if gone else f"still running {QUIT_TIME:g} s after quit"
 
 
