@@ -8,7 +8,7 @@ through its own small loop over ``engine.Game``, because it must see what the ar
 or hides: a line written besides a reply, an answer to a message that takes none, a reply skipped.
 
 Waiting for output that should not come (after ``game_over``, an unknown message, an empty line) is
-a short look (``QUIET`` seconds) rather than a proof; everything else is decided by what the bot
+a short look (``driver.QUIET`` seconds) rather than a proof; everything else is decided by what the bot
 wrote.
 """
 
@@ -20,15 +20,15 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from arena.isolation import protocol
-from arena.isolation.driver import QUIET, QUIT_TIME, BotDidNotStart, Checker, Played, Session, Target, ignored, shown
+from arena.isolation import driver, protocol
+from arena.isolation.driver import BotDidNotStart, Checker, Played, Session, Target, ignored, shown
 from arena.isolation.process import BotProcess, BotTimeout
 from arena.isolation.remote import bot_environment, engine_bot_sandbox, host_command, sandbox_for
 from arena.isolation.sandbox import host_files
 from arena.isolation.settings import EngineBot, Limits
 from engine import BEGINNER, BoardSpec, FirstClick
 
-__all__ = ["QUIET", "BotDidNotStart", "CheckResult", "Target", "as_json", "check_bot", "engine_target", "plugin_target"]
+__all__ = ["BotDidNotStart", "CheckResult", "Target", "as_json", "check_bot", "engine_target", "plugin_target"]
 
 #: The large custom board of the large-board check.
 LARGE = BoardSpec(50, 50, 500, "custom")
@@ -142,7 +142,7 @@ def _hello(session: Session) -> CheckResult:
 def _one_line(checker: Checker, session: Session) -> CheckResult:
     expected = "one JSON line per observation, at once, nothing else"
     title = "one line per observation, flushed, nothing else on stdout"
-    after_hello = session.unasked(QUIET)
+    after_hello = session.unasked(driver.QUIET)
     if after_hello:
         return CheckResult("one-line", title, False, expected, f"after its hello it also wrote {shown(after_hello[0])}")
     played = checker.play(session, BEGINNER, FirstClick.SAFE, 0, quiet_after=8)
@@ -168,7 +168,7 @@ def _quiet_after(checker: Checker, message: str, what: str, *, hello: str | None
         def interject(move: int) -> None:
             if move in (0, 2):
                 session.send(message)
-                answers.extend(session.unasked(QUIET))
+                answers.extend(session.unasked(driver.QUIET))
 
         played = checker.play(session, BEGINNER, FirstClick.SAFE, 1, before=interject)
     finally:
@@ -213,28 +213,28 @@ def _game_over(checker: Checker) -> tuple[bool, str, str]:
         played = checker.play(session, BEGINNER, FirstClick.SAFE, 3)
         if not played.ended:
             return False, expected, f"not run: {played.summary()}"
-        after = [line for line in session.unasked(QUIET) if line.strip()]
+        after = [line for line in session.unasked(driver.QUIET) if line.strip()]
     finally:
         session.close()
     return not after, expected, f"it answered {shown(after[0])}" if after else "no answer"
 
 
 def _quit(checker: Checker) -> tuple[bool, str, str]:
-    expected = f"no answer to quit, and the process gone within {QUIT_TIME:g} s"
+    expected = f"no answer to quit, and the process gone within {driver.QUIT_TIME:g} s"
     session = checker.session()
     process = session.process
     try:
         checker.play(session, BEGINNER, FirstClick.SAFE, 4)
-        session.unasked(QUIET)  # what it says after game_over is the game-over check's business
+        session.unasked(driver.QUIET)  # what it says after game_over is the game-over check's business
         with ignored():
             process.send(protocol.quit_message(), time.monotonic() + 1.0)
-        after = session.unasked(QUIT_TIME) if process.alive else []
-        gone = not process.alive or _exits_within(process, QUIT_TIME)
+        after = session.unasked(driver.QUIT_TIME) if process.alive else []
+        gone = not process.alive or _exits_within(process, driver.QUIT_TIME)
     finally:
         process.kill()
     if after:
         return False, expected, f"it answered {shown(after[0])}"
-    return gone, expected, "it exited" if gone else f"still running {QUIT_TIME:g} s after quit"
+    return gone, expected, "it exited" if gone else f"still running {driver.QUIT_TIME:g} s after quit"
 
 
 def _exits_within(process: BotProcess, seconds: float) -> bool:
