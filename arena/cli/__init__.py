@@ -1,7 +1,7 @@
 """The ``arena`` command line: one module per command, each a thin layer over the library.
 
 Commands load lazily. ``arena --help`` lists them from ``COMMANDS`` without importing any of
-them, and running a command imports only its own module (``arena.cli.<name>``, which exports
+them, and running a command imports only its own module (``arena.cli.<name>``, '-' read as '_', which exports
 ``command``): numba, the solvers and the store cost start-up time only to the commands that use
 them. ``arena COMMAND --help`` loads that command, so it shows every option as usual.
 """
@@ -45,12 +45,14 @@ COMMANDS: dict[str, str] = {
     "check-bot": "Check that a bot speaks the protocol as a tournament needs: scripted situations, one row per "
     "check with what was expected and what came; exit code 0 only when every check passes.",
     "export": "Export a stored tournament (default: the latest) as CSV or Parquet, one row per (board, player).",
+    "new-bot": "Write a starter kit: a ready bot project in python, javascript, cpp, rust or java that speaks the "
+    "protocol; prints the --engine-bot option that plays it.",
 }
 
 
 def load_command(name: str) -> TyperCommand:
     """The full command ``name``: import its module and let typer read the options off ``command``."""
-    module = importlib.import_module(f"arena.cli.{name.replace('-', '_')}")
+    module = importlib.import_module(f"arena.cli.{name.replace('-', '_')}")  # check-bot: arena.cli.check_bot
     single = typer.Typer(add_completion=False)
     single.command(name, help=COMMANDS[name])(module.command)
     command = typer.main.get_command(single)
