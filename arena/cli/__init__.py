@@ -42,6 +42,10 @@ COMMANDS: dict[str, str] = {
     "analyze": "Exact mine probabilities of a position file ('#' covered, 'F' flag, 0-8; '-' for stdin) and the "
     "best move.",
     "export": "Export a stored tournament (default: the latest) as CSV or Parquet, one row per (board, player).",
+    "serve": "Serve the competition's pages (tournaments, leaderboards, players, replays, comparisons, sweeps) "
+    "from the store, read-only, on 127.0.0.1; pages of a tournament being played update by themselves.",
+    "site": "Write the competition's pages as a static site into OUT (every tournament, or those named): they open "
+    "from file:// and from any static web host.",
 }
 
 

@@ -1,0 +1,438 @@
+"""Everything the pages read from the results store, in one module: the web package's only door to the store,
+the leaderboard, the loss analysis, the failure report and the replays.
+
+The store is opened read-only for each request (``reading``): a tournament may be writing it meanwhile (WAL mode
+lets a reader see every committed batch), and a store file replaced while the app runs is simply opened anew by
+the next request. The expensive aggregates (a leaderboard, a player's loss analysis) are cached by what the store
+holds for their tournament (``Signature``: games stored, the last commit, the tournament's row), so a page asked
+again while nothing changed is served from memory, and a page asked after a commit is computed afresh.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import hashlib
+import re
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from arena.failures import PlayerFailures, build_failure_report
+from arena.leaderboard import Leaderboard, build_leaderboard
+from arena.losses import LossReport, tournament_losses
+from arena.records import RecordError, RecordMissing, load_replay
+from arena.replay import ReplayError, ReplayGame, ReplayMove, first_divergence
+from arena.replay.model import Note
+from arena.result import FAILURES
+from arena.store import Store, StoreError
+from engine import BoardSpec
+
+__all__ = [
+    "LIVE_SECONDS",
+    "OUTCOME_FILTERS",
+    "BadRequest",
+    "GamesPage",
+    "LiveStatus",
+    "NotFound",
+    "Signature",
+    "SweepLine",
+    "TournamentInfo",
+    "Unavailable",
+    "diverged_at",
+    "failures",
+    "find_player",
+    "games_page",
+    "leaderboard",
+    "live_status",
+    "losses",
+    "player_slug",
+    "players",
+    "reading",
+    "replay_game",
+    "signature",
+    "spec_of",
+    "split_boards",
+    "sweeps",
+    "tournament",
+    "tournaments",
+]
+
+#: A tournament whose last commit is this recent, and that has games still to play, is shown as being played.
+LIVE_SECONDS = 60.0
+#: The outcome filters of a player's games list: every game, or one kind of ending.
+OUTCOME_FILTERS = ("all", "won", "lost", "failed")
+_SAFE_SLUG = re.compile(r"[A-Za-z0-9_.-]+")
+
+
+class NotFound(LookupError):
+    """No such tournament, player, board or game: a 404 page."""
+
+
+class BadRequest(ValueError):
+    """A malformed parameter: a 400 page."""
+
+
+class Unavailable(RuntimeError):
+    """The store cannot be read (missing, replaced by something else, damaged): a 503 page with the reason."""
+
+
+@contextlib.contextmanager
+def reading(path: Path | None) -> Iterator[Store]:
+    """The store at ``path``, opened read-only for one request; ``Unavailable`` with the store's own message
+    when it cannot be opened."""
+    try:
+        db = Store(path, read_only=True)
+    except StoreError as error:
+        raise Unavailable(str(error)) from None
+    try:
+        yield db
+    finally:
+        db.close()
+
+
+# -- tournaments ----------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Signature:
+    """What the store holds for one tournament, cheaply read: equal signatures mean equal pages."""
+
+    tournament: str
+    games: int
+    last: str
+    updated: str
+
+
+def signature(db: Store, tid: str) -> Signature:
+    row = db.db.execute(
+        "SELECT COUNT(*), COALESCE(MAX(finished), '') FROM games WHERE tournament_id = ?", (tid,)
+    ).fetchone()
+    meta = tournament(db, tid)
+    return Signature(tid, int(row[0]), str(row[1]), f"{meta['updated']}|{meta['games']}")
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentInfo:
+    """A stored tournament as the list shows it; ``row`` is the store's row (``arena leaderboard --list --json``)."""
+
+    row: dict[str, Any]
+    players: list[str]
+    last: str | None
+    live: bool
+
+    @property
+    def id(self) -> str:
+        return str(self.row["id"])
+
+    @property
+    def expected(self) -> int:
+        return int(self.row["games"]) * len(self.players)
+
+    def as_json(self) -> dict[str, Any]:
+        return {**self.row, "players": self.players, "last_activity": self.last, "live": self.live}
+
+
+def _age(stamp: str | None) -> float | None:
+    if not stamp:
+        return None
+    try:
+        then = dt.datetime.fromisoformat(stamp)
+    except ValueError:
+        return None
+    return (dt.datetime.now(dt.UTC) - then).total_seconds()
+
+
+def tournaments(db: Store) -> list[TournamentInfo]:
+    """Every stored tournament, most recently run first, with its players and whether it is being played."""
+    out = []
+    lasts = dict(db.db.execute("SELECT tournament_id, MAX(finished) FROM games GROUP BY tournament_id").fetchall())
+    for row in db.tournaments():
+        names = [p["player"] for p in db.players(row["id"])]
+        last = lasts.get(row["id"])
+        age = _age(last or row["updated"])
+        live = age is not None and age < LIVE_SECONDS and int(row["rows_stored"]) < int(row["games"]) * len(names)
+        out.append(TournamentInfo(dict(row), names, last, live))
+    return out
+
+
+def tournament(db: Store, tid: str) -> dict[str, Any]:
+    """The store's row of tournament ``tid``; ``NotFound`` for an unknown id."""
+    try:
+        return db.tournament(tid)
+    except StoreError:
+        raise NotFound(f"no tournament {tid!r} in this store") from None
+
+
+def spec_of(meta: dict[str, Any]) -> BoardSpec:
+    name = meta["difficulty"] if "/" not in meta["difficulty"] else "custom"
+    return BoardSpec(meta["height"], meta["width"], meta["mines"], name)
+
+
+def player_slug(key: str) -> str:
+    """A player key as one segment of an address and of a file name: itself when it is plain (``random``),
+    else its safe characters and a short hash, so ``random[x=1]`` and ``random-x-1`` stay apart."""
+    if _SAFE_SLUG.fullmatch(key) and not key.startswith("."):
+        return key
+    plain = re.sub(r"[^A-Za-z0-9_.-]+", "-", key).strip("-.") or "player"
+    return f"{plain}-{hashlib.sha256(key.encode()).hexdigest()[:6]}"
+
+
+def players(db: Store, tid: str) -> dict[str, dict[str, Any]]:
+    """The tournament's players by slug: their store rows (``player`` is the leaderboard key)."""
+    tournament(db, tid)
+    return {player_slug(p["player"]): p for p in db.players(tid)}
+
+
+def find_player(db: Store, tid: str, slug: str) -> dict[str, Any]:
+    """The store row of the player whose slug is ``slug``; ``NotFound`` otherwise."""
+    found = players(db, tid).get(slug)
+    if found is None:
+        raise NotFound(f"tournament {tid} has no player {slug!r}")
+    return found
+
+
+# -- cached aggregates ----------------------------------------------------------------------------------------
+T = TypeVar("T")
+
+
+@dataclass
+class _Cache:
+    """Values by (what, store, tournament, ...), each kept with the signature it was computed at."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    values: dict[tuple[Any, ...], tuple[Signature, Any]] = field(default_factory=dict)
+    limit: int = 256
+
+    def get(self, key: tuple[Any, ...], sig: Signature, compute: Callable[[], T]) -> T:
+        with self.lock:
+            found = self.values.get(key)
+        if found is not None and found[0] == sig:
+            return found[1]  # type: ignore[no-any-return]
+        value = compute()
+        with self.lock:
+            if len(self.values) >= self.limit:
+                self.values.pop(next(iter(self.values)))
+            self.values[key] = (sig, value)
+        return value
+
+
+_CACHE = _Cache()
+
+
+def leaderboard(db: Store, tid: str) -> Leaderboard:
+    """``arena leaderboard TOURNAMENT``'s figures, cached by what the store holds."""
+    sig = signature(db, tid)
+    return _CACHE.get(("leaderboard", str(db.path.resolve()), tid), sig, lambda: build_leaderboard(db, tid))
+
+
+def losses(db: Store, tid: str, key: str) -> LossReport | str:
+    """``arena losses`` of one player, cached; or, when its games were stored without records, why not."""
+    sig = signature(db, tid)
+
+    def compute() -> LossReport | str:
+        try:
+            return tournament_losses(db, tid, key)
+        except RecordMissing as error:
+            return str(error)
+        except (RecordError, ReplayError) as error:
+            return f"the losses cannot be judged: {error}"
+
+    return _CACHE.get(("losses", str(db.path.resolve()), tid, key), sig, compute)
+
+
+def failures(db: Store, tid: str, key: str) -> PlayerFailures:
+    """``arena errors -p KEY``'s report of one player (its outcomes, and each distinct failure with stderr)."""
+    report = build_failure_report(db, tid, key, limit=20)
+    return report.players[0]
+
+
+# -- games ----------------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class GamesPage:
+    """One page of a player's games, filtered by outcome: the store's rows, and how many match in all."""
+
+    rows: list[dict[str, Any]]
+    total: int
+    page: int
+    pages: int
+    per_page: int
+    counts: dict[str, int]
+
+
+def _matches(outcome: str, wanted: str) -> bool:
+    if wanted == "all":
+        return True
+    if wanted == "failed":
+        return outcome in {o.value for o in FAILURES}
+    return outcome == wanted
+
+
+def games_page(db: Store, tid: str, key: str, outcome: str = "all", page: int = 1, per_page: int = 50) -> GamesPage:
+    """Page ``page`` (from 1) of ``key``'s games whose outcome is ``outcome`` (``OUTCOME_FILTERS``), by board."""
+    if outcome not in OUTCOME_FILTERS:
+        raise BadRequest(f"outcome must be one of {', '.join(OUTCOME_FILTERS)}, not {outcome!r}")
+    if page < 1:
+        raise BadRequest(f"page must be 1 or more, not {page}")
+    rows = [r for r in db.games(tid) if r["player"] == key]
+    counts = {name: sum(_matches(str(r["outcome"]), name) for r in rows) for name in OUTCOME_FILTERS}
+    chosen = [r for r in rows if _matches(str(r["outcome"]), outcome)]
+    pages = max(1, -(-len(chosen) // per_page))
+    if page > pages:
+        raise NotFound(f"page {page} of {key}'s {outcome} games does not exist; there are {pages}")
+    start = (page - 1) * per_page
+    return GamesPage(chosen[start : start + per_page], len(chosen), page, pages, per_page, counts)
+
+
+def _note(note: str, p_mine: float | None) -> Note:
+    if p_mine is not None:
+        return {"note": note, "p_mine": p_mine} if note else {"p_mine": p_mine}
+    return note or None
+
+
+def replay_game(db: Store, tid: str, key: str, board: int) -> ReplayGame:
+    """``key``'s game on ``board``, its record checked against its stored result, ready for the viewer.
+
+    ``NotFound`` when the game is not stored; ``Unavailable`` when it has no record or one that does not
+    reproduce it (the page says which)."""
+    meta = tournament(db, tid)
+    try:
+        row = db.game(tid, key, board)
+    except StoreError:
+        raise NotFound(f"tournament {tid} has no game of {key!r} on board {board}") from None
+    try:
+        checked = load_replay(db, tid, key, board)
+    except RecordError as error:
+        raise Unavailable(str(error)) from None
+    moves = [ReplayMove(m.kind, m.row, m.col, m.guess, _note(m.note, m.p_mine), m.opened) for m in checked.record.moves]
+    return ReplayGame(key, spec_of(meta), meta["rule"], meta["seed"], board, moves, row["outcome"], row["error"] or "")
+
+
+def split_boards(db: Store, tid: str, a: str, b: str) -> dict[str, Any]:
+    """``arena diff``'s figures: over the boards both played, which only ``a`` won, which only ``b``, and how
+    many both or neither won."""
+    won: dict[str, dict[int, bool]] = {a: {}, b: {}}
+    for row in db.games(tid):
+        if row["player"] in won:
+            won[row["player"]][row["board"]] = bool(row["won"])
+    common = sorted(won[a].keys() & won[b].keys())
+    return {
+        "only_a": [x for x in common if won[a][x] and not won[b][x]],
+        "only_b": [x for x in common if won[b][x] and not won[a][x]],
+        "both": sum(won[a][x] and won[b][x] for x in common),
+        "neither": sum(not won[a][x] and not won[b][x] for x in common),
+    }
+
+
+def diverged_at(db: Store, tid: str, a: str, b: str, board: int) -> int | None:
+    """The 1-based move where the two games of ``board`` first differ; ``None`` for the same play or no record."""
+    try:
+        index = first_divergence(db.game_record(tid, a, board).moves, db.game_record(tid, b, board).moves)
+    except RecordError:
+        return None
+    return None if index is None else index + 1
+
+
+# -- live -----------------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class LiveStatus:
+    """How far a tournament is: games stored of those planned, the recent rate, and the time left at that rate."""
+
+    tournament: str
+    stored: int
+    expected: int
+    live: bool
+    games_per_second: float | None
+    seconds_left: float | None
+    last_activity: str | None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "tournament": self.tournament,
+            "stored": self.stored,
+            "expected": self.expected,
+            "live": self.live,
+            "games_per_second": self.games_per_second,
+            "seconds_left": self.seconds_left,
+            "last_activity": self.last_activity,
+        }
+
+
+def live_status(db: Store, tid: str) -> LiveStatus:
+    """The progress of ``tid`` from its commits: each batch is committed with one time, so the rate is the
+    games of the recent commits over the time they span."""
+    meta = tournament(db, tid)
+    expected = int(meta["games"]) * len(db.players(tid))
+    commits = db.db.execute(
+        "SELECT finished, COUNT(*) FROM games WHERE tournament_id = ? GROUP BY finished ORDER BY finished DESC"
+        " LIMIT 40",
+        (tid,),
+    ).fetchall()
+    stored = int(db.db.execute("SELECT COUNT(*) FROM games WHERE tournament_id = ?", (tid,)).fetchone()[0])
+    last = str(commits[0][0]) if commits else None
+    age = _age(last or meta["updated"])
+    live = age is not None and age < LIVE_SECONDS and stored < expected
+    rate = None
+    if len(commits) >= 2:
+        newest, oldest = _age(str(commits[0][0])), _age(str(commits[-1][0]))
+        if newest is not None and oldest is not None and oldest > newest:
+            rate = sum(int(n) for _, n in commits[:-1]) / (oldest - newest)
+    left = (expected - stored) / rate if rate and live else None
+    return LiveStatus(tid, stored, expected, live, rate, left, last)
+
+
+# -- sweeps ---------------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class SweepPoint:
+    tournament: str
+    mines: int
+    density: float
+    player: str
+    games: int
+    wins: int
+
+
+@dataclass(frozen=True, slots=True)
+class SweepLine:
+    """The tournaments of one sweep on one board size: the same rule, seed, boards and players, several mine
+    counts (``arena sweep`` plays exactly such a grid; the store keeps them as ordinary tournaments)."""
+
+    height: int
+    width: int
+    rule: str
+    seed: int
+    boards: int
+    players: tuple[str, ...]
+    points: tuple[SweepPoint, ...]
+
+    @property
+    def size(self) -> str:
+        return f"{self.height}x{self.width}"
+
+
+def sweeps(db: Store) -> list[SweepLine]:
+    """The stored sweeps: tournaments grouped by board size, rule, seed, boards and players, where a group has
+    two or more mine counts."""
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for row in db.tournaments():
+        names = tuple(sorted(p["player"] for p in db.players(row["id"])))
+        key = (row["height"], row["width"], row["rule"], row["seed"], row["games"], names)
+        groups.setdefault(key, []).append(row)
+    lines = []
+    for (height, width, rule, seed, boards, names), rows in groups.items():
+        if len({r["mines"] for r in rows}) < 2:
+            continue
+        points = []
+        for row in sorted(rows, key=lambda r: r["mines"]):
+            counts = dict.fromkeys(names, (0, 0))
+            for player, games, wins in db.db.execute(
+                "SELECT player, COUNT(*), SUM(won) FROM games WHERE tournament_id = ? AND board < ? GROUP BY player",
+                (row["id"], row["games"]),
+            ):
+                counts[player] = (int(games), int(wins or 0))
+            for name in names:
+                games, wins = counts[name]
+                density = row["mines"] / (height * width)
+                points.append(SweepPoint(row["id"], int(row["mines"]), density, name, games, wins))
+        lines.append(SweepLine(height, width, rule, seed, boards, names, tuple(points)))
+    return sorted(lines, key=lambda line: (line.height * line.width, line.rule, line.seed))
