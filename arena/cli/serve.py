@@ -72,7 +72,7 @@ def command(
         from arena.web.app import create_app
     except ImportError as error:
         raise UsageError(f"arena serve needs the web extra ({error.name} is missing): {EXTRA}") from None
-    from arena.store import Store
+    from arena.results.store import Store
 
     with Store(store, read_only=True) as db:  # a missing or foreign store: one line, exit 2
         path = db.path

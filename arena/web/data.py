@@ -20,14 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from arena.failures import PlayerFailures, build_failure_report
-from arena.leaderboard import Leaderboard, build_leaderboard
-from arena.losses import LossReport, tournament_losses
-from arena.records import RecordError, RecordMissing, load_replay
-from arena.replay import ReplayError, ReplayGame, ReplayMove, first_divergence
-from arena.replay.model import Note
+from arena.analysis.failures import PlayerFailures, build_failure_report
+from arena.analysis.leaderboard import Leaderboard, build_leaderboard
+from arena.analysis.losses import LossReport, tournament_losses
+from arena.analysis.replay import ReplayError, ReplayGame, ReplayMove, first_divergence
+from arena.analysis.replay.model import Note
 from arena.result import FAILURES
-from arena.store import Store, StoreError
+from arena.results.records import RecordError, RecordMissing, load_replay
+from arena.results.store import Store, StoreError
 from engine import BoardSpec
 
 __all__ = [

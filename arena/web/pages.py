@@ -14,9 +14,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.replay import ReplayError, replay, replay_payload
+from arena.analysis.replay import ReplayError, replay, replay_payload
 from arena.result import FAILURES, Outcome
-from arena.store import Store
+from arena.results.store import Store
 from arena.web import data
 from arena.web.links import Links
 
@@ -351,7 +351,7 @@ PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#F
 
 def sweeps_page(db: Store, links: Links) -> Page:
     """Each stored sweep: win rate against density with 95% Wilson bands, and its table."""
-    from arena.stats import wilson_interval
+    from arena.analysis.stats import wilson_interval
 
     charts = []
     payload = []

@@ -2,7 +2,7 @@
 
 Autoescape is on for every template, whatever its name: a player's name, version, options, notes and stderr
 are text a bot controls, and reach the page only as escaped text. The only markup inserted as is comes from
-the project itself: the replay viewer (``arena.replay.viewer_html``, which escapes the bot's words and puts
+the project itself: the replay viewer (``arena.analysis.replay.viewer_html``, which escapes the bot's words and puts
 the game's data in a ``<script type="application/json">`` with every ``<`` escaped).
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from arena.replay import viewer_css, viewer_html
+from arena.analysis.replay import viewer_css, viewer_html
 from arena.web.links import Links
 from arena.web.pages import Page
 
