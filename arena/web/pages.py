@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,9 +78,9 @@ def _options(row: dict[str, Any]) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def home_page(db: Store, links: Links) -> Page:
-    """Every stored tournament, the one being played marked live."""
-    infos = data.tournaments(db)
+def home_page(db: Store, links: Links, only: Collection[str] | None = None) -> Page:
+    """Every stored tournament (or those in ``only``), the one being played marked live."""
+    infos = [info for info in data.tournaments(db) if only is None or info.id in only]
     rows = []
     for info in infos:
         r = info.row
@@ -98,7 +99,7 @@ def home_page(db: Store, links: Links) -> Page:
                 "live": info.live,
             }
         )
-    has_sweeps = bool(data.sweeps(db)) if infos else False
+    has_sweeps = bool(_sweeps(db, only)) if infos else False
     context = {"rows": rows, "store": str(db.path), "has_sweeps": has_sweeps}
     live = links.live and any(info.live for info in infos)
     return Page("tournaments.html", "Tournaments", context, [i.as_json() for i in infos], live, [])
@@ -330,7 +331,10 @@ def diff_page(db: Store, tid: str, a: str, b: str, links: Links) -> Page:
     split = data.split_boards(db, tid, key_a, key_b)
     boards = sorted([(x, key_a) for x in split["only_a"]] + [(x, key_b) for x in split["only_b"]])
     diverged = {x: data.diverged_at(db, tid, key_a, key_b, x) for x, _ in boards}
-    rows = [{"board": x, "winner": w, "diverged": diverged[x], "href": links.pair(tid, x, a, b)} for x, w in boards]
+    first, second = sorted((a, b))  # one side-by-side page per board and pair, whichever way it is asked
+    rows = [
+        {"board": x, "winner": w, "diverged": diverged[x], "href": links.pair(tid, x, first, second)} for x, w in boards
+    ]
     context = {
         "a": key_a,
         "b": key_b,
@@ -349,13 +353,19 @@ def diff_page(db: Store, tid: str, a: str, b: str, links: Links) -> Page:
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#F0E442", "#000000")
 
 
-def sweeps_page(db: Store, links: Links) -> Page:
+def _sweeps(db: Store, only: Collection[str] | None) -> list[data.SweepLine]:
+    """The stored sweeps whose every tournament is in ``only`` (``None``: every sweep)."""
+    lines = data.sweeps(db)
+    return [line for line in lines if only is None or all(p.tournament in only for p in line.points)]
+
+
+def sweeps_page(db: Store, links: Links, only: Collection[str] | None = None) -> Page:
     """Each stored sweep: win rate against density with 95% Wilson bands, and its table."""
     from arena.analysis.stats import wilson_interval
 
     charts = []
     payload = []
-    for line in data.sweeps(db):
+    for line in _sweeps(db, only):
         densities = sorted({p.density for p in line.points})
         lo, hi = densities[0], densities[-1]
         span = (hi - lo) or 1.0
