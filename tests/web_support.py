@@ -84,3 +84,26 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+#: A slow player (a few milliseconds a game), so that a tournament lasts long enough to be watched live.
+SLOW_SOURCE = """
+import time
+
+from players import hookimpl
+from players.builtin.random_player import RandomPlayer
+
+
+class Slow(RandomPlayer):
+    name = "slow"
+    description = "random, a few milliseconds a game"
+
+    def reset(self, rng, spec, rule):
+        time.sleep(0.004)
+        super().reset(rng, spec, rule)
+
+
+@hookimpl
+def register_players(register):
+    register(Slow)
+"""
