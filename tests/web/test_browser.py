@@ -200,7 +200,7 @@ def test_screenshots_of_each_kind_of_page(open_tab, served, stored: Stored, tmp_
                 tab.page.keyboard.press("End")
             # Nothing wider than the window but the tables' own scrolling boxes.
             overflow = tab.page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
-            assert overflow <= 0 or kind in ("game", "pair"), (kind, width, overflow)
+            assert overflow <= 0, (kind, width, overflow)
             shoot(tab, f"{kind}-{width}.png", tmp_path)
             not_pwned(tab)
             if kind == "not-found":  # the browser logs the 404 it was shown: the one error expected
