@@ -398,6 +398,7 @@ def sweeps_page(db: Store, links: Links, only: Collection[str] | None = None) ->
                         "low": low,
                         "high": high,
                         "href": links.leaderboard(p.tournament),
+                        "tournament": p.tournament,
                     }
                 )
             series.append(
@@ -421,15 +422,22 @@ def sweeps_page(db: Store, links: Links, only: Collection[str] | None = None) ->
                 "yticks": [(y(v / 100), v) for v in range(0, 101, 25)],
             }
         )
-        payload.append(
+        cells = [
             {
                 "size": line.size,
-                "rule": line.rule,
-                "seed": line.seed,
-                "boards": line.boards,
-                "players": list(line.players),
-                "points": [{k: v for k, v in row.items() if k != "href"} for row in table],
+                "mines": row["mines"],
+                "density": row["density"],
+                "player": row["player"],
+                "games": row["games"],
+                "wins": row["wins"],
+                "win_rate": row["rate"],
+                "ci_low": row["low"],
+                "ci_high": row["high"],
+                "tournament": row["tournament"],
             }
-        )
+            for row in sorted(table, key=lambda row: row["mines"])
+        ]
+        # The shape of `arena sweep --json`, one sweep per board size.
+        payload.append({"rule": line.rule, "seed": line.seed, "games": line.boards, "cells": cells})
     crumbs = _crumbs(links, None, "", ("sweeps", None))
     return Page("sweeps.html", "Sweeps: win rate against mine density", {"charts": charts}, payload, False, crumbs)

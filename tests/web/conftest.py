@@ -4,6 +4,7 @@ drives it)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -11,6 +12,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -47,15 +49,15 @@ class Served:
     server: Any
 
 
-@pytest.fixture(scope="session")
-def served(stored: Stored) -> Iterator[Served]:
-    """The app over the session's store, served by uvicorn on 127.0.0.1 in a thread."""
+@contextlib.contextmanager
+def serving(path: Path) -> Iterator[Served]:
+    """The app over the store at ``path``, served by uvicorn on 127.0.0.1 (a free port) in a thread."""
     import uvicorn
 
     from arena.web.app import create_app
 
     port = free_port()
-    config = uvicorn.Config(create_app(stored.path), host="127.0.0.1", port=port, log_level="warning", lifespan="off")
+    config = uvicorn.Config(create_app(path), host="127.0.0.1", port=port, log_level="warning", lifespan="off")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -63,9 +65,23 @@ def served(stored: Stored) -> Iterator[Served]:
     while not server.started:
         assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
         time.sleep(0.05)
-    yield Served(f"http://127.0.0.1:{port}", server)
-    server.should_exit = True
-    thread.join(timeout=30)
+    try:
+        yield Served(f"http://127.0.0.1:{port}", server)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def served(stored: Stored) -> Iterator[Served]:
+    with serving(stored.path) as app:
+        yield app
+
+
+@pytest.fixture
+def serve() -> Any:
+    """``with serve(path) as app:``: another store served the same way."""
+    return serving
 
 
 @pytest.fixture(scope="session")
@@ -95,3 +111,12 @@ def cli() -> Any:
 
     runner = CliRunner()
     return lambda *args: runner.invoke(app, [str(a) for a in args])
+
+
+@pytest.fixture(scope="session")
+def swept(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """A small stored sweep (6x6, three mine counts, two players, 30 boards a point) and its `--json`."""
+    path = tmp_path_factory.mktemp("web-sweep") / "sweep.db"
+    result = arena("sweep", "--size", "6x6", "--mines", "4,6,8", "-p", "random,mean-constraint", "-n", "30",
+                   "--workers", "2", "--store", path, "--json")  # fmt: skip
+    return path, json.loads(result.stdout)

@@ -209,3 +209,21 @@ def test_a_replaced_store_is_read_anew_and_a_broken_one_refused(stored: Stored, 
 def test_unknown_static_file(client):
     assert client.get("/static/site.css").headers["content-type"].startswith("text/css")
     assert client.get("/static/nope.js").status_code == 404
+
+
+def test_sweeps_page_is_the_sweeps_json(swept):
+    from starlette.testclient import TestClient
+
+    from arena.web.app import create_app
+
+    path, cli = swept
+    client = TestClient(create_app(path), raise_server_exceptions=False)
+    (sweep,) = client.get("/sweeps/?format=json").json()
+    assert {k: sweep[k] for k in ("rule", "seed", "games")} == {k: cli[k] for k in ("rule", "seed", "games")}
+    key = lambda cell: (cell["mines"], cell["player"])  # noqa: E731
+    assert sorted(sweep["cells"], key=key) == sorted(cli["cells"], key=key) and len(cli["cells"]) == 6
+    text = client.get("/sweeps/").text
+    assert text.count("<polyline") == 2 and text.count("<polygon") == 2  # a line and a band per player
+    assert 'href="/sweeps/"' in client.get("/").text
+    for cell in cli["cells"]:
+        assert f'href="/t/{cell["tournament"]}/"' in text

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from web_support import SLOW_SOURCE, Stored, arena, free_port
+from web_support import SLOW_SOURCE, Stored, arena
 
 from arena.web.site import write_site
 
@@ -208,14 +208,8 @@ def test_screenshots_of_each_kind_of_page(open_tab, served, stored: Stored, tmp_
                 tab.errors.clear()
 
 
-def test_a_live_page_follows_a_tournament_played_by_another_process(open_tab, tmp_path: Path):
+def test_a_live_page_follows_a_tournament_played_by_another_process(open_tab, serve, tmp_path: Path):
     """A tournament runs in another process; its leaderboard page, served, shows its game count rise by itself."""
-    import threading
-
-    import uvicorn
-
-    from arena.web.app import create_app
-
     plugin = tmp_path / "slow_bot.py"
     plugin.write_text(SLOW_SOURCE, encoding="utf-8")
     store = tmp_path / "live.db"
@@ -223,41 +217,54 @@ def test_a_live_page_follows_a_tournament_played_by_another_process(open_tab, tm
                "3000", "-p", "slow", "--plugin", str(plugin), "--sandbox", "off", "--workers", "1",
                "--store", str(store)]  # fmt: skip
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    port = free_port()
-    config = uvicorn.Config(create_app(store), host="127.0.0.1", port=port, log_level="warning", lifespan="off")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
     try:
-        base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 300
-        tid, status = None, {"live": False, "stored": 0}
-        while tid is None or not status["live"] or status["stored"] == 0:
-            assert process.poll() is None, process.stderr.read() if process.stderr else ""
-            assert time.monotonic() < deadline, "the tournament did not start"
-            time.sleep(0.2)
-            try:
-                listed = json.loads(urllib.request.urlopen(base + "/?format=json").read())
-            except OSError:
-                continue
-            if listed:
-                tid = listed[0]["id"]
-                status = json.loads(urllib.request.urlopen(f"{base}/t/{tid}/live").read())
-        tab = open_tab(base + "/")
-        tab.page.goto(f"{base}/t/{tid}/")
-        assert tab.page.get_attribute("body", "data-live") == "1"
-        assert tab.page.query_selector("#status .live-badge") is not None
-        first = int(tab.page.inner_text('#status [data-field="stored"] b').replace(",", ""))
-        # The page fetches itself again and swaps in the new figures; no reload by the test.
-        count = "+document.querySelector('#status [data-field=\"stored\"] b').textContent.replace(/,/g, '')"
-        tab.page.wait_for_function(f"() => {count} > {first}", timeout=120_000)
-        later = int(tab.page.inner_text('#status [data-field="stored"] b').replace(",", ""))
-        games = int(tab.page.inner_text('#leaderboard [data-field="games"]').replace(",", ""))
-        assert later > first and games >= first
-        assert "games/s" in tab.page.inner_text("#status")
-        assert all(url.startswith(base + "/") for url in tab.requests), tab.requests
+        with serve(store) as app:
+            watch(app.url, process, open_tab, tmp_path)
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=120)
-        server.should_exit = True
-        thread.join(timeout=30)
+
+
+def watch(base: str, process: subprocess.Popen[str], open_tab: Callable[..., Tab], tmp_path: Path) -> None:
+    """Wait for the tournament to have games, open its leaderboard, and see the count rise on the page."""
+    deadline = time.monotonic() + 300
+    tid, status = None, {"live": False, "stored": 0}
+    while tid is None or not status["live"] or status["stored"] == 0:
+        assert process.poll() is None, process.stderr.read() if process.stderr else ""
+        assert time.monotonic() < deadline, "the tournament did not start"
+        time.sleep(0.2)
+        try:
+            listed = json.loads(urllib.request.urlopen(base + "/?format=json").read())
+        except OSError:
+            continue
+        if listed:
+            tid = listed[0]["id"]
+            status = json.loads(urllib.request.urlopen(f"{base}/t/{tid}/live").read())
+    tab = open_tab(base + "/")
+    tab.page.goto(f"{base}/t/{tid}/")
+    assert tab.page.get_attribute("body", "data-live") == "1"
+    assert tab.page.query_selector("#status .live-badge") is not None
+    first = int(tab.page.inner_text('#status [data-field="stored"] b').replace(",", ""))
+    # The page fetches itself again and swaps in the new figures; no reload by the test.
+    count = "+document.querySelector('#status [data-field=\"stored\"] b').textContent.replace(/,/g, '')"
+    tab.page.wait_for_function(f"() => {count} > {first}", timeout=120_000)
+    later = int(tab.page.inner_text('#status [data-field="stored"] b').replace(",", ""))
+    games = int(tab.page.inner_text('#leaderboard [data-field="games"]').replace(",", ""))
+    assert later > first and games >= first
+    assert "games/s" in tab.page.inner_text("#status")
+    assert all(url.startswith(base + "/") for url in tab.requests), tab.requests
+    shoot(tab, "leaderboard-live-1280.png", tmp_path)
+
+
+def test_sweeps_page(open_tab, serve, swept, tmp_path: Path):
+    path, cli = swept
+    with serve(path) as app:
+        for width in (1280, 390):
+            tab = open_tab(app.url + "/", width)
+            tab.page.goto(app.url + "/")
+            tab.page.click("text=sweeps")
+            assert tab.page.locator("svg.chart polyline").count() == 2
+            rows = tab.page.locator(".sweep tbody tr").count()
+            assert rows == len(cli["cells"]) == 6
+            assert tab.page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth") <= 0
+            shoot(tab, f"sweeps-{width}.png", tmp_path)
