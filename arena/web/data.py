@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import hashlib
+import logging
 import re
 import threading
 from collections.abc import Callable, Iterator
@@ -21,22 +22,25 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from arena.analysis.failures import PlayerFailures, build_failure_report
-from arena.analysis.leaderboard import Leaderboard, build_leaderboard
+from arena.analysis.leaderboard import Leaderboard
 from arena.analysis.losses import LossReport, tournament_losses
 from arena.analysis.replay import ReplayError, ReplayGame, ReplayMove, first_divergence
 from arena.analysis.replay.model import Note
 from arena.result import FAILURES
 from arena.results.records import RecordError, RecordMissing, load_replay
-from arena.results.store import Store, StoreError
+from arena.results.store import GAME_COLUMNS, Store, StoreError
+from arena.web.board import fast_leaderboard
 from engine import BoardSpec
 
 __all__ = [
     "LIVE_SECONDS",
     "OUTCOME_FILTERS",
+    "SYNC_LOSS_GAMES",
     "BadRequest",
     "GamesPage",
     "LiveStatus",
     "NotFound",
+    "Pending",
     "Signature",
     "SweepLine",
     "TournamentInfo",
@@ -48,6 +52,7 @@ __all__ = [
     "leaderboard",
     "live_status",
     "losses",
+    "player_games",
     "player_slug",
     "players",
     "reading",
@@ -96,20 +101,19 @@ def reading(path: Path | None) -> Iterator[Store]:
 # -- tournaments ----------------------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Signature:
-    """What the store holds for one tournament, cheaply read: equal signatures mean equal pages."""
+    """What the store holds for one tournament, cheaply read: equal signatures mean equal pages. Games are only
+    ever added (never changed or removed), each commit adds some, and a run that changes the tournament or its
+    players rewrites the tournament's row: so the number of games and that row say whether anything changed."""
 
     tournament: str
     games: int
-    last: str
     updated: str
 
 
 def signature(db: Store, tid: str) -> Signature:
-    row = db.db.execute(
-        "SELECT COUNT(*), COALESCE(MAX(finished), '') FROM games WHERE tournament_id = ?", (tid,)
-    ).fetchone()
+    row = db.db.execute("SELECT COUNT(*) FROM games WHERE tournament_id = ?", (tid,)).fetchone()
     meta = tournament(db, tid)
-    return Signature(tid, int(row[0]), str(row[1]), f"{meta['updated']}|{meta['games']}")
+    return Signature(tid, int(row[0]), f"{meta['updated']}|{meta['games']}|{meta['touched']}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,28 +227,87 @@ _CACHE = _Cache()
 def leaderboard(db: Store, tid: str) -> Leaderboard:
     """``arena leaderboard TOURNAMENT``'s figures, cached by what the store holds."""
     sig = signature(db, tid)
-    return _CACHE.get(("leaderboard", str(db.path.resolve()), tid), sig, lambda: build_leaderboard(db, tid))
+    return _CACHE.get(("leaderboard", str(db.path.resolve()), tid), sig, lambda: fast_leaderboard(db, tid))
 
 
-def losses(db: Store, tid: str, key: str) -> LossReport | str:
-    """``arena losses`` of one player, cached; or, when its games were stored without records, why not."""
+#: A player with more games than this has its losses judged in the background (``Pending`` until then): about
+#: 400 Beginner or 80 Expert games a second, so a page would otherwise wait for minutes on a large tournament.
+SYNC_LOSS_GAMES = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """A player's losses being judged in the background: ``games`` games, since ``started`` (a UTC time)."""
+
+    games: int
+    started: str
+
+
+_JOBS: dict[tuple[Any, ...], tuple[Signature, Pending]] = {}
+_JOBS_LOCK = threading.Lock()
+
+
+def _judge(db: Store, tid: str, key: str) -> LossReport | str:
+    try:
+        return tournament_losses(db, tid, key)
+    except RecordMissing as error:
+        return str(error)
+    except (RecordError, ReplayError) as error:
+        return f"the losses cannot be judged: {error}"
+
+
+def losses(db: Store, tid: str, key: str, *, background: bool = False) -> LossReport | str | Pending:
+    """``arena losses`` of one player, cached; or, when its games were stored without records, why not.
+
+    With ``background``, a player of more than ``SYNC_LOSS_GAMES`` games is judged in a thread of its own (with
+    its own read-only connection) and ``Pending`` is returned until its report is in the cache."""
     sig = signature(db, tid)
+    cache_key = ("losses", str(db.path.resolve()), tid, key)
+    with _CACHE.lock:
+        found = _CACHE.values.get(cache_key)
+    if found is not None and found[0] == sig:
+        return found[1]  # type: ignore[no-any-return]
+    if background:
+        count = db.db.execute(
+            "SELECT COUNT(*) FROM games WHERE tournament_id = ? AND player = ?", (tid, key)
+        ).fetchone()[0]
+        if count > SYNC_LOSS_GAMES:
+            return _in_background(db.path, tid, key, sig, cache_key, int(count))
+    return _CACHE.get(cache_key, sig, lambda: _judge(db, tid, key))
 
-    def compute() -> LossReport | str:
+
+def _in_background(path: Path, tid: str, key: str, sig: Signature, cache_key: tuple[Any, ...], games: int) -> Pending:
+    with _JOBS_LOCK:
+        job = _JOBS.get(cache_key)
+        if job is not None and job[0] == sig:
+            return job[1]
+        pending = Pending(games, dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
+        _JOBS[cache_key] = (sig, pending)
+
+    def run() -> None:
         try:
-            return tournament_losses(db, tid, key)
-        except RecordMissing as error:
-            return str(error)
-        except (RecordError, ReplayError) as error:
-            return f"the losses cannot be judged: {error}"
+            with reading(path) as db:
+                _CACHE.get(cache_key, sig, lambda: _judge(db, tid, key))
+        except Exception:  # the page says it is still pending; the next request after a change tries again
+            logging.getLogger("arena.web").exception("judging the losses of %s in %s", key, tid)
+        finally:
+            with _JOBS_LOCK:
+                if _JOBS.get(cache_key, (None,))[0] == sig:
+                    del _JOBS[cache_key]
 
-    return _CACHE.get(("losses", str(db.path.resolve()), tid, key), sig, compute)
+    threading.Thread(target=run, name=f"losses {key}", daemon=True).start()
+    return pending
 
 
 def failures(db: Store, tid: str, key: str) -> PlayerFailures:
-    """``arena errors -p KEY``'s report of one player (its outcomes, and each distinct failure with stderr)."""
-    report = build_failure_report(db, tid, key, limit=20)
-    return report.players[0]
+    """``arena errors -p KEY``'s report of one player (its outcomes, and each distinct failure with stderr),
+    cached like the leaderboard."""
+    sig = signature(db, tid)
+
+    def compute() -> PlayerFailures:
+        return build_failure_report(db, tid, key, limit=20).players[0]
+
+    return _CACHE.get(("failures", str(db.path.resolve()), tid, key), sig, compute)
 
 
 # -- games ----------------------------------------------------------------------------------------------------
@@ -274,7 +337,7 @@ def games_page(db: Store, tid: str, key: str, outcome: str = "all", page: int = 
         raise BadRequest(f"outcome must be one of {', '.join(OUTCOME_FILTERS)}, not {outcome!r}")
     if page < 1:
         raise BadRequest(f"page must be 1 or more, not {page}")
-    rows = [r for r in db.games(tid) if r["player"] == key]
+    rows = player_games(db, tid, key)
     counts = {name: sum(_matches(str(r["outcome"]), name) for r in rows) for name in OUTCOME_FILTERS}
     chosen = [r for r in rows if _matches(str(r["outcome"]), outcome)]
     pages = max(1, -(-len(chosen) // per_page))
@@ -282,6 +345,14 @@ def games_page(db: Store, tid: str, key: str, outcome: str = "all", page: int = 
         raise NotFound(f"page {page} of {key}'s {outcome} games does not exist; there are {pages}")
     start = (page - 1) * per_page
     return GamesPage(chosen[start : start + per_page], len(chosen), page, pages, per_page, counts)
+
+
+def player_games(db: Store, tid: str, key: str) -> list[dict[str, Any]]:
+    """The stored games of one player, by board, as ``Store.games`` gives rows: read by the games table's key
+    (tournament, player, board), not by a scan of every player's games."""
+    columns = ", ".join(GAME_COLUMNS)
+    query = f"SELECT {columns} FROM games WHERE tournament_id = ? AND player = ? ORDER BY board"
+    return [dict(row) for row in db.db.execute(query, (tid, key))]
 
 
 def _note(note: str, p_mine: float | None) -> Note:
@@ -358,27 +429,40 @@ class LiveStatus:
         }
 
 
-def live_status(db: Store, tid: str) -> LiveStatus:
-    """The progress of ``tid`` from its commits: each batch is committed with one time, so the rate is the
-    games of the recent commits over the time they span."""
-    meta = tournament(db, tid)
-    expected = int(meta["games"]) * len(db.players(tid))
+def _commits(db: Store, tid: str) -> tuple[str | None, float | None]:
+    """The time of the tournament's last commit, and the games per second of the commits of the two minutes
+    before it (``None`` without two of them)."""
+    last = db.db.execute("SELECT MAX(finished) FROM games WHERE tournament_id = ?", (tid,)).fetchone()[0]
+    if last is None:
+        return None, None
+    since = (dt.datetime.fromisoformat(last) - dt.timedelta(seconds=120)).isoformat(timespec="microseconds")
     commits = db.db.execute(
-        "SELECT finished, COUNT(*) FROM games WHERE tournament_id = ? GROUP BY finished ORDER BY finished DESC"
-        " LIMIT 40",
-        (tid,),
+        "SELECT finished, COUNT(*) FROM games WHERE tournament_id = ? AND finished >= ? GROUP BY finished"
+        " ORDER BY finished DESC LIMIT 40",
+        (tid, since),
     ).fetchall()
-    stored = int(db.db.execute("SELECT COUNT(*) FROM games WHERE tournament_id = ?", (tid,)).fetchone()[0])
-    last = str(commits[0][0]) if commits else None
-    age = _age(last or meta["updated"])
-    live = age is not None and age < LIVE_SECONDS and stored < expected
     rate = None
     if len(commits) >= 2:
-        newest, oldest = _age(str(commits[0][0])), _age(str(commits[-1][0]))
-        if newest is not None and oldest is not None and oldest > newest:
-            rate = sum(int(n) for _, n in commits[:-1]) / (oldest - newest)
-    left = (expected - stored) / rate if rate and live else None
-    return LiveStatus(tid, stored, expected, live, rate, left, last)
+        newest, oldest = dt.datetime.fromisoformat(commits[0][0]), dt.datetime.fromisoformat(commits[-1][0])
+        span = (newest - oldest).total_seconds()
+        if span > 0:
+            rate = sum(int(n) for _, n in commits[:-1]) / span
+    return str(last), rate
+
+
+def live_status(db: Store, tid: str) -> LiveStatus:
+    """The progress of ``tid``: games stored of those planned, and, while it is being played (games still to
+    play, a commit in the last ``LIVE_SECONDS``), the rate of its recent commits and the time left at it. The
+    commits are read once per change of the store (cached by ``signature``)."""
+    sig = signature(db, tid)
+    meta = tournament(db, tid)
+    expected = int(meta["games"]) * len(db.players(tid))
+    last, rate = _CACHE.get(("commits", str(db.path.resolve()), tid), sig, lambda: _commits(db, tid))
+    age = _age(last or meta["updated"])
+    live = age is not None and age < LIVE_SECONDS and sig.games < expected
+    rate = rate if live else None
+    left = (expected - sig.games) / rate if rate else None
+    return LiveStatus(tid, sig.games, expected, live, rate, left, last)
 
 
 # -- sweeps ---------------------------------------------------------------------------------------------------

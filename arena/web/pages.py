@@ -158,9 +158,11 @@ def leaderboard_page(db: Store, tid: str, links: Links) -> Page:
     return Page("leaderboard.html", board.title, context, board.model_dump(), links.live and status.live, crumbs)
 
 
-def _loss_context(report: data.LossReport | str, tid: str, slug: str, links: Links) -> dict[str, Any] | str:
+def _loss_context(report: Any, tid: str, slug: str, links: Links) -> dict[str, Any] | str:
     if isinstance(report, str):
         return report
+    if isinstance(report, data.Pending):
+        return {"pending": report}
     classes = report.classes
     most = max(classes.values(), default=0) or 1
     boards = report.boards
@@ -211,7 +213,7 @@ def player_page(db: Store, tid: str, slug: str, links: Links) -> Page:
     board = data.leaderboard(db, tid)
     row = next((r for r in board.rows if r.player == key), None)
     failures = data.failures(db, tid, key)
-    losses = data.losses(db, tid, key)
+    losses = data.losses(db, tid, key, background=links.live)
     counts = {o.value: failures.outcomes.get(o.value, 0) for o in Outcome}
     total = sum(counts.values()) or 1
     outcome_bars = [
@@ -258,11 +260,18 @@ def player_page(db: Store, tid: str, slug: str, links: Links) -> Page:
         "options": _options(info),
         "leaderboard": row.model_dump() if row is not None else None,
         "outcomes": failures.outcomes,
-        "losses": losses.as_json() if not isinstance(losses, str) else {"unavailable": losses},
+        "losses": (
+            {"unavailable": losses}
+            if isinstance(losses, str)
+            else {"pending": True, "games": losses.games, "since": losses.started}
+            if isinstance(losses, data.Pending)
+            else losses.as_json()
+        ),
         "failures": failures.model_dump(),
     }
     crumbs = _crumbs(links, tid, _board_label(meta), (key, None))
-    return Page("player.html", f"{key} · {_board_label(meta)}", context, payload, links.live and status.live, crumbs)
+    live = links.live and (status.live or isinstance(losses, data.Pending))
+    return Page("player.html", f"{key} · {_board_label(meta)}", context, payload, live, crumbs)
 
 
 def games_page(db: Store, tid: str, slug: str, outcome: str, page: int, links: Links, per_page: int = 50) -> Page:

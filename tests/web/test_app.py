@@ -227,3 +227,30 @@ def test_sweeps_page_is_the_sweeps_json(swept):
     assert 'href="/sweeps/"' in client.get("/").text
     for cell in cli["cells"]:
         assert f'href="/t/{cell["tournament"]}/"' in text
+
+
+def test_a_large_players_losses_are_judged_in_the_background(stored: Stored, monkeypatch):
+    """Above ``SYNC_LOSS_GAMES`` games the page does not wait: it says the losses are being judged, follows
+    itself live, and shows them (the report of ``arena losses``) once the background judge is done."""
+    import time
+
+    from starlette.testclient import TestClient
+
+    from arena.web import data
+    from arena.web.app import create_app
+
+    monkeypatch.setattr(data, "SYNC_LOSS_GAMES", 5)
+    data._CACHE.values.clear()
+    client = TestClient(create_app(stored.path), raise_server_exceptions=False)
+    url = f"/t/{stored.tournament}/p/mean-constraint/"
+    first = client.get(url)
+    assert first.status_code == 200
+    if "Judging its 24 games" in first.text:  # else the judge was done before the page was made
+        assert 'data-live="1"' in first.text
+    deadline = time.monotonic() + 120
+    while "pending" in (report := client.get(url + "?format=json").json()["losses"]):
+        assert time.monotonic() < deadline, "the losses were never judged"
+        time.sleep(0.2)
+    assert report == cli_json("losses", stored.tournament, "-p", "mean-constraint", "--json", "--store", stored.path)
+    text = client.get(url).text
+    assert "Judging" not in text and 'data-live="1"' not in text and "Expected losses" in text
