@@ -254,3 +254,26 @@ def test_a_large_players_losses_are_judged_in_the_background(stored: Stored, mon
     assert report == cli_json("losses", stored.tournament, "-p", "mean-constraint", "--json", "--store", stored.path)
     text = client.get(url).text
     assert "Judging" not in text and 'data-live="1"' not in text and "Expected losses" in text
+
+
+def test_a_player_with_options_has_its_own_pages(tmp_path: Path):
+    """``random[subsets=true]``: its options are shown, and its address (a slug with a hash) leads to it."""
+    from starlette.testclient import TestClient
+    from web_support import arena
+
+    from arena.web.app import create_app
+
+    store = tmp_path / "options.db"
+    for options in ([], ["-o", "random.subsets=true"]):  # the second run adds a row to the same boards
+        arena("tournament", "-d", "beginner", "-n", "6", "-p", "random", *options, "--store", store, "--workers", "1")
+    client = TestClient(create_app(store), raise_server_exceptions=False)
+    (tournament,) = client.get("/?format=json").json()
+    keys = sorted(tournament["players"])
+    assert keys == ["random", "random[subsets=true]"]
+    slug = player_slug("random[subsets=true]")
+    assert slug.startswith("random-subsets-true-") and slug != player_slug("random")
+    board = client.get(f"/t/{tournament['id']}/").text
+    assert f'href="/t/{tournament["id"]}/p/{slug}/"' in board and '<span class="opt">subsets=True</span>' in board
+    page = client.get(f"/t/{tournament['id']}/p/{slug}/")
+    assert page.status_code == 200 and "<h1>random[subsets=true]</h1>" in page.text
+    assert client.get(f"/t/{tournament['id']}/p/{slug}/?format=json").json()["options"] == {"subsets": True}
