@@ -14,10 +14,12 @@ import contextlib
 import datetime as dt
 import hashlib
 import logging
+import multiprocessing
 import re
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -64,6 +66,8 @@ __all__ = [
     "tournament",
     "tournaments",
 ]
+
+log = logging.getLogger("arena.web")
 
 #: A tournament whose last commit is this recent, and that has games still to play, is shown as being played.
 LIVE_SECONDS = 60.0
@@ -148,14 +152,16 @@ def _age(stamp: str | None) -> float | None:
 
 
 def tournaments(db: Store) -> list[TournamentInfo]:
-    """Every stored tournament, most recently run first, with its players and whether it is being played."""
+    """Every stored tournament, most recently run first, with its players and whether it is being played (the
+    last commit of each read once per change of what the store holds for it)."""
     out = []
-    lasts = dict(db.db.execute("SELECT tournament_id, MAX(finished) FROM games GROUP BY tournament_id").fetchall())
     for row in db.tournaments():
-        names = [p["player"] for p in db.players(row["id"])]
-        last = lasts.get(row["id"])
+        tid = str(row["id"])
+        names = [p["player"] for p in db.players(tid)]
+        sig = Signature(tid, int(row["rows_stored"]), f"{row['updated']}|{row['games']}|{row['touched']}")
+        last, _ = _CACHE.get(("commits", str(db.path.resolve()), tid), sig, lambda tid=tid: _commits(db, tid))
         age = _age(last or row["updated"])
-        live = age is not None and age < LIVE_SECONDS and int(row["rows_stored"]) < int(row["games"]) * len(names)
+        live = age is not None and age < LIVE_SECONDS and sig.games < int(row["games"]) * len(names)
         out.append(TournamentInfo(dict(row), names, last, live))
     return out
 
@@ -214,11 +220,14 @@ class _Cache:
         if found is not None and found[0] == sig:
             return found[1]  # type: ignore[no-any-return]
         value = compute()
+        self.put(key, sig, value)
+        return value
+
+    def put(self, key: tuple[Any, ...], sig: Signature, value: Any) -> None:
         with self.lock:
-            if len(self.values) >= self.limit:
+            if len(self.values) >= self.limit and key not in self.values:
                 self.values.pop(next(iter(self.values)))
             self.values[key] = (sig, value)
-        return value
 
 
 _CACHE = _Cache()
@@ -276,26 +285,42 @@ def losses(db: Store, tid: str, key: str, *, background: bool = False) -> LossRe
     return _CACHE.get(cache_key, sig, lambda: _judge(db, tid, key))
 
 
+def _judge_apart(path: str, tid: str, key: str, out: Connection) -> None:
+    """In a process of its own: judge the losses and send the report back."""
+    with reading(Path(path)) as db:
+        out.send(_judge(db, tid, key))
+    out.close()
+
+
 def _in_background(path: Path, tid: str, key: str, sig: Signature, cache_key: tuple[Any, ...], games: int) -> Pending:
+    """Judge in a process of its own (a thread would hold the GIL for minutes, and every other page would
+    wait), started fresh (``spawn``: forking a threaded server is unsafe) and daemonic (it ends with the app);
+    a thread of the app waits for its report and caches it."""
     with _JOBS_LOCK:
         job = _JOBS.get(cache_key)
         if job is not None and job[0] == sig:
             return job[1]
         pending = Pending(games, dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
         _JOBS[cache_key] = (sig, pending)
+    context = multiprocessing.get_context("spawn")
+    receive, send = context.Pipe(duplex=False)
+    process = context.Process(target=_judge_apart, args=(str(path), tid, key, send), daemon=True)
+    process.start()
+    send.close()
 
-    def run() -> None:
+    def wait() -> None:
         try:
-            with reading(path) as db:
-                _CACHE.get(cache_key, sig, lambda: _judge(db, tid, key))
-        except Exception:  # the page says it is still pending; the next request after a change tries again
-            logging.getLogger("arena.web").exception("judging the losses of %s in %s", key, tid)
+            _CACHE.put(cache_key, sig, receive.recv())
+        except (EOFError, OSError):  # the judge died: the page stays pending until the store changes
+            log.warning("judging the losses of %s in %s failed (exit code %s)", key, tid, process.exitcode)
         finally:
+            receive.close()
+            process.join()
             with _JOBS_LOCK:
                 if _JOBS.get(cache_key, (None,))[0] == sig:
                     del _JOBS[cache_key]
 
-    threading.Thread(target=run, name=f"losses {key}", daemon=True).start()
+    threading.Thread(target=wait, name=f"losses {key}", daemon=True).start()
     return pending
 
 
@@ -332,19 +357,31 @@ def _matches(outcome: str, wanted: str) -> bool:
 
 
 def games_page(db: Store, tid: str, key: str, outcome: str = "all", page: int = 1, per_page: int = 50) -> GamesPage:
-    """Page ``page`` (from 1) of ``key``'s games whose outcome is ``outcome`` (``OUTCOME_FILTERS``), by board."""
+    """Page ``page`` (from 1) of ``key``'s games whose outcome is ``outcome`` (``OUTCOME_FILTERS``), by board.
+
+    Counted and paged by SQLite on the games table's key: a page of a player's 20,000 games reads 50 rows."""
     if outcome not in OUTCOME_FILTERS:
         raise BadRequest(f"outcome must be one of {', '.join(OUTCOME_FILTERS)}, not {outcome!r}")
     if page < 1:
         raise BadRequest(f"page must be 1 or more, not {page}")
-    rows = player_games(db, tid, key)
-    counts = {name: sum(_matches(str(r["outcome"]), name) for r in rows) for name in OUTCOME_FILTERS}
-    chosen = [r for r in rows if _matches(str(r["outcome"]), outcome)]
-    pages = max(1, -(-len(chosen) // per_page))
+    by_outcome = dict(
+        db.db.execute(
+            "SELECT outcome, COUNT(*) FROM games WHERE tournament_id = ? AND player = ? GROUP BY outcome", (tid, key)
+        ).fetchall()
+    )
+    counts = {name: sum(n for o, n in by_outcome.items() if _matches(str(o), name)) for name in OUTCOME_FILTERS}
+    wanted = [o for o in by_outcome if _matches(str(o), outcome)] or ["-"]
+    pages = max(1, -(-counts[outcome] // per_page))
     if page > pages:
         raise NotFound(f"page {page} of {key}'s {outcome} games does not exist; there are {pages}")
-    start = (page - 1) * per_page
-    return GamesPage(chosen[start : start + per_page], len(chosen), page, pages, per_page, counts)
+    columns = ", ".join(GAME_COLUMNS)
+    marks = ", ".join("?" * len(wanted))
+    rows = db.db.execute(
+        f"SELECT {columns} FROM games WHERE tournament_id = ? AND player = ? AND outcome IN ({marks})"
+        " ORDER BY board LIMIT ? OFFSET ?",
+        (tid, key, *wanted, per_page, (page - 1) * per_page),
+    ).fetchall()
+    return GamesPage([dict(r) for r in rows], counts[outcome], page, pages, per_page, counts)
 
 
 def player_games(db: Store, tid: str, key: str) -> list[dict[str, Any]]:
