@@ -21,7 +21,7 @@ from arena.isolation.settings import EngineBot, Isolation, Limits, SandboxMode
 from engine import BoardSpec, FirstClick
 from engine.layout import MAX_SEED
 
-__all__ = ["RULES_VERSION", "PlayerRef", "RecordMode", "TournamentConfig", "parse_player_list"]
+__all__ = ["RULES_VERSION", "PlayerRef", "RecordMode", "TournamentConfig", "board_spec", "parse_player_list"]
 
 #: Bumped whenever a change to the engine could change any board or any game's outcome.
 #: 2: a player's generator is seeded from ``engine.layout.player_seed`` (the same 128-bit seed an
@@ -97,8 +97,7 @@ class TournamentConfig(BaseModel):
 
     @property
     def spec(self) -> BoardSpec:
-        name = self.difficulty if "/" not in self.difficulty else "custom"
-        return BoardSpec(self.height, self.width, self.mines, name)
+        return board_spec(self.difficulty, self.height, self.width, self.mines)
 
     @property
     def board_set(self) -> dict[str, Any]:
@@ -120,6 +119,12 @@ class TournamentConfig(BaseModel):
     def title(self) -> str:
         size = f"{self.height}x{self.width}, {self.mines} mines"
         return f"{self.difficulty} ({size}), first click {self.rule.value}, seed {self.seed}"
+
+
+def board_spec(difficulty: str, height: int, width: int, mines: int) -> BoardSpec:
+    """The board a tournament names: its ``difficulty`` label is a preset's name or ``HxW/M`` for a custom board
+    (``BoardSpec.label``), which makes its spec's name ``custom``."""
+    return BoardSpec(height, width, mines, difficulty if "/" not in difficulty else "custom")
 
 
 def parse_player_list(text: str | None) -> tuple[PlayerRef, ...]:

@@ -41,8 +41,8 @@ FAILURES = (Outcome.ERROR, Outcome.ILLEGAL, Outcome.CRASHED, Outcome.TIMEOUT)
 class GameResult:
     """One row of the results store. Everything but the timings is deterministic.
 
-    The store's games table is derived from these fields and their annotations (``arena.results.store``):
-    a new field is a new column, and ``X | None`` makes it nullable."""
+    The store's games table has a column for each field but the record (``arena.results.store``): a new field
+    needs a default (older games read as it) and a step in ``arena.results.migrations`` that adds its column."""
 
     player: str
     board: int

@@ -64,6 +64,7 @@ from scipy.stats import binomtest
 from arena.analysis.stats import compare_paired, wilson_interval
 from arena.config import PlayerRef, TournamentConfig
 from arena.play.tournament import default_workers, run_tournament
+from arena.result import GameResult
 from arena.results.store import Store
 from engine import PRESETS, FirstClick, Game
 from engine.layout import player_generator
@@ -164,7 +165,7 @@ def compile_seconds() -> float:
     """Seconds to compile every kernel the built-in players use, in a fresh process, no cache."""
     code = (
         "import time; t=time.perf_counter();"
-        "from players.registry import Registry; from arena.play.worker import warm_up;"
+        "from players.registry import Registry; from arena.play.runner import warm_up;"
         "r=Registry(); [warm_up(r.create(n)) for n in sorted(r.players)];"
         "print(time.perf_counter()-t)"
     )
@@ -186,14 +187,14 @@ def enclosed_mine(layout: np.ndarray) -> bool:
     return bool((layout & surrounded).any())
 
 
-def rust_scored_wins(rows: list[dict[str, object]], claim: Claim) -> int:
+def rust_scored_wins(rows: list[GameResult], claim: Claim) -> int:
     """Wins left when a win on a board with an enclosed mine (for the game's own first click) is a loss."""
     wins = 0
     for g in rows:
-        if not g["won"]:
+        if not g.won:
             continue
-        game = Game(PRESETS[claim.preset], FirstClick(claim.rule), seed=SEED, index=int(g["board"]))  # type: ignore[call-overload]
-        wins += not enclosed_mine(game.mine_layout((int(g["first_row"]), int(g["first_col"]))))  # type: ignore[call-overload]
+        game = Game(PRESETS[claim.preset], FirstClick(claim.rule), seed=SEED, index=g.board)
+        wins += not enclosed_mine(game.mine_layout((g.first_row, g.first_col)))  # type: ignore[arg-type]
     return wins
 
 
@@ -212,10 +213,10 @@ def run_claim(claim: Claim, registry: Registry, store: Store, scale: float) -> d
     start = time.perf_counter()
     run_tournament(config, store, registry, workers=default_workers())
     every = store.games(config.id, games)
-    rows = [g for g in every if g["player"] == claim.player]
-    wins = sum(g["won"] for g in rows)
+    rows = [g for g in every if g.player == claim.player]
+    wins = sum(g.won for g in rows)
     low, high = wilson_interval(wins, len(rows))
-    cpu = np.array([g["cpu_ms"] for g in rows])
+    cpu = np.array([g.cpu_ms for g in rows])
     row: dict[str, object] = {
         "player": claim.player,
         "preset": claim.preset,
@@ -365,7 +366,7 @@ def speed_table(registry: Registry, store: Store, scale: float) -> list[dict[str
         run_tournament(config, store, registry, workers=default_workers())
         by_player: dict[str, list[float]] = {}
         for g in store.games(config.id, games):
-            by_player.setdefault(g["player"], []).append(g["cpu_ms"])
+            by_player.setdefault(g.player, []).append(g.cpu_ms)
         for name in names:
             cpu = np.array(by_player[name])
             row = {"player": name, "preset": preset, "games": cpu.size, "ms_per_game_mean": float(cpu.mean())}

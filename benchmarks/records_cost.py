@@ -32,9 +32,8 @@ import numba
 import numpy as np
 
 from arena.config import PlayerRef, RecordMode, TournamentConfig
-from arena.play.runner import play_game
+from arena.play.runner import play_game, warm_up
 from arena.play.tournament import run_tournament
-from arena.play.worker import warm_up
 from arena.results.store import Store
 from engine import PRESETS, FirstClick
 from players.builtin import BUILTIN_PLAYERS

@@ -12,7 +12,11 @@ import numpy as np
 from engine.errors import InvalidActionError
 from engine.kernels import cell_rows
 
-__all__ = ["KINDS", "KIND_CODES", "Action", "ActionKind", "Actions", "action_from_row"]
+__all__ = ["KINDS", "KIND_CODES", "NOTE_CHARS", "Action", "ActionKind", "Actions", "action_from_row"]
+
+#: The longest note (characters) of an action that a game's record keeps and the bot protocol accepts; a
+#: longer one is cut.
+NOTE_CHARS = 1000
 
 
 class ActionKind(enum.StrEnum):

@@ -14,7 +14,7 @@ from collections.abc import Callable
 import numpy as np
 
 from players import Action, FirstClick, Observation, Player, hookimpl
-from players.rules import certain_actions
+from players.deduction import certain_actions
 
 
 class LocalBot(Player):

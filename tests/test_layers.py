@@ -1,8 +1,9 @@
-"""The three layers (docs/architecture.md): engine <- players <- arena, no upward import, no import circle.
+"""The three layers (docs/architecture.md): engine <- players <- arena, no upward import, no import circle
+(between modules, nor between arena's families), and an ``arena/`` whose top level stays short.
 
-Read from the source (``ast``), not by importing. Every ``import`` that can run counts, at module level
-or inside a function (a deferred import is still a dependency); only ``if TYPE_CHECKING:`` blocks are
-left out.
+Read from the source (``ast``), not by importing. Every ``import`` counts, at module level, inside a
+function (a deferred import is still a dependency) or under ``if TYPE_CHECKING:`` (a type a module
+names is a dependency of its reader, and a circle there is one a refactoring trips over).
 """
 
 from __future__ import annotations
@@ -14,6 +15,10 @@ import pytest
 
 ROOT = Path(__file__).parents[1]
 LAYERS = {"engine": 0, "players": 1, "arena": 2}
+#: arena's families (docs/architecture.md): a folder each.
+FAMILIES = ("arena.play", "arena.results", "arena.analysis", "arena.experiments", "arena.isolation", "arena.cli")
+#: How many modules arena's top level may hold besides ``__init__.py`` (the shared vocabulary).
+TOP_LEVEL_MODULES = 6
 
 
 def _module_name(path: Path) -> str:
@@ -31,7 +36,7 @@ def _imports(path: Path, name: str) -> set[str]:
     """The project modules ``path`` imports (``from a.b import c`` counts as ``a.b`` and ``a.b.c``)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in _runtime_nodes(ast.parse(path.read_text())):
+    for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -44,17 +49,6 @@ def _imports(path: Path, name: str) -> set[str]:
     return {m for m in found if m.split(".")[0] in LAYERS}
 
 
-def _runtime_nodes(node: ast.AST) -> list[ast.AST]:
-    """Every node that can run, wherever it sits (functions included), but not ``if TYPE_CHECKING:``."""
-    out: list[ast.AST] = [node]
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
-            out += [n for stmt in child.orelse for n in _runtime_nodes(stmt)]
-            continue
-        out += _runtime_nodes(child)
-    return out
-
-
 @pytest.mark.parametrize("name", sorted(_modules()))
 def test_no_module_imports_a_layer_above_its_own(name: str) -> None:
     modules = _modules()
@@ -63,15 +57,63 @@ def test_no_module_imports_a_layer_above_its_own(name: str) -> None:
     assert not upward, f"{name} imports {upward}"
 
 
-def test_no_import_circle() -> None:
+def _graph() -> dict[str, set[str]]:
+    """Module -> the project modules it imports. A package's ``__init__`` importing its own submodules is
+    how packages work: a module's edges to the packages that contain it (which Python has already
+    started importing) are left out."""
     modules = _modules()
     graph = {name: {m for m in _imports(path, name) if m in modules and m != name} for name, path in modules.items()}
-    # A package's __init__ importing its own submodules is how packages work: drop a module's edges
-    # to the packages that contain it, which Python has already started importing.
-    for name, targets in graph.items():
-        graph[name] = {t for t in targets if not name.startswith(t + ".")}
+    return {name: {t for t in targets if not name.startswith(t + ".")} for name, targets in graph.items()}
+
+
+def test_every_layer_is_examined() -> None:
+    """The parametrized test above passes vacuously on an empty list: the walk finds every layer."""
+    modules = _modules()
+    counts = {layer: sum(1 for name in modules if name.split(".")[0] == layer) for layer in LAYERS}
+    assert counts["engine"] >= 8 and counts["players"] >= 20 and counts["arena"] >= 50, counts
+
+
+def test_no_import_circle() -> None:
+    graph = _graph()
+    edges = sum(len(targets) for targets in graph.values())
+    assert len(graph) >= 90 and edges >= 300, f"only {len(graph)} modules and {edges} imports examined"
     circles = _cycles(graph)
     assert not circles, "import circles: " + "; ".join(" -> ".join(c) for c in circles)
+
+
+def _family(name: str) -> str:
+    """The family a module belongs to: engine and players as wholes, arena's subpackages, and each of
+    arena's top-level modules (and ``arena`` itself) on its own."""
+    parts = name.split(".")
+    if parts[0] != "arena":
+        return parts[0]
+    if len(parts) >= 2 and (ROOT / "arena" / parts[1]).is_dir():
+        return f"arena.{parts[1]}"
+    return name
+
+
+def test_no_import_circle_between_families() -> None:
+    """A family that imports another must not be imported back by it, through any path: otherwise
+    the folders are not rooms but one room with walls drawn in."""
+    families: dict[str, set[str]] = {}
+    for name, targets in _graph().items():
+        families.setdefault(_family(name), set()).update(_family(t) for t in targets)
+    graph = {family: targets - {family} for family, targets in families.items()}
+    edges = sum(len(targets) for targets in graph.values())
+    assert set(FAMILIES) | {"engine", "players"} <= set(graph), sorted(graph)
+    assert edges >= 20, f"only {edges} imports between {len(graph)} families examined"
+    circles = _cycles(graph)
+    assert not circles, "import circles between families: " + "; ".join(" -> ".join(c) for c in circles)
+
+
+def test_arena_top_level_is_short() -> None:
+    """From the folder listing alone a newcomer finds where a thing lives: at most six modules stand
+    at arena's top level besides ``__init__.py``, everything else is in a family's folder."""
+    top = sorted(p.name for p in (ROOT / "arena").glob("*.py") if p.name != "__init__.py")
+    folders = sorted(p.name for p in (ROOT / "arena").iterdir() if (p / "__init__.py").is_file())
+    assert top and folders, "arena/ not found"
+    assert len(top) <= TOP_LEVEL_MODULES, f"{len(top)} modules at arena/'s top level: {top}"
+    assert sorted(f"arena.{f}" for f in folders) == sorted(FAMILIES), folders
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:

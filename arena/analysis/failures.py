@@ -8,14 +8,13 @@ board of each, which ``arena errors`` turns into the command that replays it.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from pydantic import BaseModel
 
 from arena.analysis.leaderboard import LeaderboardConfig, failure_counts, tournament_config
-from arena.result import Outcome
+from arena.result import GameResult, Outcome
 from arena.results.store import Store, StoreError
 
 __all__ = ["FailureReport", "PlayerFailures", "TypicalFailure", "build_failure_report"]
@@ -71,48 +70,45 @@ def build_failure_report(
 ) -> FailureReport:
     """The failures of ``player`` (default: every player that has any) in a stored tournament
     (default: the latest), with at most ``limit`` distinct messages each."""
-    config, meta = tournament_config(store, tournament_id)
-    info = {p["player"]: p for p in store.players(config.tournament_id)}
-    games = store.games(config.tournament_id)
-    by_player: dict[str, list[dict[str, Any]]] = {}
-    for row in games:
-        by_player.setdefault(row["player"], []).append(row)
+    config, stored = tournament_config(store, tournament_id)
+    info = {p.key: p for p in store.players(config.tournament_id)}
+    by_player: dict[str, list[GameResult]] = {}
+    for game in store.games(config.tournament_id):
+        by_player.setdefault(game.player, []).append(game)
     if player is not None and player not in by_player and player not in info:
         known = ", ".join(sorted(set(by_player) | set(info))) or "none"
         raise StoreError(f"no player {player!r} in tournament {config.tournament_id} (players: {known})")
-    stored = json.loads(meta.get("config") or "{}")
-    report = FailureReport(
-        config=config, engine_bots=sorted(b["name"] for b in stored.get("engine_bots", [])), players=[]
-    )
+    bots = stored.config_data.get("engine_bots", [])
+    report = FailureReport(config=config, engine_bots=sorted(b["name"] for b in bots), players=[])
     for key in sorted(by_player) if player is None else [player]:
-        rows = by_player.get(key, [])
-        failures = failure_counts(rows)
+        games = by_player.get(key, [])
+        failures = failure_counts(games)
         failed = sum(failures.values())
         if player is None and not failed:
             continue
         outcomes = {o.value: 0 for o in Outcome}
-        for row in rows:
-            outcomes[row["outcome"]] = outcomes.get(row["outcome"], 0) + 1
+        for game in games:
+            outcomes[game.outcome.value] += 1
         typical: dict[tuple[str, str], TypicalFailure] = {}
-        for row in rows:  # ordered by board
-            if row["outcome"] not in failures:
+        for game in games:  # ordered by board
+            if game.outcome.value not in failures:
                 continue
-            reason, stderr = _split(row["error"] or "")
-            group = (row["outcome"], _NUMBER.sub("N", reason))
+            reason, stderr = _split(game.error)
+            group = (game.outcome.value, _NUMBER.sub("N", reason))
             if group in typical:
                 typical[group].games += 1
             else:
                 typical[group] = TypicalFailure(
-                    outcome=row["outcome"], message=reason, stderr=stderr, games=1, board=row["board"]
+                    outcome=game.outcome.value, message=reason, stderr=stderr, games=1, board=game.board
                 )
-        meta_row = info.get(key, {})
+        known_player = info.get(key)
         report.players.append(
             PlayerFailures(
                 player=key,
-                name=str(meta_row.get("name", key)),
-                options=json.loads(meta_row.get("options") or "{}"),
-                source=str(meta_row.get("source", "")),
-                games=len(rows),
+                name=known_player.name if known_player else key,
+                options=known_player.options if known_player else {},
+                source=known_player.source if known_player else "",
+                games=len(games),
                 outcomes={k: v for k, v in outcomes.items() if v},
                 failed=failed,
                 distinct=len(typical),

@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from pydantic import BaseModel
 
+from arena.analysis.pairs import paired_wins, wins_by_board
 from arena.analysis.stats import compare_paired, wilson_interval
-from arena.result import FAILURES
+from arena.result import FAILURES, GameResult
 from arena.results.store import Store
+from arena.results.stored import StoredTournament
 
 __all__ = [
     "Leaderboard",
@@ -31,12 +34,12 @@ __all__ = [
 ]
 
 
-def failure_counts(games: list[dict[str, Any]]) -> dict[str, int]:
+def failure_counts(games: Iterable[GameResult]) -> dict[str, int]:
     """How many of ``games`` ended in each failure outcome (every one named, zeros included)."""
     counts = dict.fromkeys((o.value for o in FAILURES), 0)
     for g in games:
-        if g["outcome"] in counts:
-            counts[g["outcome"]] += 1
+        if g.outcome.value in counts:
+            counts[g.outcome.value] += 1
     return counts
 
 
@@ -96,10 +99,10 @@ class Leaderboard(BaseModel):
         )
 
 
-def _most_common_click(rows: list[dict[str, Any]]) -> str:
+def _most_common_click(rows: list[GameResult]) -> str:
     counts: dict[tuple[Any, Any], int] = defaultdict(int)
     for r in rows:
-        counts[(r["first_row"], r["first_col"])] += 1
+        counts[(r.first_row, r.first_col)] += 1
     if not counts:
         return "-"
     (row, col), n = max(counts.items(), key=lambda kv: kv[1])
@@ -110,62 +113,61 @@ def _most_common_click(rows: list[dict[str, Any]]) -> str:
 
 def tournament_config(
     store: Store, tournament_id: str | None = None, boards: int | None = None
-) -> tuple[LeaderboardConfig, dict[str, Any]]:
+) -> tuple[LeaderboardConfig, StoredTournament]:
     """What a stored tournament (default: the latest) plays over its first ``boards`` boards, and
-    its stored row."""
+    the tournament as stored."""
     tid = tournament_id or store.latest()
-    meta = store.tournament(tid)
+    stored = store.tournament(tid)
     # Never claim more boards than the tournament has: `-n 1000` on a 10-board run shows 10.
-    limit = min(boards, int(meta["games"])) if boards is not None else int(meta["games"])
+    limit = min(boards, stored.boards) if boards is not None else stored.boards
     config = LeaderboardConfig(
         tournament_id=tid,
-        difficulty=meta["difficulty"],
-        height=meta["height"],
-        width=meta["width"],
-        mines=meta["mines"],
-        rule=meta["rule"],
-        seed=meta["seed"],
+        difficulty=stored.difficulty,
+        height=stored.spec.height,
+        width=stored.spec.width,
+        mines=stored.spec.mines,
+        rule=stored.rule.value,
+        seed=stored.seed,
         boards=limit,
-        rules_version=meta["rules_version"],
-        project_version=meta["project_version"],
+        rules_version=stored.rules_version,
+        project_version=stored.project_version,
     )
-    return config, meta
+    return config, stored
 
 
 def build_leaderboard(store: Store, tournament_id: str | None = None, boards: int | None = None) -> Leaderboard:
     """The leaderboard of a stored tournament over its first ``boards`` boards (default: all)."""
     config, _ = tournament_config(store, tournament_id, boards)
     tid, limit = config.tournament_id, config.boards
-    info = {p["player"]: p for p in store.players(tid)}
-    by_player: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in store.games(tid, limit):
-        by_player[row["player"]].append(row)
+    info = {p.key: p for p in store.players(tid)}
+    by_player: dict[str, list[GameResult]] = defaultdict(list)
+    for game in store.games(tid, limit):
+        by_player[game.player].append(game)
 
     rows: list[LeaderboardRow] = []
-    won_by_board: dict[str, dict[int, bool]] = {}
     for player, games in by_player.items():
         n = len(games)
-        wins = sum(g["won"] for g in games)
+        wins = sum(g.won for g in games)
         low, high = wilson_interval(wins, n)
-        cpu = float(np.mean([g["cpu_ms"] for g in games]))
-        moves_won = [g["moves"] for g in games if g["won"]]
-        fractions = [g["bbbv_solved"] / g["bbbv"] for g in games if g["bbbv"]]
-        won_bbbv = sum(g["bbbv"] for g in games if g["won"])
-        won_ms = sum(g["cpu_ms"] for g in games if g["won"])
+        cpu = float(np.mean([g.cpu_ms for g in games]))
+        moves_won = [g.moves for g in games if g.won]
+        fractions = [g.bbbv_solved / g.bbbv for g in games if g.bbbv]
+        won_bbbv = sum(g.bbbv for g in games if g.won)
+        won_ms = sum(g.cpu_ms for g in games if g.won)
         failures = failure_counts(games)
         rows.append(
             LeaderboardRow(
                 rank=0,
                 player=player,
-                version=str(info.get(player, {}).get("version", "")),
-                source=str(info.get(player, {}).get("source", "")),
+                version=info[player].version if player in info else "",
+                source=info[player].source if player in info else "",
                 games=n,
                 wins=wins,
                 win_rate=wins / n,
                 ci_low=low,
                 ci_high=high,
                 ms_per_game=cpu,
-                guesses_per_game=float(np.mean([g["guesses"] for g in games])),
+                guesses_per_game=float(np.mean([g.guesses for g in games])),
                 moves_per_win=float(np.mean(moves_won)) if moves_won else None,
                 bbbv_solved_fraction=float(np.mean(fractions)) if fractions else 0.0,
                 bbbv_per_second=(won_bbbv / (won_ms / 1000.0)) if won_ms > 0 else None,
@@ -174,7 +176,7 @@ def build_leaderboard(store: Store, tournament_id: str | None = None, boards: in
                 failed_by=failures,
             )
         )
-        won_by_board[player] = {g["board"]: bool(g["won"]) for g in games}
+    won_by_board = wins_by_board(g for games in by_player.values() for g in games)
 
     rows.sort(key=lambda r: (-r.win_rate, -r.ci_low, r.player))
     if rows:
@@ -183,11 +185,10 @@ def build_leaderboard(store: Store, tournament_id: str | None = None, boards: in
             row.rank = rank
             if rank == 1:
                 continue
-            mine = won_by_board[row.player]
-            common = sorted(set(leader) & set(mine))
-            if not common:
+            boards_both, mine, theirs = paired_wins(won_by_board[row.player], leader)
+            if not len(boards_both):
                 continue
-            cmp = compare_paired(np.array([mine[b] for b in common]), np.array([leader[b] for b in common]))
+            cmp = compare_paired(mine, theirs)
             row.paired_games = cmp.games
             row.only_player = cmp.only_a
             row.only_leader = cmp.only_b

@@ -12,14 +12,14 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from arena.analysis.replay.model import position_analysis
-from arena.result import Outcome
+from arena.result import GameResult, Outcome
 from arena.results.records import replay_record
 from arena.results.store import Store, StoreError
 from engine import COVERED, FLAGGED, ActionKind, BoardSpec, FirstClick
@@ -172,12 +172,12 @@ class GameLoss:
 
 
 def game_losses(
-    spec: BoardSpec, rule: FirstClick | str, seed: int, board: int, record: Any, row: Mapping[str, Any] | None = None
+    spec: BoardSpec, rule: FirstClick | str, seed: int, board: int, record: Any, result: GameResult | None = None
 ) -> GameLoss:
-    """Replay one game's ``record`` (checked against its stored ``row``) and judge its moves."""
+    """Replay one game's ``record`` (checked against its stored ``result``) and judge its moves."""
     rule = FirstClick.parse(rule)
-    played = replay_record(spec, rule, seed, board, record, row)
-    outcome = str(row["outcome"]) if row is not None else played.game.status.value
+    played = replay_record(spec, rule, seed, board, record, result)
+    outcome = result.outcome.value if result is not None else played.game.status.value
     lost = played.exploded is not None
     cache: dict[bytes, tuple[Analysis | None, str]] = {}
     known_safe: set[tuple[int, int]] = set()
@@ -297,17 +297,16 @@ def tournament_losses(store: Store, tournament_id: str, player: str) -> LossRepo
     """Every stored game of ``player`` in the tournament, judged. ``StoreError`` for an unknown player,
     ``RecordMissing`` when a game was stored without its record."""
     tournament = store.tournament(tournament_id)
-    names = [row["player"] for row in store.players(tournament_id)]
+    names = [p.key for p in store.players(tournament_id)]
     if player not in names:
         raise StoreError(
             f"tournament {tournament_id} has no player {player!r}; its players: {', '.join(names) or 'none'}"
         )
-    name = tournament["difficulty"] if "/" not in tournament["difficulty"] else "custom"
-    spec = BoardSpec(tournament["height"], tournament["width"], tournament["mines"], name)
-    report = LossReport(player, tournament_id, f"{spec.label}, first click {tournament['rule']}")
-    for row in store.games(tournament_id):
-        if row["player"] != player:
+    spec, rule = tournament.spec, tournament.rule
+    report = LossReport(player, tournament_id, f"{spec.label}, first click {rule.value}")
+    for game in store.games(tournament_id):
+        if game.player != player:
             continue
-        record = store.game_record(tournament_id, player, row["board"])
-        report.games.append(game_losses(spec, tournament["rule"], tournament["seed"], row["board"], record, row))
+        record = store.game_record(tournament_id, player, game.board)
+        report.games.append(game_losses(spec, rule, tournament.seed, game.board, record, game))
     return report

@@ -8,12 +8,14 @@ side-by-side HTML replay per split board with an index page. The store is opened
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.text import Text
 
+from arena.analysis.pairs import Split, split_boards
 from arena.analysis.replay import IndexEntry, build_index_html, build_replay_html, first_divergence
 from arena.cli import common
 from arena.cli.common import UsageError, cli_errors, console, plain_table, print_json
@@ -41,7 +43,7 @@ def command(
         check_player(db, tid, a)
         check_player(db, tid, b)
         split = split_boards(db, tid, a, b)
-        diverged = {board: _diverged_at(db, tid, a, b, board) for board in sorted(split["only_a"] + split["only_b"])}
+        diverged = {board: _diverged_at(db, tid, a, b, board) for board in sorted(split.only_a + split.only_b)}
         games = {}
         if html_dir is not None:
             games = {board: [stored_game(db, tid, p, board) for p in (a, b)] for board in diverged}
@@ -50,24 +52,9 @@ def command(
         if not json_out:
             console.print(Text(f"wrote {index} and {len(games)} replay(s)"), soft_wrap=True)
     if json_out:
-        print_json({"tournament": tid, "a": a, "b": b, **split, "diverged_at": diverged})
+        print_json({"tournament": tid, "a": a, "b": b, **dataclasses.asdict(split), "diverged_at": diverged})
         return
     _print_table(tid, a, b, split, diverged)
-
-
-def split_boards(db: Store, tid: str, a: str, b: str) -> dict[str, Any]:
-    """Over the boards both played: which only ``a`` won, which only ``b`` won, and how many both or neither."""
-    won: dict[str, dict[int, bool]] = {a: {}, b: {}}
-    for row in db.games(tid):
-        if row["player"] in won:
-            won[row["player"]][row["board"]] = bool(row["won"])
-    common = sorted(won[a].keys() & won[b].keys())
-    return {
-        "only_a": [x for x in common if won[a][x] and not won[b][x]],
-        "only_b": [x for x in common if won[b][x] and not won[a][x]],
-        "both": sum(won[a][x] and won[b][x] for x in common),
-        "neither": sum(not won[a][x] and not won[b][x] for x in common),
-    }
 
 
 def _diverged_at(db: Store, tid: str, a: str, b: str, board: int) -> int | None:
@@ -90,12 +77,12 @@ def write_html(directory: Path, tid: str, a: str, b: str, games: dict[int, list[
     return index
 
 
-def _print_table(tid: str, a: str, b: str, split: dict[str, Any], diverged: dict[int, int | None]) -> None:
-    rows = [(board, a) for board in split["only_a"]] + [(board, b) for board in split["only_b"]]
+def _print_table(tid: str, a: str, b: str, split: Split, diverged: dict[int, int | None]) -> None:
+    rows = [(board, a) for board in split.only_a] + [(board, b) for board in split.only_b]
     table = plain_table(f"boards only one of {a} and {b} won · tournament {tid}")
     table.caption = Text(
-        f"only {a}: {len(split['only_a'])} · only {b}: {len(split['only_b'])} · "
-        f"both won: {split['both']} · neither: {split['neither']}"
+        f"only {a}: {len(split.only_a)} · only {b}: {len(split.only_b)} · "
+        f"both won: {split.both} · neither: {split.neither}"
     )
     table.caption_justify = "left"
     table.add_column("board", justify="right", no_wrap=True)

@@ -14,6 +14,7 @@ from arena.cli import common
 from arena.cli.common import UsageError, cli_errors, console, plain_table, print_json
 from arena.cli.render import print_leaderboard
 from arena.results.store import Store
+from arena.results.stored import StoredTournament
 
 
 @cli_errors
@@ -50,7 +51,7 @@ def command(
         if list_all:
             rows = db.tournaments()
             if json_out:
-                print_json(rows)
+                print_json([listing(r) for r in rows])
                 return
             console.print(tournaments_table(rows, db.path))
             return
@@ -65,7 +66,28 @@ def command(
         print_leaderboard(console, board, store=store)
 
 
-def tournaments_table(rows: list[dict[str, Any]], store: Path) -> Table:
+def listing(t: StoredTournament) -> dict[str, Any]:
+    """A stored tournament as ``--list --json`` gives it."""
+    return {
+        "id": t.id,
+        "difficulty": t.difficulty,
+        "height": t.spec.height,
+        "width": t.spec.width,
+        "mines": t.spec.mines,
+        "rule": t.rule.value,
+        "seed": t.seed,
+        "games": t.boards,
+        "rows_stored": t.games_stored,
+        "last_finished": t.last_finished,
+        "config": t.config,
+        "rules_version": t.rules_version,
+        "project_version": t.project_version,
+        "created": t.created,
+        "updated": t.updated,
+    }
+
+
+def tournaments_table(rows: list[StoredTournament], store: Path) -> Table:
     """The stored tournaments, newest first; narrow enough for 80 columns (the board's size and rule
     share a column that wraps, the time is shown to the minute)."""
     table = plain_table(f"tournaments in {store}")
@@ -75,7 +97,7 @@ def tournaments_table(rows: list[dict[str, Any]], store: Path) -> Table:
         table.add_column(column, justify="right", no_wrap=True)
     table.add_column("updated (UTC)", no_wrap=True)
     for r in rows:
-        updated = str(r["updated"]).replace("T", " ")[:16]
-        cells = (r["id"], f"{r['difficulty']}, {r['rule']}", r["seed"], r["games"], r["rows_stored"], updated)
+        updated = r.updated.replace("T", " ")[:16]
+        cells = (r.id, f"{r.difficulty}, {r.rule.value}", r.seed, r.boards, r.games_stored, updated)
         table.add_row(*(Text(str(c)) for c in cells))
     return table

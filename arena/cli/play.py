@@ -32,9 +32,10 @@ from arena.cli.stored import stored_game, tournament_id
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import DEFAULT_LIMITS, EngineBot, Isolation, SandboxMode
 from arena.isolation.catalog import PlayerCatalog
+from arena.play.agents import agent_for, close_agents
 from arena.play.runner import play_game
-from arena.play.tournament import Terminated, sigterm_stops
-from arena.play.worker import agent_for, close_agents, init_worker
+from arena.play.signals import Terminated, sigterm_stops
+from arena.play.worker import init_worker
 from arena.result import DIAGNOSTICS, GameResult, Outcome
 from arena.results.store import Store
 from engine import COVERED, FLAGGED, MINE, Action, BoardSpec, FirstClick, Game
@@ -153,7 +154,7 @@ def _replay(tournament: str, player: str | None, board: int, store: Path | None,
     with Store(store, read_only=True) as db:
         tid = tournament_id(db, None if tournament == "latest" else tournament)
         if player is None:
-            names = [row["player"] for row in db.players(tid)]
+            names = [p.key for p in db.players(tid)]
             if len(names) != 1:
                 raise UsageError(f"name the player with -p; tournament {tid} has players {', '.join(names)}")
             player = names[0]

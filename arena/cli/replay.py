@@ -64,7 +64,7 @@ def command(
 def last_loss(db: Store, tid: str, player: str) -> int:
     """The highest board ``player`` did not win (lost, or failed by misbehaving)."""
     check_player(db, tid, player)
-    lost = [row["board"] for row in db.games(tid) if row["player"] == player and not row["won"]]
+    lost = [game.board for game in db.games(tid) if game.player == player and not game.won]
     if not lost:
         raise UsageError(f"{player!r} lost no board of tournament {tid}")
     return max(lost)

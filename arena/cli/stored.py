@@ -2,21 +2,19 @@
 
 Every one of them names a game the same way (a tournament, default the latest; a player; a board) and must
 refuse a wrong name the same way: one line saying what exists. A game is shown only once its record has
-reproduced it: ``arena.results.records.load_replay`` plays the stored moves on the board and checks them against the
-stored result, then the moves become the viewer's (``arena.analysis.replay.ReplayGame``) field for field.
+reproduced it: ``Store.replay`` plays the stored moves on the board and checks them against the stored
+result, then the moves become the viewer's (``arena.analysis.replay.ReplayGame``) field for field.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from arena.analysis.replay import ReplayGame, ReplayMove
 from arena.analysis.replay.model import Note
 from arena.cli.common import UsageError
-from arena.results.records import Move, load_replay
+from arena.results.records import Move
 from arena.results.store import Store
-from engine import BoardSpec
 
 __all__ = ["check_board", "check_player", "file_slug", "replay_move", "split_players", "stored_game", "tournament_id"]
 
@@ -29,13 +27,13 @@ def tournament_id(db: Store, tournament: str | None) -> str:
 
 
 def check_player(db: Store, tid: str, player: str) -> None:
-    names = [row["player"] for row in db.players(tid)]
+    names = [p.key for p in db.players(tid)]
     if player not in names:
         raise UsageError(f"tournament {tid} has no player {player!r}; its players: {', '.join(names) or 'none'}")
 
 
 def check_board(db: Store, tid: str, board: int) -> None:
-    games = int(db.tournament(tid)["games"])
+    games = db.tournament(tid).boards
     if not 0 <= board < games:
         raise UsageError(f"tournament {tid} has boards 0 to {games - 1}; there is no board {board}")
 
@@ -63,13 +61,13 @@ def stored_game(db: Store, tid: str, player: str, board: int) -> ReplayGame:
     """``player``'s game on ``board``, checked against its stored result (``RecordError`` otherwise)."""
     check_player(db, tid, player)
     check_board(db, tid, board)
-    checked = load_replay(db, tid, player, board)
-    meta: dict[str, Any] = db.tournament(tid)
-    row = db.game(tid, player, board)
-    name = meta["difficulty"] if "/" not in meta["difficulty"] else "custom"
-    spec = BoardSpec(meta["height"], meta["width"], meta["mines"], name)
+    checked = db.replay(tid, player, board)
+    stored = db.tournament(tid)
+    result = db.game(tid, player, board)
     moves = [replay_move(m) for m in checked.record.moves]
-    return ReplayGame(player, spec, meta["rule"], meta["seed"], board, moves, row["outcome"], row["error"] or "")
+    return ReplayGame(
+        player, stored.spec, stored.rule.value, stored.seed, board, moves, result.outcome.value, result.error
+    )
 
 
 def file_slug(text: str) -> str:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from arena.analysis.pairs import split_boards
 from arena.analysis.sequential import SprtState, gsprt
 from arena.config import PlayerRef, TournamentConfig
 from arena.play.backends import Backend, make_backend
@@ -22,7 +23,7 @@ from arena.play.tournament import run_tournament
 from arena.results.store import Store
 from players.registry import Registry
 
-__all__ = ["MatchResult", "looks", "parse_player_spec", "run_match", "split_boards"]
+__all__ = ["MatchResult", "looks", "parse_player_spec", "run_match"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,16 +61,6 @@ def parse_player_spec(text: str) -> PlayerRef:
     return PlayerRef(name=name.strip(), options=options)
 
 
-def split_boards(store: Store, tournament_id: str, a: str, b: str, start: int, stop: int) -> tuple[int, int]:
-    """How many boards in ``[start, stop)`` only A won, and how many only B won (a game not stored
-    counts as not won: the caller looks only at boards both players finished)."""
-    won: dict[str, set[int]] = {a: set(), b: set()}
-    for row in store.games(tournament_id, stop, start=start):
-        if row["player"] in won and row["won"]:
-            won[row["player"]].add(row["board"])
-    return len(won[a] - won[b]), len(won[b] - won[a])
-
-
 def looks(batch: int, max_games: int) -> list[int]:
     """The board counts at which the test is looked at: every ``batch`` boards, and at the end."""
     if batch < 1 or max_games < batch:
@@ -101,14 +92,14 @@ def run_match(
     gsprt(0, 0, 0, delta, alpha, beta)  # bad delta, alpha or beta fail before anything is played
     a, b = (ref.key for ref in config.players)
     owned = isinstance(backend, str)
-    engine = make_backend(str(backend), workers=workers) if owned else backend
+    backend_used = make_backend(str(backend), workers=workers) if owned else backend
     played = only_a = only_b = previous = 0
     try:
         for boards in points:
             extent = config.model_copy(update={"games": boards})
-            played += run_tournament(extent, store, registry, backend=engine).played  # type: ignore[arg-type]
-            new_a, new_b = split_boards(store, config.id, a, b, previous, boards)
-            only_a, only_b, previous = only_a + new_a, only_b + new_b, boards
+            played += run_tournament(extent, store, registry, backend=backend_used).played  # type: ignore[arg-type]
+            new = split_boards(store, config.id, a, b, previous, boards)
+            only_a, only_b, previous = only_a + len(new.only_a), only_b + len(new.only_b), boards
             state = gsprt(only_a, only_b, boards, delta, alpha, beta)
             if on_look is not None:
                 on_look(state)
@@ -116,5 +107,5 @@ def run_match(
                 break
     finally:
         if owned:
-            engine.close()
+            backend_used.close()
     return MatchResult(state, config.id, played, max_games)

@@ -152,28 +152,28 @@ def run_sweep(
 ) -> list[CellResult]:
     """Play (or resume) every cell's tournament; the results per cell and player."""
     owned = isinstance(backend, str)
-    engine = make_backend(str(backend), workers=workers) if owned else backend
+    backend_used = make_backend(str(backend), workers=workers) if owned else backend
     results: list[CellResult] = []
     try:
         for cell in cells:
             config = TournamentConfig.build(cell.spec, rule, seed=seed, games=games, players=tuple(players))
-            summary = run_tournament(config, store, registry, backend=engine, progress=progress)  # type: ignore[arg-type]
+            summary = run_tournament(config, store, registry, backend=backend_used, progress=progress)  # type: ignore[arg-type]
             if on_cell is not None:
                 on_cell(cell, summary)
             results.extend(cell_results(store, config, cell))
     finally:
         if owned:
-            engine.close()
+            backend_used.close()
     return results
 
 
 def cell_results(store: Store, config: TournamentConfig, cell: Cell) -> list[CellResult]:
     wins = {ref.key: 0 for ref in config.players}
     played = dict.fromkeys(wins, 0)
-    for row in store.games(config.id, config.games):
-        if row["player"] in wins:
-            played[row["player"]] += 1
-            wins[row["player"]] += row["won"]
+    for game in store.games(config.id, config.games):
+        if game.player in wins:
+            played[game.player] += 1
+            wins[game.player] += game.won
     return [CellResult(cell, key, played[key], wins[key], config.id) for key in wins]
 
 

@@ -79,8 +79,10 @@ class BotOutputError(BotProcessError):
 
 def make_undumpable() -> None:
     """Make the calling process non-dumpable (Linux), so that a bot running as the same user cannot
-    read its memory through ``/proc/<pid>/mem`` or ptrace. Called by the arena process that holds
-    the games before it starts any bot; harmless elsewhere (it only disables core dumps)."""
+    read its memory through ``/proc/<pid>/mem`` or ptrace. Called by every arena process that knows
+    the tournament's seed, before a bot can run: the one running the tournament
+    (``arena.play.tournament.run_tournament``), every worker (``arena.play.worker.init_worker``) and
+    the one starting a bot (``RemoteAgent``); harmless elsewhere (it only disables core dumps)."""
     if not sys.platform.startswith("linux"):
         return
     with contextlib.suppress(OSError, AttributeError):

@@ -21,9 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from arena.results.records import NOTE_CHARS
 from engine import Action, ActionKind, Actions, BoardSpec, FirstClick, InvalidActionError, Observation
-from engine.actions import KINDS, action_from_row
+from engine.actions import KINDS, NOTE_CHARS, action_from_row
 
 __all__ = [
     "PROTOCOL_VERSION",

@@ -4,8 +4,9 @@ Every game ends in exactly one ``Outcome``. A bot's mistake (a bad action, an ex
 crash, an endless stream of moves) is that bot's result for that game, never an exception in the
 arena.
 
-The loop talks to an ``Agent``: a ``TrustedAgent`` wraps a ``Player`` object in this process, and
-``arena.isolation.RemoteAgent`` speaks the line protocol to a player in its own process. Both go
+The loop talks to an ``Agent`` (``arena.play.agents``): a ``TrustedAgent`` wraps a ``Player`` object
+in this process, and ``arena.isolation.RemoteAgent`` speaks the line protocol to a player in its own
+process. Both go
 through this one loop, so the rules (batches, guesses, the move limit, the time limits) are the same
 whichever way a player runs, and an honest deterministic player's games are identical in both.
 """
@@ -14,28 +15,28 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable, Iterable
-from typing import Protocol, runtime_checkable
+from collections.abc import Callable
 
 import numpy as np
 
-from arena.answer import EXPECTED, as_actions
+from arena.answer import EXPECTED, WARM_UP_SEED, as_actions
 from arena.isolation.settings import DEFAULT_LIMITS, Limits
+from arena.play.agents import Agent, TrustedAgent
 from arena.result import DIAGNOSTICS, ERROR_CHARS, AgentFailure, GameResult, Outcome
 from arena.results import records
-from engine import Action, BoardSpec, EngineError, FirstClick, Game, GameStats, Observation
+from engine import BEGINNER, Action, BoardSpec, EngineError, FirstClick, Game, GameStats
 from engine.compiled_game import CompiledGame
-from engine.layout import player_seed, player_seed_words
+from engine.layout import player_generator, player_seed, player_seed_words
 from players import Player
 
 __all__ = [
     "EXPECTED",
-    "Agent",
-    "TrustedAgent",
     "as_actions",
     "default_move_limit",
     "empty_record",
+    "is_warm_up",
     "play_game",
+    "warm_up",
 ]
 
 
@@ -47,70 +48,23 @@ def empty_record(spec: BoardSpec) -> bytes:
 _EMPTY_LOG = np.ones(1, dtype=np.int32)
 
 
-@runtime_checkable
-class Agent(Protocol):
-    """What the game loop needs from a player, wherever it runs."""
-
-    #: The registered name: it keys the player's own random seed on each board.
-    name: str
-
-    def prepare(self) -> None:
-        """Be ready for a game (start or restart a process); not billed to the game. May raise
-        ``AgentFailure`` when the player cannot be set up at all."""
-
-    def start(self, spec: BoardSpec, rule: FirstClick, seed: int, limits: Limits) -> None:
-        """A new game; ``seed`` is the player's own 128-bit seed for this board."""
-
-    def act(self, observation: Observation, budget: float) -> Action | Iterable[Action] | None:
-        """The player's answer, within ``budget`` seconds (the remote agent enforces it).
-
-        An agent that sends the observation elsewhere may also define ``act_live(grid, flags,
-        moves, budget)``, which ``play_game`` then calls instead, with the game's live read-only
-        grid (valid only during the call) and counters: no ``Observation`` is built in this process
-        for a player that is not here. The arena's ``RemoteAgent`` does."""
-
-    def finish(self, outcome: Outcome, message: str) -> None:
-        """The game is over. Must not raise."""
-
-    def cpu_seconds(self) -> float:
-        """CPU seconds used outside this thread so far (an isolated player's process), else 0."""
-
-    def diagnostics(self) -> list[str]:
-        """What the player left behind that explains a failure (its last stderr lines)."""
-
-    def close(self) -> None:
-        """Release the player for good (stop its process)."""
+def warm_up(player: Player | TrustedAgent) -> None:
+    """Play one throwaway game so that compiling (or loading cached) numba code is not billed
+    to the first real game's time. Its result is discarded. A ``TrustedAgent`` plays it only while
+    it is cold, once."""
+    if isinstance(player, TrustedAgent):
+        if not player.cold:
+            return
+        player.cold = False
+        player = player.player
+    play_game(player, "warm-up", BEGINNER, FirstClick.SAFE, WARM_UP_SEED, 0)
 
 
-class TrustedAgent:
-    """A ``Player`` object in this process: the fast path for code the arena trusts. It gets no time
-    limits: it could not be stopped mid-move anyway, and judging it after the fact would make an
-    honest player's results depend on the machine's load (a JIT compile on a busy machine)."""
-
-    def __init__(self, player: Player) -> None:
-        self.player = player
-        self.name = player.name
-
-    def prepare(self) -> None:
-        pass
-
-    def start(self, spec: BoardSpec, rule: FirstClick, seed: int, limits: Limits) -> None:
-        self.player.reset(np.random.Generator(np.random.PCG64(seed)), spec, rule)
-
-    def act(self, observation: Observation, budget: float) -> Action | Iterable[Action] | None:
-        return self.player.play(observation)
-
-    def finish(self, outcome: Outcome, message: str) -> None:
-        pass
-
-    def cpu_seconds(self) -> float:
-        return 0.0
-
-    def diagnostics(self) -> list[str]:
-        return []
-
-    def close(self) -> None:
-        pass
+def is_warm_up(rng: np.random.Generator, name: str) -> bool:
+    """Whether ``rng``, as ``Player.reset`` receives it, is player ``name``'s generator for the
+    warm-up game. For a bot that must play the warm-up unlike real games (the tests' hostile bots):
+    counting games instead breaks when a slow start cuts the warm-up short before its first move."""
+    return bool(rng.bit_generator.state == player_generator(WARM_UP_SEED, 0, name).bit_generator.state)
 
 
 def default_move_limit(spec: BoardSpec) -> int:
@@ -153,10 +107,13 @@ def play_game(
 
     A ``Player`` object (or ``TrustedAgent``) that plays whole games in compiled code
     (``Player.play_compiled``) does so unless ``compiled`` is false; its games are the same either
-    way. ``on_move(game, action)`` is called after each move (for a display, as ``arena play``
+    way. A cold ``TrustedAgent`` (as ``agent_for`` makes them) plays its warm-up game first.
+    ``on_move(game, action)`` is called after each move (for a display, as ``arena play``
     draws the board); the time it takes is not the player's. With ``record``, the result carries
     the game's moves as they were played (``GameResult.record``, ``arena.results.records``), whichever way
     the player runs: logged by the engine, on this loop or in the compiled game."""
+    if isinstance(player, TrustedAgent) and player.cold:
+        warm_up(player)
     limit = move_limit or default_move_limit(spec)
     trusted = player.player if isinstance(player, TrustedAgent) else player
     compiled = compiled and on_move is None  # a display watches every move

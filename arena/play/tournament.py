@@ -12,13 +12,11 @@ import os
 import shlex
 import signal
 import sqlite3
-import sys
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from types import FrameType
 
 from arena.config import TournamentConfig
+from arena.isolation.process import make_undumpable
 from arena.play.backends import (
     Backend,
     BackendUnavailable,
@@ -30,6 +28,7 @@ from arena.play.backends import (
     start_method,
 )
 from arena.play.backends.dask_cluster import ADDRESS_ENV
+from arena.play.signals import Terminated, ctrl_c_stops, sigterm_stops
 from arena.play.warmup import CompileEvent, compile_players, stale_players
 from arena.play.worker import Batch
 from arena.result import GameResult
@@ -39,7 +38,6 @@ from players.registry import Registry
 __all__ = [
     "BackendUnavailable",
     "StoreLost",
-    "Terminated",
     "TournamentError",
     "TournamentInterrupted",
     "TournamentSummary",
@@ -48,7 +46,6 @@ __all__ = [
     "pending_work",
     "plan_workers",
     "run_tournament",
-    "sigterm_stops",
     "start_method",
 ]
 
@@ -62,10 +59,6 @@ class TournamentInterrupted(Exception):
         super().__init__(f"interrupted after committing {recorded} games")
         self.recorded = recorded
         self.signum = signum
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where the program is (``sigterm_stops``): it stops at once, as a second Ctrl-C does."""
 
 
 class StoreLost(TournamentError):
@@ -146,46 +139,6 @@ def _reorder(work: Work, order: Sequence[int]) -> Work:
     return sorted(work, key=lambda item: position[item[0]])
 
 
-@contextlib.contextmanager
-def _handling(signum: int, handler: Callable[[int, FrameType | None], None]) -> Iterator[None]:
-    """``handler`` for signal ``signum`` while it lasts. Only the main thread can set signal handlers;
-    elsewhere, and where the signal is ignored, nothing changes."""
-    previous = signal.getsignal(signum)
-    if threading.current_thread() is not threading.main_thread() or previous in (signal.SIG_IGN, None):
-        yield
-        return
-    signal.signal(signum, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signum, previous)
-
-
-def sigterm_stops() -> contextlib.AbstractContextManager[None]:
-    """While it lasts, SIGTERM (a service manager, ``kill``, a CI timeout) raises ``Terminated``: stop
-    at once, commit what is back, and close workers and bots instead of dying with them running."""
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        raise Terminated
-
-    return _handling(signal.SIGTERM, handler)
-
-
-def _ctrl_c_stops(stop: StopFlag) -> contextlib.AbstractContextManager[None]:
-    """While playing, the first Ctrl-C (SIGINT) sets ``stop``: running batches finish and are
-    committed. The second raises KeyboardInterrupt: stop at once."""
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        if stop:
-            raise KeyboardInterrupt
-        stop.set()
-        with contextlib.suppress(Exception):
-            sys.stderr.write("\nstopping: committing the games in progress (Ctrl-C again to stop at once)\n")
-            sys.stderr.flush()
-
-    return _handling(signal.SIGINT, handler)
-
-
 def run_tournament(
     config: TournamentConfig,
     store: Store,
@@ -206,10 +159,14 @@ def run_tournament(
     the pending boards in that order instead of ascending (for tests; results never depend on it).
     On this machine, the players whose numba code is not known to be compiled are compiled first
     (``arena.play.warmup``), each kernel once, reporting to ``on_compile``; a Ctrl-C then stops at once.
+    This process is made non-dumpable for the rest of its life (it knows the seed).
     Raises ``TournamentInterrupted`` on Ctrl-C or SIGTERM and ``TournamentError`` when the workers keep dying,
     in both cases after committing every finished game; ``StoreLost`` when the store's file was
     replaced, deleted or damaged under the run, after saving what could be saved.
     """
+    # This process holds the seed (and the store) from here on, and the bots started for this run
+    # run as the same user: non-dumpable, they cannot read its memory (docs/isolation.md).
+    make_undumpable()
     registry.check_requested(ref.name for ref in config.players)
     entries = {ref.key: registry.get(ref.name) for ref in config.players}
     for ref in config.players:
@@ -219,39 +176,37 @@ def run_tournament(
     if order is not None:
         work = _reorder(work, order)
     owned = isinstance(backend, str)
-    if owned:
-        count = plan_workers(workers, len(work), str(backend), address)[0]
-        engine = make_backend(str(backend), workers=count, address=address)  # fails before anything is stored
-    else:
-        engine = backend  # type: ignore[assignment]
+    if isinstance(backend, str):  # the name of one: this run makes it, and closes it
+        count = plan_workers(workers, len(work), backend, address)[0]
+        backend = make_backend(backend, workers=count, address=address)  # fails before anything is stored
     try:
         store.ensure_tournament(config, sources)
     except StoreDamaged as damage:
         if owned:
-            engine.close()
+            backend.close()
         raise _store_lost(store, config.id, damage, ()) from None
     if not work:
         if owned:
-            engine.close()
-        return TournamentSummary(config.id, 0, skipped, 1, engine.name)
+            backend.close()
+        return TournamentSummary(config.id, 0, skipped, 1, backend.name)
     todo = sum(len(keys) for _, keys in work)
     stop = StopFlag()
     recorded = delivered = 0
     try:
         with sigterm_stops():
-            if engine.name == "local":  # before the first game: a Ctrl-C here stops at once (KeyboardInterrupt)
+            if backend.name == "local":  # before the first game: a Ctrl-C here stops at once (KeyboardInterrupt)
                 stale = stale_players(config, {key for _, keys in work for key in keys})
                 # One process more than the workers: a process waiting for a kernel another one compiles
                 # uses no CPU, and the spare keeps the cores busy meanwhile.
-                compile_players(config, stale, registry.plugin_files, engine.workers + 1, on_compile)
-            with _ctrl_c_stops(stop):
-                size = engine.batch_size(len(work))
-                used = engine.workers
-                stream = engine.run(batches(config, work, size), registry.plugin_files, stop)
+                compile_players(config, stale, registry.plugin_files, backend.workers + 1, on_compile)
+            with ctrl_c_stops(stop):
+                size = backend.batch_size(len(work))
+                used = backend.workers
+                stream = backend.run(batches(config, work, size), registry.plugin_files, stop)
                 with contextlib.closing(stream):
                     for results in stream:
                         try:
-                            recorded += store.record(config.id, results)
+                            recorded += store.save(config.id, results)
                         except StoreDamaged as damage:
                             raise _store_lost(store, config.id, damage, results) from None
                         delivered += len(results)
@@ -267,7 +222,7 @@ def run_tournament(
         ) from None
     finally:
         if owned:
-            engine.close()
+            backend.close()
     if stop and delivered < todo:
         raise TournamentInterrupted(recorded)
-    return TournamentSummary(config.id, todo, skipped, used, engine.name)
+    return TournamentSummary(config.id, todo, skipped, used, backend.name)

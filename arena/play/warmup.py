@@ -1,6 +1,7 @@
 """Compile the tournament's players before the first game: once, visibly, and so that Ctrl-C works.
 
-``stale_players`` finds the trusted players whose compiled code is not on record as complete;
+``stale_players`` finds the trusted players whose compiled code has no valid compile stamp (a small
+file saying which cache files a complete compile left, with their sizes and times);
 ``compile_players`` warms exactly those up in processes of their own, each kernel compiled by one
 process only, and reports progress. Why and how: docs/architecture.md (the compile step).
 """
@@ -22,14 +23,15 @@ from typing import Any
 
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation.settings import Isolation
+from arena.play.agents import isolation_of
 from arena.play.backends.local import init_pool_worker, start_method
-from arena.play.worker import isolation_of, prepare_player
+from arena.play.worker import prepare_player
 from engine import PRESETS
 
-__all__ = ["CompileEvent", "compile_players", "record_dir", "stale_players"]
+__all__ = ["STAMP_DIR_ENV", "CompileEvent", "compile_players", "stale_players", "stamp_dir"]
 
-#: Environment variable naming the folder of the compile records (default: the user's cache folder).
-RECORD_DIR_ENV = "ARENA_CACHE_DIR"
+#: Environment variable naming the folder of the compile stamps (default: the user's cache folder).
+STAMP_DIR_ENV = "ARENA_CACHE_DIR"
 #: Throwaway games each player plays on the tournament's board after its warm-up game: enough for the
 #: code paths a Beginner warm-up misses (rref's row reduction, say) to be compiled here, not mid-game.
 _GAMES = 10
@@ -50,23 +52,23 @@ class CompileEvent:
     error: str = ""
 
 
-def record_dir() -> Path:
-    """Where the records live: ``$ARENA_CACHE_DIR``, else ``$XDG_CACHE_HOME`` or ``~/.cache``."""
-    configured = os.environ.get(RECORD_DIR_ENV)
+def stamp_dir() -> Path:
+    """Where the compile stamps live: ``$ARENA_CACHE_DIR``, else ``$XDG_CACHE_HOME`` or ``~/.cache``."""
+    configured = os.environ.get(STAMP_DIR_ENV)
     if configured:
         return Path(configured)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "minesweeper-arena" / "compiled"
 
 
-def _record_path(key: str, config: TournamentConfig) -> Path:
+def _stamp_path(key: str, config: TournamentConfig) -> Path:
     import numba
 
     # Keyed by everything that makes numba's cache another one: its version, Python's, and its folder.
     board = config.spec.name if config.spec.name in PRESETS else "custom"
     cache = os.environ.get("NUMBA_CACHE_DIR", "")
     what = json.dumps([key, board, config.rule.value, numba.__version__, sys.version, sys.prefix, cache])
-    return record_dir() / f"{hashlib.sha256(what.encode()).hexdigest()[:24]}.json"
+    return stamp_dir() / f"{hashlib.sha256(what.encode()).hexdigest()[:24]}.json"
 
 
 def _stats(paths: Iterable[str]) -> dict[str, list[int]] | None:
@@ -80,21 +82,21 @@ def _stats(paths: Iterable[str]) -> dict[str, list[int]] | None:
     return stats
 
 
-def _is_recorded(key: str, config: TournamentConfig) -> bool:
+def _is_stamped(key: str, config: TournamentConfig) -> bool:
     try:
-        record = json.loads(_record_path(key, config).read_text(encoding="utf-8"))
-        files = record["files"]
+        stamp = json.loads(_stamp_path(key, config).read_text(encoding="utf-8"))
+        files = stamp["files"]
         return _stats(files) == files
     except (OSError, ValueError, KeyError, TypeError):
         return False
 
 
-def _write_record(key: str, config: TournamentConfig, files: Sequence[str]) -> None:
-    """Best effort: without a record the next run only prepares the player again."""
+def _write_stamp(key: str, config: TournamentConfig, files: Sequence[str]) -> None:
+    """Best effort: without a stamp the next run only prepares the player again."""
     stats = _stats(files)
-    if stats is None:  # a file went away meanwhile: no record, the next run prepares the player again
+    if stats is None:  # a file went away meanwhile: no stamp, the next run prepares the player again
         return
-    path = _record_path(key, config)
+    path = _stamp_path(key, config)
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_suffix(f".{os.getpid()}.tmp")
@@ -103,12 +105,12 @@ def _write_record(key: str, config: TournamentConfig, files: Sequence[str]) -> N
 
 
 def stale_players(config: TournamentConfig, keys: Iterable[str]) -> list[PlayerRef]:
-    """The players among ``keys`` that run inside the workers and have no valid compile record."""
+    """The players among ``keys`` that run inside the workers and have no valid compile stamp."""
     wanted = set(keys)
     return [
         ref
         for ref in config.players
-        if ref.key in wanted and isolation_of(ref, config) is Isolation.TRUSTED and not _is_recorded(ref.key, config)
+        if ref.key in wanted and isolation_of(ref, config) is Isolation.TRUSTED and not _is_stamped(ref.key, config)
     ]
 
 
@@ -301,5 +303,5 @@ def compile_players(
             process.join()
             pipe.close()
     for key, used in files.items():  # now that every process is done: the files no longer change
-        _write_record(key, config, used)
+        _write_stamp(key, config, used)
     tell(CompileEvent("end", keys=keys, seconds=time.perf_counter() - started, cpu=total_cpu))

@@ -59,38 +59,39 @@ def export_rows(store: Store, tournament_id: str, games: int | None = None) -> I
 
     ``clicks`` counts the left clicks a person would make (reveals and chords); ``safe_opened`` is
     the fraction of the board's safe cells the player revealed (1.0 for a win)."""
-    meta = store.tournament(tournament_id)
-    players = {p["player"]: p for p in store.players(tournament_id)}
-    safe_cells = meta["height"] * meta["width"] - meta["mines"]
+    stored = store.tournament(tournament_id)
+    spec = stored.spec
+    players = {p.key: p for p in store.players(tournament_id)}
+    safe_cells = spec.cells - spec.mines
     for game in store.games(tournament_id, games):
-        player = players.get(game["player"], {})
+        player = players.get(game.player)
         yield {
             "tournament": tournament_id,
-            "seed": meta["seed"],
-            "board": game["board"],
-            "height": meta["height"],
-            "width": meta["width"],
-            "mines": meta["mines"],
-            "rule": meta["rule"],
-            "player": game["player"],
-            "name": player.get("name", game["player"]),
-            "version": player.get("version", ""),
-            "options": json.dumps(json.loads(player.get("options") or "{}"), sort_keys=True),
-            "outcome": game["outcome"],
-            "won": bool(game["won"]),
-            "bbbv": game["bbbv"],
-            "bbbv_solved": game["bbbv_solved"],
-            "clicks": game["reveals"] + game["chords"],
-            "moves": game["moves"],
-            "reveals": game["reveals"],
-            "flags": game["flags"],
-            "chords": game["chords"],
-            "guesses": game["guesses"],
-            "safe_opened": game["revealed_cells"] / safe_cells,
-            "first_row": game["first_row"],
-            "first_col": game["first_col"],
-            "cpu_ms": game["cpu_ms"],
-            "error": game["error"],
+            "seed": stored.seed,
+            "board": game.board,
+            "height": spec.height,
+            "width": spec.width,
+            "mines": spec.mines,
+            "rule": stored.rule.value,
+            "player": game.player,
+            "name": player.name if player else game.player,
+            "version": player.version if player else "",
+            "options": json.dumps(player.options if player else {}, sort_keys=True),
+            "outcome": game.outcome.value,
+            "won": game.won,
+            "bbbv": game.bbbv,
+            "bbbv_solved": game.bbbv_solved,
+            "clicks": game.reveals + game.chords,
+            "moves": game.moves,
+            "reveals": game.reveals,
+            "flags": game.flags,
+            "chords": game.chords,
+            "guesses": game.guesses,
+            "safe_opened": game.revealed_cells / safe_cells,
+            "first_row": game.first_row,
+            "first_col": game.first_col,
+            "cpu_ms": game.cpu_ms,
+            "error": game.error,
         }
 
 

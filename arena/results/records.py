@@ -13,18 +13,15 @@ import math
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from numba import njit
 
 from engine import Action, ActionKind, BoardSpec, EngineError, FirstClick, Game
-from engine.actions import KINDS
+from engine.actions import KINDS, NOTE_CHARS
 from engine.board import MAX_CELLS
 from engine.kernels import COVERED
-
-if TYPE_CHECKING:
-    from arena.results.store import Store
 
 __all__ = [
     "DEFLATE_FROM",
@@ -37,7 +34,6 @@ __all__ = [
     "Replayed",
     "decode",
     "encode",
-    "load_replay",
     "log_blob",
     "replay_record",
 ]
@@ -48,8 +44,6 @@ _DEFLATED, _NOTES = 1, 2
 _PLAIN_REVEAL, _FLAG, _UNFLAG, _OTHER = 0, 1, 2, 3
 #: Bodies of at least this many bytes are deflated when that makes them smaller (see the docstring).
 DEFLATE_FROM = 2048
-#: The longest note kept (characters); a longer one is cut.
-NOTE_CHARS = 1000
 #: What the store's games table says about a game, compared with the replay's figures.
 _FIGURES = ("moves", "reveals", "flags", "chords", "guesses", "bbbv", "bbbv_solved", "revealed_cells")
 
@@ -446,16 +440,3 @@ def _check(game: Game, expected: Mapping[str, Any] | Any) -> None:
             continue
         if stored != value:
             raise RecordMismatch(f"the record's moves give {name} = {value}; the stored game has {stored}")
-
-
-def load_replay(store: Store, tournament_id: str, player: str, board: int) -> Replayed:
-    """The stored game of ``player`` on ``board``, replayed and checked against its stored result.
-
-    Raises ``StoreError`` for an unknown tournament or game, ``RecordMissing`` when the game was
-    stored without a record, ``RecordError``/``RecordMismatch`` for a record that is not its game."""
-    tournament = store.tournament(tournament_id)
-    row = store.game(tournament_id, player, board)
-    record = store.game_record(tournament_id, player, board)
-    name = tournament["difficulty"] if "/" not in tournament["difficulty"] else "custom"
-    spec = BoardSpec(tournament["height"], tournament["width"], tournament["mines"], name)
-    return replay_record(spec, tournament["rule"], tournament["seed"], board, record, row)

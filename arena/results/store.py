@@ -11,21 +11,23 @@ on a store the user may not write, such as a shared copy or a file in a read-onl
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
+import functools
 import json
 import operator
 import os
 import sqlite3
-import typing
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 from arena.config import RULES_VERSION, TournamentConfig
 from arena.paths import LEGACY_STORE, STORE_ENV, default_store
-from arena.result import COLUMN_FIELDS, GameResult, Outcome
+from arena.result import GameResult, Outcome
 from arena.results.guard import APPLICATION_ID, FileGuard, create_private, recovery_path
-from arena.results.records import GameRecord, RecordMissing, decode
+from arena.results.migrations import MIGRATIONS, Migration, NewerStore, applied, migrate, pending
+from arena.results.records import GameRecord, RecordMissing, Replayed, decode, replay_record
+from arena.results.stored import StoredPlayer, StoredTournament
 
 __all__ = [
     "GAME_COLUMNS",
@@ -38,83 +40,28 @@ __all__ = [
     "project_version",
 ]
 
-#: The layout of the tables, in SQLite's ``PRAGMA user_version``. Stores written before it was used there
-#: hold their version as the ``schema_version`` row of the meta table, and are given ``user_version`` when
-#: first opened for writing.
-SCHEMA_VERSION = 1
-
-#: The SQL type of each type a ``GameResult`` field has; ``X | None`` makes the column nullable.
-_SQL_TYPES: dict[type, str] = {int: "INTEGER", float: "REAL", str: "TEXT", Outcome: "TEXT"}
-#: The columns computed from a result, each stored after the field it is computed from.
-_COMPUTED = {"outcome": ("won", "INTEGER NOT NULL")}
+#: How many steps of the schema's history (``arena.results.migrations``) a store of this version has applied:
+#: its ``PRAGMA user_version``. Schema 1 is every store from before that history.
+SCHEMA_VERSION = len(MIGRATIONS)
 
 
-def _game_columns() -> dict[str, str]:
-    """Column name -> SQL declaration of a game row: ``GameResult``'s fields (as their annotations
-    type them), with the computed columns after theirs. The single source of the games table."""
-    hints = typing.get_type_hints(GameResult)
-    columns: dict[str, str] = {}
-    for name in COLUMN_FIELDS:
-        kinds = typing.get_args(hints[name]) or (hints[name],)
-        kind = next(k for k in kinds if k is not type(None))
-        columns[name] = _SQL_TYPES[kind] + ("" if type(None) in kinds else " NOT NULL")
-        if name in _COMPUTED:
-            computed, declaration = _COMPUTED[name]
-            columns[computed] = declaration
-    return columns
+@functools.cache
+def _layout(result_type: type[GameResult]) -> tuple[tuple[str, ...], str]:
+    """The games table's columns that a result type fills (its fields but the record, and ``won`` after
+    ``outcome``) and the statement that inserts one."""
+    names = [f.name for f in dataclasses.fields(result_type) if f.name != "record"]
+    columns = tuple(name for field in names for name in ((field, "won") if field == "outcome" else (field,)))
+    insert = (
+        f"INSERT OR IGNORE INTO games (tournament_id, {', '.join(names)}, won, finished)"
+        f" VALUES ({','.join('?' * (len(names) + 3))})"
+    )
+    return columns, insert
 
 
-_GAME_TABLE = _game_columns()
-#: A game row's columns as ``Store.games`` returns them (``GameResult.as_row``'s keys).
-GAME_COLUMNS = tuple(_GAME_TABLE)
-_fields = operator.attrgetter(*COLUMN_FIELDS)
-_INSERT_GAME = (
-    f"INSERT OR IGNORE INTO games (tournament_id, {', '.join(COLUMN_FIELDS)}, won, finished)"
-    f" VALUES ({','.join('?' * (len(COLUMN_FIELDS) + 3))})"
-)
-_GAME_ROWS = "".join(f"\n    {name} {declaration}," for name, declaration in _GAME_TABLE.items())
-
-#: The key of a game (and of its record). The journal (``Store``) leaves it out: appending is cheaper.
-_GAME_KEY = ",\n    PRIMARY KEY (tournament_id, player, board)\n) WITHOUT ROWID;"
-_SCHEMA = f"""
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS tournaments (
-    id TEXT PRIMARY KEY,
-    difficulty TEXT NOT NULL,
-    height INTEGER NOT NULL,
-    width INTEGER NOT NULL,
-    mines INTEGER NOT NULL,
-    rule TEXT NOT NULL,
-    seed INTEGER NOT NULL,
-    games INTEGER NOT NULL,
-    config TEXT NOT NULL,
-    rules_version TEXT NOT NULL,
-    project_version TEXT NOT NULL,
-    created TEXT NOT NULL,
-    updated TEXT NOT NULL,
-    -- Bumped on every run: orders tournaments by recency even when clocks tie or step back.
-    touched INTEGER NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS players (
-    tournament_id TEXT NOT NULL REFERENCES tournaments(id),
-    player TEXT NOT NULL,
-    name TEXT NOT NULL,
-    options TEXT NOT NULL,
-    version TEXT NOT NULL,
-    source TEXT NOT NULL,
-    PRIMARY KEY (tournament_id, player)
-);
-CREATE TABLE IF NOT EXISTS games (
-    tournament_id TEXT NOT NULL REFERENCES tournaments(id),{_GAME_ROWS}
-    finished TEXT NOT NULL{_GAME_KEY}
--- A game's moves as played (arena.results.records documents the blob); written with its games row. A table
--- of its own, so that stores from before records open unchanged and --record none writes nothing.
-CREATE TABLE IF NOT EXISTS records (
-    tournament_id TEXT NOT NULL,
-    player TEXT NOT NULL,
-    board INTEGER NOT NULL,
-    data BLOB NOT NULL{_GAME_KEY}
-"""
+#: A game row's columns as the store writes them.
+GAME_COLUMNS = _layout(GameResult)[0]
+_RECORDS = "INSERT OR IGNORE INTO records (tournament_id, player, board, data) VALUES (?,?,?,?)"
+_TABLES = ("tournaments", "players", "games", "records")
 
 
 class StoreError(Exception):
@@ -169,44 +116,55 @@ class StoreDamaged(StoreError):
     """The store's file was replaced, deleted, overwritten or corrupted while this process wrote it."""
 
 
-def _schema_version(db: sqlite3.Connection, path: Path, create: bool) -> int:
-    """The store's schema version: ``user_version``, or the meta table's row in a store from before it;
-    0 for an empty database that may become a store. ``StoreError`` for anything but a results store."""
+def _legacy_version(db: sqlite3.Connection, path: Path, create: bool) -> int | None:
+    """What a store says its schema is: ``user_version``, or the meta table's row in a store from before it;
+    None for an empty database that may become a store. ``StoreError`` for anything but a results store."""
     tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if not tables:
         if create:
-            return 0
+            return None
         raise StoreError(f"{str(path)!r} is not a results store; run a tournament first")
     if "meta" not in tables:
         raise StoreError(f"{str(path)!r} is an SQLite database but not a results store; pass another --store PATH")
     version = int(db.execute("PRAGMA user_version").fetchone()[0])
     if not version:
         found = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        if found is None:
-            raise StoreError(f"{str(path)!r} has no store schema; this version reads schema {SCHEMA_VERSION}")
-        version = int(found[0]) if str(found[0]).isdigit() else -1
-        if version != SCHEMA_VERSION:
-            raise StoreError(f"{str(path)!r} has store schema {found[0]}; this version reads schema {SCHEMA_VERSION}")
-    if version != SCHEMA_VERSION:
-        raise StoreError(f"{str(path)!r} has store schema {version}; this version reads schema {SCHEMA_VERSION}")
+        if found is None or str(found[0]) != "1":
+            shown = "none" if found is None else found[0]
+            raise StoreError(f"{str(path)!r} has store schema {shown}; this version reads schema 1 and later")
+        version = 1
     return version
 
 
-def _create_schema(db: sqlite3.Connection) -> None:
-    db.executescript(_SCHEMA)
-    db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('created_by', ?)", (project_version(),))
-    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+def _table_columns(db: sqlite3.Connection, table: str) -> list[str]:
+    return [row[1] for row in db.execute(f"PRAGMA table_info({table})")]
+
+
+def _journal_tables(db: sqlite3.Connection, journal: sqlite3.Connection) -> None:
+    """The journal's tables: the store's own for tournaments and players (their upserts need the keys); the
+    columns alone, without types or keys, for games and records, which it only appends to."""
+    for table in _TABLES:
+        if table in ("games", "records"):
+            journal.execute(f"CREATE TABLE {table} ({', '.join(_table_columns(db, table))})")
+        else:
+            journal.execute(db.execute("SELECT sql FROM sqlite_master WHERE name = ?", (table,)).fetchone()[0])
 
 
 class Store:
     """A results store at ``path`` (default: ``default_store()``), created on first use unless
     ``create=False``. ``read_only=True`` opens an existing store for reading only, which works
-    without write access to the file or its folder.
+    without write access to the file or its folder, and never changes it.
 
-    Opened for writing, it checks before each commit that the file at ``path`` is still the database
-    it opened (``arena.results.guard``), and keeps a copy of everything it commits in a private temporary
-    database, so that ``recover`` can save the committed games even when the file was overwritten."""
+    Opened for writing, a store made by an older version is migrated first (``arena.results.migrations``);
+    then, before each commit, the store checks that the file at ``path`` is still the database it opened
+    (``arena.results.guard``), and keeps a copy of everything it commits in a private temporary database, so
+    that ``recover`` can save the committed games even when the file was overwritten.
+
+    ``migrations`` and ``result_type`` are the schema's history and the result it stores: class attributes, so
+    that a test can add a step and a field the way a new version would."""
+
+    migrations: tuple[Migration, ...] = MIGRATIONS
+    result_type: type[GameResult] = GameResult
 
     def __init__(self, path: str | Path | None = None, *, create: bool = True, read_only: bool = False) -> None:
         self.path = Path(path) if path is not None else default_store()
@@ -215,6 +173,11 @@ class Store:
         create = create and not read_only
         if not create and not self.path.is_file():
             raise StoreError(_missing_store(self.path))
+        if not read_only and self.path.exists() and not _writable(self.path):
+            raise StoreError(
+                f"cannot write the results store {str(self.path)!r}: the file is read-only (its permissions or an"
+                " immutable flag); make it writable, or pass --store PATH for another"
+            )
         db = None
         try:
             if read_only:
@@ -225,26 +188,56 @@ class Store:
                     create_private(self.path)
                 db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
             db.row_factory = sqlite3.Row
-            version = _schema_version(db, self.path, create)
+            legacy = _legacy_version(db, self.path, create)
+            done = applied(db, legacy or 0) if legacy is not None else []
+            if legacy is not None and legacy > len(done):
+                # A version that counts more steps than it recorded: not one of ours, or a newer one's. Migrating
+                # it would run steps it may have already and lower its user_version.
+                raise StoreError(
+                    f"{str(self.path)!r} has store schema {legacy} but records {len(done)} schema steps; it was"
+                    " written by a newer or unknown minesweeper-arena: upgrade minesweeper-arena to use it"
+                )
+            todo = pending(done, self.path, self.migrations)
             if not read_only:
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=NORMAL")
-                if version == 0 or not db.execute("PRAGMA user_version").fetchone()[0]:
-                    _create_schema(db)  # a new store, or one from before user_version: it gets one
+                if todo:
+                    self._migrate(db, done, todo)
                 else:
-                    db.executescript(_SCHEMA)  # tables added since the store was made (records)
+                    self._check_columns(db)
                 # The main file complete and with its header (application id) written: what the guard checks.
                 db.execute("PRAGMA wal_checkpoint(PASSIVE)")
                 self._guard = FileGuard(self.path)
                 self._journal = sqlite3.connect("", isolation_level=None)  # private, on disk, deleted on close
-                self._journal.executescript(_SCHEMA.replace(_GAME_KEY, "\n);"))
+                _journal_tables(db, self._journal)
+            self._columns = [c for c in _layout(self.result_type)[0] if c in _table_columns(db, "games")]
         except (sqlite3.Error, OSError) as error:
             self._close(db)
             raise StoreError(f"cannot use {str(self.path)!r} as a results store: {error}") from None
+        except NewerStore as error:
+            self._close(db)
+            raise StoreError(str(error)) from None
         except StoreError:
             self._close(db)
             raise
         self.db = db
+
+    def _migrate(self, db: sqlite3.Connection, done: list[str], todo: list[Migration]) -> None:
+        with db:
+            db.execute("BEGIN IMMEDIATE")
+            migrate(db, done, todo)
+            if not done:
+                db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('created_by', ?)", (project_version(),))
+            # Stores from before user_version have no application id either: a migrated store gets it too.
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            self._check_columns(db)  # before the commit: a refused store is left as it was
+
+    def _check_columns(self, db: sqlite3.Connection) -> None:
+        """Refuse to write a store whose games table lacks a column of ``result_type``: a field added without its
+        step in the history (which would otherwise fail at the first save, deep in SQLite)."""
+        missing = set(_layout(self.result_type)[0]) - set(_table_columns(db, "games"))
+        if missing:
+            raise StoreError(f"the store's schema history has no step for the games column(s) {sorted(missing)}")
 
     def _close(self, db: sqlite3.Connection | None) -> None:
         for connection in (db, self._journal):
@@ -278,6 +271,8 @@ class Store:
                 result = write(self.db)
         except sqlite3.Error as error:
             self.verify()  # a replaced or overwritten file says so
+            if getattr(error, "sqlite_errorname", "").startswith("SQLITE_READONLY"):
+                raise StoreError(f"cannot write the results store {str(self.path)!r}: {error}") from None
             if not getattr(error, "sqlite_errorname", "").startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
                 raise  # a constraint, a lock, a full disk: not the file's fault
             raise StoreDamaged(f"the results store {str(self.path)!r} is damaged: {error}") from None
@@ -333,26 +328,26 @@ class Store:
         self._commit(write)
         return config.id
 
-    def record(self, tournament_id: str, results: Iterable[GameResult]) -> int:
+    def save(self, tournament_id: str, results: Iterable[GameResult]) -> int:
         """Commit finished games, with the records of those that carry one, in one transaction;
         returns how many games were new (a repeat is ignored, never duplicated)."""
         now = _now()
-        # The row straight from the attributes (``GameResult.as_row`` without the dict): this runs for
-        # every game, and a Beginner game itself takes only a tenth of a millisecond.
+        columns, insert = _layout(self.result_type)
+        # The row straight from the attributes: this runs for every game, and a Beginner game itself takes only
+        # a tenth of a millisecond.
+        fields = operator.attrgetter(*(c for c in columns if c != "won"))
         results = list(results)
-        rows = [(tournament_id, *_fields(r), int(r.outcome is Outcome.WON), now) for r in results]
+        rows = [(tournament_id, *fields(r), int(r.outcome is Outcome.WON), now) for r in results]
         records = [(tournament_id, r.player, r.board, r.record) for r in results if r.record is not None]
         if not rows:
             return 0
 
         def write(db: sqlite3.Connection) -> int:
             before = db.total_changes
-            db.executemany(_INSERT_GAME, rows)
+            db.executemany(insert, rows)
             added = db.total_changes - before
             if records:
-                db.executemany(
-                    "INSERT OR IGNORE INTO records (tournament_id, player, board, data) VALUES (?,?,?,?)", records
-                )
+                db.executemany(_RECORDS, records)
             return added
 
         return self._commit(write)
@@ -370,12 +365,12 @@ class Store:
             if not whole and self._journal is not None:
                 with saved.db:
                     saved.db.execute("BEGIN IMMEDIATE")
-                    for table in ("tournaments", "players", "games", "records"):
+                    for table in _TABLES:
                         rows = self._journal.execute(f"SELECT * FROM {table}")
                         names = ", ".join(column[0] for column in rows.description)
                         places = ", ".join("?" * len(rows.description))
                         saved.db.executemany(f"INSERT OR IGNORE INTO {table} ({names}) VALUES ({places})", rows)
-            saved.record(tournament_id, pending)
+            saved.save(tournament_id, pending)
             games = int(saved.db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
         return target, whole, games
 
@@ -404,47 +399,56 @@ class Store:
             done[player].update(row[0] for row in cursor)
         return done
 
-    def tournament(self, tournament_id: str) -> dict[str, Any]:
+    def tournament(self, tournament_id: str) -> StoredTournament:
         row = self.db.execute("SELECT * FROM tournaments WHERE id = ?", (tournament_id,)).fetchone()
         if row is None:
             raise StoreError(
                 f"no tournament {tournament_id!r} in {str(self.path)!r}; `arena leaderboard --list` shows them"
             )
-        return dict(row)
+        return StoredTournament.from_row(row)
 
-    def tournaments(self) -> list[dict[str, Any]]:
+    def tournaments(self) -> list[StoredTournament]:
+        """Every tournament, the most recently run first, with how many games it has stored and when the last
+        of them finished."""
         rows = self.db.execute(
-            "SELECT t.*, (SELECT COUNT(*) FROM games g WHERE g.tournament_id = t.id) AS rows_stored"
-            " FROM tournaments t ORDER BY touched DESC, id"
+            "SELECT t.*, COUNT(g.board) AS games_stored, MAX(g.finished) AS last_finished"
+            " FROM tournaments t LEFT JOIN games g ON g.tournament_id = t.id"
+            " GROUP BY t.id ORDER BY t.touched DESC, t.id"
         ).fetchall()
-        return [dict(r) for r in rows]
+        return [StoredTournament.from_row(r) for r in rows]
 
     def latest(self) -> str:
-        rows = self.tournaments()
-        if not rows:
+        row = self.db.execute("SELECT id FROM tournaments ORDER BY touched DESC, id LIMIT 1").fetchone()
+        if row is None:
             raise StoreError(f"{str(self.path)!r} holds no tournament yet; run `arena tournament` first")
-        return rows[0]["id"]
+        return str(row[0])
 
-    def players(self, tournament_id: str) -> list[dict[str, Any]]:
+    def players(self, tournament_id: str) -> list[StoredPlayer]:
         rows = self.db.execute(
             "SELECT * FROM players WHERE tournament_id = ? ORDER BY player", (tournament_id,)
         ).fetchall()
-        return [dict(r) for r in rows]
+        return [StoredPlayer.from_row(r) for r in rows]
 
-    def games(self, tournament_id: str, games: int | None = None, *, start: int = 0) -> list[dict[str, Any]]:
+    def _result(self, row: sqlite3.Row) -> GameResult:
+        values = dict(zip(self._columns, row, strict=True))
+        del values["won"]
+        values["outcome"] = Outcome(values["outcome"])
+        return self.result_type(**values)
+
+    def games(self, tournament_id: str, games: int | None = None, *, start: int = 0) -> list[GameResult]:
         """The stored games of boards ``start`` to ``games`` (excluded), by player then board."""
         limit = games if games is not None else 2**62
         rows = self.db.execute(
-            f"SELECT {', '.join(GAME_COLUMNS)} FROM games WHERE tournament_id = ? AND board >= ? AND board < ?"
+            f"SELECT {', '.join(self._columns)} FROM games WHERE tournament_id = ? AND board >= ? AND board < ?"
             " ORDER BY player, board",
             (tournament_id, start, limit),
-        ).fetchall()
-        return [dict(r) for r in rows]
+        )
+        return [self._result(r) for r in rows]
 
-    def game(self, tournament_id: str, player: str, board: int) -> dict[str, Any]:
+    def game(self, tournament_id: str, player: str, board: int) -> GameResult:
         """The stored result of one game; ``StoreError`` when there is none."""
         row = self.db.execute(
-            f"SELECT {', '.join(GAME_COLUMNS)} FROM games WHERE tournament_id = ? AND player = ? AND board = ?",
+            f"SELECT {', '.join(self._columns)} FROM games WHERE tournament_id = ? AND player = ? AND board = ?",
             (tournament_id, player, board),
         ).fetchone()
         if row is None:
@@ -453,7 +457,7 @@ class Store:
                 f"tournament {tournament_id} has no game of {player!r} on board {board}; "
                 "`arena leaderboard` shows its players and boards"
             )
-        return dict(row)
+        return self._result(row)
 
     def game_record(self, tournament_id: str, player: str, board: int) -> GameRecord:
         """The moves of one stored game (``arena.results.records``). ``StoreError`` when the game is not
@@ -481,3 +485,13 @@ class Store:
         except sqlite3.OperationalError:  # no records table: a store from before them, opened read-only
             return 0
         return int(query.fetchone()[0])
+
+    def replay(self, tournament_id: str, player: str, board: int) -> Replayed:
+        """The stored game of ``player`` on ``board``, replayed and checked against its stored result.
+
+        Raises ``StoreError`` for an unknown tournament or game, ``RecordMissing`` when the game was
+        stored without a record, ``RecordError``/``RecordMismatch`` for a record that is not its game."""
+        tournament = self.tournament(tournament_id)
+        result = self.game(tournament_id, player, board)
+        record = self.game_record(tournament_id, player, board)
+        return replay_record(tournament.spec, tournament.rule, tournament.seed, board, record, result)

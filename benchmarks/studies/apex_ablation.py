@@ -76,7 +76,7 @@ def ablation(
     by_key = {row.player: row for row in board.rows}
     won: dict[str, dict[int, bool]] = {}
     for g in store.games(config.id, games):
-        won.setdefault(g["player"], {})[g["board"]] = bool(g["won"])
+        won.setdefault(g.player, {})[g.board] = g.won
     rows = []
     reference = won[refs["full"].key]
     for name in names:

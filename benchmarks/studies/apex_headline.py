@@ -71,10 +71,10 @@ def run_claim(
     )
     start = time.perf_counter()
     run_tournament(config, store, registry, workers=workers, **backend)
-    rows = [g for g in store.games(config.id, games) if g["player"] == player.key]
-    wins = sum(g["won"] for g in rows)
+    rows = [g for g in store.games(config.id, games) if g.player == player.key]
+    wins = sum(g.won for g in rows)
     low, high = wilson_interval(wins, len(rows))
-    cpu = np.array([g["cpu_ms"] for g in rows])
+    cpu = np.array([g.cpu_ms for g in rows])
     verdict = "met" if low >= claim.target else ("not met" if high < claim.target else "undecided")
     return {
         "preset": claim.preset,
@@ -90,11 +90,11 @@ def run_claim(
         "target_verdict": verdict,
         "published": claim.published,
         "published_source": claim.published_source,
-        "first_click": sorted({(g["first_row"], g["first_col"]) for g in rows})[:3],
+        "first_click": sorted({(g.first_row, g.first_col) for g in rows})[:3],
         "ms_per_game_mean": float(cpu.mean()),
         "ms_per_game_median": float(np.median(cpu)),
         "ms_per_game_p99": float(np.percentile(cpu, 99)),
-        "errors": sum(g["outcome"] not in ("won", "lost") for g in rows),
+        "errors": sum(g.outcome.value not in ("won", "lost") for g in rows),
         "wall_seconds": time.perf_counter() - start,
     }
 

@@ -24,9 +24,8 @@ import numpy as np
 
 from arena.analysis.leaderboard import build_leaderboard
 from arena.config import PlayerRef, TournamentConfig
-from arena.play.runner import play_game
+from arena.play.runner import play_game, warm_up
 from arena.play.tournament import run_tournament
-from arena.play.worker import warm_up
 from arena.results.store import Store
 from engine import PRESETS, FirstClick
 from players.registry import Registry

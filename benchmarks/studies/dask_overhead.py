@@ -28,8 +28,8 @@ import numpy as np
 from arena.config import PlayerRef, TournamentConfig
 from arena.play.backends import Backend, PoolBackend
 from arena.play.backends.dask_cluster import DaskBackend
+from arena.play.runner import warm_up
 from arena.play.tournament import run_tournament
-from arena.play.worker import warm_up
 from arena.results.store import Store
 from engine import EXPERT, FirstClick
 from players.registry import Registry

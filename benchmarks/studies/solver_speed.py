@@ -331,7 +331,7 @@ t2 = time.perf_counter(); c2 = time.process_time()
 analyze(grid, 2, parallel=True, parallel_threshold=1, exact_cells=0)
 t3 = time.perf_counter(); c3 = time.process_time()
 from players.builtin.common import guess_candidates
-from players.rules import certain_cells
+from players.deduction import certain_cells
 t4 = time.perf_counter(); c4 = time.process_time()
 certain_cells(grid)
 guess_candidates(np.zeros(9), np.arange(3), np.arange(3, 9), 0.5, 3, 3)

@@ -28,7 +28,7 @@ class CppEnginePlayer(Player):
     """A player with the options of the C++ engine it reproduces (their effects: docs/players.md)."""
 
     class Options(Player.Options):
-        #: After the single-cell rules, the subset rule to a fixed point (``players.rules``): the
+        #: After the single-cell rules, the subset rule to a fixed point (``players.deduction``): the
         #: C++ engine's deduction.
         subsets: bool = False
         #: The first click under the ``opening`` rule (row, column); None: (3, 3), three in from

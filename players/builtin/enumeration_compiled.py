@@ -15,10 +15,10 @@ from engine import BoardSpec, FirstClick, kernels, numba_cache, rng
 from engine import compiled_game as cg
 from engine.compiled_game import CompiledGame, game_over, play_cells, reveal
 from engine.kernels import MOVES
-from players import rules
+from players import deduction
 from players.builtin import common
 from players.builtin.common import ThreadingOptions, guess_candidates
-from players.rules import certain_cells
+from players.deduction import certain_cells
 from players.solver import analyze, fast
 from players.solver.analysis import (
     _FAST_SEARCH_NODES,
@@ -250,5 +250,5 @@ def play_whole_game(game: CompiledGame, seed_words: np.ndarray, move_limit: int,
 
 numba_cache.stamp_dependencies(
     sys.modules[__name__],
-    [Path(m.__file__) for m in (kernels, cg, rng, fast, rules, common)] + [Path(__file__)],
+    [Path(m.__file__) for m in (kernels, cg, rng, fast, deduction, common)] + [Path(__file__)],
 )

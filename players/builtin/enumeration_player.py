@@ -16,7 +16,7 @@ from engine.compiled_game import CompiledGame
 from players.api import Player
 from players.builtin.common import ThreadingOptions, guess_candidates, warm_up_grid
 from players.builtin.enumeration_compiled import play_whole_game
-from players.rules import certain_cells
+from players.deduction import certain_cells
 from players.solver import Analysis, analyze
 
 __all__ = ["EnumerationPlayer"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from engine import Action, Observation
 from players.builtin.common import CppEnginePlayer, opening_move, random_guess
-from players.rules import certain_actions
+from players.deduction import certain_actions
 
 __all__ = ["RandomPlayer"]
 

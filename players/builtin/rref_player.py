@@ -6,7 +6,7 @@ from __future__ import annotations
 from engine import Action, Observation
 from players.api import Player
 from players.builtin.common import opening_move, random_guess
-from players.rules import certain_actions
+from players.deduction import certain_actions
 from players.solver import deduce
 
 __all__ = ["RrefPlayer"]

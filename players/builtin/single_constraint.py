@@ -14,9 +14,9 @@ import numpy as np
 from numba import njit
 
 from engine import COVERED, Action, BoardSpec, FirstClick, Observation, numba_cache
-from players import rules
+from players import deduction
 from players.builtin.common import CppEnginePlayer, opening_move, warm_up_grid
-from players.rules import certain_actions, known_actions, neighbour_counts, popcount, subset_closure
+from players.deduction import certain_actions, known_actions, neighbour_counts, popcount, subset_closure
 
 __all__ = ["MaxSingleConstraintPlayer", "MeanConstraintPlayer", "constraint_estimates"]
 
@@ -26,7 +26,7 @@ MODE_MAX, MODE_MEAN = 0, 1
 @njit(cache=True)
 def _number_rows(grid):
     """Each number with covered unflagged neighbours as a row (row, col, mask, mines it still
-    needs), in board order: the form of ``players.rules.subset_closure``'s constraints."""
+    needs), in board order: the form of ``players.deduction.subset_closure``'s constraints."""
     height, width = grid.shape
     undecided = np.zeros((height, width), np.int8)  # nothing deduced: only flags count as mines
     rows = np.empty((height * width, 4), np.int64)
@@ -161,4 +161,4 @@ class MeanConstraintPlayer(_SingleConstraintPlayer):
     mode = "mean"
 
 
-numba_cache.stamp_dependencies(sys.modules[__name__], [Path(rules.__file__), Path(__file__)])
+numba_cache.stamp_dependencies(sys.modules[__name__], [Path(deduction.__file__), Path(__file__)])

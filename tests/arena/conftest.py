@@ -185,13 +185,26 @@ def make_result() -> Callable[..., GameResult]:
     return make
 
 
+#: The width the CLI's tables are printed at in the tests unless one asks for another: what the CLI uses
+#: for a pipe. Never the terminal's (or ``COLUMNS``) the suite happens to run under.
+CLI_COLUMNS = 160
+
+
 @pytest.fixture
 def cli() -> Callable[..., Result]:
-    """Invoke the ``arena`` app in-process; ``result.stdout``/``result.stderr`` are separate, ``output`` mixes them."""
+    """Invoke the ``arena`` app in-process; ``result.stdout``/``result.stderr`` are separate, ``output`` mixes them.
+    Output is ``columns`` wide (``CLI_COLUMNS`` unless given), whatever terminal the tests run in."""
+    from arena.cli import common
+
     runner = CliRunner()
 
-    def invoke(*args: str | Path) -> Result:
-        return runner.invoke(app, [str(a) for a in args])
+    def invoke(*args: str | Path, columns: int = CLI_COLUMNS) -> Result:
+        saved = common.console._width  # None: the console follows COLUMNS or the terminal
+        common.console.width = columns
+        try:
+            return runner.invoke(app, [str(a) for a in args], env={"COLUMNS": str(columns)})
+        finally:
+            common.console._width = saved
 
     return invoke
 

@@ -22,7 +22,6 @@ from typer.testing import CliRunner, Result
 from arena.analysis.replay import first_divergence
 from arena.cli import app
 from arena.cli.render import board_text
-from arena.results.records import load_replay
 from arena.results.store import Store
 from engine.layout import format_position
 
@@ -62,8 +61,8 @@ def unrecorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 def won(store: Path, tid: str) -> dict[str, dict[int, bool]]:
     with Store(store, read_only=True) as db:
         out: dict[str, dict[int, bool]] = {}
-        for row in db.games(tid):
-            out.setdefault(row["player"], {})[row["board"]] = bool(row["won"])
+        for game in db.games(tid):
+            out.setdefault(game.player, {})[game.board] = game.won
     return out
 
 
@@ -75,10 +74,10 @@ def page_data(path: Path) -> dict[str, Any]:
 
 
 def assert_is_stored_game(game: dict[str, Any], store: Path, tid: str, player: str, board: int) -> None:
-    """The page's game is the stored one: every grid and every move as ``load_replay`` plays the record."""
+    """The page's game is the stored one: every grid and every move as ``Store.replay`` plays the record."""
     with Store(store, read_only=True) as db:
-        stored = load_replay(db, tid, player, board)
-        outcome = db.game(tid, player, board)["outcome"]
+        stored = db.replay(tid, player, board)
+        outcome = db.game(tid, player, board).outcome
     assert (game["player"], game["board"], game["outcome"]) == (player, board, outcome)
     assert [s["g"] for s in game["steps"]] == [format_position(g).replace("\n", "") for g in stored.grids]
     assert [m[:3] for m in game["moves"]] == [[m.kind.value, m.row, m.col] for m in stored.record.moves]
@@ -168,7 +167,7 @@ def test_play_replay_shows_the_final_grid(stored: tuple[Path, str]) -> None:
     store, tid = stored
     out = ok(run("play", "--replay", tid, "--board", 2, "-p", B, "--store", store, "--delay", "0")).stdout
     with Store(store, read_only=True) as db:
-        game = load_replay(db, tid, B, 2).game
+        game = db.replay(tid, B, 2).game
         moves = len(db.game_record(tid, B, 2))
     console = Console(width=200, record=True, color_system=None)
     console.print(board_text(game.final_grid(), game.exploded))

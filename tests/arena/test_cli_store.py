@@ -141,3 +141,42 @@ def test_workers_are_capped_at_the_cores_and_say_so(cli: Cli, tmp_path: Path, mo
     result = ok(cli(*args))
     assert result.stderr.strip() == "--workers 500 capped at 1: this machine has 1 core"
     assert json.loads(result.stdout)["run"]["workers"] == 1
+
+
+# -- writing a store one may not write ---------------------------------------------------------------------------------
+
+
+def test_a_store_that_cannot_be_written_is_one_line_and_stays_as_it_was(
+    cli: Cli, one_error_line: OneErrorLine, read_only_folder: tuple[Path, Callable[..., Any]]
+) -> None:
+    folder, locked = read_only_folder
+    store = folder / "arena.db"
+    ok(cli("tournament", *QUICK, "--store", store))
+    before = store.read_bytes()
+    import arena.cli.tournament  # noqa: F401  (the user without rights cannot read root's Python)
+
+    with locked():
+        line = one_error_line(cli("tournament", *QUICK, "-n", "3", "--store", store))
+    assert line == (
+        f"error: cannot write the results store {str(store)!r}: the file is read-only (its permissions or an"
+        " immutable flag); make it writable, or pass --store PATH for another"
+    )
+    assert store.read_bytes() == before
+
+
+def test_an_immutable_store_is_one_line_and_stays_as_it_was(cli: Cli, one_error_line: OneErrorLine) -> None:
+    """Root may write any file but an immutable one (``chattr +i``), which SQLite opens read-only without a word."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-immutable-"))
+    store = folder / "arena.db"
+    ok(cli("tournament", *QUICK, "--store", store))
+    if os.geteuid() != 0 or subprocess.run(["chattr", "+i", store], capture_output=True).returncode != 0:
+        shutil.rmtree(folder)
+        pytest.skip("needs root and a file system with the immutable flag (chattr +i)")
+    try:
+        before = store.read_bytes()
+        line = one_error_line(cli("tournament", *QUICK, "-n", "3", "--store", store))
+        assert "the file is read-only (its permissions or an immutable flag)" in line
+        assert store.read_bytes() == before
+    finally:
+        subprocess.run(["chattr", "-i", store], check=True)
+        shutil.rmtree(folder)

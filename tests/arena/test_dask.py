@@ -6,6 +6,7 @@ The one-line error for a missing dask is tested everywhere, by hiding the module
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import sys
@@ -20,6 +21,7 @@ from arena.isolation import Isolation
 from arena.play.backends import BackendUnavailable, make_backend
 from arena.play.backends.dask_cluster import ADDRESS_ENV, INSTALL_HINT, DaskBackend, dask_available
 from arena.play.tournament import run_tournament
+from arena.result import GameResult
 from arena.results.store import Store
 from engine import BEGINNER, FirstClick
 from players.registry import Registry
@@ -48,13 +50,14 @@ def make_config(players: tuple[str, ...] = ("random", "mean-constraint"), games:
     return TournamentConfig.build(BEGINNER, FirstClick.SAFE, seed=11, games=games, players=refs, **fields)
 
 
-def games(path: Path, config: TournamentConfig) -> list[dict[str, object]]:
+def games(path: Path, config: TournamentConfig) -> list[GameResult]:
+    """The stored games with their timings, the only figures that vary between runs, zeroed."""
     with Store(path, create=False) as store:
         rows = store.games(config.id)
-    return [{k: v for k, v in row.items() if k not in TIMINGS} for row in rows]
+    return [dataclasses.replace(g, **dict.fromkeys(TIMINGS, 0.0)) for g in rows]
 
 
-def local(path: Path, config: TournamentConfig, registry: Registry | None = None) -> list[dict[str, object]]:
+def local(path: Path, config: TournamentConfig, registry: Registry | None = None) -> list[GameResult]:
     with Store(path) as store:
         run_tournament(config, store, registry or Registry(), workers=1)
     return games(path, config)
@@ -154,8 +157,8 @@ def test_workers_load_the_plugin_files(tmp_path: Path, cluster: DaskBackend, wri
     with Store(tmp_path / "dask.db") as store:
         run_tournament(config, store, Registry([plugin]), backend=cluster)
     rows = games(tmp_path / "dask.db", config)
-    assert {r["player"] for r in rows} == {"plugged", "random"}
-    assert all(r["error"] == "" for r in rows)
+    assert {r.player for r in rows} == {"plugged", "random"}
+    assert all(r.error == "" for r in rows)
     assert rows == local(tmp_path / "local.db", config, Registry([plugin]))
 
 

@@ -18,6 +18,7 @@ import pytest
 from arena.config import PlayerRef, TournamentConfig
 from arena.play.backends.dask_cluster import dask_available
 from arena.play.tournament import TournamentSummary, run_tournament
+from arena.result import GameResult
 from arena.results.store import Store
 from engine import BEGINNER, FirstClick
 from players.registry import Registry
@@ -32,9 +33,9 @@ def config() -> TournamentConfig:
     return TournamentConfig.build(BEGINNER, FirstClick.SAFE, seed=77, games=GAMES, players=refs)
 
 
-def serialised(rows: list[dict[str, object]]) -> bytes:
-    """The rows without their timings, as bytes: what "byte-identical" compares."""
-    games = [{k: v for k, v in row.items() if k not in TIMINGS} for row in rows]
+def serialised(rows: list[GameResult]) -> bytes:
+    """The games' columns without their timings, as bytes: what "byte-identical" compares."""
+    games = [{k: v for k, v in game.as_row().items() if k not in TIMINGS} for game in rows]
     return json.dumps(games, sort_keys=True).encode()
 
 

@@ -21,7 +21,8 @@ from arena.cli.render import print_leaderboard
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import Limits
 from arena.isolation.remote import RemoteAgent, host_command
-from arena.play.runner import TrustedAgent, play_game
+from arena.play.agents import TrustedAgent
+from arena.play.runner import play_game
 from arena.result import FAILURES, GameResult, Outcome
 from arena.results.store import Store
 from engine import BEGINNER, FirstClick
@@ -168,7 +169,7 @@ def mixed_store(tmp_path: Path, make_result: Callable[..., GameResult]) -> tuple
     path = tmp_path / "arena.db"
     with Store(path) as store:
         store.ensure_tournament(config, {"mixed": ("1", "file /somewhere/mixed.py")})
-        store.record(config.id, results)
+        store.save(config.id, results)
     return path, config.id
 
 

@@ -9,10 +9,10 @@ that a slow machine could reach.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -20,8 +20,8 @@ from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import EngineBot, Isolation, Limits, sandbox
 from arena.isolation.catalog import PlayerCatalog
 from arena.play.tournament import run_tournament
-from arena.result import Outcome
-from arena.results.records import RecordError, load_replay
+from arena.result import GameResult, Outcome
+from arena.results.records import RecordError
 from arena.results.store import Store
 from engine import BEGINNER, EXPERT, BoardSpec, FirstClick
 
@@ -52,8 +52,9 @@ ENGINE_BOTS = (
 )
 
 
-def deterministic(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{k: v for k, v in row.items() if k not in TIMINGS} for row in rows]
+def deterministic(games: list[GameResult]) -> list[GameResult]:
+    """The games with their timings, the only figures that vary between runs, zeroed."""
+    return [dataclasses.replace(g, **dict.fromkeys(TIMINGS, 0.0)) for g in games]
 
 
 def tournament(
@@ -67,7 +68,7 @@ def tournament(
     isolation: Isolation = Isolation.AUTO,
     engine_bots: tuple[EngineBot, ...] = (),
     limits: Limits = LIMITS,
-) -> list[dict[str, Any]]:
+) -> list[GameResult]:
     bots = tuple(b for b in engine_bots if b.name in players)
     config = TournamentConfig.build(
         spec,
@@ -86,8 +87,27 @@ def tournament(
         return store.games(config.id)
 
 
+@dataclasses.dataclass(frozen=True)
+class Replay:
+    """A stored game and its record replayed: the error that raised ("" when it replayed) and its moves."""
+
+    game: GameResult
+    problem: str
+    record_moves: int
+
+
+@dataclasses.dataclass(frozen=True)
+class HostileRun:
+    """The hostile tournament's games by player, the honest players' games in a tournament of their own, and
+    every game of the hostile one replayed from its record."""
+
+    games: dict[str, list[GameResult]]
+    clean: list[GameResult]
+    replays: list[Replay]
+
+
 @pytest.fixture(scope="module")
-def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, Any]]]:
+def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> HostileRun:
     folder = tmp_path_factory.mktemp("hostile")
     plugins = (*(HOSTILE / f"{name}.py" for name in HOSTILE_PLUGINS), EXAMPLES / "local_bot.py")
     players = (*HONEST, *EXPECTED, "hostile-flooder")
@@ -95,44 +115,44 @@ def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict
     clean = tournament(
         folder / "clean.db", HONEST, plugins=(EXAMPLES / "local_bot.py",), workers=1, engine_bots=ENGINE_BOTS
     )
-    by_player: dict[str, list[dict[str, Any]]] = {}
+    by_player: dict[str, list[GameResult]] = {}
     for row in rows:
-        by_player.setdefault(row["player"], []).append(row)
-    by_player["clean"] = clean
-    by_player["replays"] = []  # every game's record, replayed against its stored result
+        by_player.setdefault(row.player, []).append(row)
+    replays = []  # every game's record, replayed against its stored result
     with Store(folder / "hostile.db") as store:
         tournament_id = store.latest()
         for row in rows:
             try:
-                played = load_replay(store, tournament_id, row["player"], row["board"])
-                by_player["replays"].append({**row, "replayed": "", "record_moves": len(played.record)})
+                played = store.replay(tournament_id, row.player, row.board)
+                replays.append(Replay(row, "", len(played.record)))
             except RecordError as error:
-                by_player["replays"].append({**row, "replayed": str(error), "record_moves": -1})
-    return by_player
+                replays.append(Replay(row, str(error), -1))
+    return HostileRun(by_player, clean, replays)
 
 
 @pytest.mark.parametrize("player", EXPECTED)
-def test_each_hostile_bot_is_recorded_as_its_outcome(hostile_run: dict[str, list[dict[str, Any]]], player: str) -> None:
+def test_each_hostile_bot_is_recorded_as_its_outcome(hostile_run: HostileRun, player: str) -> None:
     outcome, text = EXPECTED[player]
-    rows = hostile_run[player]
+    rows = hostile_run.games[player]
     assert len(rows) == GAMES
     for row in rows:
-        assert row["outcome"] == outcome.value, row["error"]
-        assert text in row["error"]
-        assert len(row["error"]) <= 2000
-        assert not row["won"]
+        assert row.outcome is outcome, row.error
+        assert text in row.error
+        assert len(row.error) <= 2000
+        assert not row.won
 
 
-def test_the_stderr_tail_is_kept_in_the_error_column(hostile_run: dict[str, list[dict[str, Any]]]) -> None:
-    for row in hostile_run["hostile-raiser"]:
-        assert "\nstderr:\n" in row["error"]
-        assert "raiser-marker: about to raise" in row["error"]
+def test_the_stderr_tail_is_kept_in_the_error_column(hostile_run: HostileRun) -> None:
+    rows = hostile_run.games["hostile-raiser"]
+    assert len(rows) == GAMES
+    for row in rows:
+        assert "\nstderr:\n" in row.error
+        assert "raiser-marker: about to raise" in row.error
 
 
-def test_a_timed_out_bot_is_killed_with_its_whole_process_group(hostile_run: dict[str, list[dict[str, Any]]]) -> None:
-    pids = [
-        int(m) for row in hostile_run["hostile-sleeper"] for m in re.findall(r"sleeper-child-pid (\d+)", row["error"])
-    ]
+def test_a_timed_out_bot_is_killed_with_its_whole_process_group(hostile_run: HostileRun) -> None:
+    sleeper = hostile_run.games["hostile-sleeper"]
+    pids = [int(m) for row in sleeper for m in re.findall(r"sleeper-child-pid (\d+)", row.error)]
     assert pids, "the sleeper's stderr should name its child"
     if sandbox.unavailable() is None:
         # Sandboxed (the default where it can be had), the PIDs the bot sees are its namespace's, not the
@@ -144,28 +164,30 @@ def test_a_timed_out_bot_is_killed_with_its_whole_process_group(hostile_run: dic
         assert not alive, f"the sleeper's child {pid} survived the timeout"
 
 
-def test_a_chatty_bot_neither_blocks_nor_corrupts_the_protocol(hostile_run: dict[str, list[dict[str, Any]]]) -> None:
-    rows = hostile_run["hostile-flooder"]
+def test_a_chatty_bot_neither_blocks_nor_corrupts_the_protocol(hostile_run: HostileRun) -> None:
+    rows = hostile_run.games["hostile-flooder"]
     assert len(rows) == GAMES
-    assert {r["outcome"] for r in rows} <= {"won", "lost"}
-    assert all(r["error"] == "" for r in rows)
+    assert {r.outcome for r in rows} <= {Outcome.WON, Outcome.LOST}
+    assert all(r.error == "" for r in rows)
 
 
-def test_honest_players_are_unaffected_by_hostile_ones(hostile_run: dict[str, list[dict[str, Any]]]) -> None:
-    honest = sorted((r for p in HONEST for r in hostile_run[p]), key=lambda r: (r["player"], r["board"]))
-    clean = sorted(hostile_run["clean"], key=lambda r: (r["player"], r["board"]))
+def test_honest_players_are_unaffected_by_hostile_ones(hostile_run: HostileRun) -> None:
+    honest = sorted((r for p in HONEST for r in hostile_run.games[p]), key=lambda r: (r.player, r.board))
+    clean = sorted(hostile_run.clean, key=lambda r: (r.player, r.board))
+    assert len(clean) == GAMES * len(HONEST)
     assert deterministic(honest) == deterministic(clean)
-    assert {r["outcome"] for r in honest} <= {"won", "lost"}
+    assert {r.outcome for r in honest} <= {Outcome.WON, Outcome.LOST}
 
 
 def test_every_game_keeps_a_record_that_replays_to_its_outcome_even_a_failure(
-    hostile_run: dict[str, list[dict[str, Any]]],
+    hostile_run: HostileRun,
 ) -> None:
-    replays = hostile_run["replays"]
-    assert {r["player"] for r in replays} == {*HONEST, *EXPECTED, "hostile-flooder"}
-    assert [r for r in replays if r["replayed"]] == []
-    assert all(r["record_moves"] == r["moves"] for r in replays)
-    assert any(r["moves"] > 0 and r["outcome"] not in ("won", "lost") for r in replays)  # moves before a failure
+    replays = hostile_run.replays
+    assert {r.game.player for r in replays} == {*HONEST, *EXPECTED, "hostile-flooder"}
+    assert [r for r in replays if r.problem] == []
+    assert all(r.record_moves == r.game.moves for r in replays)
+    # Moves before a failure:
+    assert any(r.game.moves > 0 and r.game.outcome not in (Outcome.WON, Outcome.LOST) for r in replays)
 
 
 def test_the_cheater_wins_in_process_but_not_isolated(tmp_path: Path) -> None:
@@ -181,10 +203,10 @@ def test_the_cheater_wins_in_process_but_not_isolated(tmp_path: Path) -> None:
         isolation=Isolation.TRUSTED,
         limits=GENEROUS,
     )
-    assert sum(r["won"] for r in trusted) >= 3
+    assert sum(r.won for r in trusted) >= 3
     isolated = tournament(
         tmp_path / "isolated.db", ("hostile-cheater",), plugins=cheater, spec=EXPERT, games=25, limits=GENEROUS
     )
     assert len(isolated) == 25
-    assert {r["outcome"] for r in isolated} <= {"won", "lost"}
-    assert sum(r["won"] for r in isolated) == 0
+    assert {r.outcome for r in isolated} <= {Outcome.WON, Outcome.LOST}
+    assert sum(r.won for r in isolated) == 0

@@ -4,6 +4,7 @@ write, restarts after a failure, and an external bot (the stdlib example) in a r
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import json
 import os
 import signal
@@ -24,7 +25,7 @@ from arena.isolation.process import BotOutputError, BotProcess, BotTimeout
 from arena.isolation.remote import MAX_SETUP_FAILURES, RemoteAgent, host_command
 from arena.play.runner import play_game
 from arena.play.tournament import run_tournament
-from arena.result import Outcome
+from arena.result import GameResult, Outcome
 from arena.results.store import Store
 from engine import BEGINNER, EXPERT, BoardSpec, FirstClick
 from players.registry import Registry
@@ -67,11 +68,12 @@ def script_bot(tmp_path: Path) -> Callable[[str], list[str]]:
     return write
 
 
-def deterministic(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{k: v for k, v in row.items() if k not in TIMINGS} for row in rows]
+def deterministic(games: list[GameResult]) -> list[GameResult]:
+    """The games with their timings, the only figures that vary between runs, zeroed."""
+    return [dataclasses.replace(g, **dict.fromkeys(TIMINGS, 0.0)) for g in games]
 
 
-def play_tournament(path: Path, config: TournamentConfig, registry: Any = None, workers: int = 1) -> list[dict]:
+def play_tournament(path: Path, config: TournamentConfig, registry: Any = None, workers: int = 1) -> list[GameResult]:
     with Store(path) as store:
         run_tournament(config, store, registry or Registry(), workers=workers)
         return store.games(config.id)
@@ -94,8 +96,8 @@ def test_trusted_and_isolated_play_identical_games(tmp_path: Path) -> None:
     assert len(trusted) == 90
     assert deterministic(one) == deterministic(trusted)
     assert deterministic(two) == deterministic(trusted)
-    assert {r["outcome"] for r in trusted} == {"won", "lost"}
-    assert sum(r["guesses"] for r in one) > 0  # guess markers cross the boundary
+    assert {r.outcome for r in trusted} == {Outcome.WON, Outcome.LOST}
+    assert sum(r.guesses for r in one) > 0  # guess markers cross the boundary
 
 
 def run_cli(*args: str | Path) -> Result:
@@ -125,9 +127,9 @@ def test_the_standalone_example_bot_plays_a_tournament(tmp_path: Path) -> None:
         first_rows, second_rows = a.games(a.latest()), b.games(b.latest())
         assert len(first_rows) == 80
         assert deterministic(first_rows) == deterministic(second_rows)
-        mine = [r for r in first_rows if r["player"] == "standalone"]
-        assert sum(r["guesses"] for r in mine) > 0
-        sources = {p["player"]: p["source"] for p in a.players(a.latest())}
+        mine = [r for r in first_rows if r.player == "standalone"]
+        assert sum(r.guesses for r in mine) > 0
+        sources = {p.key: p.source for p in a.players(a.latest())}
         assert sources["standalone"].startswith("engine ") and sources["random"] == "builtin"
 
 
@@ -289,8 +291,8 @@ def test_an_honest_slow_start_is_not_billed_to_the_first_move(
     )
     catalog = PlayerCatalog.for_tournament([str(plugin)], (), Isolation.AUTO)
     rows = play_tournament(tmp_path / "slow.db", config, catalog)
-    assert [r["error"] for r in rows] == ["", "", ""]
-    assert {r["outcome"] for r in rows} <= {"won", "lost"}
+    assert [r.error for r in rows] == ["", "", ""]
+    assert {r.outcome for r in rows} <= {Outcome.WON, Outcome.LOST}
 
 
 HANGER = """

@@ -38,7 +38,7 @@ def setup_store(store: Store, results: list[GameResult], players: tuple[str, ...
     )
     sources = {"alpha": ("2.1", "file alpha.py"), "beta": ("1", "builtin"), "gamma": ("1", "builtin")}
     store.ensure_tournament(config, sources)
-    store.record(config.id, results)
+    store.save(config.id, results)
     return config.id
 
 
@@ -248,7 +248,7 @@ def record_tournament(store: Store, make_result: MakeResult, seed: int, boards: 
     refs = tuple(PlayerRef(name=p) for p in players)
     config = TournamentConfig.build(BEGINNER, FirstClick.SAFE, seed=seed, games=boards, players=refs)
     store.ensure_tournament(config, {})
-    store.record(
+    store.save(
         config.id,
         [make_result(p, b, Outcome.WON if b % 2 == 0 else Outcome.LOST) for p in players for b in range(boards)],
     )

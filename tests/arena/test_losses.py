@@ -16,6 +16,7 @@ from typer.testing import CliRunner, Result
 from arena.analysis.losses import CLASSES, GameLoss, LossReport, classify, game_losses, tournament_losses
 from arena.analysis.replay import ReplayGame, ReplayMove, replay
 from arena.cli.losses import render
+from arena.result import Outcome
 from arena.results.records import GameRecord, Move
 from arena.results.store import Store
 from engine import COVERED, PRESETS, ActionKind, FirstClick, Game
@@ -56,15 +57,15 @@ def test_classes_add_up_to_the_losses(cli: Cli, played: tuple[Path, dict[str, st
     store, ids = played
     data = losses_json(cli, store, ids[rule], player)
     with Store(store, read_only=True) as db:
-        rows = [row for row in db.games(ids[rule]) if row["player"] == player]
-    lost = sorted(row["board"] for row in rows if row["outcome"] != "won")
+        rows = [row for row in db.games(ids[rule]) if row.player == player]
+    lost = sorted(row.board for row in rows if not row.won)
     assert data["games"] == len(rows) == 100
     assert data["losses"] == len(lost) > 0
     assert sum(data["classes"].values()) == data["losses"]
     assert sorted(b for boards in data["boards"].values() for b in boards) == lost
     assert {name: len(boards) for name, boards in data["boards"].items()} == data["classes"]
     assert data["classes"]["unanalysed"] == 0
-    assert data["expected_losses"]["observed"] == sum(1 for row in rows if row["outcome"] == "lost")
+    assert data["expected_losses"]["observed"] == sum(1 for row in rows if row.outcome is Outcome.LOST)
     histogram = data["guesses_per_game"]["histogram"]
     assert sum(histogram.values()) == 100
     assert data["expected_losses"]["guesses"] == sum(int(n) * games for n, games in histogram.items())
@@ -79,11 +80,11 @@ def brute_force(store: Path, tournament: str, player: str) -> dict[int, tuple[li
     with Store(store, read_only=True) as db:
         t = db.tournament(tournament)
         for row in db.games(tournament):
-            if row["player"] != player:
+            if row.player != player:
                 continue
-            record = db.game_record(tournament, player, row["board"])
+            record = db.game_record(tournament, player, row.board)
             moves = [ReplayMove(m.kind, m.row, m.col, m.guess) for m in record.moves]
-            game = ReplayGame(player, PRESETS["beginner"], t["rule"], t["seed"], row["board"], moves, row["outcome"])
+            game = ReplayGame(player, PRESETS["beginner"], t.rule, t.seed, row.board, moves, row.outcome)
             rep = replay(game)
             guesses, kind, regret = [], None, 0.0
             for number in range(1, rep.moves + 1):
@@ -102,7 +103,7 @@ def brute_force(store: Path, tournament: str, player: str) -> dict[int, tuple[li
                         kind, regret = "suboptimal", p - choice.safest
                     else:
                         kind = "forced or fifty_fifty"
-            out[row["board"]] = (guesses, kind, regret)
+            out[row.board] = (guesses, kind, regret)
     return out
 
 

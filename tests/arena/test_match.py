@@ -32,7 +32,8 @@ def test_a_clear_difference_is_found_and_the_verdict_is_the_tests(cli: Cli, tmp_
     # The verdict is the test's on the stored boards, and no earlier look had decided.
     with Store(store, create=False) as db:
         rows = db.games(first["tournament"], first["boards"])
-    won = {(r["player"], r["board"]): r["won"] for r in rows}
+    assert len(rows) == 2 * first["boards"]
+    won = {(g.player, g.board): g.won for g in rows}
     a_only = sum(won[("max-single-constraint", i)] and not won[("random", i)] for i in range(first["boards"]))
     b_only = sum(won[("random", i)] and not won[("max-single-constraint", i)] for i in range(first["boards"]))
     assert (first["only_a"], first["only_b"]) == (a_only, b_only)

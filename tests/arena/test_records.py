@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sqlite3
 import sys
@@ -185,8 +186,8 @@ def register_players(register):
 def stored_records(path: Path, config: TournamentConfig) -> dict[tuple[str, int], GameRecord]:
     with Store(path) as store:
         return {
-            (row["player"], row["board"]): records.load_replay(store, config.id, row["player"], row["board"]).record
-            for row in store.games(config.id)
+            (game.player, game.board): store.replay(config.id, game.player, game.board).record
+            for game in store.games(config.id)
         }
 
 
@@ -235,7 +236,7 @@ def all_paths(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 def test_every_game_of_every_path_is_stored_with_a_record_that_replays(all_paths: dict[str, Any]) -> None:
     config = all_paths["config"]
     assert len(all_paths["auto"]) == all_paths["auto-games"] == 40
-    kept = stored_records(all_paths["auto-path"], config)  # load_replay checks each against its stored result
+    kept = stored_records(all_paths["auto-path"], config)  # Store.replay checks each against its stored result
     assert {player for player, _ in kept} == {"enumeration", "random", "mean-constraint", "standalone"}
     notes = [m.note for (player, _), r in kept.items() for m in r.moves if m.note]
     assert notes and all(n.startswith("no certain move") for n in notes)  # the engine bot's notes
@@ -255,7 +256,7 @@ def test_record_none_stores_results_only_and_reading_says_records_are_missing(tm
         with pytest.raises(RecordMissing, match=r"records are missing.*--record none"):
             store.game_record(config.id, "random", 2)
         with pytest.raises(RecordMissing):
-            records.load_replay(store, config.id, "random", 2)
+            store.replay(config.id, "random", 2)
         with pytest.raises(StoreError, match="no game of 'random' on board 9"):
             store.game_record(config.id, "random", 9)
         with pytest.raises(StoreError, match="no tournament"):
@@ -271,15 +272,19 @@ def test_a_store_from_before_records_loads_and_says_records_are_missing(tmp_path
     config = TournamentConfig.build(SMALL, FirstClick.SAFE, seed=3, games=3, players=(PlayerRef(name="random"),))
     with Store(path) as store:
         run_tournament(config, store, Registry(), workers=1)
-    with sqlite3.connect(path) as db:  # what a store written before records looks like
+    # What a store written before records looks like: schema 1 in user_version, without the history's table.
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
         db.execute("DROP TABLE records")
+        db.execute("DROP TABLE migrations")
+        db.execute("PRAGMA user_version = 1")
     with Store(path, read_only=True) as store:  # as the replay commands open it: no table is created
         assert len(store.games(config.id)) == 3
         assert store.records_stored(config.id) == 0
         with pytest.raises(RecordMissing, match="records are missing"):
             store.game_record(config.id, "random", 0)
-    with Store(path) as store:
+    with Store(path) as store:  # opened for writing: migrated, and its games still have no records
         assert len(store.games(config.id)) == 3
+        assert store.records_stored(config.id) == 0
         with pytest.raises(RecordMissing, match="records are missing"):
             store.game_record(config.id, "random", 0)
 
@@ -294,11 +299,11 @@ def test_a_game_and_its_record_are_committed_together(tmp_path: Path) -> None:
             "CREATE TRIGGER refuse BEFORE INSERT ON records WHEN NEW.board = 2 BEGIN SELECT RAISE(ABORT, 'no'); END"
         )
         with pytest.raises(sqlite3.IntegrityError):
-            store.record(config.id, results)
+            store.save(config.id, results)
         assert store.games(config.id) == [] and store.records_stored(config.id) == 0
         store.db.execute("DROP TRIGGER refuse")
-        assert store.record(config.id, results) == 3
-        assert store.record(config.id, results) == 0  # a batch delivered twice changes nothing
+        assert store.save(config.id, results) == 3
+        assert store.save(config.id, results) == 0  # a batch delivered twice changes nothing
         assert store.records_stored(config.id) == 3
 
 
@@ -348,13 +353,13 @@ def test_the_replay_viewer_plays_a_stored_record_as_ours_does(all_paths: dict[st
     config = all_paths["config"]
     with Store(all_paths["auto-path"], read_only=True) as store:
         for player in ("enumeration", "standalone"):
-            ours = records.load_replay(store, config.id, player, 3)
-            row = store.game(config.id, player, 3)
+            ours = store.replay(config.id, player, 3)
+            stored = store.game(config.id, player, 3)
             moves = [
                 ReplayMove(m.kind, m.row, m.col, m.guess, viewer_note(m.note, m.p_mine), m.opened)
                 for m in ours.record.moves
             ]
-            game = ReplayGame(player, config.spec, config.rule, config.seed, 3, moves, row["outcome"], row["error"])
+            game = ReplayGame(player, config.spec, config.rule, config.seed, 3, moves, stored.outcome, stored.error)
             theirs = view(game, probabilities=False)
             assert [step.grid.tolist() for step in theirs.steps] == [grid.tolist() for grid in ours.grids]
         enumeration = store.game_record(config.id, "enumeration", 3)

@@ -15,6 +15,7 @@ too late to interrupt anything.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import shlex
@@ -32,6 +33,7 @@ from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import Isolation
 from arena.play.backends.dask_cluster import dask_available
 from arena.play.tournament import WorkerCrashError, run_tournament
+from arena.result import GameResult
 from arena.results.store import Store
 from engine import BEGINNER, EXPERT, FirstClick
 from players.registry import Registry
@@ -102,12 +104,13 @@ def gate_plugin(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def deterministic(rows: list[dict[str, object]]) -> list[dict[str, object]]:
-    return [{k: v for k, v in row.items() if k not in TIMINGS} for row in rows]
+def deterministic(games: list[GameResult]) -> list[GameResult]:
+    """The games with their timings, the only figures that vary between runs, zeroed."""
+    return [dataclasses.replace(g, **dict.fromkeys(TIMINGS, 0.0)) for g in games]
 
 
 @pytest.fixture(scope="module")
-def uninterrupted(tmp_path_factory: pytest.TempPathFactory, gate_plugin: Path) -> list[dict[str, object]]:
+def uninterrupted(tmp_path_factory: pytest.TempPathFactory, gate_plugin: Path) -> list[GameResult]:
     """The reference: the same tournament, played in this process without any interruption."""
     path = tmp_path_factory.mktemp("reference") / "reference.db"
     trusted = config().model_copy(update={"isolation": Isolation.TRUSTED})
@@ -220,12 +223,12 @@ def wait_for_rows(arena: Arena, store: Path, timeout: float = 120.0) -> int:
     raise AssertionError(f"no game committed within {timeout}s:\n{arena.stderr()}")
 
 
-def stored(store: Path) -> list[dict[str, object]]:
+def stored(store: Path) -> list[GameResult]:
     with Store(store, create=False) as db:
         return db.games(config().id)
 
 
-def assert_complete(store: Path, reference: list[dict[str, object]]) -> None:
+def assert_complete(store: Path, reference: list[GameResult]) -> None:
     """One row per (player, board), none twice, every game as in the uninterrupted run."""
     with sqlite3.connect(store) as db:
         (count,) = db.execute("SELECT COUNT(*) FROM games").fetchone()
@@ -262,7 +265,7 @@ def resume_command(stderr: str) -> list[str]:
 
 @pytest.mark.parametrize("target", ["process", "group"])
 def test_sigint_commits_finished_games_and_prints_the_command_that_resumes(
-    target: str, tmp_path: Path, arenas: list[Arena], uninterrupted: list[dict[str, object]], gate_plugin: Path
+    target: str, tmp_path: Path, arenas: list[Arena], uninterrupted: list[GameResult], gate_plugin: Path
 ) -> None:
     store = tmp_path / "arena.db"
     # The group variant keeps the progress bar: the Ctrl-C a user sends from a terminal.
@@ -281,24 +284,24 @@ def test_sigint_commits_finished_games_and_prints_the_command_that_resumes(
     kept = stored(store)
     assert 0 < len(kept) < GAMES
     assert f"interrupted: {len(kept)} games committed this run" in stderr
-    assert deterministic(kept) == [r for r in uninterrupted if (r["player"], r["board"]) in _keys(kept)]
+    assert deterministic(kept) == [r for r in uninterrupted if (r.player, r.board) in _keys(kept)]
 
     again = start(arenas, resume_command(stderr), tmp_path, "resumed")
     assert again.wait() == 0, again.stderr()
     assert_complete(store, uninterrupted)
-    resumed = {(r["player"], r["board"]): r for r in stored(store)}
-    assert all(resumed[(r["player"], r["board"])] == r for r in kept)  # timings too: nothing was replayed
+    resumed = {(r.player, r.board): r for r in stored(store)}
+    assert all(resumed[(r.player, r.board)] == r for r in kept)  # timings too: nothing was replayed
 
 
-def _keys(rows: list[dict[str, object]]) -> set[tuple[object, object]]:
-    return {(r["player"], r["board"]) for r in rows}
+def _keys(rows: list[GameResult]) -> set[tuple[str, int]]:
+    return {(r.player, r.board) for r in rows}
 
 
 # -- SIGTERM ------------------------------------------------------------------------------------------------------
 
 
 def test_sigterm_stops_at_once_commits_and_leaves_no_worker_behind(
-    tmp_path: Path, arenas: list[Arena], uninterrupted: list[dict[str, object]], gate_plugin: Path
+    tmp_path: Path, arenas: list[Arena], uninterrupted: list[GameResult], gate_plugin: Path
 ) -> None:
     store = tmp_path / "arena.db"
     arena = start(arenas, [*tournament_args(store, gate_plugin), "-w", "2", "-q"], tmp_path, "terminated")
@@ -312,7 +315,7 @@ def test_sigterm_stops_at_once_commits_and_leaves_no_worker_behind(
     kept = stored(store)
     assert 0 < len(kept) < GAMES
     assert f"terminated: {len(kept)} games committed this run" in stderr
-    assert deterministic(kept) == [r for r in uninterrupted if (r["player"], r["board"]) in _keys(kept)]
+    assert deterministic(kept) == [r for r in uninterrupted if (r.player, r.board) in _keys(kept)]
     deadline = time.monotonic() + 120  # a generous bound: the loop ends as soon as they are gone
     while any(alive(pid) for pid in family) and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -359,7 +362,7 @@ def test_sigterm_leaves_no_unsandboxed_bot_behind(
 
 
 def test_sigkill_of_the_arena_loses_nothing_and_leaves_no_worker_behind(
-    tmp_path: Path, arenas: list[Arena], uninterrupted: list[dict[str, object]], gate_plugin: Path
+    tmp_path: Path, arenas: list[Arena], uninterrupted: list[GameResult], gate_plugin: Path
 ) -> None:
     store = tmp_path / "arena.db"
     arena = start(arenas, [*tournament_args(store, gate_plugin), "-w", "2", "-q"], tmp_path, "killed")
@@ -381,12 +384,12 @@ def test_sigkill_of_the_arena_loses_nothing_and_leaves_no_worker_behind(
     again = start(arenas, [*tournament_args(store, gate_plugin), "-w", "1", "-q", "--json"], tmp_path, "rerun")
     assert again.wait() == 0, again.stderr()
     assert_complete(store, uninterrupted)
-    resumed = {(r["player"], r["board"]): r for r in stored(store)}
-    assert all(resumed[(r["player"], r["board"])] == r for r in kept)
+    resumed = {(r.player, r.board): r for r in stored(store)}
+    assert all(resumed[(r.player, r.board)] == r for r in kept)
 
 
 def test_sigkill_of_a_worker_is_survived_in_the_same_run(
-    tmp_path: Path, arenas: list[Arena], uninterrupted: list[dict[str, object]], gate_plugin: Path
+    tmp_path: Path, arenas: list[Arena], uninterrupted: list[GameResult], gate_plugin: Path
 ) -> None:
     store = tmp_path / "arena.db"
     arena = start(arenas, [*tournament_args(store, gate_plugin), "-w", "2", "-q"], tmp_path, "worker-killed")
@@ -406,7 +409,7 @@ def test_sigkill_of_a_worker_is_survived_in_the_same_run(
 
 @pytest.mark.skipif(not dask_available(), reason="dask is not installed: pip install -e '.[dask]'")
 def test_ctrl_c_with_the_dask_backend_lets_running_batches_finish_and_resumes(
-    tmp_path: Path, arenas: list[Arena], uninterrupted: list[dict[str, object]], gate_plugin: Path
+    tmp_path: Path, arenas: list[Arena], uninterrupted: list[GameResult], gate_plugin: Path
 ) -> None:
     store = tmp_path / "arena.db"
     args = [*tournament_args(store, gate_plugin), "-w", "2", "-q", "--backend", "dask"]
@@ -471,5 +474,5 @@ def test_a_batch_that_keeps_killing_its_worker_is_named_not_retried_forever(
     # 200 boards, 2 workers: batches of 12 boards; only the culprit's batch is named (suspects run alone).
     assert "died 3 times while playing boards 96-107;" in str(error.value)
     assert "rerun to resume" in str(error.value)
-    assert rows and all(r["board"] not in range(96, 108) for r in rows)
-    assert len({(r["player"], r["board"]) for r in rows}) == len(rows)
+    assert rows and all(r.board not in range(96, 108) for r in rows)
+    assert len({(r.player, r.board) for r in rows}) == len(rows)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import hashlib
 import itertools
 import json
 import re
 import sqlite3
 import sys
+import typing
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,6 +20,8 @@ import pytest
 import arena.results.store as store_module
 from arena.config import PlayerRef, TournamentConfig
 from arena.result import GameResult, Outcome
+from arena.results.guard import APPLICATION_ID
+from arena.results.migrations import MIGRATIONS
 from arena.results.store import GAME_COLUMNS, SCHEMA_VERSION, Store, StoreError, default_store
 from engine import BEGINNER, BoardSpec, FirstClick
 
@@ -82,7 +87,7 @@ def test_reopening_keeps_everything(tmp_path: Path, make_result: MakeResult) -> 
     cfg = config()
     with Store(path) as db:
         db.ensure_tournament(cfg, {})
-        db.record(cfg.id, [make_result("alpha", 0)])
+        db.save(cfg.id, [make_result("alpha", 0)])
     with Store(path, create=False) as db:
         assert db.latest() == cfg.id
         assert len(db.games(cfg.id)) == 1
@@ -97,9 +102,9 @@ def test_reader_sees_committed_games_while_store_is_open(
     cfg = config()
     with Store(path) as writer, Store(path, create=False, read_only=read_only) as reader:
         writer.ensure_tournament(cfg, {})
-        writer.record(cfg.id, [make_result("alpha", 0), make_result("beta", 0)])
+        writer.save(cfg.id, [make_result("alpha", 0), make_result("beta", 0)])
         assert len(reader.games(cfg.id)) == 2
-        writer.record(cfg.id, [make_result("alpha", 1)])
+        writer.save(cfg.id, [make_result("alpha", 1)])
         assert len(reader.games(cfg.id)) == 3
 
 
@@ -110,18 +115,18 @@ def test_record_returns_new_rows_and_ignores_duplicates(store: Store, make_resul
     cfg = config()
     store.ensure_tournament(cfg, {})
     first = [make_result("alpha", b) for b in range(3)]
-    assert store.record(cfg.id, first) == 3
-    assert store.record(cfg.id, first) == 0
+    assert store.save(cfg.id, first) == 3
+    assert store.save(cfg.id, first) == 0
     # A repeat with different figures is ignored too: the first result stands.
     changed = make_result("alpha", 1, Outcome.LOST, moves=99)
-    assert store.record(cfg.id, [changed, make_result("alpha", 3), make_result("beta", 1)]) == 2
-    assert store.record(cfg.id, []) == 0
-    assert store.record(cfg.id, iter([make_result("beta", 2)])) == 1
+    assert store.save(cfg.id, [changed, make_result("alpha", 3), make_result("beta", 1)]) == 2
+    assert store.save(cfg.id, []) == 0
+    assert store.save(cfg.id, iter([make_result("beta", 2)])) == 1
     count = store.db.execute("SELECT COUNT(*) FROM games WHERE tournament_id = ?", (cfg.id,)).fetchone()[0]
     assert count == 6
-    row = next(g for g in store.games(cfg.id) if (g["player"], g["board"]) == ("alpha", 1))
-    assert row["outcome"] == "won"
-    assert row["moves"] == 20
+    game = next(g for g in store.games(cfg.id) if (g.player, g.board) == ("alpha", 1))
+    assert game.outcome is Outcome.WON
+    assert game.moves == 20
 
 
 def test_record_round_trips_every_column(store: Store, make_result: MakeResult) -> None:
@@ -132,22 +137,28 @@ def test_record_round_trips_every_column(store: Store, make_result: MakeResult) 
         make_result("alpha", 1, Outcome.ERROR, first_row=None, first_col=None, moves=0, error="ValueError: boom"),
         make_result("beta", 0, Outcome.ILLEGAL, first_row=4, first_col=7, error="InvalidActionError: off"),
     ]
-    store.record(cfg.id, results)
+    store.save(cfg.id, results)
     stored = store.games(cfg.id)
-    assert [(g["player"], g["board"]) for g in stored] == [("alpha", 0), ("alpha", 1), ("beta", 0)]
-    for got, result in zip(stored, results, strict=True):
-        assert got == {c: result.as_row()[c] for c in GAME_COLUMNS}
-    assert stored[0]["won"] == 1
-    assert stored[1]["won"] == 0
-    assert stored[1]["first_row"] is None
+    assert [(g.player, g.board) for g in stored] == [("alpha", 0), ("alpha", 1), ("beta", 0)]
+    assert stored == results  # every field, typed as written
+    assert all(type(g) is GameResult and type(g.outcome) is Outcome for g in stored)
+    assert [g.won for g in stored] == [True, False, False]
+    assert stored[1].first_row is None
+    assert store.game(cfg.id, "alpha", 1) == results[1]
+    # The columns as written: the won column the SQL readers use, the rest as GameResult.as_row says.
+    rows = store.db.execute(
+        f"SELECT {', '.join(GAME_COLUMNS)} FROM games WHERE tournament_id = ? ORDER BY player, board", (cfg.id,)
+    ).fetchall()
+    assert [dict(r) for r in rows] == [{c: result.as_row()[c] for c in GAME_COLUMNS} for result in results]
+    assert [r["won"] for r in rows] == [1, 0, 0]
 
 
 def test_same_player_and_board_in_two_tournaments_are_two_rows(store: Store, make_result: MakeResult) -> None:
     one, two = config(seed=1), config(seed=2)
     store.ensure_tournament(one, {})
     store.ensure_tournament(two, {})
-    assert store.record(one.id, [make_result("alpha", 0)]) == 1
-    assert store.record(two.id, [make_result("alpha", 0)]) == 1
+    assert store.save(one.id, [make_result("alpha", 0)]) == 1
+    assert store.save(two.id, [make_result("alpha", 0)]) == 1
     assert len(store.games(one.id)) == len(store.games(two.id)) == 1
 
 
@@ -155,26 +166,29 @@ def test_ensure_tournament_records_config_players_and_extends(store: Store) -> N
     refs = (PlayerRef(name="alpha"), PlayerRef(name="beta", options={"depth": 2}))
     cfg = TournamentConfig.build(BEGINNER, FirstClick.OPENING, seed=9, games=10, players=refs)
     assert store.ensure_tournament(cfg, {"alpha": ("3", "builtin")}) == cfg.id
-    row = store.tournament(cfg.id)
-    assert (row["difficulty"], row["height"], row["width"], row["mines"]) == ("beginner", 9, 9, 10)
-    assert (row["rule"], row["seed"], row["games"]) == ("opening", 9, 10)
-    assert json.loads(row["config"])["seed"] == 9
-    players = {p["player"]: p for p in store.players(cfg.id)}
+    stored = store.tournament(cfg.id)
+    assert stored.difficulty == "beginner"
+    assert (stored.spec.height, stored.spec.width, stored.spec.mines) == (9, 9, 10)
+    assert (stored.rule, stored.seed, stored.boards) == (FirstClick.OPENING, 9, 10)
+    assert stored.config_data["seed"] == 9
+    assert json.loads(stored.config)["seed"] == 9
+    players = {p.key: p for p in store.players(cfg.id)}
     assert set(players) == {"alpha", "beta[depth=2]"}
-    assert (players["alpha"]["version"], players["alpha"]["source"]) == ("3", "builtin")
-    assert players["beta[depth=2]"]["name"] == "beta"
-    assert json.loads(players["beta[depth=2]"]["options"]) == {"depth": 2}
+    assert (players["alpha"].version, players["alpha"].source) == ("3", "builtin")
+    assert (players["alpha"].name, players["alpha"].options) == ("alpha", {})
+    assert players["beta[depth=2]"].name == "beta"
+    assert players["beta[depth=2]"].options == {"depth": 2}
 
     # More games extend the tournament; fewer never shrink it. A new player is added, versions updated.
     store.ensure_tournament(cfg.model_copy(update={"games": 25}), {"alpha": ("4", "builtin")})
-    assert store.tournament(cfg.id)["games"] == 25
+    assert store.tournament(cfg.id).boards == 25
     more = cfg.model_copy(update={"games": 5, "players": (*refs, PlayerRef(name="gamma"))})
     assert store.ensure_tournament(more, {"alpha": ("4", "builtin"), "gamma": ("1", "file g.py")}) == cfg.id
-    assert store.tournament(cfg.id)["games"] == 25
-    players = {p["player"]: p for p in store.players(cfg.id)}
+    assert store.tournament(cfg.id).boards == 25
+    players = {p.key: p for p in store.players(cfg.id)}
     assert set(players) == {"alpha", "beta[depth=2]", "gamma"}
-    assert players["alpha"]["version"] == "4"
-    assert players["gamma"]["source"] == "file g.py"
+    assert players["alpha"].version == "4"
+    assert players["gamma"].source == "file g.py"
     assert len(store.tournaments()) == 1
 
 
@@ -185,9 +199,9 @@ def test_finished_is_per_player_and_below_games(store: Store, make_result: MakeR
     cfg, other = config(seed=1), config(seed=2)
     store.ensure_tournament(cfg, {})
     store.ensure_tournament(other, {})
-    store.record(cfg.id, [make_result("alpha", b) for b in (0, 1, 2, 7, 12)])
-    store.record(cfg.id, [make_result("beta", 1)])
-    store.record(other.id, [make_result("beta", b) for b in range(5)])
+    store.save(cfg.id, [make_result("alpha", b) for b in (0, 1, 2, 7, 12)])
+    store.save(cfg.id, [make_result("beta", 1)])
+    store.save(other.id, [make_result("beta", b) for b in range(5)])
     assert store.finished(cfg.id, ["alpha", "beta", "gamma"], 10) == {
         "alpha": {0, 1, 2, 7},
         "beta": {1},
@@ -200,8 +214,8 @@ def test_finished_is_per_player_and_below_games(store: Store, make_result: MakeR
 def test_games_are_ordered_and_limited_to_the_first_boards(store: Store, make_result: MakeResult) -> None:
     cfg = config()
     store.ensure_tournament(cfg, {})
-    store.record(cfg.id, [make_result(p, b) for b in (3, 0, 2, 1) for p in ("beta", "alpha")])
-    assert [(g["player"], g["board"]) for g in store.games(cfg.id, 2)] == [
+    store.save(cfg.id, [make_result(p, b) for b in (3, 0, 2, 1) for p in ("beta", "alpha")])
+    assert [(g.player, g.board) for g in store.games(cfg.id, 2)] == [
         ("alpha", 0),
         ("alpha", 1),
         ("beta", 0),
@@ -217,12 +231,14 @@ def test_tournaments_and_latest(tmp_path: Path, clock: None, make_result: MakeRe
         one, two = config(seed=1), config(seed=2)
         db.ensure_tournament(one, {})
         db.ensure_tournament(two, {})
-        db.record(one.id, [make_result("alpha", b) for b in range(4)])
+        db.save(one.id, [make_result("alpha", b) for b in range(4)])
         assert db.latest() == two.id
         listed = db.tournaments()
-        assert [t["id"] for t in listed] == [two.id, one.id]
-        assert {t["id"]: t["rows_stored"] for t in listed} == {one.id: 4, two.id: 0}
-        assert listed[1]["seed"] == 1
+        assert [t.id for t in listed] == [two.id, one.id]
+        assert {t.id: t.games_stored for t in listed} == {one.id: 4, two.id: 0}
+        assert listed[1].seed == 1
+        assert listed[0].last_finished is None and listed[1].last_finished is not None
+        assert db.tournament(one.id).games_stored is None  # only the listing counts the games
         # Resuming a tournament makes it the latest again.
         db.ensure_tournament(one, {})
         assert db.latest() == one.id
@@ -270,28 +286,13 @@ def test_text_file_is_not_a_store_and_is_left_alone(tmp_path: Path, create: bool
     assert path.read_text() == content
 
 
-@pytest.mark.parametrize("read_only", [False, True])
-def test_store_of_another_schema_version_is_refused(tmp_path: Path, read_only: bool) -> None:
-    path = tmp_path / "arena.db"
-    with Store(path) as db:
-        db.db.execute("PRAGMA user_version = 99")
-    before = path.read_bytes()
-    with pytest.raises(StoreError, match="has store schema 99; this version reads schema 1"):
-        Store(path, create=False, read_only=read_only)
-    assert path.read_bytes() == before
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def old_store(path: Path, version: str, make_result: MakeResult) -> TournamentConfig:
-    """A store as versions before ``user_version`` wrote it: the schema version in the meta table only."""
-    cfg = config()
-    with Store(path) as db:
-        db.ensure_tournament(cfg, {})
-        db.record(cfg.id, [make_result("alpha", 0), make_result("beta", 0)])
+def steps(path: Path) -> list[str]:
     with sqlite3.connect(path) as db:
-        db.execute("PRAGMA user_version = 0")
-        db.execute("PRAGMA application_id = 0")
-        db.execute("INSERT INTO meta (key, value) VALUES ('schema_version', ?)", (version,))
-    return cfg
+        return [row[0] for row in db.execute("SELECT name FROM migrations ORDER BY position")]
 
 
 def user_version(path: Path) -> int:
@@ -299,53 +300,169 @@ def user_version(path: Path) -> int:
         return int(db.execute("PRAGMA user_version").fetchone()[0])
 
 
+def from_a_newer_version(db: sqlite3.Connection) -> None:
+    """What a newer version leaves: one more step recorded, and counted in user_version."""
+    db.execute(
+        "INSERT INTO migrations (position, name, applied) VALUES (?, 'from-the-future', 'later')", (SCHEMA_VERSION,)
+    )
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+
+
+def counted_but_not_recorded(db: sqlite3.Connection) -> None:
+    """A schema number past this version's with no steps to show for it: nothing this version may migrate."""
+    db.execute("PRAGMA user_version = 99")
+
+
+def without_a_history(db: sqlite3.Connection) -> None:
+    db.execute("DROP TABLE migrations")
+    db.execute("PRAGMA user_version = 99")
+
+
+@pytest.mark.parametrize(
+    ("newer", "needle"),
+    [
+        (from_a_newer_version, r"newer minesweeper-arena \(schema step 'from-the-future' is unknown here\)"),
+        (counted_but_not_recorded, "has store schema 99 but records 2 schema steps; .* newer or unknown"),
+        (without_a_history, "has store schema 99 but records 0 schema steps; .* newer or unknown"),
+    ],
+)
+@pytest.mark.parametrize("read_only", [False, True])
+def test_store_of_a_newer_schema_is_refused_untouched(
+    tmp_path: Path, make_result: MakeResult, read_only: bool, newer: Callable[[sqlite3.Connection], None], needle: str
+) -> None:
+    path = tmp_path / "arena.db"
+    cfg = config()
+    with Store(path) as db:
+        db.ensure_tournament(cfg, {})
+        db.save(cfg.id, [make_result("alpha", 0)])
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        newer(db)
+    before = digest(path)
+    with pytest.raises(StoreError, match=needle) as info:
+        Store(path, create=False, read_only=read_only)
+    assert "\n" not in str(info.value)
+    assert digest(path) == before
+    if not read_only:  # (a reader may leave SQLite's -shm and an empty -wal beside it, as any reader of WAL does)
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["arena.db"]
+
+
+def old_store(path: Path, version: str, make_result: MakeResult) -> TournamentConfig:
+    """A store as versions before ``user_version`` wrote it: schema 1's tables, without the records table or the
+    migrations table, and the schema version in the meta table only."""
+    cfg = config()
+    with Store(path) as db:
+        db.ensure_tournament(cfg, {})
+        db.save(cfg.id, [make_result("alpha", 0), make_result("beta", 0)])
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        db.execute("DROP TABLE migrations")
+        db.execute("DROP TABLE records")
+        db.execute("PRAGMA user_version = 0")
+        db.execute("PRAGMA application_id = 0")
+        db.execute("INSERT INTO meta (key, value) VALUES ('schema_version', ?)", (version,))
+    assert tables(path) == {"meta", "tournaments", "players", "games"}
+    return cfg
+
+
+def application_id(path: Path) -> int:
+    with sqlite3.connect(path) as db:
+        return int(db.execute("PRAGMA application_id").fetchone()[0])
+
+
 def test_a_store_from_before_user_version_opens_and_is_migrated(tmp_path: Path, make_result: MakeResult) -> None:
     path = tmp_path / "arena.db"
     cfg = old_store(path, "1", make_result)
-    assert user_version(path) == 0
+    before = digest(path)
     with Store(path, read_only=True) as db:  # reading migrates nothing
-        assert len(db.games(cfg.id)) == 2
-    assert user_version(path) == 0
+        assert [(g.player, g.board) for g in db.games(cfg.id)] == [("alpha", 0), ("beta", 0)]
+        assert db.records_stored(cfg.id) == 0
+    assert digest(path) == before
     with Store(path, create=False) as db:
-        assert db.record(cfg.id, [make_result("alpha", 1)]) == 1
+        assert db.save(cfg.id, [make_result("alpha", 1, record=b"not checked here")]) == 1
         assert len(db.games(cfg.id)) == 3
+        assert db.records_stored(cfg.id) == 1
     assert user_version(path) == SCHEMA_VERSION
+    assert steps(path) == [m.name for m in MIGRATIONS]  # schema 1's step recorded as applied, the rest run
+    assert application_id(path) == APPLICATION_ID
+    with Store(path, create=False) as db:  # migrated once: opening again changes nothing
+        assert len(db.games(cfg.id)) == 3
+    assert steps(path) == [m.name for m in MIGRATIONS]
 
 
 @pytest.mark.parametrize(("version", "needle"), [("99", "has store schema 99"), ("x", "has store schema x")])
+@pytest.mark.parametrize("read_only", [False, True])
 def test_an_old_store_of_another_schema_is_refused_untouched(
-    tmp_path: Path, make_result: MakeResult, version: str, needle: str
+    tmp_path: Path, make_result: MakeResult, version: str, needle: str, read_only: bool
 ) -> None:
     path = tmp_path / "arena.db"
     old_store(path, version, make_result)
+    before = digest(path)
     with pytest.raises(StoreError, match=needle):
-        Store(path, create=False)
-    assert user_version(path) == 0
+        Store(path, create=False, read_only=read_only)
+    assert digest(path) == before
 
 
 def test_the_games_table_is_derived_from_game_result() -> None:
-    """GameResult's fields are the columns (the record has its own table), typed by their annotations."""
+    """GameResult's fields are the columns (the record has its own table), with ``won`` after the outcome."""
     names = [f.name for f in dataclasses.fields(GameResult) if f.name != "record"]
     assert [c for c in GAME_COLUMNS if c != "won"] == names
     assert GAME_COLUMNS.index("won") == GAME_COLUMNS.index("outcome") + 1
 
 
-def test_a_new_game_result_field_becomes_a_column(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """One list: a field added to GameResult is a column of a new store, of the type its annotation says."""
+_SQL_TYPES = {int: "INTEGER", float: "REAL", str: "TEXT", Outcome: "TEXT"}
 
-    @dataclasses.dataclass(frozen=True, slots=True)
-    class Wider(GameResult):
-        ratio: float | None = None
-        label: str = ""
 
-    monkeypatch.setattr(store_module, "GameResult", Wider)
-    monkeypatch.setattr(store_module, "COLUMN_FIELDS", (*store_module.COLUMN_FIELDS, "ratio", "label"))
-    columns = store_module._game_columns()
-    assert columns["ratio"] == "REAL"
-    assert columns["label"] == "TEXT NOT NULL"
-    assert columns["first_row"] == "INTEGER"
-    assert columns["bbbv"] == "INTEGER NOT NULL"
-    assert columns["outcome"] == "TEXT NOT NULL"
+def test_every_game_result_field_has_a_column_of_its_type(tmp_path: Path) -> None:
+    """The history's steps make a column for every GameResult field, typed and nullable as its annotation says."""
+    with Store(tmp_path / "arena.db") as db:
+        columns = {row["name"]: row for row in db.db.execute("PRAGMA table_info(games)")}
+    hints = typing.get_type_hints(GameResult)
+    checked = 0
+    for field in dataclasses.fields(GameResult):
+        if field.name == "record":
+            continue
+        kinds = set(typing.get_args(hints[field.name])) or {hints[field.name]}
+        nullable = type(None) in kinds
+        (kind,) = kinds - {type(None)}
+        assert field.name in columns, f"no games column for GameResult.{field.name}"
+        assert (columns[field.name]["type"], not columns[field.name]["notnull"]) == (_SQL_TYPES[kind], nullable)
+        checked += 1
+    assert checked == len(GAME_COLUMNS) - 1 == 16
+    assert {"tournament_id", "won", "finished"} <= set(columns)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Wider(GameResult):
+    """A result with a field a developer added without its migration step."""
+
+    ratio: float | None = None
+
+
+class Forgetful(Store):
+    result_type = Wider
+
+
+@pytest.mark.parametrize("existing", [False, True])
+def test_a_game_result_field_without_a_migration_step_is_refused(
+    tmp_path: Path, make_result: MakeResult, existing: bool
+) -> None:
+    """A new field needs a step that adds its column: without one, the store says so when it is opened for
+    writing, new or not, and leaves the file as it was; reading takes the missing column as the default."""
+    path = tmp_path / "arena.db"
+    cfg = config()
+    if existing:
+        with Store(path) as db:
+            db.ensure_tournament(cfg, {})
+            db.save(cfg.id, [make_result("alpha", 0)])
+    before = digest(path) if existing else None
+    with pytest.raises(StoreError, match=r"schema history has no step for the games column\(s\) \['ratio'\]") as info:
+        Forgetful(path)
+    assert "\n" not in str(info.value)
+    if existing:
+        assert digest(path) == before
+        with Forgetful(path, read_only=True) as db:
+            assert [(type(g), g.ratio) for g in db.games(cfg.id)] == [(Wider, None)]
+    else:
+        assert user_version(path) == 0 and "games" not in tables(path)  # the migration was rolled back
 
 
 def test_a_new_store_is_private_to_its_owner(tmp_path: Path) -> None:
@@ -377,9 +494,11 @@ def test_foreign_sqlite_database_is_not_a_store(tmp_path: Path) -> None:
 def test_custom_board_tournament_round_trips(store: Store) -> None:
     cfg = TournamentConfig.build(BoardSpec(5, 6, 4), FirstClick.NONE, seed=3, games=2)
     store.ensure_tournament(cfg, {})
-    row = store.tournament(cfg.id)
-    assert row["difficulty"] == "5x6/4"
-    assert TournamentConfig.model_validate_json(row["config"]) == cfg
+    stored = store.tournament(cfg.id)
+    assert stored.difficulty == "5x6/4"
+    assert stored.spec == BoardSpec(5, 6, 4)
+    assert stored.rule is FirstClick.NONE
+    assert TournamentConfig.model_validate_json(stored.config) == cfg
 
 
 # -- where the store lives ----------------------------------------------------------------------------------------
@@ -463,7 +582,7 @@ def test_a_read_only_store_in_a_read_only_folder_can_be_read(
     cfg = config()
     with Store(path) as db:
         db.ensure_tournament(cfg, {})
-        db.record(cfg.id, [make_result("alpha", 0), make_result("beta", 0)])
+        db.save(cfg.id, [make_result("alpha", 0), make_result("beta", 0)])
     assert sorted(p.name for p in folder.iterdir()) == ["arena.db"]  # closed cleanly: no -wal, no -shm
     with locked(), Store(path, read_only=True) as reader:
         assert reader.latest() == cfg.id

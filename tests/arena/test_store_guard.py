@@ -58,7 +58,7 @@ def delete(path: Path) -> None:
 def stored_games(path: Path) -> set[tuple[str, str, int]]:
     """(tournament, player, board) of every game in the store."""
     with Store(path, create=False, read_only=True) as db:
-        return {(t["id"], g["player"], g["board"]) for t in db.tournaments() for g in db.games(t["id"])}
+        return {(t.id, g.player, g.board) for t in db.tournaments() for g in db.games(t.id)}
 
 
 def run_and_tamper(path: Path, tamper: Callable[[Path], None], after_batch: int) -> tuple[StoreLost, list[int]]:
@@ -164,9 +164,9 @@ def test_corruption_sqlite_finds_is_damage_and_other_errors_are_not(tmp_path: Pa
             "CREATE TRIGGER refuse BEFORE INSERT ON games WHEN NEW.board = 1 BEGIN SELECT RAISE(ABORT, 'no'); END"
         )
         with pytest.raises(sqlite3.IntegrityError):
-            store.record(config.id, [make_result("random", 1)])
+            store.save(config.id, [make_result("random", 1)])
         store.db.execute("DROP TRIGGER refuse")
-        store.record(config.id, [make_result("random", 0)])
+        store.save(config.id, [make_result("random", 0)])
         # The pages of the games table overwritten, the header intact: only SQLite can tell.
         page = store.db.execute("PRAGMA page_size").fetchone()[0]
         store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -176,7 +176,7 @@ def test_corruption_sqlite_finds_is_damage_and_other_errors_are_not(tmp_path: Pa
         store.db.execute("PRAGMA cache_size = 0")  # nothing of the file cached: the next write reads it
         store.db.execute("PRAGMA shrink_memory")
         with pytest.raises(StoreDamaged, match=r"is damaged: .*malformed"):
-            store.record(config.id, [make_result("random", b) for b in range(2, 40)])
+            store.save(config.id, [make_result("random", b) for b in range(2, 40)])
         _, whole, games = store.recover(config.id)
         assert (whole, games) == (False, 1)
 
@@ -252,8 +252,8 @@ def test_two_arenas_writing_one_store_do_not_see_each_others_checkpoints_as_dama
         second.ensure_tournament(two, {})
         for batch in range(40):
             boards = range(batch * 20, batch * 20 + 20)
-            first.record(one.id, [make_result("random", b, error="x" * 500) for b in boards])
-            second.record(two.id, [make_result("random", b, error="y" * 500) for b in boards])
+            first.save(one.id, [make_result("random", b, error="x" * 500) for b in boards])
+            second.save(two.id, [make_result("random", b, error="y" * 500) for b in boards])
         first.verify()
         second.verify()
         assert len(first.games(two.id)) == len(second.games(one.id)) == 800
@@ -264,6 +264,6 @@ def test_a_journal_that_fails_costs_its_copy_not_the_games(tmp_path: Path, make_
     with Store(tmp_path / "arena.db") as store:
         store.ensure_tournament(config, {})
         store._journal.execute("DROP TABLE games")  # as a full temporary folder would make it fail
-        assert store.record(config.id, [make_result("random", 0)]) == 1
-        assert store.record(config.id, [make_result("random", 1)]) == 1
+        assert store.save(config.id, [make_result("random", 0)]) == 1
+        assert store.save(config.id, [make_result("random", 1)]) == 1
         assert len(store.games(config.id)) == 2

@@ -49,7 +49,7 @@ def store_path(tmp_path: Path, make_result: Callable[..., GameResult]) -> Path:
     path = tmp_path / "arena.db"
     with Store(path) as store:
         store.ensure_tournament(config, {})
-        store.record(config.id, results)
+        store.save(config.id, results)
     return path
 
 
@@ -138,11 +138,23 @@ def test_failed_games_are_summarised_under_the_table(board: Leaderboard, store_p
 
 
 def test_the_cli_leaderboard_shows_names_with_options(cli: Cli, store_path: Path) -> None:
-    result = cli("leaderboard", "--store", store_path)
+    result = cli("leaderboard", "--store", store_path, columns=160)
     assert result.exit_code == 0, result.output
     for key in KEYS:
         assert key in result.stdout
     assert "arena errors" in result.stdout
+
+
+def test_the_cli_leaderboard_at_80_columns_keeps_every_name_readable(cli: Cli, store_path: Path) -> None:
+    result = cli("leaderboard", "--store", store_path, columns=80)
+    assert result.exit_code == 0, result.output
+    text = result.stdout
+    assert max(len(line) for line in text.splitlines() if not line.startswith("See why:")) <= 80
+    assert "…" not in text
+    for rank, key in enumerate(KEYS, start=1):  # win rates fall with the index: rank i+1 is KEYS[i]
+        name = "".join(cells(line)[1] for line in row_lines(text, rank)).replace(",", ", ")
+        assert name.replace(" ", "") == key.replace(" ", ""), (key, row_lines(text, rank))
+    assert "arena errors" in text
 
 
 def test_players_table_at_80_columns_keeps_names_and_escapes_errors(write_plugin: Callable[..., Path]) -> None:
@@ -165,6 +177,6 @@ def test_tournament_list_fits_80_columns(store_path: Path) -> None:
     text = rendered(80, lambda c: c.print(tournaments_table(rows, Path("a[b]/arena.db"))))
     assert max(len(line) for line in text.splitlines()) <= 80
     assert "tournaments in a[b]/arena.db" in text
-    line = next(line for line in text.splitlines() if rows[0]["id"] in line)
+    line = next(line for line in text.splitlines() if rows[0].id in line)
     assert "beginner, safe" in line
-    assert rows[0]["updated"][:16].replace("T", " ") in line
+    assert rows[0].updated[:16].replace("T", " ") in line

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,7 @@ import arena.play.tournament
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import Isolation
 from arena.play.tournament import TournamentInterrupted, pending_work, plan_workers, run_tournament
+from arena.result import GameResult, Outcome
 from arena.results.store import Store
 from engine import BEGINNER, BoardSpec, FirstClick
 from players.api import PlayerOptionsError
@@ -33,8 +35,9 @@ def make_config(
     return TournamentConfig.build(spec, rule, seed=seed, games=games, players=refs)
 
 
-def deterministic(rows: list[dict[str, object]]) -> list[dict[str, object]]:
-    return [{k: v for k, v in row.items() if k not in TIMINGS} for row in rows]
+def deterministic(games: list[GameResult]) -> list[GameResult]:
+    """The games with their timings, the only figures that vary between runs, zeroed."""
+    return [dataclasses.replace(g, **dict.fromkeys(TIMINGS, 0.0)) for g in games]
 
 
 def count(store: Store, tournament_id: str) -> int:
@@ -79,14 +82,14 @@ def test_every_player_plays_every_board_once(tmp_path: Path) -> None:
         summary = run_tournament(config, store, Registry(), workers=1, progress=progress.append)
         rows = store.games(config.id)
         assert count(store, config.id) == 20
-        assert store.tournament(config.id)["games"] == 10
-        assert {p["player"] for p in store.players(config.id)} == {"random", "mean-constraint"}
+        assert store.tournament(config.id).boards == 10
+        assert {p.key for p in store.players(config.id)} == {"random", "mean-constraint"}
     assert (summary.tournament_id, summary.played, summary.skipped, summary.workers) == (config.id, 20, 0, 1)
     assert sum(progress) == 20
-    assert sorted((r["player"], r["board"]) for r in rows) == sorted(
+    assert sorted((r.player, r.board) for r in rows) == sorted(
         (p, b) for p in ("random", "mean-constraint") for b in range(10)
     )
-    assert {r["outcome"] for r in rows} <= {"won", "lost"}
+    assert {r.outcome for r in rows} <= {Outcome.WON, Outcome.LOST}
 
 
 def test_rerun_replays_nothing(tmp_path: Path) -> None:
@@ -114,7 +117,7 @@ def test_interrupted_tournament_keeps_finished_games_and_resumes(
     assert stop.value.recorded == len(kept)
     assert "interrupted after committing" in str(stop.value)
     # What was kept are whole boards played before the interrupted one, for both players.
-    boards = sorted({r["board"] for r in kept})
+    boards = sorted({r.board for r in kept})
     assert boards == list(range(len(boards)))
     assert max(boards) < 22
     assert len(kept) == 2 * len(boards)
@@ -125,8 +128,8 @@ def test_interrupted_tournament_keeps_finished_games_and_resumes(
         resumed = store.games(config.id)
         assert count(store, config.id) == 80
     assert (summary.played, summary.skipped) == (80 - len(kept), len(kept))
-    stored = {(r["player"], r["board"]): r for r in resumed}
-    assert all(stored[(r["player"], r["board"])] == r for r in kept)  # finished games were not replayed
+    stored = {(r.player, r.board): r for r in resumed}
+    assert all(stored[(r.player, r.board)] == r for r in kept)  # finished games were not replayed
 
     _, uninterrupted = play(tmp_path / "straight.db", config, Registry([interrupter_plugin]))
     assert deterministic(resumed) == deterministic(uninterrupted)
@@ -138,10 +141,10 @@ def test_more_games_play_only_the_new_boards(tmp_path: Path) -> None:
     summary, after = play(path, make_config(games=10))
     assert (summary.played, summary.skipped) == (8, 12)
     assert len(after) == 20
-    old = {(r["player"], r["board"]): r for r in after if r["board"] < 6}
-    assert old == {(r["player"], r["board"]): r for r in before}
+    old = {(r.player, r.board): r for r in after if r.board < 6}
+    assert old == {(r.player, r.board): r for r in before}
     with Store(path, create=False) as store:
-        assert store.tournament(make_config().id)["games"] == 10
+        assert store.tournament(make_config().id).boards == 10
         # Fewer games than stored: nothing to play, nothing lost.
         summary = run_tournament(make_config(games=3), store, Registry(), workers=1)
         assert (summary.played, summary.skipped) == (0, 6)
@@ -155,10 +158,10 @@ def test_new_player_plays_only_its_own_games(tmp_path: Path) -> None:
     _, before = play(path, make_config(players=("random",), games=8))
     summary, after = play(path, make_config(players=("random", "max-single-constraint"), games=8))
     assert (summary.played, summary.skipped) == (8, 8)
-    assert [r for r in after if r["player"] == "random"] == before
-    assert sorted(r["board"] for r in after if r["player"] == "max-single-constraint") == list(range(8))
+    assert [r for r in after if r.player == "random"] == before
+    assert sorted(r.board for r in after if r.player == "max-single-constraint") == list(range(8))
     with Store(path, create=False) as store:
-        assert {p["player"] for p in store.players(make_config().id)} == {"random", "max-single-constraint"}
+        assert {p.key for p in store.players(make_config().id)} == {"random", "max-single-constraint"}
 
 
 def test_pending_work_lists_missing_games_per_board(tmp_path: Path) -> None:
@@ -190,10 +193,10 @@ def test_player_options_change_the_leaderboard_identity(tmp_path: Path) -> None:
     refs = (PlayerRef(name="random"), PlayerRef(name="random", options={"random_first_click": True}))
     config = TournamentConfig.build(SMALL, FirstClick.SAFE, seed=2, games=6, players=refs)
     _, rows = play(tmp_path / "a.db", config)
-    keys = {r["player"] for r in rows}
+    keys = {r.player for r in rows}
     assert keys == {"random", "random[random_first_click=true]"}
-    corner = [(r["first_row"], r["first_col"]) for r in rows if r["player"] == "random"]
-    anywhere = [(r["first_row"], r["first_col"]) for r in rows if r["player"] != "random"]
+    corner = [(r.first_row, r.first_col) for r in rows if r.player == "random"]
+    anywhere = [(r.first_row, r.first_col) for r in rows if r.player != "random"]
     assert set(corner) == {(0, 0)}
     assert set(anywhere) != {(0, 0)}
 
@@ -209,7 +212,7 @@ def test_one_and_two_workers_give_identical_games(tmp_path: Path) -> None:
     assert one_summary.played == two_summary.played == 180
     assert len(one) == len(two) == 180
     assert deterministic(one) == deterministic(two)
-    assert len({r["outcome"] for r in one}) > 1  # a meaningful comparison: some won, some lost
+    assert len({r.outcome for r in one}) > 1  # a meaningful comparison: some won, some lost
 
 
 def test_same_seed_same_games_different_seed_different_boards(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ import pytest
 
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import Isolation
-from arena.play.warmup import RECORD_DIR_ENV, CompileEvent, compile_players, stale_players
+from arena.play.warmup import STAMP_DIR_ENV, CompileEvent, compile_players, stale_players
 from engine import BEGINNER, EXPERT, FirstClick
 
 ARENA = Path(sys.executable).with_name("arena")
@@ -87,10 +87,10 @@ def plugin(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A record folder of the test's own: every player starts out unprepared."""
-    folder = tmp_path / "records"
-    monkeypatch.setenv(RECORD_DIR_ENV, str(folder))
+def stamps(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A compile-stamp folder of the test's own: every player starts out unprepared."""
+    folder = tmp_path / "stamps"
+    monkeypatch.setenv(STAMP_DIR_ENV, str(folder))
     return folder
 
 
@@ -111,10 +111,10 @@ def config(*names: str) -> TournamentConfig:
 
 
 def test_the_compile_is_shown_and_prepares_only_the_tournaments_players(
-    plugin: Path, records: Path, tmp_path: Path
+    plugin: Path, stamps: Path, tmp_path: Path
 ) -> None:
     args = ["tournament", "-n", "2", "-w", "2", "-p", "alpha,random", "--isolation", "trusted", "--plugin", plugin]
-    env = {**os.environ, RECORD_DIR_ENV: str(records)}
+    env = {**os.environ, STAMP_DIR_ENV: str(stamps)}
     done = subprocess.run(
         [*arena_command(), *map(str, args), "--store", str(tmp_path / "a.db"), "--json"],
         capture_output=True,
@@ -130,7 +130,7 @@ def test_the_compile_is_shown_and_prepares_only_the_tournaments_players(
     assert "beta" not in done.stderr and "beta" not in logged(plugin)
     assert json.loads(done.stdout)["run"]["played"] == 4
 
-    # Recorded: the next run prepares nothing, says nothing about compiling, and plays the same way.
+    # Stamped: the next run prepares nothing, says nothing about compiling, and plays the same way.
     again = subprocess.run(
         [*arena_command(), *map(str, args), "--store", str(tmp_path / "b.db"), "--json"],
         capture_output=True,
@@ -142,7 +142,7 @@ def test_the_compile_is_shown_and_prepares_only_the_tournaments_players(
     assert "compil" not in again.stderr
 
 
-def test_stale_players_are_the_trusted_unrecorded_ones(plugin: Path, records: Path) -> None:
+def test_stale_players_are_the_trusted_unstamped_ones(plugin: Path, stamps: Path) -> None:
     tournament = config("alpha", "beta")
     keys = [ref.key for ref in tournament.players]
     assert [ref.key for ref in stale_players(tournament, keys)] == ["alpha", "beta"]
@@ -151,7 +151,7 @@ def test_stale_players_are_the_trusted_unrecorded_ones(plugin: Path, records: Pa
     assert stale_players(isolated, keys) == []  # an isolated player compiles in its own process
 
 
-def test_compile_players_reports_each_player_and_records_it(plugin: Path, records: Path) -> None:
+def test_compile_players_reports_each_player_and_stamps_it(plugin: Path, stamps: Path) -> None:
     tournament = config("alpha", "beta")
     events: list[CompileEvent] = []
     stale = stale_players(tournament, ["alpha", "beta"])
@@ -164,15 +164,15 @@ def test_compile_players_reports_each_player_and_records_it(plugin: Path, record
         assert ("done", key) in kinds
     assert all(not e.error for e in events)
     assert set(logged(plugin)) == {"alpha", "beta"}
-    # A player whose numba code cannot be cached is recorded all the same: its files did not change.
-    assert len(list(records.glob("*.json"))) == 2
+    # A player whose numba code cannot be cached is stamped all the same: its files did not change.
+    assert len(list(stamps.glob("*.json"))) == 2
     assert stale_players(tournament, ["alpha", "beta"]) == []
     # Another kind of board takes other paths: prepared again.
     expert = TournamentConfig.build(EXPERT, FirstClick.SAFE, players=tournament.players, isolation=Isolation.TRUSTED)
     assert [ref.key for ref in stale_players(expert, ["alpha", "beta"])] == ["alpha", "beta"]
 
 
-def test_a_player_that_fails_to_prepare_is_reported_not_fatal(records: Path, tmp_path: Path) -> None:
+def test_a_player_that_fails_to_prepare_is_reported_not_fatal(stamps: Path, tmp_path: Path) -> None:
     broken = tmp_path / "broken.py"
     broken.write_text(
         textwrap.dedent(
@@ -198,10 +198,10 @@ def test_a_player_that_fails_to_prepare_is_reported_not_fatal(records: Path, tmp
     compile_players(tournament, list(tournament.players), (str(broken),), 1, events.append)
     done = [e for e in events if e.kind == "done"]
     assert len(done) == 1 and "RuntimeError: no luck" in done[0].error
-    assert stale_players(tournament, ["broken"]) == list(tournament.players)  # not recorded
+    assert stale_players(tournament, ["broken"]) == list(tournament.players)  # not stamped
 
 
-def test_ctrl_c_while_compiling_stops_at_once(plugin: Path, records: Path, tmp_path: Path) -> None:
+def test_ctrl_c_while_compiling_stops_at_once(plugin: Path, stamps: Path, tmp_path: Path) -> None:
     err = tmp_path / "arena.err"
     args = ["tournament", "-n", "5", "-w", "1", "-p", "sleeper", "--isolation", "trusted", "--plugin", str(plugin)]
     with open(err, "w") as stderr:
@@ -211,7 +211,7 @@ def test_ctrl_c_while_compiling_stops_at_once(plugin: Path, records: Path, tmp_p
             stderr=stderr,
             stdin=subprocess.DEVNULL,
             start_new_session=True,
-            env={**os.environ, RECORD_DIR_ENV: str(records)},
+            env={**os.environ, STAMP_DIR_ENV: str(stamps)},
         )
     try:
         deadline = time.monotonic() + 300

@@ -144,7 +144,7 @@ def test_an_answer_plays_the_same_as_a_list_and_as_rows(seed: int, rule: FirstCl
 @given(seed=st.integers(0, 2**32), rule=st.sampled_from([FirstClick.SAFE, FirstClick.NONE]))
 def test_whole_games_of_certain_moves_play_the_same_both_ways(seed: int, rule: FirstClick) -> None:
     """Answers that open and flag whole regions (flood fills, chords, a win or a loss)."""
-    from players.rules import certain_actions
+    from players.deduction import certain_actions
 
     spec = BoardSpec(9, 9, 10)
     by_list = Game(spec, rule, seed=seed)

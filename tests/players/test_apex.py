@@ -92,7 +92,7 @@ def _positions(count: int) -> list:
 
 
 def test_certain_moves_come_first_and_guesses_only_when_none() -> None:
-    from players.rules import certain_actions
+    from players.deduction import certain_actions
 
     player = _player()
     kinds = set()

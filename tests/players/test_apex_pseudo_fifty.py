@@ -17,7 +17,7 @@ from players.builtin.apex import ApexPlayer
 from players.builtin.apex.outlook import Outlook
 from players.builtin.apex.patterns import pseudo_fifty, unavoidable_pair
 from players.builtin.apex.player import DECIDED_PSEUDO_FIFTY
-from players.rules import certain_actions
+from players.deduction import certain_actions
 from players.solver import analyze
 
 

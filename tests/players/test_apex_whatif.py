@@ -10,7 +10,7 @@ import pytest
 from engine import EXPERT, INTERMEDIATE, FirstClick, Game
 from players.builtin.apex.outlook import Outlook
 from players.builtin.apex.whatif import ComponentStore
-from players.rules import certain_actions
+from players.deduction import certain_actions
 from players.solver import InconsistentPositionError, analyze, weigh
 
 

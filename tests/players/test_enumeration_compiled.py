@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from arena.play.runner import TrustedAgent, play_game
+from arena.play.agents import TrustedAgent
+from arena.play.runner import play_game
 from arena.result import Outcome
 from engine import BEGINNER, EXPERT, INTERMEDIATE, BoardSpec, FirstClick
 from engine.compiled_game import CompiledGame

@@ -11,7 +11,7 @@ from arena.result import Outcome
 from engine import BEGINNER, COVERED, FLAGGED, Action, ActionKind, BoardSpec, FirstClick, Game, Observation
 from engine.layout import parse_position, player_generator
 from players.builtin import RandomPlayer
-from players.rules import certain_actions, certain_cells
+from players.deduction import certain_actions, certain_cells
 
 
 def observe(position: str, mines: int, rule: FirstClick = FirstClick.SAFE) -> Observation:

@@ -11,7 +11,7 @@ from engine.layout import parse_position, player_generator
 from players.api import PlayerOptionsError
 from players.builtin import MaxSingleConstraintPlayer, MeanConstraintPlayer, RandomPlayer
 from players.builtin.single_constraint import constraint_estimates
-from players.rules import subset_closure
+from players.deduction import subset_closure
 
 PLAYERS = (RandomPlayer, MaxSingleConstraintPlayer, MeanConstraintPlayer)
 

@@ -3,7 +3,7 @@
 The player's speed work (one compiled call for "first move?" plus the single-cell rules, a
 compiled guess shortlist, tuples built directly, the solver's fast path) must not change one
 move: its published win rates are reproduced board by board. The reference here is the player as
-it was written before that work: ``players.rules.certain_actions``, ``Observation.first_move``,
+it was written before that work: ``players.deduction.certain_actions``, ``Observation.first_move``,
 per-cell Python loops for the guess and the general numpy path of the solver.
 """
 
@@ -20,7 +20,7 @@ from arena.play.runner import play_game
 from engine import BEGINNER, COVERED, EXPERT, FLAGGED, INTERMEDIATE, Action, FirstClick, Observation
 from players.builtin.common import guess_candidates
 from players.builtin.enumeration_player import EnumerationPlayer
-from players.rules import certain_actions, certain_cells
+from players.deduction import certain_actions, certain_cells
 from players.solver import analyze
 from players.solver.analysis import analyze_general
 

@@ -1,4 +1,4 @@
-"""The subset rule (``players.rules.subset_closure``): hand-made patterns the single-cell rules
+"""The subset rule (``players.deduction.subset_closure``): hand-made patterns the single-cell rules
 miss, and, on random small positions drawn from a real layout, soundness against brute force
 (every cell it decides is decided the same way in every layout that agrees with the position)."""
 
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from engine import COVERED, FLAGGED
 from engine.layout import parse_position
-from players.rules import MINE, SAFE, certain_cells, subset_closure
+from players.deduction import MINE, SAFE, certain_cells, subset_closure
 
 SETTINGS = settings(
     max_examples=int(os.environ.get("SOLVER_EXAMPLES", "150")),

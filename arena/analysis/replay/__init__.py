@@ -5,7 +5,7 @@ self-contained HTML page that shows them (``build_replay_html``), one game or tw
 from __future__ import annotations
 
 from arena.analysis.replay.model import (
-    NOTE_CHARS,
+    NOTE_SHOWN,
     TIE,
     Choice,
     Note,
@@ -28,7 +28,7 @@ from arena.analysis.replay.page import (
 )
 
 __all__ = [
-    "NOTE_CHARS",
+    "NOTE_SHOWN",
     "TIE",
     "Choice",
     "IndexEntry",

@@ -21,7 +21,7 @@ from engine import COVERED, FLAGGED, MINE, Action, ActionKind, BoardSpec, Engine
 from players.solver import Analysis, SolverError, analyze
 
 __all__ = [
-    "NOTE_CHARS",
+    "NOTE_SHOWN",
     "TIE",
     "Choice",
     "Note",
@@ -39,7 +39,7 @@ __all__ = [
 #: A move's note as a bot attached it: free text, or a small JSON object such as ``{"note": "...", "p_mine": 0.12}``.
 Note = str | Mapping[str, Any] | None
 #: A note longer than this (as text, or as compact JSON) is cut for display: a replay stays small whatever a bot says.
-NOTE_CHARS = 300
+NOTE_SHOWN = 300
 
 
 class ReplayError(ValueError):
@@ -307,7 +307,7 @@ def first_divergence(a: ReplayGame | Sequence[ReplayMove], b: ReplayGame | Seque
 
 
 def note_text(note: Note) -> str:
-    """A note as one line of text, cut to ``NOTE_CHARS``: text as it is, a JSON object with its ``note`` first."""
+    """A note as one line of text, cut to ``NOTE_SHOWN``: text as it is, a JSON object with its ``note`` first."""
     if note is None:
         return ""
     if isinstance(note, str):
@@ -318,7 +318,7 @@ def note_text(note: Note) -> str:
         rest = ", ".join(f"{key} {_short(value)}" for key, value in items.items())
         text = " · ".join(part for part in (str(head) if head is not None else "", rest) if part)
     text = " ".join(text.split())
-    return text if len(text) <= NOTE_CHARS else text[: NOTE_CHARS - 1] + "…"
+    return text if len(text) <= NOTE_SHOWN else text[: NOTE_SHOWN - 1] + "…"
 
 
 def _short(value: Any) -> str:

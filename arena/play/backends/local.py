@@ -30,8 +30,9 @@ from concurrent.futures.process import BrokenProcessPool
 
 from arena.isolation.process import kill_bot_groups
 from arena.isolation.spin import available_cores as default_workers
+from arena.play.agents import close_agents
 from arena.play.backends.base import StopFlag, WorkerCrashError, batch_label
-from arena.play.worker import Batch, close_agents, init_worker, play, run_batch
+from arena.play.worker import Batch, init_worker, play, run_batch
 from arena.result import GameResult
 
 __all__ = [

@@ -16,7 +16,7 @@ from players.builtin.apex.endgame import solve_endgame
 from players.builtin.apex.outlook import Cell, CellOutlook, Outlook
 from players.builtin.apex.patterns import pseudo_fifty, unavoidable_pair
 from players.builtin.common import ThreadingOptions, opening_move
-from players.rules import certain_actions
+from players.deduction import certain_actions
 from players.solver import InconsistentPositionError, analyze
 
 __all__ = ["DECIDED_ENDGAME", "DECIDED_FIFTY", "DECIDED_LOOKAHEAD", "DECIDED_PSEUDO_FIFTY", "DECIDED_SAFEST"]

@@ -1,0 +1,83 @@
+"""What the store's readers return: typed values, so that a misspelt field fails where it is written.
+
+A stored game is the ``GameResult`` that was committed (without its record, which ``Store.game_record`` reads);
+a stored tournament carries its ``BoardSpec`` and rule as the engine's types; a stored player its options as a
+mapping. Rows of an older store that lack a field added since read as that field's default.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.config import board_spec
+from engine import BoardSpec, FirstClick
+
+__all__ = ["StoredPlayer", "StoredTournament"]
+
+
+@dataclass(frozen=True, slots=True)
+class StoredTournament:
+    """A tournament as the store holds it: the board set it plays and what has been stored of it."""
+
+    id: str
+    difficulty: str
+    spec: BoardSpec
+    rule: FirstClick
+    seed: int
+    #: How many boards it plays (the largest ``--games`` any run of it asked for).
+    boards: int
+    #: The ``TournamentConfig`` of its latest run, as JSON (``config_data`` reads it).
+    config: str
+    rules_version: str
+    project_version: str
+    created: str
+    updated: str
+    #: Games stored and the time the last of them finished (None when none is): set by ``Store.tournaments``.
+    games_stored: int | None = None
+    last_finished: str | None = None
+
+    @classmethod
+    def from_row(cls, row: Any) -> StoredTournament:
+        keys = row.keys()
+        return cls(
+            id=row["id"],
+            difficulty=row["difficulty"],
+            spec=board_spec(row["difficulty"], row["height"], row["width"], row["mines"]),
+            rule=FirstClick(row["rule"]),
+            seed=int(row["seed"]),
+            boards=int(row["games"]),
+            config=row["config"],
+            rules_version=row["rules_version"],
+            project_version=row["project_version"],
+            created=row["created"],
+            updated=row["updated"],
+            games_stored=row["games_stored"] if "games_stored" in keys else None,
+            last_finished=row["last_finished"] if "last_finished" in keys else None,
+        )
+
+    @property
+    def config_data(self) -> dict[str, Any]:
+        return json.loads(self.config)
+
+    @property
+    def title(self) -> str:
+        size = f"{self.spec.height}x{self.spec.width}, {self.spec.mines} mines"
+        return f"{self.difficulty} ({size}), first click {self.rule.value}, seed {self.seed}"
+
+
+@dataclass(frozen=True, slots=True)
+class StoredPlayer:
+    """A player of a tournament: its key (name with options, the leaderboard's row name), its plain name, its
+    options, and the version and source it last played with."""
+
+    key: str
+    name: str
+    options: dict[str, Any] = field(default_factory=dict)
+    version: str = ""
+    source: str = ""
+
+    @classmethod
+    def from_row(cls, row: Any) -> StoredPlayer:
+        return cls(row["player"], row["name"], json.loads(row["options"]), row["version"], row["source"])
