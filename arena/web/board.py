@@ -43,7 +43,7 @@ def fast_leaderboard(db: Store, tournament_id: str) -> Leaderboard:
     """``build_leaderboard(db, tournament_id)``, the same value, faster."""
     config, _ = tournament_config(db, tournament_id, None)
     tid, limit = config.tournament_id, config.boards
-    info = {p["player"]: p for p in db.players(tid)}
+    info = {p.key: p for p in db.players(tid)}
     cursor = db.db.cursor()
     cursor.row_factory = None
     query = f"SELECT {_COLUMNS} FROM games WHERE tournament_id = ? AND board >= ? AND board < ? ORDER BY player, board"
@@ -68,8 +68,8 @@ def fast_leaderboard(db: Store, tournament_id: str) -> Leaderboard:
             LeaderboardRow(
                 rank=0,
                 player=player,
-                version=str(info.get(player, {}).get("version", "")),
-                source=str(info.get(player, {}).get("source", "")),
+                version=info[player].version if player in info else "",
+                source=info[player].source if player in info else "",
                 games=n,
                 wins=wins,
                 win_rate=wins / n,

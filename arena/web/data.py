@@ -11,6 +11,7 @@ again while nothing changed is served from memory, and a page asked after a comm
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import hashlib
 import logging
@@ -26,13 +27,14 @@ from typing import Any, TypeVar
 from arena.analysis.failures import PlayerFailures, build_failure_report
 from arena.analysis.leaderboard import Leaderboard
 from arena.analysis.losses import LossReport, tournament_losses
+from arena.analysis.pairs import split_boards as split_of
 from arena.analysis.replay import ReplayError, ReplayGame, ReplayMove, first_divergence
 from arena.analysis.replay.model import Note
 from arena.result import FAILURES
-from arena.results.records import RecordError, RecordMissing, load_replay
+from arena.results.records import RecordError, RecordMissing
 from arena.results.store import GAME_COLUMNS, Store, StoreError
+from arena.results.stored import StoredPlayer, StoredTournament
 from arena.web.board import fast_leaderboard
-from engine import BoardSpec
 
 __all__ = [
     "LIVE_SECONDS",
@@ -60,7 +62,6 @@ __all__ = [
     "reading",
     "replay_game",
     "signature",
-    "spec_of",
     "split_boards",
     "sweeps",
     "tournament",
@@ -117,7 +118,7 @@ class Signature:
 def signature(db: Store, tid: str) -> Signature:
     row = db.db.execute("SELECT COUNT(*) FROM games WHERE tournament_id = ?", (tid,)).fetchone()
     meta = tournament(db, tid)
-    return Signature(tid, int(row[0]), f"{meta['updated']}|{meta['games']}|{meta['touched']}")
+    return Signature(tid, int(row[0]), f"{meta['updated']}|{meta['games']}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,32 +152,50 @@ def _age(stamp: str | None) -> float | None:
     return (dt.datetime.now(dt.UTC) - then).total_seconds()
 
 
+def listing(t: StoredTournament) -> dict[str, Any]:
+    """A stored tournament as ``arena leaderboard --list --json`` gives it (the pages read it as this mapping)."""
+    return {
+        "id": t.id,
+        "difficulty": t.difficulty,
+        "height": t.spec.height,
+        "width": t.spec.width,
+        "mines": t.spec.mines,
+        "rule": t.rule.value,
+        "seed": t.seed,
+        "games": t.boards,
+        "rows_stored": t.games_stored,
+        "last_finished": t.last_finished,
+        "config": t.config,
+        "rules_version": t.rules_version,
+        "project_version": t.project_version,
+        "created": t.created,
+        "updated": t.updated,
+    }
+
+
+def _player(p: StoredPlayer) -> dict[str, Any]:
+    """A player as the pages read it: ``player`` is its leaderboard key."""
+    return {"player": p.key, "name": p.name, "options": dict(p.options), "version": p.version, "source": p.source}
+
+
 def tournaments(db: Store) -> list[TournamentInfo]:
-    """Every stored tournament, most recently run first, with its players and whether it is being played (the
-    last commit of each read once per change of what the store holds for it)."""
+    """Every stored tournament, most recently run first, with its players and whether it is being played."""
     out = []
-    for row in db.tournaments():
-        tid = str(row["id"])
-        names = [p["player"] for p in db.players(tid)]
-        sig = Signature(tid, int(row["rows_stored"]), f"{row['updated']}|{row['games']}|{row['touched']}")
-        last, _ = _CACHE.get(("commits", str(db.path.resolve()), tid), sig, lambda tid=tid: _commits(db, tid))
-        age = _age(last or row["updated"])
-        live = age is not None and age < LIVE_SECONDS and sig.games < int(row["games"]) * len(names)
-        out.append(TournamentInfo(dict(row), names, last, live))
+    for stored in db.tournaments():
+        names = [p.key for p in db.players(stored.id)]
+        last = stored.last_finished
+        age = _age(last or stored.updated)
+        live = age is not None and age < LIVE_SECONDS and int(stored.games_stored or 0) < stored.boards * len(names)
+        out.append(TournamentInfo(listing(stored), names, last, live))
     return out
 
 
 def tournament(db: Store, tid: str) -> dict[str, Any]:
-    """The store's row of tournament ``tid``; ``NotFound`` for an unknown id."""
+    """Tournament ``tid`` as ``listing`` gives it (without its games stored); ``NotFound`` for an unknown id."""
     try:
-        return db.tournament(tid)
+        return listing(db.tournament(tid))
     except StoreError:
         raise NotFound(f"no tournament {tid!r} in this store") from None
-
-
-def spec_of(meta: dict[str, Any]) -> BoardSpec:
-    name = meta["difficulty"] if "/" not in meta["difficulty"] else "custom"
-    return BoardSpec(meta["height"], meta["width"], meta["mines"], name)
 
 
 def player_slug(key: str) -> str:
@@ -191,7 +210,7 @@ def player_slug(key: str) -> str:
 def players(db: Store, tid: str) -> dict[str, dict[str, Any]]:
     """The tournament's players by slug: their store rows (``player`` is the leaderboard key)."""
     tournament(db, tid)
-    return {player_slug(p["player"]): p for p in db.players(tid)}
+    return {player_slug(p.key): _player(p) for p in db.players(tid)}
 
 
 def find_player(db: Store, tid: str, slug: str) -> dict[str, Any]:
@@ -403,33 +422,26 @@ def replay_game(db: Store, tid: str, key: str, board: int) -> ReplayGame:
 
     ``NotFound`` when the game is not stored; ``Unavailable`` when it has no record or one that does not
     reproduce it (the page says which)."""
-    meta = tournament(db, tid)
+    tournament(db, tid)
+    stored = db.tournament(tid)
     try:
-        row = db.game(tid, key, board)
+        result = db.game(tid, key, board)
     except StoreError:
         raise NotFound(f"tournament {tid} has no game of {key!r} on board {board}") from None
     try:
-        checked = load_replay(db, tid, key, board)
+        checked = db.replay(tid, key, board)
     except RecordError as error:
         raise Unavailable(str(error)) from None
     moves = [ReplayMove(m.kind, m.row, m.col, m.guess, _note(m.note, m.p_mine), m.opened) for m in checked.record.moves]
-    return ReplayGame(key, spec_of(meta), meta["rule"], meta["seed"], board, moves, row["outcome"], row["error"] or "")
+    return ReplayGame(
+        key, stored.spec, stored.rule.value, stored.seed, board, moves, result.outcome.value, result.error
+    )
 
 
 def split_boards(db: Store, tid: str, a: str, b: str) -> dict[str, Any]:
-    """``arena diff``'s figures: over the boards both played, which only ``a`` won, which only ``b``, and how
-    many both or neither won."""
-    won: dict[str, dict[int, bool]] = {a: {}, b: {}}
-    for row in db.games(tid):
-        if row["player"] in won:
-            won[row["player"]][row["board"]] = bool(row["won"])
-    common = sorted(won[a].keys() & won[b].keys())
-    return {
-        "only_a": [x for x in common if won[a][x] and not won[b][x]],
-        "only_b": [x for x in common if won[b][x] and not won[a][x]],
-        "both": sum(won[a][x] and won[b][x] for x in common),
-        "neither": sum(not won[a][x] and not won[b][x] for x in common),
-    }
+    """``arena diff``'s figures (``arena.analysis.pairs``): over the boards both played, which only ``a`` won,
+    which only ``b``, and how many both or neither won."""
+    return dataclasses.asdict(split_of(db, tid, a, b))
 
 
 def diverged_at(db: Store, tid: str, a: str, b: str, board: int) -> int | None:
@@ -534,26 +546,26 @@ class SweepLine:
 def sweeps(db: Store) -> list[SweepLine]:
     """The stored sweeps: tournaments grouped by board size, rule, seed, boards and players, where a group has
     two or more mine counts."""
-    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
-    for row in db.tournaments():
-        names = tuple(sorted(p["player"] for p in db.players(row["id"])))
-        key = (row["height"], row["width"], row["rule"], row["seed"], row["games"], names)
-        groups.setdefault(key, []).append(row)
+    groups: dict[tuple[Any, ...], list[StoredTournament]] = {}
+    for stored in db.tournaments():
+        names = tuple(sorted(p.key for p in db.players(stored.id)))
+        key = (stored.spec.height, stored.spec.width, stored.rule.value, stored.seed, stored.boards, names)
+        groups.setdefault(key, []).append(stored)
     lines = []
     for (height, width, rule, seed, boards, names), rows in groups.items():
-        if len({r["mines"] for r in rows}) < 2:
+        if len({r.spec.mines for r in rows}) < 2:
             continue
         points = []
-        for row in sorted(rows, key=lambda r: r["mines"]):
+        for row in sorted(rows, key=lambda r: r.spec.mines):
             counts = dict.fromkeys(names, (0, 0))
             for player, games, wins in db.db.execute(
                 "SELECT player, COUNT(*), SUM(won) FROM games WHERE tournament_id = ? AND board < ? GROUP BY player",
-                (row["id"], row["games"]),
+                (row.id, row.boards),
             ):
                 counts[player] = (int(games), int(wins or 0))
             for name in names:
                 games, wins = counts[name]
-                density = row["mines"] / (height * width)
-                points.append(SweepPoint(row["id"], int(row["mines"]), density, name, games, wins))
+                density = row.spec.mines / (height * width)
+                points.append(SweepPoint(row.id, int(row.spec.mines), density, name, games, wins))
         lines.append(SweepLine(height, width, rule, seed, boards, names, tuple(points)))
     return sorted(lines, key=lambda line: (line.height * line.width, line.rule, line.seed))

@@ -9,7 +9,6 @@ the tournaments ``arena leaderboard --list --json`` with a few fields more.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -71,11 +70,8 @@ def _board_label(meta: dict[str, Any]) -> str:
 
 
 def _options(row: dict[str, Any]) -> dict[str, Any]:
-    try:
-        value = json.loads(row.get("options") or "{}")
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
+    value = row.get("options") or {}
+    return dict(value) if isinstance(value, dict) else {}
 
 
 def home_page(db: Store, links: Links, only: Collection[str] | None = None) -> Page:

@@ -84,8 +84,8 @@ def _replays(db: data.Store, tid: str, slugs: dict[str, str], mode: str) -> set[
     if mode == "none":
         return set()
     won: dict[str, dict[int, bool]] = {}
-    for row in db.games(tid):
-        won.setdefault(row["player"], {})[int(row["board"])] = bool(row["won"])
+    for game in db.games(tid):
+        won.setdefault(game.player, {})[game.board] = game.won
     paths = set()
     for key, boards in won.items():
         slug = slugs[key]

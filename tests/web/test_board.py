@@ -22,7 +22,7 @@ def test_equal_on_played_tournaments(stored: Stored, swept):
     for path in (stored.path, swept[0]):
         with Store(path, read_only=True) as db:
             for row in db.tournaments():
-                assert fast_leaderboard(db, row["id"]) == build_leaderboard(db, row["id"])
+                assert fast_leaderboard(db, row.id) == build_leaderboard(db, row.id)
                 checked += 1
     assert checked == 4
 
@@ -61,6 +61,6 @@ def test_equal_on_any_results(players, tmp_path_factory):
                 row, col = click if click is not None else (None, None)
                 figures = (moves, 0, 0, 0, guesses, bbbv, min(solved, bbbv), 0, row, col, cpu, cpu)
                 results.append(GameResult(player, board, outcome, *figures))
-        db.record(config.id, results)
+        db.save(config.id, results)
     with Store(path, read_only=True) as db:
         assert fast_leaderboard(db, config.id) == build_leaderboard(db, config.id)
