@@ -84,7 +84,9 @@ def serve() -> Any:
     return serving
 
 
-@pytest.fixture(scope="session")
+# Module-scoped, as tests/arena/test_replay_browser.py's: playwright's sync API runs one event loop at a time, so
+# a browser kept for the whole session would break the next module that starts its own.
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     try:
         from playwright.sync_api import sync_playwright

@@ -71,6 +71,16 @@ def shoot(tab: Tab, name: str, tmp_path: Path) -> None:
     tab.page.screenshot(path=str(folder / name), full_page=True)
 
 
+def follow(tab: Tab, target: Any) -> None:
+    """Click a link (a selector or a locator) and wait until its page has loaded: reading the page straight
+    after a click could read the page before it."""
+    with tab.page.expect_navigation():
+        if isinstance(target, str):
+            tab.page.click(target)
+        else:
+            target.click()
+
+
 def not_pwned(tab: Tab) -> None:
     assert tab.page.evaluate("() => window.pwned === undefined")
 
@@ -99,7 +109,7 @@ def test_leaderboard_numbers_equal_the_cli(open_tab, served, site, stored: Store
     for name, allowed, home in origins(served, site):
         tab = open_tab(allowed)
         tab.page.goto(home)
-        tab.page.click(f'tr[data-tournament="{stored.tournament}"] a')
+        follow(tab, f'tr[data-tournament="{stored.tournament}"] a')
         shown = figures(tab)
         assert list(shown) == [row["player"] for row in cli["rows"]], name
         for row in cli["rows"]:
@@ -131,12 +141,12 @@ def test_leaderboard_to_player_to_a_loss_to_its_replay(open_tab, served, site, s
     for _name, allowed, home in origins(served, site):
         tab = open_tab(allowed)
         tab.page.goto(home)
-        tab.page.click(f'tr[data-tournament="{stored.tournament}"] a')
-        tab.page.click('#leaderboard tr[data-player="random"] a[data-field="player"]')
+        follow(tab, f'tr[data-tournament="{stored.tournament}"] a')
+        follow(tab, '#leaderboard tr[data-player="random"] a[data-field="player"]')
         assert tab.page.inner_text("h1") == "random"
         loss = tab.page.locator("#losses a.board-link").first
         board = loss.get_attribute("data-board")
-        loss.click()
+        follow(tab, loss)
         tab.page.wait_for_selector("#slider")
         assert f"random · beginner board {board} of seed 5" in tab.page.inner_text("#title")
         tab.page.keyboard.press("End")
@@ -262,7 +272,7 @@ def test_sweeps_page(open_tab, serve, swept, tmp_path: Path):
         for width in (1280, 390):
             tab = open_tab(app.url + "/", width)
             tab.page.goto(app.url + "/")
-            tab.page.click("text=sweeps")
+            follow(tab, "text=sweeps")
             assert tab.page.locator("svg.chart polyline").count() == 2
             rows = tab.page.locator(".sweep tbody tr").count()
             assert rows == len(cli["cells"]) == 6
