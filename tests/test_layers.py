@@ -24,6 +24,7 @@ FAMILIES = (
     "arena.isolation",
     "arena.web",
     "arena.cli",
+    "arena.kits",
 )
 #: How many modules arena's top level may hold besides ``__init__.py`` (the shared vocabulary).
 TOP_LEVEL_MODULES = 6
