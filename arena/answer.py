@@ -1,6 +1,6 @@
 """What a Python player's ``play`` returned, as would-be actions: one reading for every mode.
 
-The game loop (``arena.runner``) and the isolated Python host (``arena.isolation.bot_host``) both
+The game loop (``arena.play.runner``) and the isolated Python host (``arena.isolation.bot_host``) both
 take a player's answer through ``as_actions``, so a mistake is refused in the same words whichever
 way the player runs. Here, apart from both, so that the host does not import the game loop.
 """

@@ -32,7 +32,7 @@ RULES_VERSION = "2"
 class RecordMode(enum.StrEnum):
     """What a tournament stores of each game besides its result (``arena tournament --record``)."""
 
-    #: Every move as played (``arena.records``): what replays and ``arena diff`` read.
+    #: Every move as played (``arena.results.records``): what replays and ``arena diff`` read.
     MOVES = "moves"
     #: Results only, for huge runs.
     NONE = "none"

@@ -2,7 +2,7 @@
 the way an agent ends a game with a failure outcome.
 
 Its own small module so that the store, the isolation layer and the reports can name a game's
-result without importing the game loop (``arena.runner``).
+result without importing the game loop (``arena.play.runner``).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ FAILURES = (Outcome.ERROR, Outcome.ILLEGAL, Outcome.CRASHED, Outcome.TIMEOUT)
 class GameResult:
     """One row of the results store. Everything but the timings is deterministic.
 
-    The store's games table is derived from these fields and their annotations (``arena.store``):
+    The store's games table is derived from these fields and their annotations (``arena.results.store``):
     a new field is a new column, and ``X | None`` makes it nullable."""
 
     player: str
@@ -60,7 +60,7 @@ class GameResult:
     cpu_ms: float
     wall_ms: float
     error: str = ""
-    #: The game's moves as played (``arena.records`` blob), or None when not recorded.
+    #: The game's moves as played (``arena.results.records`` blob), or None when not recorded.
     record: bytes | None = None
 
     @property

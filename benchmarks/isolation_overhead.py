@@ -58,11 +58,11 @@ from arena.isolation import protocol as proto
 from arena.isolation.process import BotProcess
 from arena.isolation.remote import RemoteAgent, bot_environment, host_command, sandbox_for
 from arena.isolation.spin import DEFAULT_SPIN
+from arena.play.runner import Agent, TrustedAgent, play_game
+from arena.play.tournament import run_tournament
+from arena.play.worker import warm_up
 from arena.result import Outcome
-from arena.runner import Agent, TrustedAgent, play_game
-from arena.store import Store
-from arena.tournament import run_tournament
-from arena.worker import warm_up
+from arena.results.store import Store
 from engine import EXPERT, Action, BoardSpec, FirstClick, Game, Observation
 from players import Player
 from players.registry import Registry

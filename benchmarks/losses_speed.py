@@ -20,10 +20,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from arena.analysis.losses import tournament_losses
 from arena.config import PlayerRef, TournamentConfig
-from arena.losses import tournament_losses
-from arena.store import Store
-from arena.tournament import run_tournament
+from arena.play.tournament import run_tournament
+from arena.results.store import Store
 from engine import PRESETS, FirstClick
 from players.registry import Registry
 

@@ -61,10 +61,10 @@ import numpy as np
 from cppsweeper_port import play_article_game
 from scipy.stats import binomtest
 
+from arena.analysis.stats import compare_paired, wilson_interval
 from arena.config import PlayerRef, TournamentConfig
-from arena.stats import compare_paired, wilson_interval
-from arena.store import Store
-from arena.tournament import default_workers, run_tournament
+from arena.play.tournament import default_workers, run_tournament
+from arena.results.store import Store
 from engine import PRESETS, FirstClick, Game
 from engine.layout import player_generator
 from players.registry import Registry
@@ -164,7 +164,7 @@ def compile_seconds() -> float:
     """Seconds to compile every kernel the built-in players use, in a fresh process, no cache."""
     code = (
         "import time; t=time.perf_counter();"
-        "from players.registry import Registry; from arena.worker import warm_up;"
+        "from players.registry import Registry; from arena.play.worker import warm_up;"
         "r=Registry(); [warm_up(r.create(n)) for n in sorted(r.players)];"
         "print(time.perf_counter()-t)"
     )

@@ -32,10 +32,10 @@ import numba
 import numpy as np
 
 from arena.config import PlayerRef, RecordMode, TournamentConfig
-from arena.runner import play_game
-from arena.store import Store
-from arena.tournament import run_tournament
-from arena.worker import warm_up
+from arena.play.runner import play_game
+from arena.play.tournament import run_tournament
+from arena.play.worker import warm_up
+from arena.results.store import Store
 from engine import PRESETS, FirstClick
 from players.builtin import BUILTIN_PLAYERS
 from players.registry import Registry

@@ -19,8 +19,8 @@ import json
 import time
 from pathlib import Path
 
-from arena.records import decode
-from arena.runner import play_game
+from arena.play.runner import play_game
+from arena.results.records import decode
 from engine import PRESETS, FirstClick
 from players.registry import Registry
 

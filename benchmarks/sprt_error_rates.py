@@ -1,7 +1,7 @@
 """Is `arena match`'s sequential test a correct test? Its error rates, measured by simulation.
 
 A match is simulated as `arena match` plays it: boards in batches, each board a trinomial outcome
-(only A won, a tie, only B won) with known probabilities, the GSPRT of `arena.sequential` checked
+(only A won, a tie, only B won) with known probabilities, the GSPRT of `arena.analysis.sequential` checked
 after every batch. With A as good as B (true difference 0), accepting "A better" is an error of
 the first kind and must happen in about `alpha` of the matches or fewer; with A better by exactly
 `delta`, accepting "no better" is an error of the second kind (`beta`). Also reported: the average
@@ -20,8 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from arena.sequential import log_likelihood_ratio, wald_bounds
-from arena.stats import wilson_interval
+from arena.analysis.sequential import log_likelihood_ratio, wald_bounds
+from arena.analysis.stats import wilson_interval
 
 RESULTS = Path(__file__).parent / "results" / "sprt_error_rates.json"
 

@@ -205,7 +205,7 @@ LOG_OVERFLOW = -1
 def log_move(log, kind, guess, cell, stack, opened):
     """Append a move to ``log`` (int32; empty: not recording; ``log[0]``: slots in use): ``kind
     + 4 * guess, cell, n`` and the ``n`` cells it opened, ``stack[:opened]``. A move that does not
-    fit sets ``log[0]`` to ``LOG_OVERFLOW`` (the stored form: ``arena.records``)."""
+    fit sets ``log[0]`` to ``LOG_OVERFLOW`` (the stored form: ``arena.results.records``)."""
     if log.shape[0] == 0:
         return
     end = log[0]

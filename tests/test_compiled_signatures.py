@@ -23,8 +23,8 @@ SCRIPT = """
 import json, sys
 from numba.core import types
 from numba.core.registry import CPUDispatcher
-from arena import records
-from arena.runner import play_game
+from arena.results import records
+from arena.play.runner import play_game
 from engine import BEGINNER, FirstClick, Game
 from players.registry import Registry
 

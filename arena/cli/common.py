@@ -112,12 +112,12 @@ _USER_ERRORS = (
     ("engine.errors", "EngineError"),
     ("players.api", "PlayerError"),
     ("players.solver.errors", "SolverError"),
-    ("arena.store", "StoreError"),
-    ("arena.leaderboard", "PublishError"),
-    ("arena.records", "RecordError"),
-    ("arena.replay.model", "ReplayError"),
-    ("arena.export", "ExportError"),
-    ("arena.sweep", "SweepError"),
+    ("arena.results.store", "StoreError"),
+    ("arena.analysis.leaderboard", "PublishError"),
+    ("arena.results.records", "RecordError"),
+    ("arena.analysis.replay.model", "ReplayError"),
+    ("arena.results.export", "ExportError"),
+    ("arena.experiments.sweep", "SweepError"),
     ("pydantic", "ValidationError"),
 )
 

@@ -14,11 +14,11 @@ from typing import Annotated, Any
 import typer
 from rich.text import Text
 
+from arena.analysis.replay import IndexEntry, build_index_html, build_replay_html, first_divergence
 from arena.cli import common
 from arena.cli.common import UsageError, cli_errors, console, plain_table, print_json
 from arena.cli.stored import check_player, file_slug, stored_game, tournament_id
-from arena.replay import IndexEntry, build_index_html, build_replay_html, first_divergence
-from arena.store import Store
+from arena.results.store import Store
 
 
 @cli_errors

@@ -13,10 +13,10 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from arena.analysis.failures import FailureReport, PlayerFailures, build_failure_report
 from arena.cli import common
 from arena.cli.common import UsageError, cli_errors, console, plain_table, print_json
-from arena.failures import FailureReport, PlayerFailures, build_failure_report
-from arena.store import Store
+from arena.results.store import Store
 
 
 @cli_errors

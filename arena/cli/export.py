@@ -9,8 +9,8 @@ import typer
 
 from arena.cli import common
 from arena.cli.common import UsageError, cli_errors, console
-from arena.export import FORMATS, ExportError, write_export
-from arena.store import Store
+from arena.results.export import FORMATS, ExportError, write_export
+from arena.results.store import Store
 
 
 @cli_errors

@@ -9,11 +9,11 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from arena.analysis.leaderboard import build_leaderboard, publish
 from arena.cli import common
 from arena.cli.common import UsageError, cli_errors, console, plain_table, print_json
 from arena.cli.render import print_leaderboard
-from arena.leaderboard import build_leaderboard, publish
-from arena.store import Store
+from arena.results.store import Store
 
 
 @cli_errors

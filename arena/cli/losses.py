@@ -8,10 +8,10 @@ import typer
 from rich.console import Group
 from rich.text import Text
 
+from arena.analysis.losses import LossReport, tournament_losses
 from arena.cli import common
 from arena.cli.common import UsageError, cli_errors, console, plain_table, print_json
-from arena.losses import LossReport, tournament_losses
-from arena.store import Store
+from arena.results.store import Store
 
 #: What each class means, in a few words (the table's last column).
 MEANING = {

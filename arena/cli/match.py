@@ -6,14 +6,14 @@ from typing import Annotated
 
 import typer
 
+from arena.analysis.sequential import SprtState
 from arena.cli import common, playing
 from arena.cli.common import UsageError, board_from_options, cli_errors, console, err_console, print_json
 from arena.cli.playing import checked_players, games_stopped, player_catalog
 from arena.config import TournamentConfig
+from arena.experiments.match import MatchResult, parse_player_spec, run_match
 from arena.isolation import Isolation
-from arena.match import MatchResult, parse_player_spec, run_match
-from arena.sequential import SprtState
-from arena.store import Store
+from arena.results.store import Store
 
 
 def _verdict_line(result: MatchResult, a: str, b: str) -> str:

@@ -32,11 +32,11 @@ from arena.cli.stored import stored_game, tournament_id
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import DEFAULT_LIMITS, EngineBot, Isolation, SandboxMode
 from arena.isolation.catalog import PlayerCatalog
+from arena.play.runner import play_game
+from arena.play.tournament import Terminated, sigterm_stops
+from arena.play.worker import agent_for, close_agents, init_worker
 from arena.result import DIAGNOSTICS, GameResult, Outcome
-from arena.runner import play_game
-from arena.store import Store
-from arena.tournament import Terminated, sigterm_stops
-from arena.worker import agent_for, close_agents, init_worker
+from arena.results.store import Store
 from engine import COVERED, FLAGGED, MINE, Action, BoardSpec, FirstClick, Game
 from engine.layout import check_seed
 
@@ -204,7 +204,7 @@ def _default_player(catalog: PlayerCatalog, bots: tuple[EngineBot, ...]) -> str:
 def _play(
     view: _View, ref: PlayerRef, config: TournamentConfig, plugin_files: tuple[str, ...], *, live: bool
 ) -> GameResult:
-    """The game, as a tournament worker plays it (``arena.worker``), drawn after each move when ``live``."""
+    """The game, as a tournament worker plays it (``arena.play.worker``), drawn after each move when ``live``."""
     init_worker(plugin_files, single_thread=False, pool=False)  # no busy-waiting pipes: a person is watching
     try:
         with Live(view.frame(), console=console, auto_refresh=False) if live else _NoLive() as screen:

@@ -174,7 +174,7 @@ def games_stopped(what: str) -> Iterator[None]:
     """How a command that plays tournaments ends when they stop early: Ctrl-C is exit 130 (every
     finished game is committed, and rerunning ``what`` resumes it), a backend that cannot start is
     bad input, workers that keep dying are exit 1."""
-    from arena.tournament import BackendUnavailable, TournamentError, TournamentInterrupted
+    from arena.play.tournament import BackendUnavailable, TournamentError, TournamentInterrupted
 
     try:
         yield

@@ -24,7 +24,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from arena.leaderboard import Leaderboard, LeaderboardRow
+from arena.analysis.leaderboard import Leaderboard, LeaderboardRow
 from engine import COVERED, FLAGGED, MINE
 
 __all__ = [

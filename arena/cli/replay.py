@@ -12,11 +12,11 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
+from arena.analysis.replay import build_replay_html, replay
 from arena.cli import common
 from arena.cli.common import UsageError, cli_errors, console
 from arena.cli.stored import check_player, file_slug, split_players, stored_game, tournament_id
-from arena.replay import build_replay_html, replay
-from arena.store import Store
+from arena.results.store import Store
 
 
 @cli_errors

@@ -1,6 +1,6 @@
 """A stored game in the terminal: one rich frame per step, for ``arena play --replay``.
 
-The frames come from the same replay as the HTML page (``arena.replay``) and draw the board with the same
+The frames come from the same replay as the HTML page (``arena.analysis.replay``) and draw the board with the same
 renderer as ``arena play`` (``board_text``), so a game looks alike wherever it is watched. Under each board:
 the move just played and the cells it opened, and the move to come with what was exactly known when it was
 chosen (its mine probability beside the safest available one, for a guess).
@@ -15,8 +15,8 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
 
+from arena.analysis.replay import Choice, Replay, ReplayGame, note_text, replay
 from arena.cli.render import board_text
-from arena.replay import Choice, Replay, ReplayGame, note_text, replay
 
 __all__ = ["choice_text", "replay_frames"]
 

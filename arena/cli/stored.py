@@ -2,8 +2,8 @@
 
 Every one of them names a game the same way (a tournament, default the latest; a player; a board) and must
 refuse a wrong name the same way: one line saying what exists. A game is shown only once its record has
-reproduced it: ``arena.records.load_replay`` plays the stored moves on the board and checks them against the
-stored result, then the moves become the viewer's (``arena.replay.ReplayGame``) field for field.
+reproduced it: ``arena.results.records.load_replay`` plays the stored moves on the board and checks them against the
+stored result, then the moves become the viewer's (``arena.analysis.replay.ReplayGame``) field for field.
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from arena.analysis.replay import ReplayGame, ReplayMove
+from arena.analysis.replay.model import Note
 from arena.cli.common import UsageError
-from arena.records import Move, load_replay
-from arena.replay import ReplayGame, ReplayMove
-from arena.replay.model import Note
-from arena.store import Store
+from arena.results.records import Move, load_replay
+from arena.results.store import Store
 from engine import BoardSpec
 
 __all__ = ["check_board", "check_player", "file_slug", "replay_move", "split_players", "stored_game", "tournament_id"]

@@ -14,9 +14,17 @@ from arena.cli import common, playing
 from arena.cli.common import UsageError, cli_errors, console, err_console, print_json
 from arena.cli.playing import checked_players, games_stopped, player_catalog
 from arena.config import PlayerRef, parse_player_list
+from arena.experiments.sweep import (
+    SweepError,
+    density_range,
+    half_densities,
+    plan_cells,
+    run_sweep,
+    write_csv,
+    write_plot,
+)
 from arena.isolation import Isolation
-from arena.store import Store
-from arena.sweep import SweepError, density_range, half_densities, plan_cells, run_sweep, write_csv, write_plot
+from arena.results.store import Store
 from engine import FirstClick
 
 _SIZE = re.compile(r"^\s*(\d+)\s*x\s*(\d+)\s*$", re.IGNORECASE)

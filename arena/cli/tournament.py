@@ -21,16 +21,15 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from arena.backends.dask_cluster import ADDRESS_ENV, INSTALL_HINT, dask_available
+from arena.analysis.leaderboard import build_leaderboard
 from arena.cli import common, playing
 from arena.cli.common import UsageError, board_from_options, cli_errors, console, err_console, print_json
 from arena.cli.playing import checked_players, limits_from, player_catalog
 from arena.cli.render import print_leaderboard
 from arena.config import PlayerRef, RecordMode, TournamentConfig, parse_player_list
 from arena.isolation import DEFAULT_LIMITS, Isolation, SandboxMode
-from arena.leaderboard import build_leaderboard
-from arena.store import Store
-from arena.tournament import (
+from arena.play.backends.dask_cluster import ADDRESS_ENV, INSTALL_HINT, dask_available
+from arena.play.tournament import (
     BackendUnavailable,
     TournamentError,
     TournamentInterrupted,
@@ -38,7 +37,8 @@ from arena.tournament import (
     plan_workers,
     run_tournament,
 )
-from arena.warmup import CompileEvent
+from arena.play.warmup import CompileEvent
+from arena.results.store import Store
 
 
 def resume_hint() -> str:
@@ -46,7 +46,7 @@ def resume_hint() -> str:
 
 
 class CompileDisplay:
-    """Shows the first run's compile (``arena.warmup``): a line when the first player starts compiling,
+    """Shows the first run's compile (``arena.play.warmup``): a line when the first player starts compiling,
     then, beside the games' bar, a row counting the players ready; a line at the end. A run whose players
     are already compiled shows nothing. ``progress`` and ``games`` (its games' task) are None under --quiet."""
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from arena.records import NOTE_CHARS
+from arena.results.records import NOTE_CHARS
 from engine import Action, ActionKind, Actions, BoardSpec, FirstClick, InvalidActionError, Observation
 from engine.actions import KINDS, action_from_row
 

@@ -32,7 +32,7 @@ def spin_window(processes: int, cores: int | None = None) -> float:
 
 def available_cores() -> int:
     """The cores this process may run on (its CPU affinity, not the machine's total): the arena's
-    default number of workers too (``arena.backends.local.default_workers``)."""
+    default number of workers too (``arena.play.backends.local.default_workers``)."""
     counter = getattr(os, "process_cpu_count", None)  # Python 3.13+, which also honours PYTHON_CPU_COUNT
     if counter is not None:
         return max(1, counter() or 1)

@@ -29,11 +29,11 @@ from typing import Any
 
 import numpy as np
 
+from arena.analysis.leaderboard import build_leaderboard
+from arena.analysis.stats import compare_paired
 from arena.config import PlayerRef, TournamentConfig
-from arena.leaderboard import build_leaderboard
-from arena.stats import compare_paired
-from arena.store import Store
-from arena.tournament import default_workers, run_tournament
+from arena.play.tournament import default_workers, run_tournament
+from arena.results.store import Store
 from engine import PRESETS, FirstClick
 from players.builtin.apex import ApexPlayer
 from players.registry import Registry

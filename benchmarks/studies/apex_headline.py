@@ -29,10 +29,10 @@ from typing import Any
 import numba
 import numpy as np
 
+from arena.analysis.stats import wilson_interval
 from arena.config import PlayerRef, TournamentConfig
-from arena.stats import wilson_interval
-from arena.store import Store
-from arena.tournament import default_workers, run_tournament
+from arena.play.tournament import default_workers, run_tournament
+from arena.results.store import Store
 from engine import PRESETS, FirstClick
 from players.builtin.apex import ApexPlayer
 from players.registry import Registry

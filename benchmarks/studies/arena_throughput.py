@@ -2,7 +2,7 @@
 
 Also the arena's own overhead per game (scheduling, the store, the leaderboard): the whole
 tournament's time with 1 worker minus the time of playing the very same games directly with
-``arena.runner.play_game`` (engine plus player), per game, as a share of that direct cost.
+``arena.play.runner.play_game`` (engine plus player), per game, as a share of that direct cost.
 
 Targets (issue 3): overhead < 10% of the cost of playing; 2 workers >= 1.8x the games/s of 1.
 
@@ -22,12 +22,12 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from arena.analysis.leaderboard import build_leaderboard
 from arena.config import PlayerRef, TournamentConfig
-from arena.leaderboard import build_leaderboard
-from arena.runner import play_game
-from arena.store import Store
-from arena.tournament import run_tournament
-from arena.worker import warm_up
+from arena.play.runner import play_game
+from arena.play.tournament import run_tournament
+from arena.play.worker import warm_up
+from arena.results.store import Store
 from engine import PRESETS, FirstClick
 from players.registry import Registry
 

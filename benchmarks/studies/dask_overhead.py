@@ -25,12 +25,12 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from arena.backends import Backend, PoolBackend
-from arena.backends.dask_cluster import DaskBackend
 from arena.config import PlayerRef, TournamentConfig
-from arena.store import Store
-from arena.tournament import run_tournament
-from arena.worker import warm_up
+from arena.play.backends import Backend, PoolBackend
+from arena.play.backends.dask_cluster import DaskBackend
+from arena.play.tournament import run_tournament
+from arena.play.worker import warm_up
+from arena.results.store import Store
 from engine import EXPERT, FirstClick
 from players.registry import Registry
 

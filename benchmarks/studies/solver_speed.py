@@ -11,7 +11,7 @@ weighted and unweighted). The "midgame" figures keep positions with 20-80% of th
 revealed. Per-game time is the sum over the game's positions.
 
 Part 2 is the built-in ``enumeration`` player (the published full-enumeration solver) through
-``arena.runner.play_game``: CPU ms per game (the runner's per-game thread time: the player and
+``arena.play.runner.play_game``: CPU ms per game (the runner's per-game thread time: the player and
 the engine together) on Beginner, Intermediate and Expert (rule ``safe``), one thread, numba
 cache warm, against the Rust solver's figures (REFERENCES.md). The player plays its in-process
 games whole, in compiled code (``Player.play_compiled``); the same boards are also played move by
@@ -58,7 +58,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from arena.runner import play_game
+from arena.play.runner import play_game
 from engine import COVERED, EXPERT, PRESETS, Action, FirstClick, Game, Observation
 from engine.layout import parse_position
 from players.api import Player
@@ -336,7 +336,7 @@ t4 = time.perf_counter(); c4 = time.process_time()
 certain_cells(grid)
 guess_candidates(np.zeros(9), np.arange(3), np.arange(3, 9), 0.5, 3, 3)
 t5 = time.perf_counter(); c5 = time.process_time()
-from arena.runner import play_game
+from arena.play.runner import play_game
 from engine import BEGINNER, FirstClick
 from players.builtin.enumeration_player import EnumerationPlayer
 t6 = time.perf_counter(); c6 = time.process_time()

@@ -1,4 +1,4 @@
-"""Exact coverage of paired-difference intervals: why ``arena.stats.paired_difference`` uses Tango's interval.
+"""Exact coverage of paired-difference intervals: why ``arena.analysis.stats.paired_difference`` uses Tango's interval.
 
 For two bots on the same boards, the counts (only_a, only_b, rest) are trinomial with probabilities
 (p12, p21, 1 - p12 - p21), and every interval compared here depends on the table only through (only_a, only_b,
@@ -18,7 +18,7 @@ import math
 import time
 from collections.abc import Callable
 
-from arena.stats import paired_difference, z_for_confidence
+from arena.analysis.stats import paired_difference, z_for_confidence
 
 Interval = Callable[[int, int, int], tuple[float, float]]
 Z = z_for_confidence(0.95)

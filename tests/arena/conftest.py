@@ -21,10 +21,10 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner, Result
 
+from arena.analysis.replay import ReplayGame, ReplayMove
 from arena.cli import app
-from arena.replay import ReplayGame, ReplayMove
+from arena.play.runner import play_game
 from arena.result import GameResult, Outcome
-from arena.runner import play_game
 from engine import Action, BoardSpec, FirstClick, Game, Observation
 from players import Player
 from players.registry import Registry

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from typer.testing import Result
 
-from arena.runner import play_game
-from arena.store import Store
+from arena.play.runner import play_game
+from arena.results.store import Store
 from engine import EXPERT, BoardSpec, FirstClick, Game
 from players.registry import Registry
 

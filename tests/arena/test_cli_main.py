@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from arena.cli import main
-from arena.store import Store
+from arena.results.store import Store
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from typer.testing import Result
 
-from arena.runner import play_game
+from arena.play.runner import play_game
 from engine import BoardSpec, FirstClick
 from players.registry import Registry
 

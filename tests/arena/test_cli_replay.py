@@ -19,11 +19,11 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner, Result
 
+from arena.analysis.replay import first_divergence
 from arena.cli import app
 from arena.cli.render import board_text
-from arena.records import load_replay
-from arena.replay import first_divergence
-from arena.store import Store
+from arena.results.records import load_replay
+from arena.results.store import Store
 from engine.layout import format_position
 
 A = "random[random_first_click=true]"

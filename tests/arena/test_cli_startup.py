@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from arena.cli import COMMANDS, app
 
-HEAVY = ("numba", "numpy", "players", "engine", "arena.store", "arena.tournament")
+HEAVY = ("numba", "numpy", "players", "engine", "arena.results.store", "arena.play.tournament")
 
 #: Runs the CLI with ``argv`` in a fresh interpreter and prints which of ``HEAVY`` and of the command modules
 #: got imported.
@@ -70,7 +70,7 @@ def test_a_command_imports_only_its_own_module() -> None:
     assert result["code"] in (0, None)
     commands = [m for m in result["loaded"] if m.startswith("arena.cli.")]
     assert set(commands) <= {"arena.cli.boards", "arena.cli.common"}
-    assert "arena.tournament" not in result["loaded"] and "arena.store" not in result["loaded"]
+    assert "arena.play.tournament" not in result["loaded"] and "arena.results.store" not in result["loaded"]
 
 
 def test_a_commands_help_still_shows_its_options() -> None:

@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from arena.backends import BackendUnavailable, make_backend
-from arena.backends.dask_cluster import ADDRESS_ENV, INSTALL_HINT, DaskBackend, dask_available
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import Isolation
-from arena.store import Store
-from arena.tournament import run_tournament
+from arena.play.backends import BackendUnavailable, make_backend
+from arena.play.backends.dask_cluster import ADDRESS_ENV, INSTALL_HINT, DaskBackend, dask_available
+from arena.play.tournament import run_tournament
+from arena.results.store import Store
 from engine import BEGINNER, FirstClick
 from players.registry import Registry
 
@@ -110,7 +110,7 @@ def test_address_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
 def test_an_unreachable_scheduler_is_a_one_line_error(
     cli: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("arena.backends.dask_cluster.CONNECT_TIMEOUT", "1s")
+    monkeypatch.setattr("arena.play.backends.dask_cluster.CONNECT_TIMEOUT", "1s")
     result = cli(
         "tournament", "-n", "3", "-p", "random", "--backend", "dask", "--address", "tcp://127.0.0.1:9", "--store",
         tmp_path / "a.db",

@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from arena.backends.dask_cluster import dask_available
 from arena.config import PlayerRef, TournamentConfig
-from arena.store import Store
-from arena.tournament import TournamentSummary, run_tournament
+from arena.play.backends.dask_cluster import dask_available
+from arena.play.tournament import TournamentSummary, run_tournament
+from arena.results.store import Store
 from engine import BEGINNER, FirstClick
 from players.registry import Registry
 

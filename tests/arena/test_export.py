@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from typer.testing import Result
 
-from arena.export import EXPORT_COLUMNS
+from arena.results.export import EXPORT_COLUMNS
 
 Cli = Callable[..., Result]
 

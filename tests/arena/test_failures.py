@@ -15,15 +15,15 @@ import pytest
 from rich.console import Console
 from typer.testing import Result
 
+from arena.analysis.failures import build_failure_report
+from arena.analysis.leaderboard import build_leaderboard
 from arena.cli.render import print_leaderboard
 from arena.config import PlayerRef, TournamentConfig
-from arena.failures import build_failure_report
 from arena.isolation import Limits
 from arena.isolation.remote import RemoteAgent, host_command
-from arena.leaderboard import build_leaderboard
+from arena.play.runner import TrustedAgent, play_game
 from arena.result import FAILURES, GameResult, Outcome
-from arena.runner import TrustedAgent, play_game
-from arena.store import Store
+from arena.results.store import Store
 from engine import BEGINNER, FirstClick
 from players.registry import Registry
 

@@ -19,10 +19,10 @@ import pytest
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import EngineBot, Isolation, Limits, sandbox
 from arena.isolation.catalog import PlayerCatalog
-from arena.records import RecordError, load_replay
+from arena.play.tournament import run_tournament
 from arena.result import Outcome
-from arena.store import Store
-from arena.tournament import run_tournament
+from arena.results.records import RecordError, load_replay
+from arena.results.store import Store
 from engine import BEGINNER, EXPERT, BoardSpec, FirstClick
 
 HOSTILE = Path(__file__).parent / "hostile_bots"

@@ -22,10 +22,10 @@ from arena.isolation import Isolation, Limits, SandboxMode
 from arena.isolation.catalog import PlayerCatalog
 from arena.isolation.process import BotOutputError, BotProcess, BotTimeout
 from arena.isolation.remote import MAX_SETUP_FAILURES, RemoteAgent, host_command
+from arena.play.runner import play_game
+from arena.play.tournament import run_tournament
 from arena.result import Outcome
-from arena.runner import play_game
-from arena.store import Store
-from arena.tournament import run_tournament
+from arena.results.store import Store
 from engine import BEGINNER, EXPERT, BoardSpec, FirstClick
 from players.registry import Registry
 

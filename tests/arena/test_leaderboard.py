@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from arena.analysis.leaderboard import Leaderboard, PublishError, build_leaderboard, publish
+from arena.analysis.stats import paired_difference, wilson_interval
 from arena.config import PlayerRef, TournamentConfig
-from arena.leaderboard import Leaderboard, PublishError, build_leaderboard, publish
 from arena.result import GameResult, Outcome
-from arena.stats import paired_difference, wilson_interval
-from arena.store import Store
+from arena.results.store import Store
 from engine import BEGINNER, BoardSpec, FirstClick
 
 MakeResult = Callable[..., GameResult]
@@ -96,7 +96,7 @@ def test_rows_have_win_rates_and_wilson_intervals(three_players: tuple[Store, st
         low, high = wilson_interval(wins, BOARDS)
         assert (row.ci_low, row.ci_high) == (pytest.approx(low), pytest.approx(high))
         assert row.ci_low < row.win_rate < row.ci_high
-    # Wilson for 7/10 by the textbook formula, independently of arena.stats.
+    # Wilson for 7/10 by the textbook formula, independently of arena.analysis.stats.
     z = 1.959963984540054
     centre = (0.7 + z * z / 20) / (1 + z * z / 10)
     half = z / (1 + z * z / 10) * math.sqrt(0.7 * 0.3 / 10 + z * z / 400)

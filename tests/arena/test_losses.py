@@ -13,11 +13,11 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner, Result
 
+from arena.analysis.losses import CLASSES, GameLoss, LossReport, classify, game_losses, tournament_losses
+from arena.analysis.replay import ReplayGame, ReplayMove, replay
 from arena.cli.losses import render
-from arena.losses import CLASSES, GameLoss, LossReport, classify, game_losses, tournament_losses
-from arena.records import GameRecord, Move
-from arena.replay import ReplayGame, ReplayMove, replay
-from arena.store import Store
+from arena.results.records import GameRecord, Move
+from arena.results.store import Store
 from engine import COVERED, PRESETS, ActionKind, FirstClick, Game
 from players.solver import analyze
 
@@ -73,7 +73,7 @@ def test_classes_add_up_to_the_losses(cli: Cli, played: tuple[Path, dict[str, st
 
 
 def brute_force(store: Path, tournament: str, player: str) -> dict[int, tuple[list[float], str | None, float]]:
-    """Each game replayed with the analysis of every position (``arena.replay``, no shortcut): the mine
+    """Each game replayed with the analysis of every position (``arena.analysis.replay``, no shortcut): the mine
     probability of every reveal that was above 0, and the fatal click's class by the definitions."""
     out = {}
     with Store(store, read_only=True) as db:

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from typer.testing import Result
 
-from arena.match import looks, parse_player_spec
-from arena.sequential import gsprt
-from arena.store import Store
+from arena.analysis.sequential import gsprt
+from arena.experiments.match import looks, parse_player_spec
+from arena.results.store import Store
 
 Cli = Callable[..., Result]
 

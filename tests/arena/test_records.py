@@ -15,16 +15,16 @@ import typer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena import records
 from arena.cli.common import cli_errors
 from arena.config import PlayerRef, RecordMode, TournamentConfig
 from arena.isolation import EngineBot, Isolation
 from arena.isolation.catalog import PlayerCatalog
-from arena.records import GameRecord, RecordError, RecordMismatch, RecordMissing, decode, encode
+from arena.play.runner import empty_record, play_game
+from arena.play.tournament import run_tournament
 from arena.result import GameResult, Outcome
-from arena.runner import empty_record, play_game
-from arena.store import Store, StoreError
-from arena.tournament import run_tournament
+from arena.results import records
+from arena.results.records import GameRecord, RecordError, RecordMismatch, RecordMissing, decode, encode
+from arena.results.store import Store, StoreError
 from engine import BEGINNER, EXPERT, INTERMEDIATE, Action, BoardSpec, FirstClick, Game
 from players import Player
 from players.builtin import BUILTIN_PLAYERS
@@ -342,8 +342,8 @@ def viewer_note(note: str, p_mine: float | None) -> Any:
 def test_the_replay_viewer_plays_a_stored_record_as_ours_does(all_paths: dict[str, Any]) -> None:
     """The mapping the replay commands use: a stored ``Move`` is the viewer's ``ReplayMove`` field for field
     (the note with its p_mine as the viewer's JSON-object note)."""
-    from arena.replay import ReplayGame, ReplayMove, first_divergence
-    from arena.replay import replay as view
+    from arena.analysis.replay import ReplayGame, ReplayMove, first_divergence
+    from arena.analysis.replay import replay as view
 
     config = all_paths["config"]
     with Store(all_paths["auto-path"], read_only=True) as store:

@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from arena.analysis.replay import ReplayGame, ReplayMove, build_replay_html, first_divergence, replay
 from arena.cli import app
-from arena.replay import ReplayGame, ReplayMove, build_replay_html, first_divergence, replay
 from engine import BEGINNER, COVERED, EXPERT, FLAGGED, INTERMEDIATE, Action
 from engine.layout import format_position
 from players.solver import analyze

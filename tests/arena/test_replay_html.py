@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from arena.cli.replaying import replay_frames
-from arena.replay import (
+from arena.analysis.replay import (
     IndexEntry,
     ReplayError,
     ReplayGame,
@@ -23,7 +22,8 @@ from arena.replay import (
     replay,
     replay_payload,
 )
-from arena.replay.page import ALPHABET
+from arena.analysis.replay.page import ALPHABET
+from arena.cli.replaying import replay_frames
 from arena.result import Outcome
 from engine import BEGINNER, COVERED, EXPERT, FLAGGED, INTERMEDIATE, Action, BoardSpec, FirstClick
 from engine.layout import format_position
@@ -191,7 +191,7 @@ def test_a_record_that_does_not_replay_is_refused(record_game):
 def test_a_game_the_bot_broke_replays_to_where_it_stopped(scripted):
     """An illegal action ends the game as the bot's fault: the record holds the moves before it."""
     script = iter([[Action.reveal(0, 0)], [Action.reveal(0, 0)]])
-    from arena.runner import play_game
+    from arena.play.runner import play_game
 
     played: list[ReplayMove] = []
     result = play_game(
@@ -300,7 +300,7 @@ def test_an_expert_replay_stays_under_two_megabytes(record_game):
 def test_a_game_as_long_as_the_move_limit_stays_under_two_megabytes():
     """The longest game the arena lets a bot play: flags put up and taken down until the move limit. Positions
     that differ only in flags share their probabilities in the page, so it grows by a grid string per move."""
-    from arena.runner import default_move_limit
+    from arena.play.runner import default_move_limit
 
     limit = default_move_limit(EXPERT)
     moves = [ReplayMove.from_action(Action.reveal(0, 0))]
@@ -372,8 +372,8 @@ def test_a_record_error_is_one_line_and_exit_code_2(record_game):
 
 
 def test_terminal_choice_text_names_the_guess_and_the_safest():
+    from arena.analysis.replay import Choice
     from arena.cli.replaying import choice_text
-    from arena.replay import Choice
 
     guess = ReplayMove.from_action(Action.reveal(1, 2, guess=True), note="felt lucky")
     overlooked = choice_text(Choice(5, guess, 0.5, None, 0.0, 2, True)).plain

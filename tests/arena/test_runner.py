@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from arena.play.runner import default_move_limit, play_game
 from arena.result import GameResult, Outcome
-from arena.runner import default_move_limit, play_game
 from engine import FLAGGED, Action, ActionKind, BoardSpec, FirstClick, Game, Observation
 from players import Player
 from players.registry import Registry
@@ -316,7 +316,7 @@ def test_results_are_deterministic_except_timings(cheater: Callable[..., Any]) -
     one = play_game(random, "random", BoardSpec(9, 9, 10), FirstClick.SAFE, 5, 3)
     two = play_game(Registry().create("random"), "random", BoardSpec(9, 9, 10), FirstClick.SAFE, 5, 3)
     assert deterministic(one) == deterministic(two)
-    # The record has a table of its own (arena.records); as_row is the games table's row.
+    # The record has a table of its own (arena.results.records); as_row is the games table's row.
     assert set(one.as_row()) == {f.name for f in dataclasses.fields(GameResult)} - {"record"} | {"won"}
     assert one.as_row()["outcome"] in {o.value for o in Outcome}
 

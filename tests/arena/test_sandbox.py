@@ -19,10 +19,10 @@ import pytest
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import Isolation, Limits, SandboxMode, sandbox
 from arena.isolation.catalog import PlayerCatalog
+from arena.play.tournament import run_tournament
+from arena.play.worker import close_agents
 from arena.result import Outcome
-from arena.store import Store
-from arena.tournament import run_tournament
-from arena.worker import close_agents
+from arena.results.store import Store
 from engine import BEGINNER, FirstClick
 
 needs_sandbox = pytest.mark.skipif(sandbox.unavailable() is not None, reason=f"no sandbox: {sandbox.unavailable()}")

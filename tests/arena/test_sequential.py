@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from arena.sequential import _constrained_mle, gsprt, log_likelihood_ratio, wald_bounds
+from arena.analysis.sequential import _constrained_mle, gsprt, log_likelihood_ratio, wald_bounds
 
 
 def test_wald_bounds_for_five_percent_errors() -> None:

@@ -15,8 +15,8 @@ from arena.isolation import Limits
 from arena.isolation import shared as shm
 from arena.isolation.process import BotTimeout
 from arena.isolation.remote import RemoteAgent, host_command
+from arena.play.runner import play_game
 from arena.result import Outcome
-from arena.runner import play_game
 from engine import BEGINNER, Action, ActionKind, BoardSpec, FirstClick, Game, InvalidActionError
 from players.registry import Registry
 

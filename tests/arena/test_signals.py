@@ -28,11 +28,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.backends.dask_cluster import dask_available
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import Isolation
-from arena.store import Store
-from arena.tournament import WorkerCrashError, run_tournament
+from arena.play.backends.dask_cluster import dask_available
+from arena.play.tournament import WorkerCrashError, run_tournament
+from arena.results.store import Store
 from engine import BEGINNER, EXPERT, FirstClick
 from players.registry import Registry
 

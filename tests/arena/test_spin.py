@@ -15,7 +15,7 @@ from arena.isolation import protocol
 from arena.isolation.remote import RemoteAgent, host_command
 from arena.isolation.settings import Limits
 from arena.isolation.spin import DEFAULT_SPIN, LineReader, read_spinning, spin_window
-from arena.runner import play_game
+from arena.play.runner import play_game
 from engine import BEGINNER, Action, FirstClick
 from players.builtin.random_player import RandomPlayer
 

@@ -1,4 +1,4 @@
-"""Tests for arena.stats against published, hand-computed, exact-integer and (where installed) scipy values."""
+"""Tests for arena.analysis.stats against published, hand-computed, exact-integer and (where installed) scipy values."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.stats import compare_paired, mcnemar_exact, paired_difference, wilson_interval, z_for_confidence
+from arena.analysis.stats import compare_paired, mcnemar_exact, paired_difference, wilson_interval, z_for_confidence
 
 Z95 = 1.959963984540054  # published two-sided 95% critical value of the standard normal
 FAST = settings(max_examples=60, deadline=None)

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-import arena.store as store_module
+import arena.results.store as store_module
 from arena.config import PlayerRef, TournamentConfig
 from arena.result import GameResult, Outcome
-from arena.store import GAME_COLUMNS, SCHEMA_VERSION, Store, StoreError, default_store
+from arena.results.store import GAME_COLUMNS, SCHEMA_VERSION, Store, StoreError, default_store
 from engine import BEGINNER, BoardSpec, FirstClick
 
 MakeResult = Callable[..., GameResult]

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from arena.config import PlayerRef, TournamentConfig
-from arena.store import Store, StoreDamaged
-from arena.tournament import StoreLost, run_tournament
+from arena.play.tournament import StoreLost, run_tournament
+from arena.results.store import Store, StoreDamaged
 from engine import BoardSpec, FirstClick
 from players.registry import Registry
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from typer.testing import Result
 
-from arena.sweep import Cell, CellResult, SweepError, density_at_half, density_range, plan_cells
+from arena.experiments.sweep import Cell, CellResult, SweepError, density_at_half, density_range, plan_cells
 from engine import FirstClick
 
 Cli = Callable[..., Result]

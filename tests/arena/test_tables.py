@@ -14,13 +14,13 @@ import pytest
 from rich.console import Console
 from typer.testing import Result
 
+from arena.analysis.leaderboard import Leaderboard, build_leaderboard
 from arena.cli.leaderboard import tournaments_table
 from arena.cli.players import players_table
 from arena.cli.render import print_leaderboard
 from arena.config import PlayerRef, TournamentConfig
-from arena.leaderboard import Leaderboard, build_leaderboard
 from arena.result import GameResult, Outcome
-from arena.store import Store
+from arena.results.store import Store
 from engine import BEGINNER, FirstClick
 
 Cli = Callable[..., Result]

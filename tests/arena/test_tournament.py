@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from boards import draw_layout
 
-import arena.tournament
+import arena.play.tournament
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import Isolation
-from arena.store import Store
-from arena.tournament import TournamentInterrupted, pending_work, plan_workers, run_tournament
+from arena.play.tournament import TournamentInterrupted, pending_work, plan_workers, run_tournament
+from arena.results.store import Store
 from engine import BEGINNER, BoardSpec, FirstClick
 from players.api import PlayerOptionsError
 from players.registry import Registry, UnknownPlayerError
@@ -243,21 +243,21 @@ def test_same_seed_same_games_different_seed_different_boards(tmp_path: Path) ->
 def test_plan_workers_caps_at_cores_and_pending_boards(
     monkeypatch: pytest.MonkeyPatch, requested: int | None, boards: int, expected: tuple[int, str]
 ) -> None:
-    monkeypatch.setattr(arena.tournament, "default_workers", lambda: 2)
+    monkeypatch.setattr(arena.play.tournament, "default_workers", lambda: 2)
     monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
     assert plan_workers(requested, boards) == expected
     assert plan_workers(requested, boards, "dask") == expected  # a LocalCluster runs on this machine too
 
 
 def test_plan_workers_leaves_a_remote_cluster_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(arena.tournament, "default_workers", lambda: 2)
+    monkeypatch.setattr(arena.play.tournament, "default_workers", lambda: 2)
     assert plan_workers(500, 24, "dask", "tcp://scheduler:8786") == (500, "")
     monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", "tcp://scheduler:8786")
     assert plan_workers(500, 24, "dask") == (500, "")
 
 
 def test_run_tournament_starts_no_more_workers_than_cores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(arena.tournament, "default_workers", lambda: 1)
+    monkeypatch.setattr(arena.play.tournament, "default_workers", lambda: 1)
     summary, rows = play(tmp_path / "a.db", make_config(("random",), games=3), workers=500)
     assert summary.workers == 1
     assert len(rows) == 3

@@ -20,7 +20,7 @@ import pytest
 
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import Isolation
-from arena.warmup import RECORD_DIR_ENV, CompileEvent, compile_players, stale_players
+from arena.play.warmup import RECORD_DIR_ENV, CompileEvent, compile_players, stale_players
 from engine import BEGINNER, EXPERT, FirstClick
 
 ARENA = Path(sys.executable).with_name("arena")
@@ -251,7 +251,7 @@ def group_alive(pgid: int) -> bool:
 COMPILE_SHARED = """
 import os, sys, time
 from numba.core import event
-from arena.warmup import _lock_kernels
+from arena.play.warmup import _lock_kernels
 
 _lock_kernels()
 compiled = []

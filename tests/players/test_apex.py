@@ -8,8 +8,8 @@ import random
 import numpy as np
 import pytest
 
+from arena.play.runner import play_game
 from arena.result import Outcome
-from arena.runner import play_game
 from engine import BEGINNER, EXPERT, INTERMEDIATE, Action, ActionKind, BoardSpec, FirstClick, Game
 from engine.layout import parse_position
 from players.api import PlayerOptionsError

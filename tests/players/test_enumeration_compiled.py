@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from arena.play.runner import TrustedAgent, play_game
 from arena.result import Outcome
-from arena.runner import TrustedAgent, play_game
 from engine import BEGINNER, EXPERT, INTERMEDIATE, BoardSpec, FirstClick
 from engine.compiled_game import CompiledGame
 from engine.layout import player_seed_words

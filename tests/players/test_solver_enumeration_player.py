@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.runner import play_game
+from arena.play.runner import play_game
 from engine import BEGINNER, COVERED, EXPERT, FLAGGED, INTERMEDIATE, Action, FirstClick, Observation
 from players.builtin.common import guess_candidates
 from players.builtin.enumeration_player import EnumerationPlayer

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from arena.worker import is_warm_up
+from arena.play.worker import is_warm_up
 from engine import Action, BoardSpec, FirstClick, Observation
 from players import Player, hookimpl
 

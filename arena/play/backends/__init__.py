@@ -1,13 +1,13 @@
 """Where a tournament's games are played: this process, a local process pool, or a Dask cluster.
 
-Every backend runs the same ``arena.worker`` batches and hands results back to the tournament,
+Every backend runs the same ``arena.play.worker`` batches and hands results back to the tournament,
 which alone writes the store; so results cannot depend on the backend (and a test proves they
 do not), and resuming works the same whichever backend played the first part of a tournament.
 """
 
 from __future__ import annotations
 
-from arena.backends.base import (
+from arena.play.backends.base import (
     Backend,
     BackendUnavailable,
     StopFlag,
@@ -15,7 +15,7 @@ from arena.backends.base import (
     WorkerCrashError,
     batch_label,
 )
-from arena.backends.local import InProcessBackend, PoolBackend, default_workers, start_method
+from arena.play.backends.local import InProcessBackend, PoolBackend, default_workers, start_method
 
 __all__ = [
     "BACKENDS",
@@ -44,7 +44,7 @@ def make_backend(name: str = "local", *, workers: int | None = None, address: st
         count = max(1, workers or default_workers())
         return InProcessBackend() if count == 1 else PoolBackend(count)
     if name == "dask":
-        from arena.backends.dask_cluster import DaskBackend  # imports nothing from dask until used
+        from arena.play.backends.dask_cluster import DaskBackend  # imports nothing from dask until used
 
         return DaskBackend(address, workers)
     raise BackendUnavailable(f"unknown backend {name!r}; choose one of: {', '.join(BACKENDS)}")

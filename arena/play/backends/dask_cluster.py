@@ -19,10 +19,10 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from arena.backends.base import BackendUnavailable, StopFlag, TournamentError, WorkerCrashError, batch_label
-from arena.backends.local import default_workers
+from arena.play.backends.base import BackendUnavailable, StopFlag, TournamentError, WorkerCrashError, batch_label
+from arena.play.backends.local import default_workers
+from arena.play.worker import Batch, init_worker, run_batch
 from arena.result import GameResult
-from arena.worker import Batch, init_worker, run_batch
 
 __all__ = ["ADDRESS_ENV", "INSTALL_HINT", "DaskBackend", "dask_available", "play_batch"]
 
@@ -51,9 +51,9 @@ _plugins: tuple[str, ...] | None = None
 
 
 def play_batch(batch: Batch, plugin_files: tuple[str, ...]) -> list[GameResult]:
-    """The Dask task: ``arena.worker.run_batch`` in a worker that loads ``plugin_files`` first.
+    """The Dask task: ``arena.play.worker.run_batch`` in a worker that loads ``plugin_files`` first.
 
-    A lock serialises batches within one worker process: ``arena.worker`` keeps one player
+    A lock serialises batches within one worker process: ``arena.play.worker`` keeps one player
     instance per player key per process, and two threads must not play with the same instance
     at once. Run workers with one thread each (``--nthreads 1``) to use every core."""
     global _plugins

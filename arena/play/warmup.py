@@ -20,10 +20,10 @@ from multiprocessing import connection
 from pathlib import Path
 from typing import Any
 
-from arena.backends.local import init_pool_worker, start_method
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation.settings import Isolation
-from arena.worker import isolation_of, prepare_player
+from arena.play.backends.local import init_pool_worker, start_method
+from arena.play.worker import isolation_of, prepare_player
 from engine import PRESETS
 
 __all__ = ["CompileEvent", "compile_players", "record_dir", "stale_players"]

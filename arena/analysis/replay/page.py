@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from arena.replay.model import Replay, ReplayError, ReplayGame, Step, first_divergence, note_text, replay
+from arena.analysis.replay.model import Replay, ReplayError, ReplayGame, Step, first_divergence, note_text, replay
 from engine.layout import format_position
 
 __all__ = ["IndexEntry", "build_index_html", "build_replay_html", "replay_payload"]
@@ -39,7 +39,7 @@ PAYLOAD_VERSION = 1
 
 @cache
 def _asset(name: str) -> str:
-    return resources.files("arena.replay").joinpath("assets", name).read_text(encoding="utf-8")
+    return resources.files("arena.analysis.replay").joinpath("assets", name).read_text(encoding="utf-8")
 
 
 def _fill(template: str, values: dict[str, str]) -> str:

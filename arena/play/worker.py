@@ -27,8 +27,8 @@ from arena.isolation import sandbox
 from arena.isolation.remote import RemoteAgent, bot_environment, host_command, sandbox_for
 from arena.isolation.settings import Isolation
 from arena.isolation.spin import spin_window
+from arena.play.runner import Agent, TrustedAgent, empty_record, play_game
 from arena.result import GameResult, Outcome
-from arena.runner import Agent, TrustedAgent, empty_record, play_game
 from engine import BEGINNER, BoardSpec, FirstClick
 from engine.layout import player_generator
 from players import Player
@@ -211,7 +211,7 @@ def prepare_player(ref: PlayerRef, config: TournamentConfig, games: int = 0) -> 
     """Set up ``ref``'s agent as ``run_batch`` would (a trusted player plays its warm-up game, which
     compiles or loads its numba code), then let it play ``games`` throwaway games on the tournament's
     board: one Beginner game does not take every path a player's code has. Raises what the setup
-    raises. ``arena.warmup`` runs this ahead of the tournament, so that compiling is done once and shown."""
+    raises. ``arena.play.warmup`` runs this ahead of the tournament, so that compiling is done once and shown."""
     agent = agent_for(ref, config)
     spec, limits = config.spec, config.limits
     for board in range(games):

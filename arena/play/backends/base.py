@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Protocol, runtime_checkable
 
+from arena.play.worker import Batch
 from arena.result import GameResult
-from arena.worker import Batch
 
 __all__ = [
     "Backend",

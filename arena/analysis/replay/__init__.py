@@ -4,7 +4,7 @@ self-contained HTML page that shows them (``build_replay_html``), one game or tw
 
 from __future__ import annotations
 
-from arena.replay.model import (
+from arena.analysis.replay.model import (
     NOTE_CHARS,
     TIE,
     Choice,
@@ -18,7 +18,7 @@ from arena.replay.model import (
     note_text,
     replay,
 )
-from arena.replay.page import IndexEntry, build_index_html, build_replay_html, replay_payload
+from arena.analysis.replay.page import IndexEntry, build_index_html, build_replay_html, replay_payload
 
 __all__ = [
     "NOTE_CHARS",

@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from arena.records import replay_record
-from arena.replay.model import position_analysis
+from arena.analysis.replay.model import position_analysis
 from arena.result import Outcome
-from arena.store import Store, StoreError
+from arena.results.records import replay_record
+from arena.results.store import Store, StoreError
 from engine import COVERED, FLAGGED, ActionKind, BoardSpec, FirstClick
 from players.solver import Analysis
 

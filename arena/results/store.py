@@ -23,9 +23,9 @@ from typing import Any
 
 from arena.config import RULES_VERSION, TournamentConfig
 from arena.paths import LEGACY_STORE, STORE_ENV, default_store
-from arena.records import GameRecord, RecordMissing, decode
 from arena.result import COLUMN_FIELDS, GameResult, Outcome
-from arena.store_guard import APPLICATION_ID, FileGuard, create_private, recovery_path
+from arena.results.guard import APPLICATION_ID, FileGuard, create_private, recovery_path
+from arena.results.records import GameRecord, RecordMissing, decode
 
 __all__ = [
     "GAME_COLUMNS",
@@ -107,7 +107,7 @@ CREATE TABLE IF NOT EXISTS players (
 CREATE TABLE IF NOT EXISTS games (
     tournament_id TEXT NOT NULL REFERENCES tournaments(id),{_GAME_ROWS}
     finished TEXT NOT NULL{_GAME_KEY}
--- A game's moves as played (arena.records documents the blob); written with its games row. A table
+-- A game's moves as played (arena.results.records documents the blob); written with its games row. A table
 -- of its own, so that stores from before records open unchanged and --record none writes nothing.
 CREATE TABLE IF NOT EXISTS records (
     tournament_id TEXT NOT NULL,
@@ -205,7 +205,7 @@ class Store:
     without write access to the file or its folder.
 
     Opened for writing, it checks before each commit that the file at ``path`` is still the database
-    it opened (``arena.store_guard``), and keeps a copy of everything it commits in a private temporary
+    it opened (``arena.results.guard``), and keeps a copy of everything it commits in a private temporary
     database, so that ``recover`` can save the committed games even when the file was overwritten."""
 
     def __init__(self, path: str | Path | None = None, *, create: bool = True, read_only: bool = False) -> None:
@@ -456,7 +456,7 @@ class Store:
         return dict(row)
 
     def game_record(self, tournament_id: str, player: str, board: int) -> GameRecord:
-        """The moves of one stored game (``arena.records``). ``StoreError`` when the game is not
+        """The moves of one stored game (``arena.results.records``). ``StoreError`` when the game is not
         stored, ``RecordMissing`` when it was stored without them (a store from before records, or
         ``--record none``), ``RecordError`` when they cannot be read."""
         try:

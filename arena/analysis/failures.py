@@ -14,9 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from arena.leaderboard import LeaderboardConfig, failure_counts, tournament_config
+from arena.analysis.leaderboard import LeaderboardConfig, failure_counts, tournament_config
 from arena.result import Outcome
-from arena.store import Store, StoreError
+from arena.results.store import Store, StoreError
 
 __all__ = ["FailureReport", "PlayerFailures", "TypicalFailure", "build_failure_report"]
 

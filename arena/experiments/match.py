@@ -15,11 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from arena.backends import Backend, make_backend
+from arena.analysis.sequential import SprtState, gsprt
 from arena.config import PlayerRef, TournamentConfig
-from arena.sequential import SprtState, gsprt
-from arena.store import Store
-from arena.tournament import run_tournament
+from arena.play.backends import Backend, make_backend
+from arena.play.tournament import run_tournament
+from arena.results.store import Store
 from players.registry import Registry
 
 __all__ = ["MatchResult", "looks", "parse_player_spec", "run_match", "split_boards"]

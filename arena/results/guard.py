@@ -5,7 +5,7 @@ SQLite cannot tell: its connection keeps writing to the file it opened (a replac
 lives on, unreachable), and in WAL mode it need not read the main file again before the next
 checkpoint, which then writes pages into whatever is there now. So before each commit the store
 compares the file at its path with the one it opened (device and inode) and checks that file's
-SQLite header; ``arena.store`` does the rest (a recovery copy, a one-line error).
+SQLite header; ``arena.results.store`` does the rest (a recovery copy, a one-line error).
 Standard library only.
 """
 

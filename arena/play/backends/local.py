@@ -28,11 +28,11 @@ from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
-from arena.backends.base import StopFlag, WorkerCrashError, batch_label
 from arena.isolation.process import kill_bot_groups
 from arena.isolation.spin import available_cores as default_workers
+from arena.play.backends.base import StopFlag, WorkerCrashError, batch_label
+from arena.play.worker import Batch, close_agents, init_worker, play, run_batch
 from arena.result import GameResult
-from arena.worker import Batch, close_agents, init_worker, play, run_batch
 
 __all__ = [
     "MAX_ATTEMPTS",
@@ -167,7 +167,7 @@ def _watch_sigterm(wakeup: int) -> None:
 
 
 def init_pool_worker(plugin_files: tuple[str, ...], parent: int, workers: int | None = None) -> None:
-    """Pool initializer: ``arena.worker.init_worker``, SIGTERM closing the players' processes
+    """Pool initializer: ``arena.play.worker.init_worker``, SIGTERM closing the players' processes
     (``_watch_sigterm``), and a watchdog on the arena process.
 
     The pool's parent is a forkserver, not the arena, and the forkserver outlives the arena too,

@@ -19,10 +19,10 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from arena import records
 from arena.answer import EXPECTED, as_actions
 from arena.isolation.settings import DEFAULT_LIMITS, Limits
 from arena.result import DIAGNOSTICS, ERROR_CHARS, AgentFailure, GameResult, Outcome
+from arena.results import records
 from engine import Action, BoardSpec, EngineError, FirstClick, Game, GameStats, Observation
 from engine.compiled_game import CompiledGame
 from engine.layout import player_seed, player_seed_words
@@ -155,7 +155,7 @@ def play_game(
     (``Player.play_compiled``) does so unless ``compiled`` is false; its games are the same either
     way. ``on_move(game, action)`` is called after each move (for a display, as ``arena play``
     draws the board); the time it takes is not the player's. With ``record``, the result carries
-    the game's moves as they were played (``GameResult.record``, ``arena.records``), whichever way
+    the game's moves as they were played (``GameResult.record``, ``arena.results.records``), whichever way
     the player runs: logged by the engine, on this loop or in the compiled game."""
     limit = move_limit or default_move_limit(spec)
     trusted = player.player if isinstance(player, TrustedAgent) else player

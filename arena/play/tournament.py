@@ -1,7 +1,7 @@
 """Run a tournament: every player on every board, in parallel, resumable.
 
 The parent process owns the store: it asks which (player, board) pairs have no result, hands
-batches of boards to a backend (``arena.backends``) and commits each batch as it comes back. What
+batches of boards to a backend (``arena.play.backends``) and commits each batch as it comes back. What
 that guarantees (nothing lost, duplicated or different): docs/architecture.md (the results store).
 """
 
@@ -18,7 +18,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from types import FrameType
 
-from arena.backends import (
+from arena.config import TournamentConfig
+from arena.play.backends import (
     Backend,
     BackendUnavailable,
     StopFlag,
@@ -28,12 +29,11 @@ from arena.backends import (
     make_backend,
     start_method,
 )
-from arena.backends.dask_cluster import ADDRESS_ENV
-from arena.config import TournamentConfig
+from arena.play.backends.dask_cluster import ADDRESS_ENV
+from arena.play.warmup import CompileEvent, compile_players, stale_players
+from arena.play.worker import Batch
 from arena.result import GameResult
-from arena.store import Store, StoreDamaged, StoreError
-from arena.warmup import CompileEvent, compile_players, stale_players
-from arena.worker import Batch
+from arena.results.store import Store, StoreDamaged, StoreError
 from players.registry import Registry
 
 __all__ = [
@@ -205,7 +205,7 @@ def run_tournament(
     ``workers``), or a ready ``Backend``, which the caller then owns and closes. ``order`` plays
     the pending boards in that order instead of ascending (for tests; results never depend on it).
     On this machine, the players whose numba code is not known to be compiled are compiled first
-    (``arena.warmup``), each kernel once, reporting to ``on_compile``; a Ctrl-C then stops at once.
+    (``arena.play.warmup``), each kernel once, reporting to ``on_compile``; a Ctrl-C then stops at once.
     Raises ``TournamentInterrupted`` on Ctrl-C or SIGTERM and ``TournamentError`` when the workers keep dying,
     in both cases after committing every finished game; ``StoreLost`` when the store's file was
     replaced, deleted or damaged under the run, after saving what could be saved.

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from arena.store import Store
+from arena.results.store import Store
 
 __all__ = ["EXPORT_COLUMNS", "FORMATS", "ExportError", "export_rows", "write_export"]
 

@@ -4,7 +4,7 @@ Two players that played the *same* seeded boards are compared with paired statis
 win (or both lose) say nothing about which is better, only the boards exactly one of them won (the
 "discordant" boards) do. ``docs/statistics.md`` says how to read each leaderboard column; the
 docstrings here say why each method was chosen. The sequential test of ``arena match`` is
-``arena/sequential.py``; the exact binomial test of the benchmarks is scipy's.
+``arena/analysis/sequential.py``; the exact binomial test of the benchmarks is scipy's.
 
 Only the standard library and numpy are used: scipy is not a run-time dependency of the arena.
 """

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
+from arena.analysis.stats import compare_paired, wilson_interval
 from arena.result import FAILURES
-from arena.stats import compare_paired, wilson_interval
-from arena.store import Store
+from arena.results.store import Store
 
 __all__ = [
     "Leaderboard",

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
-from arena.backends import Backend, make_backend
+from arena.analysis.stats import wilson_interval, z_for_confidence
 from arena.config import PlayerRef, TournamentConfig
-from arena.stats import wilson_interval, z_for_confidence
-from arena.store import Store
-from arena.tournament import TournamentSummary, run_tournament
+from arena.play.backends import Backend, make_backend
+from arena.play.tournament import TournamentSummary, run_tournament
+from arena.results.store import Store
 from engine import BoardSpec, EngineError, FirstClick
 from engine.board import resolve_board
 from players.registry import Registry

@@ -24,7 +24,7 @@ from engine.board import MAX_CELLS
 from engine.kernels import COVERED
 
 if TYPE_CHECKING:
-    from arena.store import Store
+    from arena.results.store import Store
 
 __all__ = [
     "DEFLATE_FROM",
