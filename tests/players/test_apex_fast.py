@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.runner import play_game
+from arena.play.runner import play_game
 from engine import BEGINNER, EXPERT, FLAGGED, INTERMEDIATE, BoardSpec, FirstClick
 from players.builtin.apex import ApexPlayer, whatif_fast
 from players.builtin.apex import outlook as outlook_module
