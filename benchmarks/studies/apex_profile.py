@@ -79,7 +79,9 @@ def instrument() -> None:
     p.unavoidable_pair = _timed("50/50", p.unavoidable_pair)
     p.solve_endgame = _timed("endgame search", p.solve_endgame)
     p.pseudo_fifty = _timed("pseudo 50/50", p.pseudo_fifty)
-    patterns.analyze = _timed("exact analysis", patterns.analyze)
+    for name in ("probabilities_and_weight", "analyze"):  # what the patterns analyse with (before: analyze)
+        if hasattr(patterns, name):
+            setattr(patterns, name, _timed("exact analysis", getattr(patterns, name)))
     p.Outlook = _timed("Outlook (index)", p.Outlook)
     cls = p.ApexPlayer
     cls.candidates = _timed("candidates", cls.candidates)

@@ -1,5 +1,6 @@
-"""apex's faster paths give exactly what their references give: the compiled what-if
-(``whatif_fast``) against ``Outlook.outcomes_reference``, to the last bit of every probability."""
+"""apex's faster paths give exactly what their references give, to the last bit: the compiled
+what-if (``whatif_fast``) against ``Outlook.outcomes_reference``, the vectorised shortlist against
+its cell-by-cell reference, and ``probabilities_and_weight`` (the patterns' analyses) against ``analyze``."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from players.builtin.apex import ApexPlayer, whatif_fast
 from players.builtin.apex import outlook as outlook_module
 from players.builtin.apex import player as player_module
 from players.builtin.apex.outlook import Outlook
-from players.solver import analyze
+from players.solver import InconsistentPositionError, analyze
+from players.solver.analysis import probabilities_and_weight
 
 
 def _played_positions(spec: BoardSpec, boards: int, seed: int) -> list[tuple[np.ndarray, int]]:
@@ -141,3 +143,42 @@ def test_candidates_equal_the_cell_by_cell_reference(spec: BoardSpec, boards: in
         away += any(outlook.unconstrained[r * outlook.width + c] for r, c in got)
     assert checked > 30
     assert away > 0  # some lists hold cells away from the numbers
+
+
+def _same_or_both_raise(grid: np.ndarray, mines: int) -> bool:
+    """``probabilities_and_weight`` against ``analyze``: equal to the bit, or the same error."""
+    try:
+        want = analyze(grid, mines)
+    except InconsistentPositionError:
+        with pytest.raises(InconsistentPositionError):
+            probabilities_and_weight(grid, mines)
+        return False
+    probabilities, log_weight = probabilities_and_weight(grid, mines)
+    np.testing.assert_array_equal(probabilities, want.probabilities)
+    assert log_weight == want.log_weight
+    return True
+
+
+def test_probabilities_and_weight_equal_analyze_on_the_patterns_positions() -> None:
+    # The positions apex's patterns ask about: a tile and its fellow mines flagged.
+    checked = 0
+    for grid, mines in _played_positions(EXPERT, 3, 13)[:25]:
+        covered = np.flatnonzero(grid.reshape(-1) == -1)
+        for tile in covered[:: max(1, covered.size // 6)].tolist():
+            flagged = grid.copy()
+            flagged.reshape(-1)[tile] = FLAGGED
+            checked += _same_or_both_raise(flagged, mines)
+    assert checked > 50
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    height=st.integers(1, 6),
+    width=st.integers(1, 7),
+    mines=st.integers(0, 12),
+    cells=st.lists(st.integers(-2, 8), min_size=42, max_size=42),
+)
+def test_probabilities_and_weight_equal_analyze_on_any_grid(height: int, width: int, mines: int, cells: list) -> None:
+    # Arbitrary grids, most of them inconsistent: the same answer or the same error.
+    grid = np.array(cells[: height * width], dtype=np.int8).reshape(height, width)
+    _same_or_both_raise(grid, mines)

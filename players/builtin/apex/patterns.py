@@ -9,7 +9,8 @@ import numpy as np
 
 from engine import COVERED, FLAGGED
 from players.builtin.apex.outlook import Outlook, neighbours
-from players.solver import InconsistentPositionError, analyze
+from players.solver import InconsistentPositionError
+from players.solver.analysis import probabilities_and_weight
 
 __all__ = ["pseudo_fifty", "unavoidable_pair"]
 
@@ -129,12 +130,12 @@ def _forced_whenever_mined(outlook: Outlook, tile: int, mines: list[int], safes:
     for x in [tile, *mines]:
         grid[divmod(x, width)] = FLAGGED
     try:
-        forced = analyze(grid, outlook.mines)
+        q, log_weight = probabilities_and_weight(grid, outlook.mines)
     except InconsistentPositionError:
         return False
-    q = forced.probabilities.reshape(-1)
+    q = q.reshape(-1)
     if any(q[x] > 0.0 for x in safes):
         return False
     # The layouts with all of them mined are all of those with ``tile`` mined.
     tally = outlook.log_weight + math.log(outlook.probabilities[tile])
-    return abs(forced.log_weight - tally) <= _TOLERANCE * max(1.0, abs(tally))
+    return abs(log_weight - tally) <= _TOLERANCE * max(1.0, abs(tally))
