@@ -53,6 +53,12 @@ class Analysis:
     unconstrained_probability: float
     frontier_mines: np.ndarray
     nodes: int
+    #: From the fast path (None from the general one): the components back to back, as ``prepare``
+    #: left them, ``(starts, row_at, cells, rows, rhs, totals, mine_counts, support)``: component
+    #: ``k``'s cells from ``starts[k]``, its rows from ``row_at[k]``, its ``n + 1`` totals from
+    #: ``starts[k] + k`` and its ``(n + 1) * n`` counts and support bytes after the earlier ones'.
+    #: The same arrays ``components`` are views of, for callers that want them whole.
+    packed: tuple[np.ndarray, ...] | None = None
 
     @property
     def covered(self) -> np.ndarray:
@@ -301,6 +307,7 @@ def _analyze_fast(grid: np.ndarray, mines: int, weighted: bool, *options: int) -
         unconstrained_probability=u,
         frontier_mines=frontier_mines,
         nodes=sum(efforts),
+        packed=(starts, row_at, p_cells, p_rows, p_rhs, totals, counts, support),
     )
 
 

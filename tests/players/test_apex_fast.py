@@ -15,6 +15,8 @@ from players.builtin.apex import ApexPlayer, whatif_fast
 from players.builtin.apex import outlook as outlook_module
 from players.builtin.apex import player as player_module
 from players.builtin.apex.outlook import Outlook
+from players.builtin.apex.whatif import ComponentStore
+from players.builtin.apex.whatif_fast import SystemStore
 from players.solver import InconsistentPositionError, analyze
 from players.solver.analysis import probabilities_and_weight
 
@@ -182,3 +184,31 @@ def test_probabilities_and_weight_equal_analyze_on_any_grid(height: int, width: 
     # Arbitrary grids, most of them inconsistent: the same answer or the same error.
     grid = np.array(cells[: height * width], dtype=np.int8).reshape(height, width)
     _same_or_both_raise(grid, mines)
+
+
+def test_stores_from_the_packed_analysis_equal_the_stores_built_component_by_component() -> None:
+    checked = 0
+    for grid, mines in _played_positions(INTERMEDIATE, 6, 14)[:40]:
+        analysis = analyze(grid, mines)
+        assert analysis.packed is not None
+        outlook = Outlook(grid, mines, analysis)
+        built = ComponentStore(analysis.components)
+        for name in ("n", "total_ptr", "cell_ptr", "totals", "mine_counts", "support"):
+            got, want = getattr(outlook._store, name), getattr(built, name)
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), name
+        systems = SystemStore(analysis.components)
+        want = (systems.cell_ptr, systems.cells, systems.row_ptr, systems.rows, systems.rhs)
+        for got, expected in zip(outlook._systems, want, strict=True):
+            assert got.dtype == expected.dtype and got.tobytes() == expected.tobytes()
+        checked += len(analysis.components)
+    assert checked > 20
+
+
+@settings(max_examples=50, deadline=None)
+@given(height=st.integers(1, 9), width=st.integers(1, 12), seed=st.integers(0, 2**32 - 1))
+def test_compiled_unknown_neighbours_equal_the_numpy_reference(height: int, width: int, seed: int) -> None:
+    unknown = np.random.default_rng(seed).random(height * width) < 0.5
+    got = whatif_fast.unknown_neighbours(unknown, height, width)
+    want = player_module._unknown_neighbours(unknown, height, width)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)

@@ -88,8 +88,14 @@ class Outlook:
         self.probabilities = probabilities
         self.log_weight = analysis.log_weight
         self._cache: dict[int, list[RevealOutcome]] = {}
-        self._store = ComponentStore(self.components)
         self._systems: tuple[np.ndarray, ...] | None = None  # whatif_fast's, built at the first what-if
+        if analysis.packed is not None:  # the fast path's arrays are the stores already
+            starts, row_at, cells, rows, rhs, totals, counts, support = analysis.packed
+            starts = np.array(starts, dtype=np.int64)
+            self._store = ComponentStore.from_packed(starts, totals, counts, support)
+            self._systems = (starts, cells, np.array(row_at, dtype=np.int64), rows, rhs)
+        else:
+            self._store = ComponentStore(self.components)
 
     # -- the what-if ----------------------------------------------------------------------
     def outcomes(self, row: int, col: int) -> list[RevealOutcome]:

@@ -15,6 +15,7 @@ from players.api import Player
 from players.builtin.apex.endgame import solve_endgame
 from players.builtin.apex.outlook import Cell, CellOutlook, Outlook
 from players.builtin.apex.patterns import pseudo_fifty, unavoidable_pair
+from players.builtin.apex.whatif_fast import unknown_neighbours
 from players.builtin.common import ThreadingOptions, opening_move
 from players.rules import certain_actions
 from players.solver import InconsistentPositionError, analyze
@@ -59,7 +60,8 @@ def _warm_up_kernels(player: ApexPlayer) -> None:
 
 
 def _unknown_neighbours(unknown: np.ndarray, height: int, width: int) -> np.ndarray:
-    """Per cell (flat), how many of its neighbours are unknown: fewer means a likelier zero."""
+    """Per cell (flat), how many of its neighbours are unknown: fewer means a likelier zero (the
+    reference of ``whatif_fast.unknown_neighbours``, which ``candidates`` calls)."""
     grid = np.zeros((height + 2, width + 2), dtype=np.int64)
     grid[1:-1, 1:-1] = unknown.reshape(height, width)
     total = np.zeros((height, width), dtype=np.int64)
@@ -154,7 +156,7 @@ class ApexPlayer(Player):
         limit = 1.0 - (1.0 - best) * (1.0 - _TOLERANCE) + 1e-12
         near = cells[p[cells] <= limit]
         width = outlook.width
-        counts = _unknown_neighbours(live & ~outlook.constant_mine, outlook.height, width)
+        counts = unknown_neighbours(live & ~outlook.constant_mine, outlook.height, width)
         # Frontier cells by (probability to 12 places, crowd, cell): Python's round, on the few;
         # cells away by (crowd, cell) in numpy: often hundreds of them, and only two are kept.
         frontier = near[outlook.comp_of[near] >= 0]

@@ -27,7 +27,7 @@ from players.solver.fast_system import KERNEL_FILES, substitute
 from players.solver.frontier import MAX_ARITY
 from players.solver.ordering import prepare_search
 
-__all__ = ["DECLINED", "INCONSISTENT", "OK", "SystemStore", "outcomes"]
+__all__ = ["DECLINED", "INCONSISTENT", "OK", "SystemStore", "outcomes", "unknown_neighbours"]
 
 #: ``outcomes``' status: values computed; the cell is a certain mine (no outcome); left to the reference.
 OK, INCONSISTENT, DECLINED = 0, 1, 2
@@ -230,6 +230,22 @@ def outcomes(
             progress[i] = prog
             best[i] = safety
     return OK, base, valid, log_totals, progress, best
+
+
+@njit(cache=True)
+def unknown_neighbours(unknown: np.ndarray, height: int, width: int) -> np.ndarray:
+    """``player._unknown_neighbours`` (numpy, the reference) in one pass: per flat cell, how many
+    of its neighbours are ``unknown``."""
+    out = np.zeros(height * width, np.int64)
+    for r in range(height):
+        for c in range(width):
+            total = 0
+            for rr in range(max(r - 1, 0), min(r + 2, height)):
+                for cc in range(max(c - 1, 0), min(c + 2, width)):
+                    if (rr != r or cc != c) and unknown[rr * width + cc]:
+                        total += 1
+            out[r * width + c] = total
+    return out
 
 
 numba_cache.stamp_dependencies(
