@@ -187,14 +187,18 @@ def outcomes(
     n_, total_ptr, cell_ptr, totals, mine_counts, support = store
     no_prefix = np.zeros(0, np.int64)
     track = np.bool_(False)
+    # The search's variables and order depend on the rows, not on their counts: once for every number.
+    if n > 0:
+        sizes, var_ptr, var_cons, cap, cell_var = prepare_search(rows, need, n)
+    else:
+        sizes = var_ptr = var_cons = cap = cell_var = no_prefix
+    nv = sizes.shape[0]
     for i in range(nvar + 1):
         if fixed >= 0 and i != fixed:
             continue
         if n > 0:
             if with_row:
                 need[m] = i
-            sizes, var_ptr, var_cons, cap, cell_var = prepare_search(rows, need, n)
-            nv = sizes.shape[0]
             total = np.zeros(n + 1, np.int64)
             counts = np.zeros((n + 1, nv), np.int64)
             found = np.zeros((n + 1, nv), np.uint8)
