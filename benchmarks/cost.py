@@ -16,12 +16,16 @@ game at the three sizes, the peak memory of each process of a tournament, and th
    Python heap and other anonymous memory, the rest) and how much of it is the process's own
    (``Private_*`` pages: the code pages of shared libraries are shared by every process that maps
    them, so N workers do not cost N times their resident size). One untimed run first, so that
-   the numba cache and the compile records are warm and no compile process runs.
+   the numba cache and the compile records are warm and no compile process runs. With
+   ``--compare``, the other checkout's tournament is measured the same way.
 
 Every figure is printed with the load average at the time; results go to
 ``benchmarks/results/cost.json``.
 
-    python benchmarks/cost.py [--apex-games 2000] [--rounds 2] [--compare PATH] [--skip-whole] [--skip-memory]
+    python benchmarks/cost.py [--apex-games 2000] [--rounds 2] [--compare PATH]
+                              [--skip-apex] [--skip-whole] [--skip-memory]
+
+A part skipped keeps its figures from the last run in the results file.
 """
 
 from __future__ import annotations
@@ -173,6 +177,7 @@ def main() -> None:
     parser.add_argument("--compare", type=Path, help="another checkout of the project, measured alternately")
     parser.add_argument("--runs", type=int, default=2, help="whole-process runs per size (the best counts)")
     parser.add_argument("--memory-boards", type=int, default=60)
+    parser.add_argument("--skip-apex", action="store_true")
     parser.add_argument("--skip-whole", action="store_true")
     parser.add_argument("--skip-memory", action="store_true")
     args = parser.parse_args()
@@ -187,7 +192,7 @@ def main() -> None:
                               "python": platform.python_version(), "machine": platform.machine()}  # fmt: skip
     print(f"load average at start {result['load_at_start']} ({os.cpu_count()} cpus)", flush=True)
 
-    boards = {"expert": args.apex_games, **APEX_BOARDS}
+    boards = {} if args.skip_apex else {"expert": args.apex_games, **APEX_BOARDS}
     apex: dict[str, dict[str, Any]] = {name: {} for name in trees}
     for difficulty, count in boards.items():
         runs: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
@@ -204,11 +209,11 @@ def main() -> None:
                 **best,
                 "all_ms_per_game": [r["ms_per_game"] for r in runs[name]],
             }
-    result["apex_ms_per_game"] = apex
-    verdict = "met" if apex["this"]["expert"]["ms_per_game"] <= 11.0 else "NOT met"
-    print(
-        f"apex, Expert: {apex['this']['expert']['ms_per_game']} ms/g (goal at most 11 ms on a quiet machine: {verdict})"
-    )
+    if boards:
+        result["apex_ms_per_game"] = apex
+        expert = apex["this"]["expert"]["ms_per_game"]
+        verdict = "met" if expert <= 11.0 else "NOT met"
+        print(f"apex, Expert: {expert} ms/g (goal at most 11 ms on a quiet machine: {verdict}, load {_load_average()})")
 
     if not args.skip_whole:
         whole = _load("whole_process")
@@ -237,16 +242,21 @@ def main() -> None:
         result["enumeration_whole_process"] = figures
 
     if not args.skip_memory:
-        memory = tournament_memory(ROOT, args.memory_boards, 2)
-        result["memory"] = memory
-        print(f"memory: {memory['command']}, load {memory['load']}")
-        for row in memory["processes"]:
-            parts = ", ".join(f"{k} {v}" for k, v in row["at_largest_sample_mb"].items())
-            print(f"  {row['role']:24} peak {row['peak_mb']:6.1f} MB   ({parts})")
-        verdict = "met" if (memory["max_worker_peak_mb"] or 0) <= 150 else "NOT met"
-        print(f"largest worker peak {memory['max_worker_peak_mb']} MB (goal at most 150 MB: {verdict})")
+        result["memory"] = {}
+        for name, tree in trees.items():
+            memory = tournament_memory(tree, args.memory_boards, 2)
+            result["memory"][name] = memory
+            print(f"memory ({name}): {memory['command']}, load {memory['load']}")
+            for row in memory["processes"]:
+                parts = ", ".join(f"{k} {v}" for k, v in row["at_largest_sample_mb"].items())
+                print(f"  {row['role']:24} peak {row['peak_mb']:6.1f} MB   ({parts})")
+        peak = result["memory"]["this"]["max_worker_peak_mb"] or 0
+        verdict = "met" if peak <= 150 else "NOT met"
+        print(f"largest worker peak {peak} MB (goal at most 150 MB: {verdict})")
 
     result["load_at_end"] = _load_average()
+    if RESULTS.exists():  # the parts skipped this time keep their last figures
+        result = {**json.loads(RESULTS.read_text(encoding="utf-8")), **result}
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print(f"load average at end {result['load_at_end']}; wrote {RESULTS}")
