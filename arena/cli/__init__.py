@@ -45,6 +45,10 @@ COMMANDS: dict[str, str] = {
     "check-bot": "Check that a bot speaks the protocol as a tournament needs: scripted situations, one row per "
     "check with what was expected and what came; exit code 0 only when every check passes.",
     "export": "Export a stored tournament (default: the latest) as CSV or Parquet, one row per (board, player).",
+    "serve": "Serve the competition's pages (tournaments, leaderboards, players, replays, comparisons, sweeps) "
+    "from the store, read-only, on 127.0.0.1; pages of a tournament being played update by themselves.",
+    "site": "Write the competition's pages as a static site into OUT (every tournament, or those named): they open "
+    "from file:// and from any static web host.",
     "new-bot": "Write a starter kit: a ready bot project in python, javascript, cpp, rust or java that speaks the "
     "protocol; prints the --engine-bot option that plays it.",
 }
