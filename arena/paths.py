@@ -12,13 +12,30 @@ import os
 import sys
 from pathlib import Path
 
-__all__ = ["APP_NAME", "LEGACY_STORE", "STORE_ENV", "default_store", "describe_default_store", "user_data_dir"]
+__all__ = [
+    "APP_NAME",
+    "LEGACY_STORE",
+    "PROTECTED_ENV",
+    "STORE_ENV",
+    "default_store",
+    "describe_default_store",
+    "protect",
+    "protected_folders",
+    "protected_paths",
+    "user_cache_dir",
+    "user_data_dir",
+]
 
 #: Overrides the default store location (``--store`` overrides both).
 STORE_ENV = "ARENA_STORE"
 APP_NAME = "minesweeper-arena"
 #: The old default, relative to the folder a command ran in; named only in hints to find old results.
 LEGACY_STORE = Path("leaderboards") / "arena.db"
+#: The stores this arena (and the processes it starts) writes, which no sandboxed bot may see
+#: (``protect``); the environment carries them to worker processes, never to a bot.
+PROTECTED_ENV = "ARENA_PROTECTED"
+#: Overrides the folder of the compile records (``arena.warmup``).
+CACHE_ENV = "ARENA_CACHE_DIR"
 
 
 def _home() -> Path:
@@ -41,6 +58,18 @@ def user_data_dir(app: str = APP_NAME) -> Path:
     return base / app
 
 
+def user_cache_dir(app: str = APP_NAME) -> Path:
+    """The per-user cache folder of ``app``: ``$XDG_CACHE_HOME`` or ``~/.cache`` (``~/Library/Caches``
+    on macOS, ``%LOCALAPPDATA%\\<app>\\Cache`` on Windows)."""
+    if sys.platform == "win32":
+        return user_data_dir(app) / "Cache"
+    if sys.platform == "darwin":
+        return _home() / "Library" / "Caches" / app
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    base = Path(xdg) if xdg and Path(xdg).is_absolute() else _home() / ".cache"
+    return base / app
+
+
 def default_store() -> Path:
     """``$ARENA_STORE`` if set, else ``arena.db`` in the user data folder; read at call time, so
     that a test (or a wrapper script) can redirect it with the environment."""
@@ -55,3 +84,29 @@ def describe_default_store() -> str:
     if os.environ.get(STORE_ENV, "").strip():
         return f"{default_store()} (from ${STORE_ENV})"
     return str(default_store())
+
+
+def protect(path: str | Path) -> None:
+    """Remember ``path`` as a store of this arena's: the sandbox hides it (and its journals and
+    recovery copies) from every bot this process, or a process it starts later, runs."""
+    absolute = os.path.abspath(os.fspath(path))
+    current = os.environ.get(PROTECTED_ENV, "")
+    entries = current.split(os.pathsep) if current else []
+    if absolute not in entries:
+        os.environ[PROTECTED_ENV] = os.pathsep.join([*entries, absolute])
+
+
+def protected_paths() -> list[Path]:
+    """The stores a bot never sees: those ``protect`` named, and the default one."""
+    current = os.environ.get(PROTECTED_ENV, "")
+    return [default_store(), *(Path(p) for p in current.split(os.pathsep) if p)]
+
+
+def protected_folders() -> list[Path]:
+    """The arena's own folders, which a bot never sees: its data (the default store's), its cache
+    (compile records, sandboxed players' caches) and ``$ARENA_CACHE_DIR``."""
+    folders = [user_data_dir(), user_cache_dir()]
+    configured = os.environ.get(CACHE_ENV, "").strip()
+    if configured:
+        folders.append(Path(configured).expanduser())
+    return folders

@@ -5,6 +5,7 @@ Seeded boards and text formats live in ``engine.layout``, the compiled rules in 
 
 from __future__ import annotations
 
+from engine import numba_setup  # noqa: F401  (first: before numba loads its numpy support)
 from engine.actions import Action, ActionKind, Actions
 from engine.board import BEGINNER, EXPERT, INTERMEDIATE, PRESETS, BoardSpec, FirstClick
 from engine.errors import (

@@ -31,15 +31,19 @@ __all__ = [
     "PlayerEntry",
     "PlayerLookup",
     "PluginFailure",
+    "PluginLoadError",
     "PluginNotFoundError",
     "Registry",
     "UnknownPlayerError",
+    "plugin_entry",
     "plugin_path",
     "plugin_spec",
     "resolved_plugin",
 ]
 
 BUILTIN_MODULE = "players.builtin"
+#: How a ``--plugin`` file's players name their source.
+FILE_SOURCE = "file "
 
 
 class DuplicatePlayerError(PlayerError):
@@ -51,7 +55,12 @@ class DuplicatePlayerError(PlayerError):
 
 
 class PluginNotFoundError(PlayerError):
-    """A ``--plugin`` file that does not exist: a typo on the command line, not a broken plugin."""
+    """A ``--plugin`` file (or folder) that does not exist: a typo on the command line, not a broken plugin."""
+
+
+class PluginLoadError(PlayerError):
+    """A ``--plugin`` the user named that could not be imported or registered: the user asked for it,
+    so playing on without it (and then calling its player unknown) would hide the cause."""
 
 
 class UnknownPlayerError(PlayerError, LookupError):
@@ -159,7 +168,8 @@ class PlayerLookup(abc.ABC):
 
     def check_requested(self, names: Iterable[str]) -> None:
         """Refuse the failures that would make a tournament of ``names`` play something else than
-        asked (a missing ``--plugin`` file, a name taken twice); other failures stay warnings."""
+        asked (a missing ``--plugin`` file, one that cannot be loaded, a name taken twice); other
+        failures (an installed plugin that is broken) stay warnings."""
         wanted = set(names)
         for failure in self.failures:
             message = failure.error.partition(": ")[2] or failure.error  # without the exception type
@@ -167,6 +177,10 @@ class PlayerLookup(abc.ABC):
                 raise PluginNotFoundError(message)
             if failure.kind == "alias":
                 raise AliasError(message)
+            if failure.kind == "error" and failure.source.startswith(FILE_SOURCE):
+                raise PluginLoadError(
+                    f"plugin {failure.source.removeprefix(FILE_SOURCE)} cannot be loaded: {failure.error}"
+                )
             taken = [name for name in failure.names if name in wanted]
             if failure.kind == "duplicate" and taken:
                 raise DuplicatePlayerError(
@@ -200,10 +214,13 @@ class Registry(PlayerLookup):
             try:
                 alias, path = plugin_spec(spec)
             except AliasError as error:
-                self._failures.append(PluginFailure(f"file {spec}", _first_line(error), kind="alias"))
+                self._failures.append(PluginFailure(f"{FILE_SOURCE}{spec}", _first_line(error), kind="alias"))
                 continue
             self._load_module(
-                f"file:{spec}", f"file {path}", lambda path=path, alias=alias: _import_file(path, alias), alias=alias
+                f"file:{spec}",
+                f"{FILE_SOURCE}{path}",
+                lambda path=path, alias=alias: _import_file(path, alias),
+                alias=alias,
             )
         return self
 
@@ -302,20 +319,40 @@ def _renamed(cls: Any, alias: str) -> Any:
     return type(cls.__name__, (cls,), {"name": alias, "__module__": cls.__module__, "__doc__": cls.__doc__})
 
 
+def plugin_entry(path: str | Path) -> tuple[Path, bool]:
+    """The file a ``--plugin`` names and whether it is a package: a file as it is; a folder through its
+    ``__init__.py`` (a package: its modules import each other relatively) or else its ``bot.py``."""
+    given = Path(path).expanduser()
+    if given.is_dir():
+        if (given / "__init__.py").is_file():
+            return given / "__init__.py", True
+        if (given / "bot.py").is_file():
+            return given / "bot.py", False
+        raise PluginNotFoundError(f"plugin folder {str(path)!r} has neither __init__.py nor bot.py")
+    if not given.is_file():
+        raise PluginNotFoundError(f"plugin file {str(path)!r} does not exist")
+    return given, False
+
+
 def _import_file(path: str, alias: str = "") -> ModuleType:
-    """Import a local plugin file under a name unique to its path (and alias), so two files may share a stem and
-    one file may play under two aliases."""
-    file = Path(path).expanduser()
-    if not file.is_file():
-        raise PluginNotFoundError(f"plugin file {path!r} does not exist")
-    resolved = str(file.resolve())
-    key = f"{alias}={resolved}" if alias else resolved
-    module_name = f"_arena_plugin_{file.stem}_{hashlib.sha1(key.encode()).hexdigest()[:10]}"
+    """Import a local plugin (a file, or a folder: ``plugin_entry``) under a name unique to its path (and
+    alias), so two plugins may share a name and one plugin may play under two aliases. As for a script, the
+    plugin's folder goes on ``sys.path``, so that a bot of several files imports its own modules (``import
+    helpers`` beside ``my_bot.py``)."""
+    file, package = plugin_entry(path)
+    resolved = file.resolve()
+    stem = resolved.parent.name if package else resolved.stem
+    key = f"{alias}={resolved}" if alias else str(resolved)
+    digest = hashlib.sha1(key.encode()).hexdigest()[:10]
+    module_name = f"_arena_plugin_{stem}_{digest}".replace("-", "_").replace(".", "_")
     if module_name in sys.modules:
         return sys.modules[module_name]
-    spec = importlib.util.spec_from_file_location(module_name, resolved)
+    locations = [str(resolved.parent)] if package else None
+    spec = importlib.util.spec_from_file_location(module_name, resolved, submodule_search_locations=locations)
     if spec is None or spec.loader is None:
-        raise PlayerError(f"plugin file {path!r} is not a Python module")
+        raise PlayerError(f"plugin {path!r} is not a Python module")
+    if not package and str(resolved.parent) not in sys.path:
+        sys.path.insert(0, str(resolved.parent))
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     try:

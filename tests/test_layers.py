@@ -22,6 +22,7 @@ FAMILIES = (
     "arena.analysis",
     "arena.experiments",
     "arena.isolation",
+    "arena.web",
     "arena.cli",
     "arena.kits",
 )

@@ -20,7 +20,8 @@ from arena.paths import STORE_ENV, describe_default_store
 
 __all__ = ["COMMANDS", "app", "main"]
 
-#: Every command, in the order ``arena --help`` lists them, with its help; ``arena.cli.<name>`` holds it.
+#: Every command, in the order ``arena --help`` lists them, with its help; ``arena.cli.<name>`` holds it
+#: (``check-bot``: ``arena.cli.check_bot``).
 COMMANDS: dict[str, str] = {
     "tournament": "Play a tournament: every player on the same seeded boards; prints the leaderboard.",
     "match": "Is A better than B? Play both on the same boards, in batches, until a sequential probability ratio "
@@ -43,7 +44,13 @@ COMMANDS: dict[str, str] = {
     "every move; exit code 1 when the player fails. --replay TOURNAMENT steps through a stored game instead.",
     "analyze": "Exact mine probabilities of a position file ('#' covered, 'F' flag, 0-8; '-' for stdin) and the "
     "best move.",
+    "check-bot": "Check that a bot speaks the protocol as a tournament needs: scripted situations, one row per "
+    "check with what was expected and what came; exit code 0 only when every check passes.",
     "export": "Export a stored tournament (default: the latest) as CSV or Parquet, one row per (board, player).",
+    "serve": "Serve the competition's pages (tournaments, leaderboards, players, replays, comparisons, sweeps) "
+    "from the store, read-only, on 127.0.0.1; pages of a tournament being played update by themselves.",
+    "site": "Write the competition's pages as a static site into OUT (every tournament, or those named): they open "
+    "from file:// and from any static web host.",
     "new-bot": "Write a starter kit: a ready bot project in python, javascript, cpp, rust or java that speaks the "
     "protocol; prints the --engine-bot option that plays it.",
 }
@@ -51,7 +58,7 @@ COMMANDS: dict[str, str] = {
 
 def load_command(name: str) -> TyperCommand:
     """The full command ``name``: import its module and let typer read the options off ``command``."""
-    module = importlib.import_module(f"arena.cli.{name.replace('-', '_')}")  # new-bot: arena.cli.new_bot
+    module = importlib.import_module(f"arena.cli.{name.replace('-', '_')}")  # check-bot: arena.cli.check_bot
     single = typer.Typer(add_completion=False)
     single.command(name, help=COMMANDS[name])(module.command)
     command = typer.main.get_command(single)

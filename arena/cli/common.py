@@ -86,7 +86,8 @@ PluginOpt = Annotated[
     list[Path] | None,
     typer.Option(
         "--plugin",
-        help="Load players from a local Python file (repeatable); ALIAS=PATH plays its player under the name ALIAS.",
+        help="Load players from a local Python file, or a folder with __init__.py or bot.py (repeatable); "
+        "ALIAS=PATH plays its player under the name ALIAS.",
         show_default=False,
     ),
 ]

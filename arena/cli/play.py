@@ -73,6 +73,7 @@ def command(
     option: playing.OptionOpt = None,
     plugin: common.PluginOpt = None,
     engine_bot: playing.EngineBotOpt = None,
+    bot_dir: playing.BotDirOpt = None,
     isolation: playing.IsolationOpt = Isolation.AUTO,
     sandbox: playing.SandboxOpt = SandboxMode.AUTO,
     move_time: playing.MoveTimeOpt = DEFAULT_LIMITS.move_time,
@@ -103,7 +104,7 @@ def command(
     limits = limits_from(move_time, game_time, memory_mb, clock)
     try:
         with sigterm_stops():  # SIGTERM ends the game as Ctrl-C does, and the bot with it
-            catalog, bots = player_catalog(plugin, engine_bot, isolation, probe=False, sandbox=sandbox)
+            catalog, bots = player_catalog(plugin, engine_bot, isolation, probe=False, sandbox=sandbox, bot_dir=bot_dir)
             name = player or _default_player(catalog, bots)
             (ref,) = checked_players(catalog, (PlayerRef(name=name),), option)
             config = TournamentConfig.build(

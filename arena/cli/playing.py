@@ -23,12 +23,16 @@ from arena.cli.common import UsageError, err_console
 from arena.config import PlayerRef
 from arena.isolation import Clock, EngineBot, Isolation, Limits, SandboxMode
 from arena.isolation import sandbox as sandboxes
+from arena.isolation.botfiles import ProgramError, broad_folder, plugin_folder, resolve_program
 from arena.isolation.catalog import PlayerCatalog
+from players.api import PlayerError
 from players.hookspecs import PROJECT
+from players.registry import plugin_path
 
 __all__ = [
     "AddressOpt",
     "BackendOpt",
+    "BotDirOpt",
     "ClockOpt",
     "EngineBotOpt",
     "GameTimeOpt",
@@ -83,6 +87,15 @@ ClockOpt = Annotated[
 ]
 MemoryOpt = Annotated[
     int, typer.Option("--memory-mb", help="Memory limit of an isolated player's process in MiB (0: none).")
+]
+BotDirOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--bot-dir",
+        help="NAME=DIR: the folder engine bot NAME sees, read-only, in the sandbox (repeatable; default: the "
+        "folder of the program its command starts, or of the first file its command names).",
+        show_default=False,
+    ),
 ]
 EngineBotOpt = Annotated[
     list[str] | None,
@@ -174,17 +187,77 @@ def player_catalog(
     *,
     probe: bool = True,
     sandbox: SandboxMode = SandboxMode.AUTO,
+    bot_dir: Sequence[str] | None = None,
 ) -> tuple[PlayerCatalog, tuple[EngineBot, ...]]:
-    """The players the command may name, and the engine bots among them. ``probe=False`` skips the
-    engine bots' trial handshake: for a command that starts the bot right away anyway, and reports
-    its failure to start as the game's result. Call ``check_plugins`` once the players are known."""
-    bots = tuple(EngineBot.parse(text) for text in engine_bot or [])
+    """The players the command may name, and the engine bots among them (with their ``--bot-dir``).
+    ``probe=False`` skips the engine bots' trial handshake: for a command that starts the bot right
+    away anyway, and reports its failure to start as the game's result. Call ``check_plugins`` once
+    the players are known."""
+    bots = with_bot_dirs(tuple(EngineBot.parse(text) for text in engine_bot or []), bot_dir)
     third_party = bool(plugin) or bool(importlib.metadata.entry_points(group=PROJECT))
     if bots or isolation is Isolation.ISOLATED or (isolation is Isolation.AUTO and third_party):
         check_sandbox(sandbox)  # only when a player may run isolated
+        if sandboxes.use_sandbox(sandbox):
+            check_programs(bots)
+            note_broad_folders(plugin or [])
     catalog = PlayerCatalog.for_tournament([str(p) for p in plugin or []], bots, isolation, sandbox)
     catalog.check = probe  # read when the catalogue loads, on first use
     return catalog, bots
+
+
+def with_bot_dirs(bots: tuple[EngineBot, ...], bot_dir: Sequence[str] | None) -> tuple[EngineBot, ...]:
+    """``bots`` with the folders ``--bot-dir NAME=DIR`` names: an existing folder of a bot that plays,
+    and not one that holds far more than a bot (the home folder, a system folder)."""
+    folders: dict[str, str] = {}
+    names = {bot.name for bot in bots}
+    for item in bot_dir or []:
+        name, sep, raw = item.partition("=")
+        name = name.strip()
+        if not sep or not name or not raw.strip():
+            raise UsageError(f"--bot-dir {item!r} is not of the form NAME=DIR")
+        if name not in names:
+            raise UsageError(
+                f"--bot-dir {item!r} names no --engine-bot (engine bots: {', '.join(sorted(names)) or 'none'})"
+            )
+        folder = Path(raw.strip()).expanduser().resolve()
+        if not folder.is_dir():
+            raise UsageError(f"--bot-dir {item!r}: {folder} is not a folder")
+        why = broad_folder(folder)
+        if why:
+            raise UsageError(f"--bot-dir {item!r}: {why}, which a bot may not see whole; name the bot's own folder")
+        folders[name] = str(folder)
+    return tuple(bot.model_copy(update={"folder": folders[bot.name]}) if bot.name in folders else bot for bot in bots)
+
+
+def note_broad_folders(plugins: Sequence[Path]) -> None:
+    """Say so when a plugin's folder is too broad to show it (it then sees only its own file): a
+    plugin that imports its helpers from beside it would otherwise fail with an obscure import error."""
+    for given in plugins:
+        try:
+            path = Path(plugin_path(str(given)))
+        except PlayerError:  # a bad alias: refused with its reason once the players are checked
+            continue
+        why = broad_folder(plugin_folder(path))
+        if why and not Path(path).expanduser().is_dir():
+            err_console.print(
+                f"note: plugin {path}: {why}, which a sandboxed bot may not see whole: it sees only its own "
+                "file (a bot of several files needs a folder of its own)",
+                highlight=False,
+                markup=False,
+                soft_wrap=True,
+            )
+
+
+def check_programs(bots: Iterable[EngineBot]) -> None:
+    """Each engine bot's program can start in the sandbox (a version manager's shim is resolved), or
+    one line saying what is missing and how to name it."""
+    import os
+
+    for bot in bots:
+        try:
+            resolve_program(bot.command, os.getcwd())
+        except ProgramError as error:
+            raise UsageError(f"engine bot {bot.name!r}: {error}") from None
 
 
 def check_plugins(catalog: PlayerCatalog, names: Iterable[str]) -> None:

@@ -126,6 +126,7 @@ def command(
     memory_mb: playing.MemoryOpt = DEFAULT_LIMITS.memory_mb,
     clock: playing.ClockOpt = Clock.WALL,
     engine_bot: playing.EngineBotOpt = None,
+    bot_dir: playing.BotDirOpt = None,
     backend: Annotated[
         str,
         typer.Option(
@@ -163,7 +164,7 @@ def command(
     if workers is not None and workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
     limits = limits_from(move_time, game_time, memory_mb, clock)
-    registry, bots = player_catalog(plugin, engine_bot, isolation, sandbox=sandbox)
+    registry, bots = player_catalog(plugin, engine_bot, isolation, sandbox=sandbox, bot_dir=bot_dir)
     refs = parse_player_list(players) or tuple(PlayerRef(name=n) for n in sorted(registry.players))
     refs = checked_players(registry, refs, option)
     config = TournamentConfig.build(

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
-import os
 import sys
 import time
 from collections.abc import Iterable, Sequence
@@ -24,10 +23,11 @@ from collections.abc import Iterable, Sequence
 from pydantic import ConfigDict
 
 from arena.isolation import protocol
+from arena.isolation.botfiles import ProgramError
 from arena.isolation.process import BotExited, BotProcess, BotProcessError
-from arena.isolation.remote import bot_environment
-from arena.isolation.sandbox import Sandbox, command_files, host_files, use_sandbox
-from arena.isolation.settings import EngineBot, Isolation, SandboxMode
+from arena.isolation.remote import bot_environment, engine_bot_sandbox
+from arena.isolation.sandbox import Sandbox, host_files, use_sandbox
+from arena.isolation.settings import DEFAULT_LIMITS, EngineBot, Isolation, SandboxMode
 from engine import Action, Observation
 from players import Player
 from players.api import PlayerError
@@ -112,8 +112,13 @@ def discover(
 def probe(bot: EngineBot, timeout: float = 20.0, sandbox: SandboxMode = SandboxMode.AUTO) -> tuple[str, str]:
     """Start ``bot`` once and shake hands: its (name, version), or PlayerError saying why not. Run
     before a tournament, so a command that does not exist is one clear error, not a column of crashes."""
-    box = Sandbox(command_files(bot.command), cwd=os.getcwd()) if use_sandbox(sandbox) else None
-    process = BotProcess(bot.command, env=bot_environment(sandboxed=box is not None), sandbox=box)
+    box, env = None, bot_environment()
+    if use_sandbox(sandbox):
+        try:
+            box, env = engine_bot_sandbox(bot, DEFAULT_LIMITS.processes)
+        except ProgramError as error:
+            raise PlayerError(f"engine bot {bot.name!r}: {error}") from None
+    process = BotProcess(bot.command, env=env, sandbox=box)
     try:
         process.start()
     except OSError as error:

@@ -32,13 +32,20 @@ from arena.isolation.process import (
     BotTimeout,
     make_undumpable,
 )
-from arena.isolation.sandbox import Sandbox, cache_dir, minimal_environment, python_path, seed_cache
-from arena.isolation.settings import DEFAULT_LIMITS, Clock, Limits
+from arena.isolation.sandbox import (
+    Sandbox,
+    cache_dir,
+    engine_bot_files,
+    minimal_environment,
+    python_path,
+    seed_cache,
+)
+from arena.isolation.settings import DEFAULT_LIMITS, Clock, EngineBot, Limits
 from arena.result import AgentFailure, Outcome
 from engine import Action, BoardSpec, FirstClick, InvalidActionError, Observation
 from players.registry import resolved_plugin
 
-__all__ = ["MAX_SETUP_FAILURES", "RemoteAgent", "bot_environment", "host_command"]
+__all__ = ["MAX_SETUP_FAILURES", "RemoteAgent", "bot_environment", "engine_bot_sandbox", "host_command", "sandbox_for"]
 
 #: Consecutive failed starts after which a worker stops trying and fails the player's games at once.
 MAX_SETUP_FAILURES = 3
@@ -70,6 +77,18 @@ def sandbox_for(
     seed_cache(cache)
     box = Sandbox(readable, [str(cache)], processes=processes, cwd=cwd)
     return box, bot_environment({"NUMBA_CACHE_DIR": str(cache)}, sandboxed=True)
+
+
+def engine_bot_sandbox(bot: EngineBot, processes: int | None, cwd: str | None = None) -> tuple[Sandbox, dict[str, str]]:
+    """Engine bot ``bot``'s sandbox and environment: it sees its folder and what its program needs
+    (``sandbox.engine_bot_files``), in the arena's working folder (``cwd``), with a version manager's
+    real program found before its shim on ``PATH``. Raises ``botfiles.ProgramError``."""
+    cwd = cwd or os.getcwd()
+    readable, first = engine_bot_files(bot.command, cwd, bot.folder)
+    box, env = sandbox_for(bot.name, readable, processes, cwd=cwd)
+    if first:
+        env["PATH"] = os.pathsep.join([*first, env["PATH"]])
+    return box, env
 
 
 def host_command(

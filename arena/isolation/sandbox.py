@@ -24,6 +24,15 @@ import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from arena.isolation.botfiles import (
+    Hidden,
+    broad_folder,
+    engine_bot_folder,
+    hidden,
+    plugin_folder,
+    resolve_program,
+    view,
+)
 from arena.isolation.settings import SandboxMode
 from players.registry import plugin_path
 
@@ -33,6 +42,7 @@ __all__ = [
     "SandboxUnavailable",
     "bot_pid",
     "cache_dir",
+    "engine_bot_files",
     "host_files",
     "minimal_environment",
     "unavailable",
@@ -118,8 +128,20 @@ def _entry_point_files() -> tuple[str, ...]:
 
 
 def host_files(plugin_files: Sequence[str], *, entry_points: bool) -> list[str]:
-    """What the arena's Python host reads besides the interpreter: plugin files and installed plugins."""
-    return [*(plugin_path(p) for p in plugin_files), *(_entry_point_files() if entry_points else ())]
+    """What the arena's Python host reads besides the interpreter: each plugin's folder (a bot is a
+    folder: its helpers and data lie beside it), only the file where that folder is too broad to show
+    (``botfiles.broad_folder``: the home folder, a system folder), and the installed plugins."""
+    shown = []
+    for plugin in plugin_files:
+        path = Path(plugin_path(plugin)).expanduser().resolve()
+        folder = plugin_folder(path)
+        if broad_folder(folder) is None:
+            shown.append(str(folder))
+        elif path.is_dir():
+            shown += [str(p) for p in (path / "__init__.py", path / "bot.py") if p.is_file()]
+        else:
+            shown.append(str(path))
+    return [*shown, *(_entry_point_files() if entry_points else ())]
 
 
 def command_files(command: Sequence[str], cwd: str | None = None) -> list[str]:
@@ -129,6 +151,18 @@ def command_files(command: Sequence[str], cwd: str | None = None) -> list[str]:
     found = [shutil.which(command[0]) or ""] if command else []
     found += [os.path.join(base, arg) for arg in command if arg and os.path.exists(os.path.join(base, arg))]
     return [f for f in found if f]
+
+
+def engine_bot_files(command: Sequence[str], cwd: str, folder: str | None = None) -> tuple[list[str], list[str]]:
+    """What an engine bot's sandbox shows (the files its command names, its folder unless that is too
+    broad, what its program needs to start: ``botfiles.resolve_program``) and the folders to put
+    first on its ``PATH``. Raises ``ProgramError`` for a program that cannot run in the sandbox."""
+    shown = command_files(command, cwd)
+    own = engine_bot_folder(command, cwd, folder)
+    if own is not None and broad_folder(own) is None:
+        shown.append(str(own))
+    program = resolve_program(command, cwd)
+    return [*shown, *program.readable], program.path_first
 
 
 def cache_dir(player: str) -> Path:
@@ -245,10 +279,13 @@ class Sandbox:
         writable: Sequence[str] = (),
         processes: int | None = 256,
         cwd: str = "/tmp",
+        secret: Hidden | None = None,
     ):
         #: The working folder inside: the private /tmp, or the arena's (empty but for the bot's files,
         #: read-only) for an engine bot whose command names files relative to it.
         self.cwd = cwd
+        #: The arena's files, hidden even inside the folders the bot sees (``arena.isolation.botfiles``).
+        self.secret = secret if secret is not None else hidden()
         self.readable = _outermost([*_python_files(), *_realpaths(readable), *_realpaths([LAUNCHER])])
         self.writable = [str(p) for p in writable]
         self.processes = processes
@@ -286,9 +323,7 @@ class Sandbox:
                 options += ["--ro-bind", link, link]
         for path in _ETC:
             options += ["--ro-bind-try", path, path]
-        for path in self.readable:
-            if not path.startswith("/usr/"):
-                options += ["--ro-bind", path, path]
+        options += view([p for p in self.readable if not p.startswith("/usr/")], self.secret)
         for path in self.writable:
             options += ["--bind", path, path]
         if self.cwd != "/tmp":

@@ -117,6 +117,9 @@ class EngineBot(BaseModel):
 
     name: str
     command: tuple[str, ...]
+    #: The bot's folder, which it sees read-only in the sandbox (``--bot-dir NAME=DIR``); None: the
+    #: folder of the program its command starts, or of the first file its command names.
+    folder: str | None = None
 
     @field_validator("name")
     @classmethod

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import os
 from collections.abc import Iterable
 from typing import Protocol, runtime_checkable
 
@@ -23,7 +22,7 @@ import numpy as np
 
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import sandbox
-from arena.isolation.remote import RemoteAgent, bot_environment, host_command, sandbox_for
+from arena.isolation.remote import RemoteAgent, bot_environment, engine_bot_sandbox, host_command, sandbox_for
 from arena.isolation.settings import Isolation, Limits
 from arena.result import Outcome
 from engine import Action, BoardSpec, FirstClick, Observation
@@ -221,9 +220,11 @@ def _sandbox_for(
     name: str, command: list[str], host: bool, config: TournamentConfig
 ) -> tuple[sandbox.Sandbox, dict[str, str]]:
     """The sandbox of player ``name`` and its environment: the arena's host reads the plugins (a
-    built-in player none); an engine bot reads the files its command names, from the arena's folder."""
+    built-in player none); an engine bot reads its folder and the files its command names, from the
+    arena's folder."""
     if host:
         builtin = name in _builtin_names()
         readable = sandbox.host_files(() if builtin else _plugin_files, entry_points=not builtin)
         return sandbox_for(name, readable, config.limits.processes)
-    return sandbox_for(name, sandbox.command_files(command), config.limits.processes, cwd=os.getcwd())
+    bot = next(b for b in config.engine_bots if b.name == name)
+    return engine_bot_sandbox(bot, config.limits.processes)

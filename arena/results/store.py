@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from arena.config import RULES_VERSION, TournamentConfig
-from arena.paths import LEGACY_STORE, STORE_ENV, default_store
+from arena.paths import LEGACY_STORE, STORE_ENV, default_store, protect
 from arena.result import GameResult, Outcome
 from arena.results.guard import APPLICATION_ID, FileGuard, create_private, recovery_path
 from arena.results.migrations import MIGRATIONS, Migration, NewerStore, applied, migrate, pending
@@ -168,6 +168,8 @@ class Store:
 
     def __init__(self, path: str | Path | None = None, *, create: bool = True, read_only: bool = False) -> None:
         self.path = Path(path) if path is not None else default_store()
+        if not read_only:
+            protect(self.path)  # a bot this arena sandboxes never sees it, even in its own folder
         self._guard: FileGuard | None = None
         self._journal: sqlite3.Connection | None = None
         create = create and not read_only

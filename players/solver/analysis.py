@@ -25,7 +25,7 @@ from players.solver.frontier import ConstraintSystem, Frontier, check_grid, extr
 from players.solver.rref import reduce_system
 from players.solver.weighting import log_weights, weigh
 
-__all__ = ["DEFAULT_RREF_MIN_CELLS", "Analysis", "analyze", "analyze_general"]
+__all__ = ["DEFAULT_RREF_MIN_CELLS", "Analysis", "analyze", "analyze_general", "probabilities_and_weight"]
 
 #: Components smaller than this are enumerated directly: cheaper than reducing them first.
 DEFAULT_RREF_MIN_CELLS = 24
@@ -53,6 +53,12 @@ class Analysis:
     unconstrained_probability: float
     frontier_mines: np.ndarray
     nodes: int
+    #: From the fast path (None from the general one): the components back to back, as ``prepare``
+    #: left them, ``(starts, row_at, cells, rows, rhs, totals, mine_counts, support)``: component
+    #: ``k``'s cells from ``starts[k]``, its rows from ``row_at[k]``, its ``n + 1`` totals from
+    #: ``starts[k] + k`` and its ``(n + 1) * n`` counts and support bytes after the earlier ones'.
+    #: The same arrays ``components`` are views of, for callers that want them whole.
+    packed: tuple[np.ndarray, ...] | None = None
 
     @property
     def covered(self) -> np.ndarray:
@@ -301,7 +307,22 @@ def _analyze_fast(grid: np.ndarray, mines: int, weighted: bool, *options: int) -
         unconstrained_probability=u,
         frontier_mines=frontier_mines,
         nodes=sum(efforts),
+        packed=(starts, row_at, p_cells, p_rows, p_rhs, totals, counts, support),
     )
+
+
+def probabilities_and_weight(grid: np.ndarray, mines: int) -> tuple[np.ndarray, float]:
+    """``analyze(grid, mines)``'s ``probabilities`` and ``log_weight`` alone (default options), the
+    same to the bit, without building the rest of an ``Analysis``: for callers that ask about many
+    positions and read only these (apex's patterns). Raises as ``analyze`` does."""
+    probe = min(DEFAULT_PARALLEL_THRESHOLD, DEFAULT_NODE_LIMIT, _FAST_SEARCH_NODES)
+    prepared = fast_prepared(grid, mines, True, True, DEFAULT_RREF_MIN_CELLS, probe, EXACT_CELLS)
+    if prepared is None:
+        general = analyze(grid, mines)
+        return general.probabilities, general.log_weight
+    pending, _, rest = prepared
+    finish(*pending)
+    return pending[0].reshape(rest[0]), rest[6]
 
 
 def analyze_general(grid: np.ndarray, mines: int, **options: object) -> Analysis:

@@ -28,7 +28,7 @@ from arena.play.tournament import run_tournament
 from arena.result import GameResult, Outcome
 from arena.results.store import Store
 from engine import BEGINNER, EXPERT, BoardSpec, FirstClick
-from players.registry import Registry
+from players.registry import PluginLoadError, Registry
 
 ROOT = Path(__file__).parents[2]
 STANDALONE = (sys.executable, str(ROOT / "examples" / "standalone_bot.py"))
@@ -164,9 +164,14 @@ def test_third_party_code_never_runs_in_the_arena_unless_trusted(tmp_path: Path)
     refs = (PlayerRef(name="imported"), PlayerRef(name="random"))
     # The plugin writes its PID next to itself: the sandbox (tested in test_sandbox.py) would refuse that.
     config = TournamentConfig.build(BEGINNER, FirstClick.SAFE, seed=2, games=6, players=refs, sandbox=SandboxMode.OFF)
-    catalog = PlayerCatalog.for_tournament([str(plugin), str(broken)], (), Isolation.AUTO, SandboxMode.OFF)
+    # A plugin that fails to import fails in the listing process, and (named with --plugin) stops the run.
+    refused = PlayerCatalog.for_tournament([str(broken)], (), Isolation.AUTO, SandboxMode.OFF)
+    assert [f.error for f in refused.failures] == ["ImportError: cannot load me"]
+    with pytest.raises(PluginLoadError, match=r"broken\.py cannot be loaded: ImportError: cannot load me$"):
+        refused.check_requested(["random"])
+    catalog = PlayerCatalog.for_tournament([str(plugin)], (), Isolation.AUTO, SandboxMode.OFF)
     assert catalog.get("imported").source.startswith("file ")
-    assert [f.error for f in catalog.failures] == ["ImportError: cannot load me"]
+    assert catalog.failures == []
     isolated = play_tournament(tmp_path / "auto.db", config, catalog)
     seen = {int(line) for line in pids.read_text().split()}
     assert os.getpid() not in seen

@@ -30,9 +30,9 @@ RUNS = {
     "intermediate-opening": ("-d", "intermediate", "--first-click", "opening", "-n", "20"),
     "expert-none": ("-d", "expert", "--first-click", "none", "-n", "20"),
 }
-#: Kits run without the sandbox here: a kit's run.sh starts the program built beside it, and these tests
-#: check the protocol, not the sandbox (tests/arena/test_sandbox.py does that).
-SANDBOX = "off"
+#: Kits run as a tournament runs them: in the sandbox where the machine has one (a kit's run.sh starts the
+#: program built beside it, in the bot's own folder, which the sandbox shows).
+SANDBOX = "auto"
 
 Games = dict[str, list[tuple[int, str, tuple[Any, ...]]]]
 

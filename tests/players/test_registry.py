@@ -23,7 +23,14 @@ from players import Player, hookimpl
 from players.api import NAME_PATTERN, PlayerError, PlayerOptionsError
 from players.builtin import MaxSingleConstraintPlayer, MeanConstraintPlayer, RandomPlayer
 from players.hookspecs import PROJECT
-from players.registry import DuplicatePlayerError, PluginFailure, PluginNotFoundError, Registry, UnknownPlayerError
+from players.registry import (
+    DuplicatePlayerError,
+    PluginFailure,
+    PluginLoadError,
+    PluginNotFoundError,
+    Registry,
+    UnknownPlayerError,
+)
 
 OneErrorLine = Callable[..., str]
 
@@ -398,16 +405,50 @@ def test_cli_tournament_unknown_player_exits_2_with_one_line(tmp_path: Path) -> 
     assert "Traceback" not in result.output
 
 
-def test_cli_tournament_runs_with_a_broken_plugin_and_warns(tmp_path: Path) -> None:
-    broken = write(tmp_path, "broken.py", "import sys\nsys.exit('bye')\n")
+@pytest.mark.parametrize("command", ["tournament", "play"])
+def test_cli_a_broken_plugin_named_with_plugin_is_one_error_line(
+    tmp_path: Path, command: str, one_error_line: OneErrorLine
+) -> None:
+    """Not a warning and then "unknown player": the line says which plugin and why, and nothing is played."""
+    broken = write(tmp_path, "broken.py", "import helpers_that_are_not_there\n")
     good = write(tmp_path, "good.py", good_plugin("corner-zero"))
-    args = ["tournament", "-n", "2", "-p", "random,corner-zero", "--workers", "1", "-q", "--json"]
-    result = runner.invoke(app, [*args, "--plugin", str(broken), "--plugin", str(good), "--store", str(tmp_path / "s")])
-    assert result.exit_code == 0, result.output
-    assert f"plugin file {broken} skipped: SystemExit: bye" in result.stderr
-    rows = {r["player"]: r for r in json.loads(result.stdout)["rows"]}
-    assert rows["random"]["games"] == rows["corner-zero"]["games"] == 2
-    assert rows["corner-zero"]["source"] == f"file {good}"
+    args = [command, "-p", "corner-zero", "--plugin", str(broken), "--plugin", str(good)]
+    if command == "tournament":
+        args += ["-n", "1", "--workers", "1", "-q", "--store", str(tmp_path / "s.db")]
+    line = one_error_line(runner.invoke(app, args))
+    assert line == (
+        f"error: plugin {broken.resolve()} cannot be loaded: "
+        "ModuleNotFoundError: No module named 'helpers_that_are_not_there'"
+    )
+    assert not (tmp_path / "s.db").exists()
+
+
+def test_a_plugin_of_two_files_imports_its_helper_and_a_plugin_folder_loads(tmp_path: Path) -> None:
+    """A bot is a folder: ``my_bot.py`` imports ``helpers.py`` beside it; ``--plugin DIR`` loads the
+    folder's ``bot.py``, or the folder as a package whose modules import each other relatively."""
+    split = tmp_path / "split"
+    split.mkdir()
+    write(split, "split_helpers.py", "CORNER = 'from-helper'\n")
+    source = good_plugin("split-bot").replace(
+        'description = "a plugin that works"', "from split_helpers import CORNER as description"
+    )
+    write(split, "my_bot.py", source)
+    folder = tmp_path / "folder_bot"
+    folder.mkdir()
+    write(folder, "bot.py", good_plugin("folder-bot"))
+    package = tmp_path / "package_bot"
+    package.mkdir()
+    write(package, "strategy.py", good_plugin("package-bot"))
+    write(package, "__init__.py", "from .strategy import register_players\n")
+    registry = Registry([split / "my_bot.py", folder, package], entry_points=False)
+    assert registry.failures == []
+    assert registry.get("split-bot").description == "from-helper"
+    assert registry.get("folder-bot").source == f"file {folder}"
+    assert registry.get("package-bot").name == "package-bot"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(PluginNotFoundError, match=r"has neither __init__\.py nor bot\.py"):
+        Registry([empty], entry_points=False).check_requested([])
 
 
 def test_cli_tournament_refuses_unknown_player_options(tmp_path: Path) -> None:
@@ -500,7 +541,8 @@ def test_check_requested_refuses_a_missing_file_and_a_taken_name_that_is_asked_f
     assert "leave 'random' out of --players" in str(info.value)
     impostor.check_requested(["rref"])  # a name nobody asked for: the warning is enough
     broken = Registry([write(tmp_path, "broken.py", "raise ImportError('gpu')\n")], entry_points=False)
-    broken.check_requested(["random"])  # a broken plugin is reported, not fatal
+    with pytest.raises(PluginLoadError, match=r"^plugin .*broken.py cannot be loaded: ImportError: gpu$"):
+        broken.check_requested(["random"])  # named with --plugin: its failure is the user's to fix first
 
 
 def test_warnings_name_what_was_skipped_without_a_doubled_word() -> None:

@@ -18,7 +18,14 @@ from arena.analysis.replay.model import (
     note_text,
     replay,
 )
-from arena.analysis.replay.page import IndexEntry, build_index_html, build_replay_html, replay_payload
+from arena.analysis.replay.page import (
+    IndexEntry,
+    build_index_html,
+    build_replay_html,
+    replay_payload,
+    viewer_css,
+    viewer_html,
+)
 
 __all__ = [
     "NOTE_SHOWN",
@@ -37,4 +44,6 @@ __all__ = [
     "note_text",
     "replay",
     "replay_payload",
+    "viewer_css",
+    "viewer_html",
 ]

@@ -27,7 +27,7 @@ import numpy as np
 from arena.analysis.replay.model import Replay, ReplayError, ReplayGame, Step, first_divergence, note_text, replay
 from engine.layout import format_position
 
-__all__ = ["IndexEntry", "build_index_html", "build_replay_html", "replay_payload"]
+__all__ = ["IndexEntry", "build_index_html", "build_replay_html", "replay_payload", "viewer_css", "viewer_html"]
 
 #: The digits of a probability index: 64 characters that need no escaping in JSON or HTML.
 ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_~"
@@ -193,8 +193,25 @@ def build_replay_html(
         players = " vs ".join(r.game.player for r in replays)
         title = f"{players} · {game.spec.label} board {game.board} of seed {game.seed}"
     payload = replay_payload(replays, title, probabilities=probabilities)
-    values = {"LEGEND": _asset("legend.html"), "DATA": _script_json(payload), "JS": _asset("replay.js")}
-    return _page("replay.html", html.escape(title), "replay.css", values)
+    return _page("replay.html", html.escape(title), "replay.css", {"VIEWER": viewer_html(payload)})
+
+
+def viewer_html(payload: dict[str, Any]) -> str:
+    """The viewer itself (title, controls, boards, legend, data and script) for a ``replay_payload``: the body
+    of ``build_replay_html``'s page, and of the game page of ``arena serve`` and ``arena site``, which put it
+    under their own navigation with ``viewer_css``. One template, so the two cannot drift apart."""
+    values = {
+        "TITLE": html.escape(str(payload["title"])),
+        "LEGEND": _asset("legend.html"),
+        "DATA": _script_json(payload),
+        "JS": _asset("replay.js"),
+    }
+    return _fill(_asset("viewer.html"), values)
+
+
+def viewer_css() -> str:
+    """The viewer's stylesheet (``viewer_html`` needs it on its page)."""
+    return _asset("replay.css")
 
 
 @dataclass(frozen=True, slots=True)

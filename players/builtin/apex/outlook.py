@@ -10,7 +10,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine import COVERED, FLAGGED
+from players.builtin.apex import whatif_fast
 from players.builtin.apex.whatif import ComponentStore
+from players.builtin.apex.whatif_fast import SystemStore
 from players.solver import (
     Analysis,
     ComponentCounts,
@@ -86,7 +88,14 @@ class Outlook:
         self.probabilities = probabilities
         self.log_weight = analysis.log_weight
         self._cache: dict[int, list[RevealOutcome]] = {}
-        self._store = ComponentStore(self.components)
+        self._systems: tuple[np.ndarray, ...] | None = None  # whatif_fast's, built at the first what-if
+        if analysis.packed is not None:  # the fast path's arrays are the stores already
+            starts, row_at, cells, rows, rhs, totals, counts, support = analysis.packed
+            starts = np.array(starts, dtype=np.int64)
+            self._store = ComponentStore.from_packed(starts, totals, counts, support)
+            self._systems = (starts, cells, np.array(row_at, dtype=np.int64), rows, rhs)
+        else:
+            self._store = ComponentStore(self.components)
 
     # -- the what-if ----------------------------------------------------------------------
     def outcomes(self, row: int, col: int) -> list[RevealOutcome]:
@@ -95,6 +104,36 @@ class Outlook:
         cached = self._cache.get(cell)
         if cached is not None:
             return cached
+        out = self._outcomes_fast(cell)
+        if out is None:
+            out = self.outcomes_reference(row, col)
+        self._cache[cell] = out
+        return out
+
+    def _outcomes_fast(self, cell: int) -> list[RevealOutcome] | None:
+        """``outcomes_reference`` in one compiled call (``whatif_fast``), or None when it declines."""
+        if self._systems is None:
+            systems = SystemStore(self.components)
+            self._systems = (systems.cell_ptr, systems.cells, systems.row_ptr, systems.rows, systems.rhs)
+        store = self._store
+        status, base, valid, log_totals, progress, best = whatif_fast.outcomes(
+            cell, self.height, self.width, self.comp_of, self.unconstrained, self.constant_mine,
+            self.n_unconstrained, self.mines_left, self._systems,
+            (store.n, store.total_ptr, store.cell_ptr, store.totals, store.mine_counts, store.support),
+        )  # fmt: skip
+        if status == whatif_fast.DECLINED:
+            return None
+        out: list[RevealOutcome] = []
+        if status == whatif_fast.OK:
+            for i in np.flatnonzero(valid).tolist():
+                probability = math.exp(float(log_totals[i]) - self.log_weight)  # Python's exp, as the reference
+                if probability > 0.0:
+                    out.append(RevealOutcome(base + i, probability, bool(progress[i]), float(best[i])))
+        return out
+
+    def outcomes_reference(self, row: int, col: int) -> list[RevealOutcome]:
+        """``outcomes`` in Python and numpy, uncached: the reference ``whatif_fast`` is held equal to."""
+        cell = row * self.width + col
         # The mines around the cell already known, its unknown neighbours (the new number's
         # cells), the components they (or the cell itself) touch, the other components, and the
         # unconstrained cells left out of the new number.
@@ -114,7 +153,6 @@ class Outlook:
                 outcome = self._evaluate(v, v - base, frame, rest, n_free)
                 if outcome is not None:
                     out.append(outcome)
-        self._cache[cell] = out
         return out
 
     def summary(self, row: int, col: int) -> CellOutlook:

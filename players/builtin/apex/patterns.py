@@ -9,7 +9,8 @@ import numpy as np
 
 from engine import COVERED, FLAGGED
 from players.builtin.apex.outlook import Outlook, neighbours
-from players.solver import InconsistentPositionError, analyze
+from players.solver import InconsistentPositionError
+from players.solver.analysis import probabilities_and_weight
 
 __all__ = ["pseudo_fifty", "unavoidable_pair"]
 
@@ -68,10 +69,11 @@ def pseudo_fifty(outlook: Outlook) -> tuple[int, int] | None:
     open_cell = outlook.covered & ~known_mine  # covered and possibly safe
     found: list[int] = []
     best = 0.5 + _TOLERANCE  # a cell of such a pattern is a mine at most half the time
+    analysed: dict[tuple[int, ...], tuple[np.ndarray, float] | None] = {}  # both tiles of a block flag the same cells
     for tile, mines, safes, missing in _patterns(outlook, open_cell):
         if not 0.0 < p[tile] <= best:
             continue
-        if not _forced_whenever_mined(outlook, tile, mines + missing, safes):
+        if not _forced_whenever_mined(outlook, tile, mines + missing, safes, analysed):
             continue
         if len(outlook.outcomes(*divmod(tile, width))) <= 1:
             continue  # dead: its number is known, it would teach nothing
@@ -122,19 +124,31 @@ def _patterns(outlook: Outlook, open_cell: np.ndarray) -> list[tuple[int, list[i
     return out
 
 
-def _forced_whenever_mined(outlook: Outlook, tile: int, mines: list[int], safes: list[int]) -> bool:
-    """Whether every layout with ``tile`` a mine also has ``mines`` mined and ``safes`` safe."""
-    grid = np.array(outlook.grid, dtype=np.int8)
-    width = outlook.width
-    for x in [tile, *mines]:
-        grid[divmod(x, width)] = FLAGGED
-    try:
-        forced = analyze(grid, outlook.mines)
-    except InconsistentPositionError:
+def _forced_whenever_mined(
+    outlook: Outlook,
+    tile: int,
+    mines: list[int],
+    safes: list[int],
+    analysed: dict[tuple[int, ...], tuple[np.ndarray, float] | None],
+) -> bool:
+    """Whether every layout with ``tile`` a mine also has ``mines`` mined and ``safes`` safe.
+    ``analysed``: the analyses of this position with cells flagged, by those cells (None:
+    inconsistent), filled as they are made."""
+    flagged = tuple(sorted({tile, *mines}))
+    if flagged not in analysed:
+        grid = np.array(outlook.grid, dtype=np.int8)
+        grid.reshape(-1)[list(flagged)] = FLAGGED
+        try:
+            analysed[flagged] = probabilities_and_weight(grid, outlook.mines)
+        except InconsistentPositionError:
+            analysed[flagged] = None
+    known = analysed[flagged]
+    if known is None:
         return False
-    q = forced.probabilities.reshape(-1)
+    q, log_weight = known
+    q = q.reshape(-1)
     if any(q[x] > 0.0 for x in safes):
         return False
     # The layouts with all of them mined are all of those with ``tile`` mined.
     tally = outlook.log_weight + math.log(outlook.probabilities[tile])
-    return abs(forced.log_weight - tally) <= _TOLERANCE * max(1.0, abs(tally))
+    return abs(log_weight - tally) <= _TOLERANCE * max(1.0, abs(tally))

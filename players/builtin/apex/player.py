@@ -15,6 +15,7 @@ from players.api import Player
 from players.builtin.apex.endgame import solve_endgame
 from players.builtin.apex.outlook import Cell, CellOutlook, Outlook
 from players.builtin.apex.patterns import pseudo_fifty, unavoidable_pair
+from players.builtin.apex.whatif_fast import unknown_neighbours
 from players.builtin.common import ThreadingOptions, opening_move
 from players.deduction import certain_actions
 from players.solver import InconsistentPositionError, analyze
@@ -59,7 +60,8 @@ def _warm_up_kernels(player: ApexPlayer) -> None:
 
 
 def _unknown_neighbours(unknown: np.ndarray, height: int, width: int) -> np.ndarray:
-    """Per cell (flat), how many of its neighbours are unknown: fewer means a likelier zero."""
+    """Per cell (flat), how many of its neighbours are unknown: fewer means a likelier zero (the
+    reference of ``whatif_fast.unknown_neighbours``, which ``candidates`` calls)."""
     grid = np.zeros((height + 2, width + 2), dtype=np.int64)
     grid[1:-1, 1:-1] = unknown.reshape(height, width)
     total = np.zeros((height, width), dtype=np.int64)
@@ -68,6 +70,12 @@ def _unknown_neighbours(unknown: np.ndarray, height: int, width: int) -> np.ndar
             if dr != 1 or dc != 1:
                 total += grid[dr : dr + height, dc : dc + width]
     return total.reshape(-1)
+
+
+def _keyed(cells: np.ndarray, p: np.ndarray, counts: np.ndarray) -> list[tuple[float, int, int]]:
+    """(probability rounded to 12 places, unknown neighbours, cell) per cell: candidates' order."""
+    keys = zip(p[cells].tolist(), counts[cells].tolist(), cells.tolist(), strict=True)
+    return [(round(q, 12), n, x) for q, n, x in keys]
 
 
 class ApexPlayer(Player):
@@ -147,16 +155,16 @@ class ApexPlayer(Player):
         best = float(p[cells].min())
         limit = 1.0 - (1.0 - best) * (1.0 - _TOLERANCE) + 1e-12
         near = cells[p[cells] <= limit]
-        frontier = [int(x) for x in near if outlook.comp_of[x] >= 0]
-        away = [int(x) for x in near if outlook.unconstrained[x]]
         width = outlook.width
-        counts = _unknown_neighbours(live & ~outlook.constant_mine, outlook.height, width)
-        frontier.sort(key=lambda x: (round(float(p[x]), 12), int(counts[x]), x))
-        away.sort(key=lambda x: (int(counts[x]), x))
-        picked = frontier[:_MAX_CANDIDATES]
-        picked += away[:_OFF_FRONTIER]
-        picked.sort(key=lambda x: (round(float(p[x]), 12), int(counts[x]), x))
-        return [divmod(x, width) for x in picked]
+        counts = unknown_neighbours(live & ~outlook.constant_mine, outlook.height, width)
+        # Frontier cells by (probability to 12 places, crowd, cell): Python's round, on the few;
+        # cells away by (crowd, cell) in numpy: often hundreds of them, and only two are kept.
+        frontier = near[outlook.comp_of[near] >= 0]
+        away = near[outlook.unconstrained[near]]
+        away = away[np.lexsort((away, counts[away]))[:_OFF_FRONTIER]]
+        picked = sorted(_keyed(frontier, p, counts))[:_MAX_CANDIDATES] + _keyed(away, p, counts)
+        picked.sort()
+        return [divmod(x, width) for _, _, x in picked]
 
     def best_by_lookahead(self, outlook: Outlook, candidates: list[Cell]) -> Cell:
         """The candidate with the best score; candidates whose safety bounds their score below

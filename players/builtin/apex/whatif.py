@@ -35,6 +35,22 @@ class ComponentStore:
             [np.zeros(0, np.uint8), *(c.support.astype(np.uint8).ravel() for c in components)]
         )
 
+    @classmethod
+    def from_packed(
+        cls, starts: np.ndarray, totals: np.ndarray, counts: np.ndarray, support: np.ndarray
+    ) -> ComponentStore:
+        """The store of components already back to back (``Analysis.packed``): ``starts`` are the
+        components' first cells, ``totals``, ``counts`` and ``support`` their counts in order."""
+        self = cls.__new__(cls)
+        self.n = np.diff(starts)
+        self.total_ptr = starts + np.arange(starts.shape[0], dtype=np.int64)
+        self.cell_ptr = np.zeros(starts.shape[0], dtype=np.int64)
+        self.cell_ptr[1:] = np.cumsum((self.n + 1) * self.n)
+        self.totals = totals.astype(np.float64)
+        self.mine_counts = counts.astype(np.float64)
+        self.support = support
+        return self
+
     def summarize(
         self, order: np.ndarray, extra: ComponentCounts | None, unconstrained: int, mines_left: int
     ) -> tuple[bool, float, bool, float]:

@@ -83,9 +83,12 @@
   // ---- the page ----------------------------------------------------------------------------------
   const boards = $("boards");
   const widest = Math.max(...games.map((g) => g.cols));
-  // Cells as large as the window allows with the boards side by side (the frame around a board takes ~70px).
+  // Cells as large as the window allows with the boards side by side (the frame around a board takes ~70px);
+  // on a phone (under 600px, where the stylesheet stacks the panels) one board takes the whole width.
   function fitCells() {
-    const room = (document.documentElement.clientWidth - 48 - 16 * (games.length - 1)) / games.length - 70;
+    const width = document.documentElement.clientWidth;
+    const columns = width < 600 ? 1 : games.length;
+    const room = (width - (width < 600 ? 20 : 48) - 16 * (columns - 1)) / columns - (width < 600 ? 50 : 70);
     boards.style.setProperty("--cell", `${Math.max(14, Math.min(34, Math.floor(room / widest)))}px`);
   }
   fitCells();

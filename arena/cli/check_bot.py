@@ -1,0 +1,126 @@
+"""`arena check-bot`: play a bot through scripted situations and say, check by check, whether it
+speaks the protocol as a tournament needs (``arena.isolation.check``): before a tournament, not as
+a column of failed games after it. Exit code 0 only when every check passes; 1 when one fails; 2
+for bad input and for a command that does not start."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from arena.cli import common, playing
+from arena.cli.common import UsageError, cli_errors, console, err_console, plain_table, print_json
+from arena.cli.playing import check_programs, check_sandbox, limits_from, with_bot_dirs
+from arena.isolation import DEFAULT_LIMITS, EngineBot, Isolation, Limits, SandboxMode
+from arena.isolation import sandbox as sandboxes
+from arena.isolation.catalog import PlayerCatalog
+from arena.isolation.check import BotDidNotStart, CheckResult, Target, as_json, check_bot, engine_target, plugin_target
+from players.registry import FILE_SOURCE
+
+__all__ = ["command", "print_report"]
+
+
+@cli_errors
+def command(
+    engine_bot: Annotated[
+        str | None,
+        typer.Option(
+            "--engine-bot", help="NAME=COMMAND [ARGS]: the bot to check (docs/protocol.md).", show_default=False
+        ),
+    ] = None,
+    plugin: Annotated[
+        Path | None,
+        typer.Option(
+            "--plugin", help="A plugin file or folder to check, behind the arena's Python host.", show_default=False
+        ),
+    ] = None,
+    player: Annotated[
+        str | None,
+        typer.Option(
+            "--player", "-p", help="The plugin's player to check, when it registers several.", show_default=False
+        ),
+    ] = None,
+    bot_dir: playing.BotDirOpt = None,
+    sandbox: playing.SandboxOpt = SandboxMode.AUTO,
+    move_time: playing.MoveTimeOpt = DEFAULT_LIMITS.move_time,
+    game_time: playing.GameTimeOpt = DEFAULT_LIMITS.game_time,
+    memory_mb: playing.MemoryOpt = DEFAULT_LIMITS.memory_mb,
+    json_out: common.JsonOpt = False,
+) -> None:
+    if (engine_bot is None) == (plugin is None):
+        raise UsageError("name the bot to check: --engine-bot NAME=COMMAND or --plugin FILE (one of them)")
+    limits = limits_from(move_time, game_time, memory_mb)
+    check_sandbox(sandbox)
+    sandboxed = sandboxes.use_sandbox(sandbox)
+    if engine_bot is not None:
+        if player is not None:
+            raise UsageError("--player names a plugin's player; an engine bot is named by --engine-bot NAME=...")
+        (bot,) = with_bot_dirs((EngineBot.parse(engine_bot),), bot_dir)
+        if sandboxed:
+            check_programs([bot])
+        target = engine_target(bot, limits, sandboxed)
+        what = f"engine bot {bot.name!r}"
+    else:
+        assert plugin is not None
+        if bot_dir:
+            raise UsageError("--bot-dir names an engine bot's folder; a plugin's folder is the one it lies in")
+        name = _plugin_player(plugin, player, sandbox)
+        target = plugin_target(name, str(plugin.expanduser().resolve()), limits, sandboxed)
+        what = f"plugin player {name!r}"
+    results = _run(target, limits, what, live=not json_out and err_console.is_terminal)
+    passed = all(r.passed for r in results)
+    if json_out:
+        print_json({"bot": target.name, "command": list(target.command), "passed": passed, "checks": as_json(results)})
+    else:
+        print_report(console, target, results)
+    raise typer.Exit(0 if passed else 1)
+
+
+def _plugin_player(plugin: Path, player: str | None, sandbox: SandboxMode) -> str:
+    """The plugin's player to check: the one named, or the only one the plugin registers."""
+    catalog = PlayerCatalog.for_tournament([str(plugin)], (), Isolation.ISOLATED, sandbox)
+    catalog.check_requested([player] if player else [])
+    if player is not None:
+        catalog.get(player)
+        return player
+    source = FILE_SOURCE + str(plugin.expanduser().resolve())
+    names = sorted(e.name for e in catalog.players.values() if e.source == source)
+    if len(names) != 1:
+        found = ", ".join(names) or "none"
+        raise UsageError(f"plugin {plugin} registers {len(names)} players ({found}); name the one to check with -p")
+    return names[0]
+
+
+def _run(target: Target, limits: Limits, what: str, *, live: bool) -> list[CheckResult]:
+    results: list[CheckResult] = []
+    try:
+        if live:
+            with err_console.status(f"checking {target.name}...") as status:
+                for result in check_bot(target, limits):
+                    results.append(result)
+                    status.update(f"checking {target.name}: {len(results)} checks done")
+        else:
+            results = list(check_bot(target, limits))
+    except BotDidNotStart as error:
+        raise UsageError(f"{what} did not start: {error}") from None
+    return results
+
+
+def print_report(out: Console, target: Target, results: list[CheckResult]) -> None:
+    """One row per check; what was expected and what came wrap within their columns (80 columns suffice)."""
+    table = plain_table(f"check-bot {target.name}: {' '.join(target.command)}", show_lines=True)
+    table.add_column("check", ratio=3, overflow="fold")
+    table.add_column("", no_wrap=True)
+    table.add_column("expected", ratio=3, overflow="fold")
+    table.add_column("got", ratio=4, overflow="fold")
+    for r in results:
+        mark = Text("pass", style="green") if r.passed else Text("FAIL", style="bold red")
+        table.add_row(Text(r.title), mark, Text(r.expected), Text(r.got))
+    out.print(table)
+    failed = [r.id for r in results if not r.passed]
+    summary = f"{len(results) - len(failed)} of {len(results)} checks passed"
+    out.print(summary + (f"; failed: {', '.join(failed)}" if failed else ""), highlight=False, markup=False)

@@ -1,0 +1,268 @@
+"""A bot driven by hand over the protocol, for ``arena check-bot`` (``arena.isolation.check``).
+
+``RemoteAgent`` hides what a tournament forgives (a line written besides a reply is skipped with its
+process, a reply to ``game_over`` is read as the next move's); the checker must see exactly that. So
+a ``Session`` is one process of the bot with what it wrote unasked kept apart, and ``Checker.play``
+is a small game loop over ``engine.Game`` that records every reply, the illegal ones and the stray
+``guess`` cells, instead of stopping at the first.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.isolation import protocol
+from arena.isolation.process import BotExited, BotOutputError, BotProcess, BotTimeout
+from arena.isolation.sandbox import Sandbox
+from arena.isolation.settings import Limits
+from engine import BoardSpec, FirstClick, Game, InvalidActionError
+from engine.errors import EngineError
+from engine.layout import player_seed
+
+__all__ = ["QUIET", "QUIT_TIME", "SEED", "BotDidNotStart", "Checker", "Played", "Session", "Target", "ignored", "shown"]
+
+#: Seconds the checker watches for output that should not come.
+QUIET = 0.25
+#: Seconds a bot has to exit after ``quit`` before the arena kills it.
+QUIT_TIME = 1.0
+#: The seed of the checker's own games.
+SEED = 20261128
+
+
+class BotDidNotStart(Exception):
+    """The command did not start, or ended before writing anything: one line saying why."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """The bot to check: its name, the command that starts it, and how a tournament would run it."""
+
+    name: str
+    command: tuple[str, ...]
+    env: dict[str, str]
+    sandbox: Sandbox | None = None
+
+
+def shown(line: bytes | str, limit: int = 90) -> str:
+    """What the bot wrote, quoted and cut for a report's cell."""
+    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+class Session:
+    """One process of the bot, spoken to as the arena does; it keeps what the bot wrote besides replies."""
+
+    def __init__(self, target: Target, limits: Limits) -> None:
+        self.target, self.limits = target, limits
+        self.process = BotProcess(
+            target.command,
+            memory_mb=limits.memory_mb,
+            cpu_seconds=limits.cpu_rlimit,
+            env=target.env,
+            sandbox=target.sandbox,
+        )
+        #: Lines that were not JSON objects where a reply was due, and lines that came unasked.
+        self.stray: list[str] = []
+        self.hello_line = b""
+
+    def start(self, hello: str | None = None, *, strict: bool = True) -> None:
+        """Start the process and read its answer to ``hello``: its first line, or (not ``strict``) its
+        first JSON object, other lines being stray output. Raises ``BotDidNotStart`` when it cannot
+        start or ends without a word, ``BotTimeout`` when it says nothing within the start-up time."""
+        try:
+            self.process.start()
+        except OSError as error:
+            raise BotDidNotStart(f"cannot run {self.label}: {error}") from None
+        deadline = time.monotonic() + self.limits.startup_time
+        try:
+            self.process.send(hello or protocol.hello(), deadline)
+            self.hello_line = self.process.receive(deadline)
+            while not strict and not self.hello_line.startswith(b"{"):
+                self.stray.append(self.hello_line.decode("utf-8", "replace"))
+                self.hello_line = self.process.receive(deadline)
+        except (BotExited, BotOutputError):
+            how = self.process.exit_description()
+            self.process.kill()
+            tail = " | ".join(self.process.stderr_tail()[-3:])
+            raise BotDidNotStart(f"{self.label} {how} before its hello" + (f": {tail}" if tail else "")) from None
+
+    @property
+    def label(self) -> str:
+        return repr(" ".join(self.target.command))
+
+    def send(self, *lines: str) -> None:
+        self.unasked(0.0)
+        self.process.send("\n".join(lines), time.monotonic() + 5.0)
+
+    def unasked(self, seconds: float) -> list[str]:
+        """What the bot writes within ``seconds`` without being asked (kept as stray output); less if
+        it ends its output."""
+        lines: list[str] = []
+        deadline = time.monotonic() + seconds
+        gone = False
+        while True:
+            if not gone:
+                try:
+                    self.process.await_output(max(0.0, deadline - time.monotonic()))
+                except (BotExited, BotOutputError):
+                    gone = True
+            while True:  # the complete lines read so far
+                try:
+                    lines.append(self.process.receive(time.monotonic()).decode("utf-8", "replace"))
+                except BotTimeout:
+                    break
+                except (BotExited, BotOutputError):
+                    gone = True
+                    break
+            if gone or time.monotonic() >= deadline:
+                break
+        self.stray += lines
+        return lines
+
+    def reply(self, seconds: float) -> dict[str, Any]:
+        """The next JSON object the bot writes (lines that are not one are kept as stray output)."""
+        deadline = time.monotonic() + seconds
+        while True:
+            line = self.process.receive(deadline)
+            try:
+                message = json.loads(line)
+            except ValueError:
+                message = None
+            if isinstance(message, dict):
+                return message
+            self.stray.append(line.decode("utf-8", "replace"))
+
+    def close(self) -> None:
+        self.process.close(protocol.quit_message(), wait=QUIT_TIME)
+
+
+@dataclass
+class Played:
+    """One game as the checker saw it."""
+
+    label: str
+    #: ``won``, ``lost``, ``illegal`` (ended by an illegal action), or why it did not end by the rules.
+    outcome: str
+    detail: str = ""
+    #: Every reply's actions, as played: the same game played alike has the same moves.
+    moves: list[tuple[tuple[str, int, int], ...]] = field(default_factory=list)
+
+    @property
+    def ended(self) -> bool:
+        return self.outcome in ("won", "lost", "illegal")
+
+    def summary(self) -> str:
+        return f"{self.label}: {self.outcome}" + (f" ({self.detail})" if self.detail else "")
+
+
+class Checker:
+    """Runs the checks on one target; collects the illegal replies and stray guesses of every game."""
+
+    def __init__(self, target: Target, limits: Limits) -> None:
+        self.target, self.limits = target, limits
+        self.illegal: list[str] = []
+        self.bad_guesses: list[str] = []
+        #: The bot answered no observation in time: the checks that play games are not run.
+        self.silent = False
+
+    def session(self, hello: str | None = None) -> Session:
+        session = Session(self.target, self.limits)
+        session.start(hello, strict=False)  # a bad hello is the hello check's to report, not every check's
+        return session
+
+    def play(
+        self,
+        session: Session,
+        spec: BoardSpec,
+        rule: FirstClick,
+        board: int,
+        *,
+        extra: Callable[[str], str] = lambda line: line,
+        before: Callable[[int], None] | None = None,
+        quiet_after: int = 0,
+    ) -> Played:
+        """Board ``board`` of the checker's seed, to its end. ``extra`` rewrites each message (unknown
+        fields); ``before(move)`` runs before each observation; the first ``quiet_after`` replies are
+        each followed by a look for output that should not come."""
+        label = f"{spec.name} {spec.height}x{spec.width} board {board}, first click {rule.value}"
+        game = Game(spec, rule, seed=SEED, index=board)
+        played = Played(label, "")
+        seed = player_seed(SEED, board, self.target.name)
+        pending = [extra(protocol.new_game(spec, rule, seed, self.limits.move_time, self.limits.game_time))]
+        used, limit = 0.0, 6 * spec.cells + 100
+        try:
+            while not game.over:
+                if before is not None:
+                    before(game.moves)
+                session.send(*pending, extra(protocol.observation(game.observation())))
+                pending = []
+                asked = time.monotonic()
+                message = session.reply(self.limits.budget(used))
+                used += time.monotonic() - asked
+                if len(played.moves) < quiet_after:
+                    extra_lines = session.unasked(QUIET)
+                    if extra_lines:
+                        played.outcome, played.detail = "chatty", f"also wrote {shown(extra_lines[0])}"
+                        return played
+                if "error" in message:
+                    played.outcome, played.detail = "error", f"the bot answered {shown(json.dumps(message))}"
+                    break
+                where = f"{label}, reply {len(played.moves) + 1}"
+                self._check_guess(message, where)
+                try:
+                    actions, _ = protocol.parse_reply(json.dumps({k: v for k, v in message.items() if k != "guess"}))
+                    played.moves.append(tuple((a.kind.value, a.row, a.col) for a in actions))
+                    game.play_answer(actions)
+                except (InvalidActionError, EngineError, protocol.ProtocolError) as error:
+                    self.illegal.append(f"{where}: {error}")
+                    played.outcome, played.detail = "illegal", str(error)
+                    break
+                if not game.over and game.moves > limit:
+                    played.outcome, played.detail = "unfinished", f"no result after {limit} moves"
+                    break
+        except BotTimeout:
+            played.outcome = "timeout"
+            played.detail = f"no reply within {self.limits.budget(used):.1f} s (is stdout flushed after each line?)"
+        except (BotExited, BotOutputError) as error:
+            played.outcome = "exited"
+            played.detail = f"{session.process.exit_description()}" if isinstance(error, BotExited) else str(error)
+            tail = session.process.stderr_tail()[-1:]
+            played.detail += f": {tail[0]}" if tail else ""
+        if not played.outcome:
+            played.outcome = "won" if game.won else "lost"
+        if played.outcome not in ("timeout", "exited"):
+            with ignored():
+                session.send(extra(protocol.game_over(played.outcome if played.ended else "error", played.detail)))
+        return played
+
+    def _check_guess(self, message: dict[str, Any], where: str) -> None:
+        """A ``guess`` must name cells among this reply's reveals (checked apart from the actions, so
+        that a stray guess fails only its own check)."""
+        guesses = message.get("guess")
+        if guesses is None:
+            return
+        actions = message.get("actions")
+        reveals = {
+            (a[1], a[2]) for a in actions if isinstance(a, list) and len(a) == 3 and a[0] == "reveal"
+        } if isinstance(actions, list) else set()  # fmt: skip
+        if not isinstance(guesses, list):
+            self.bad_guesses.append(f"{where}: guess is {shown(json.dumps(guesses))}, not a list of [ROW, COL]")
+            return
+        for cell in guesses:
+            if not (isinstance(cell, list) and len(cell) == 2 and tuple(cell) in reveals):
+                self.bad_guesses.append(f"{where}: guess {shown(json.dumps(cell))} is not among its reveals")
+                return
+
+
+class ignored:
+    """Ignore a bot that is gone by the time it is told something (its end shows elsewhere)."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> bool:
+        return kind is not None and issubclass(kind, (BotExited, BotTimeout, BotOutputError))

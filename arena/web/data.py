@@ -1,0 +1,571 @@
+"""Everything the pages read from the results store, in one module: the web package's only door to the store,
+the leaderboard, the loss analysis, the failure report and the replays.
+
+The store is opened read-only for each request (``reading``): a tournament may be writing it meanwhile (WAL mode
+lets a reader see every committed batch), and a store file replaced while the app runs is simply opened anew by
+the next request. The expensive aggregates (a leaderboard, a player's loss analysis) are cached by what the store
+holds for their tournament (``Signature``: games stored, the last commit, the tournament's row), so a page asked
+again while nothing changed is served from memory, and a page asked after a commit is computed afresh.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import datetime as dt
+import hashlib
+import logging
+import multiprocessing
+import re
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any, TypeVar
+
+from arena.analysis.failures import PlayerFailures, build_failure_report
+from arena.analysis.leaderboard import Leaderboard
+from arena.analysis.losses import LossReport, tournament_losses
+from arena.analysis.pairs import split_boards as split_of
+from arena.analysis.replay import ReplayError, ReplayGame, ReplayMove, first_divergence
+from arena.analysis.replay.model import Note
+from arena.result import FAILURES
+from arena.results.records import RecordError, RecordMissing
+from arena.results.store import GAME_COLUMNS, Store, StoreError
+from arena.results.stored import StoredPlayer, StoredTournament
+from arena.web.board import fast_leaderboard
+
+__all__ = [
+    "LIVE_SECONDS",
+    "OUTCOME_FILTERS",
+    "SYNC_LOSS_GAMES",
+    "BadRequest",
+    "GamesPage",
+    "LiveStatus",
+    "NotFound",
+    "Pending",
+    "Signature",
+    "SweepLine",
+    "TournamentInfo",
+    "Unavailable",
+    "diverged_at",
+    "failures",
+    "find_player",
+    "games_page",
+    "leaderboard",
+    "live_status",
+    "losses",
+    "player_games",
+    "player_slug",
+    "players",
+    "reading",
+    "replay_game",
+    "signature",
+    "split_boards",
+    "sweeps",
+    "tournament",
+    "tournaments",
+]
+
+log = logging.getLogger("arena.web")
+
+#: A tournament whose last commit is this recent, and that has games still to play, is shown as being played.
+LIVE_SECONDS = 60.0
+#: The outcome filters of a player's games list: every game, or one kind of ending.
+OUTCOME_FILTERS = ("all", "won", "lost", "failed")
+_SAFE_SLUG = re.compile(r"[A-Za-z0-9_.-]+")
+
+
+class NotFound(LookupError):
+    """No such tournament, player, board or game: a 404 page."""
+
+
+class BadRequest(ValueError):
+    """A malformed parameter: a 400 page."""
+
+
+class Unavailable(RuntimeError):
+    """The store cannot be read (missing, replaced by something else, damaged): a 503 page with the reason."""
+
+
+@contextlib.contextmanager
+def reading(path: Path | None) -> Iterator[Store]:
+    """The store at ``path``, opened read-only for one request; ``Unavailable`` with the store's own message
+    when it cannot be opened."""
+    try:
+        db = Store(path, read_only=True)
+    except StoreError as error:
+        raise Unavailable(str(error)) from None
+    try:
+        yield db
+    finally:
+        db.close()
+
+
+# -- tournaments ----------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Signature:
+    """What the store holds for one tournament, cheaply read: equal signatures mean equal pages. Games are only
+    ever added (never changed or removed), each commit adds some, and a run that changes the tournament or its
+    players rewrites the tournament's row: so the number of games and that row say whether anything changed."""
+
+    tournament: str
+    games: int
+    updated: str
+
+
+def signature(db: Store, tid: str) -> Signature:
+    row = db.db.execute("SELECT COUNT(*) FROM games WHERE tournament_id = ?", (tid,)).fetchone()
+    meta = tournament(db, tid)
+    return Signature(tid, int(row[0]), f"{meta['updated']}|{meta['games']}")
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentInfo:
+    """A stored tournament as the list shows it; ``row`` is the store's row (``arena leaderboard --list --json``)."""
+
+    row: dict[str, Any]
+    players: list[str]
+    last: str | None
+    live: bool
+
+    @property
+    def id(self) -> str:
+        return str(self.row["id"])
+
+    @property
+    def expected(self) -> int:
+        return int(self.row["games"]) * len(self.players)
+
+    def as_json(self) -> dict[str, Any]:
+        return {**self.row, "players": self.players, "last_activity": self.last, "live": self.live}
+
+
+def _age(stamp: str | None) -> float | None:
+    if not stamp:
+        return None
+    try:
+        then = dt.datetime.fromisoformat(stamp)
+    except ValueError:
+        return None
+    return (dt.datetime.now(dt.UTC) - then).total_seconds()
+
+
+def listing(t: StoredTournament) -> dict[str, Any]:
+    """A stored tournament as ``arena leaderboard --list --json`` gives it (the pages read it as this mapping)."""
+    return {
+        "id": t.id,
+        "difficulty": t.difficulty,
+        "height": t.spec.height,
+        "width": t.spec.width,
+        "mines": t.spec.mines,
+        "rule": t.rule.value,
+        "seed": t.seed,
+        "games": t.boards,
+        "rows_stored": t.games_stored,
+        "last_finished": t.last_finished,
+        "config": t.config,
+        "rules_version": t.rules_version,
+        "project_version": t.project_version,
+        "created": t.created,
+        "updated": t.updated,
+    }
+
+
+def _player(p: StoredPlayer) -> dict[str, Any]:
+    """A player as the pages read it: ``player`` is its leaderboard key."""
+    return {"player": p.key, "name": p.name, "options": dict(p.options), "version": p.version, "source": p.source}
+
+
+def tournaments(db: Store) -> list[TournamentInfo]:
+    """Every stored tournament, most recently run first, with its players and whether it is being played."""
+    out = []
+    for stored in db.tournaments():
+        names = [p.key for p in db.players(stored.id)]
+        last = stored.last_finished
+        age = _age(last or stored.updated)
+        live = age is not None and age < LIVE_SECONDS and int(stored.games_stored or 0) < stored.boards * len(names)
+        out.append(TournamentInfo(listing(stored), names, last, live))
+    return out
+
+
+def tournament(db: Store, tid: str) -> dict[str, Any]:
+    """Tournament ``tid`` as ``listing`` gives it (without its games stored); ``NotFound`` for an unknown id."""
+    try:
+        return listing(db.tournament(tid))
+    except StoreError:
+        raise NotFound(f"no tournament {tid!r} in this store") from None
+
+
+def player_slug(key: str) -> str:
+    """A player key as one segment of an address and of a file name: itself when it is plain (``random``),
+    else its safe characters and a short hash, so ``random[x=1]`` and ``random-x-1`` stay apart."""
+    if _SAFE_SLUG.fullmatch(key) and not key.startswith("."):
+        return key
+    plain = re.sub(r"[^A-Za-z0-9_.-]+", "-", key).strip("-.") or "player"
+    return f"{plain}-{hashlib.sha256(key.encode()).hexdigest()[:6]}"
+
+
+def players(db: Store, tid: str) -> dict[str, dict[str, Any]]:
+    """The tournament's players by slug: their store rows (``player`` is the leaderboard key)."""
+    tournament(db, tid)
+    return {player_slug(p.key): _player(p) for p in db.players(tid)}
+
+
+def find_player(db: Store, tid: str, slug: str) -> dict[str, Any]:
+    """The store row of the player whose slug is ``slug``; ``NotFound`` otherwise."""
+    found = players(db, tid).get(slug)
+    if found is None:
+        raise NotFound(f"tournament {tid} has no player {slug!r}")
+    return found
+
+
+# -- cached aggregates ----------------------------------------------------------------------------------------
+T = TypeVar("T")
+
+
+@dataclass
+class _Cache:
+    """Values by (what, store, tournament, ...), each kept with the signature it was computed at."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    values: dict[tuple[Any, ...], tuple[Signature, Any]] = field(default_factory=dict)
+    limit: int = 256
+
+    def get(self, key: tuple[Any, ...], sig: Signature, compute: Callable[[], T]) -> T:
+        with self.lock:
+            found = self.values.get(key)
+        if found is not None and found[0] == sig:
+            return found[1]  # type: ignore[no-any-return]
+        value = compute()
+        self.put(key, sig, value)
+        return value
+
+    def put(self, key: tuple[Any, ...], sig: Signature, value: Any) -> None:
+        with self.lock:
+            if len(self.values) >= self.limit and key not in self.values:
+                self.values.pop(next(iter(self.values)))
+            self.values[key] = (sig, value)
+
+
+_CACHE = _Cache()
+
+
+def leaderboard(db: Store, tid: str) -> Leaderboard:
+    """``arena leaderboard TOURNAMENT``'s figures, cached by what the store holds."""
+    sig = signature(db, tid)
+    return _CACHE.get(("leaderboard", str(db.path.resolve()), tid), sig, lambda: fast_leaderboard(db, tid))
+
+
+#: A player with more games than this has its losses judged in the background (``Pending`` until then): about
+#: 400 Beginner or 80 Expert games a second, so a page would otherwise wait for minutes on a large tournament.
+SYNC_LOSS_GAMES = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """A player's losses being judged in the background: ``games`` games, since ``started`` (a UTC time)."""
+
+    games: int
+    started: str
+
+
+_JOBS: dict[tuple[Any, ...], tuple[Signature, Pending]] = {}
+_JOBS_LOCK = threading.Lock()
+
+
+def _judge(db: Store, tid: str, key: str) -> LossReport | str:
+    try:
+        return tournament_losses(db, tid, key)
+    except RecordMissing as error:
+        return str(error)
+    except (RecordError, ReplayError) as error:
+        return f"the losses cannot be judged: {error}"
+
+
+def losses(db: Store, tid: str, key: str, *, background: bool = False) -> LossReport | str | Pending:
+    """``arena losses`` of one player, cached; or, when its games were stored without records, why not.
+
+    With ``background``, a player of more than ``SYNC_LOSS_GAMES`` games is judged in a thread of its own (with
+    its own read-only connection) and ``Pending`` is returned until its report is in the cache."""
+    sig = signature(db, tid)
+    cache_key = ("losses", str(db.path.resolve()), tid, key)
+    with _CACHE.lock:
+        found = _CACHE.values.get(cache_key)
+    if found is not None and found[0] == sig:
+        return found[1]  # type: ignore[no-any-return]
+    if background:
+        count = db.db.execute(
+            "SELECT COUNT(*) FROM games WHERE tournament_id = ? AND player = ?", (tid, key)
+        ).fetchone()[0]
+        if count > SYNC_LOSS_GAMES:
+            return _in_background(db.path, tid, key, sig, cache_key, int(count))
+    return _CACHE.get(cache_key, sig, lambda: _judge(db, tid, key))
+
+
+def _judge_apart(path: str, tid: str, key: str, out: Connection) -> None:
+    """In a process of its own: judge the losses and send the report back."""
+    with reading(Path(path)) as db:
+        out.send(_judge(db, tid, key))
+    out.close()
+
+
+def _in_background(path: Path, tid: str, key: str, sig: Signature, cache_key: tuple[Any, ...], games: int) -> Pending:
+    """Judge in a process of its own (a thread would hold the GIL for minutes, and every other page would
+    wait), started fresh (``spawn``: forking a threaded server is unsafe) and daemonic (it ends with the app);
+    a thread of the app waits for its report and caches it."""
+    with _JOBS_LOCK:
+        job = _JOBS.get(cache_key)
+        if job is not None and job[0] == sig:
+            return job[1]
+        pending = Pending(games, dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
+        _JOBS[cache_key] = (sig, pending)
+    context = multiprocessing.get_context("spawn")
+    receive, send = context.Pipe(duplex=False)
+    process = context.Process(target=_judge_apart, args=(str(path), tid, key, send), daemon=True)
+    process.start()
+    send.close()
+
+    def wait() -> None:
+        try:
+            _CACHE.put(cache_key, sig, receive.recv())
+        except (EOFError, OSError):  # the judge died: the page stays pending until the store changes
+            log.warning("judging the losses of %s in %s failed (exit code %s)", key, tid, process.exitcode)
+        finally:
+            receive.close()
+            process.join()
+            with _JOBS_LOCK:
+                if _JOBS.get(cache_key, (None,))[0] == sig:
+                    del _JOBS[cache_key]
+
+    threading.Thread(target=wait, name=f"losses {key}", daemon=True).start()
+    return pending
+
+
+def failures(db: Store, tid: str, key: str) -> PlayerFailures:
+    """``arena errors -p KEY``'s report of one player (its outcomes, and each distinct failure with stderr),
+    cached like the leaderboard."""
+    sig = signature(db, tid)
+
+    def compute() -> PlayerFailures:
+        return build_failure_report(db, tid, key, limit=20).players[0]
+
+    return _CACHE.get(("failures", str(db.path.resolve()), tid, key), sig, compute)
+
+
+# -- games ----------------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class GamesPage:
+    """One page of a player's games, filtered by outcome: the store's rows, and how many match in all."""
+
+    rows: list[dict[str, Any]]
+    total: int
+    page: int
+    pages: int
+    per_page: int
+    counts: dict[str, int]
+
+
+def _matches(outcome: str, wanted: str) -> bool:
+    if wanted == "all":
+        return True
+    if wanted == "failed":
+        return outcome in {o.value for o in FAILURES}
+    return outcome == wanted
+
+
+def games_page(db: Store, tid: str, key: str, outcome: str = "all", page: int = 1, per_page: int = 50) -> GamesPage:
+    """Page ``page`` (from 1) of ``key``'s games whose outcome is ``outcome`` (``OUTCOME_FILTERS``), by board.
+
+    Counted and paged by SQLite on the games table's key: a page of a player's 20,000 games reads 50 rows."""
+    if outcome not in OUTCOME_FILTERS:
+        raise BadRequest(f"outcome must be one of {', '.join(OUTCOME_FILTERS)}, not {outcome!r}")
+    if page < 1:
+        raise BadRequest(f"page must be 1 or more, not {page}")
+    by_outcome = dict(
+        db.db.execute(
+            "SELECT outcome, COUNT(*) FROM games WHERE tournament_id = ? AND player = ? GROUP BY outcome", (tid, key)
+        ).fetchall()
+    )
+    counts = {name: sum(n for o, n in by_outcome.items() if _matches(str(o), name)) for name in OUTCOME_FILTERS}
+    wanted = [o for o in by_outcome if _matches(str(o), outcome)] or ["-"]
+    pages = max(1, -(-counts[outcome] // per_page))
+    if page > pages:
+        raise NotFound(f"page {page} of {key}'s {outcome} games does not exist; there are {pages}")
+    columns = ", ".join(GAME_COLUMNS)
+    marks = ", ".join("?" * len(wanted))
+    rows = db.db.execute(
+        f"SELECT {columns} FROM games WHERE tournament_id = ? AND player = ? AND outcome IN ({marks})"
+        " ORDER BY board LIMIT ? OFFSET ?",
+        (tid, key, *wanted, per_page, (page - 1) * per_page),
+    ).fetchall()
+    return GamesPage([dict(r) for r in rows], counts[outcome], page, pages, per_page, counts)
+
+
+def player_games(db: Store, tid: str, key: str) -> list[dict[str, Any]]:
+    """The stored games of one player, by board, as ``Store.games`` gives rows: read by the games table's key
+    (tournament, player, board), not by a scan of every player's games."""
+    columns = ", ".join(GAME_COLUMNS)
+    query = f"SELECT {columns} FROM games WHERE tournament_id = ? AND player = ? ORDER BY board"
+    return [dict(row) for row in db.db.execute(query, (tid, key))]
+
+
+def _note(note: str, p_mine: float | None) -> Note:
+    if p_mine is not None:
+        return {"note": note, "p_mine": p_mine} if note else {"p_mine": p_mine}
+    return note or None
+
+
+def replay_game(db: Store, tid: str, key: str, board: int) -> ReplayGame:
+    """``key``'s game on ``board``, its record checked against its stored result, ready for the viewer.
+
+    ``NotFound`` when the game is not stored; ``Unavailable`` when it has no record or one that does not
+    reproduce it (the page says which)."""
+    tournament(db, tid)
+    stored = db.tournament(tid)
+    try:
+        result = db.game(tid, key, board)
+    except StoreError:
+        raise NotFound(f"tournament {tid} has no game of {key!r} on board {board}") from None
+    try:
+        checked = db.replay(tid, key, board)
+    except RecordError as error:
+        raise Unavailable(str(error)) from None
+    moves = [ReplayMove(m.kind, m.row, m.col, m.guess, _note(m.note, m.p_mine), m.opened) for m in checked.record.moves]
+    return ReplayGame(
+        key, stored.spec, stored.rule.value, stored.seed, board, moves, result.outcome.value, result.error
+    )
+
+
+def split_boards(db: Store, tid: str, a: str, b: str) -> dict[str, Any]:
+    """``arena diff``'s figures (``arena.analysis.pairs``): over the boards both played, which only ``a`` won,
+    which only ``b``, and how many both or neither won."""
+    return dataclasses.asdict(split_of(db, tid, a, b))
+
+
+def diverged_at(db: Store, tid: str, a: str, b: str, board: int) -> int | None:
+    """The 1-based move where the two games of ``board`` first differ; ``None`` for the same play or no record."""
+    try:
+        index = first_divergence(db.game_record(tid, a, board).moves, db.game_record(tid, b, board).moves)
+    except RecordError:
+        return None
+    return None if index is None else index + 1
+
+
+# -- live -----------------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class LiveStatus:
+    """How far a tournament is: games stored of those planned, the recent rate, and the time left at that rate."""
+
+    tournament: str
+    stored: int
+    expected: int
+    live: bool
+    games_per_second: float | None
+    seconds_left: float | None
+    last_activity: str | None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "tournament": self.tournament,
+            "stored": self.stored,
+            "expected": self.expected,
+            "live": self.live,
+            "games_per_second": self.games_per_second,
+            "seconds_left": self.seconds_left,
+            "last_activity": self.last_activity,
+        }
+
+
+def _commits(db: Store, tid: str) -> tuple[str | None, float | None]:
+    """The time of the tournament's last commit, and the games per second of the commits of the two minutes
+    before it (``None`` without two of them)."""
+    last = db.db.execute("SELECT MAX(finished) FROM games WHERE tournament_id = ?", (tid,)).fetchone()[0]
+    if last is None:
+        return None, None
+    since = (dt.datetime.fromisoformat(last) - dt.timedelta(seconds=120)).isoformat(timespec="microseconds")
+    commits = db.db.execute(
+        "SELECT finished, COUNT(*) FROM games WHERE tournament_id = ? AND finished >= ? GROUP BY finished"
+        " ORDER BY finished DESC LIMIT 40",
+        (tid, since),
+    ).fetchall()
+    rate = None
+    if len(commits) >= 2:
+        newest, oldest = dt.datetime.fromisoformat(commits[0][0]), dt.datetime.fromisoformat(commits[-1][0])
+        span = (newest - oldest).total_seconds()
+        if span > 0:
+            rate = sum(int(n) for _, n in commits[:-1]) / span
+    return str(last), rate
+
+
+def live_status(db: Store, tid: str) -> LiveStatus:
+    """The progress of ``tid``: games stored of those planned, and, while it is being played (games still to
+    play, a commit in the last ``LIVE_SECONDS``), the rate of its recent commits and the time left at it. The
+    commits are read once per change of the store (cached by ``signature``)."""
+    sig = signature(db, tid)
+    meta = tournament(db, tid)
+    expected = int(meta["games"]) * len(db.players(tid))
+    last, rate = _CACHE.get(("commits", str(db.path.resolve()), tid), sig, lambda: _commits(db, tid))
+    age = _age(last or meta["updated"])
+    live = age is not None and age < LIVE_SECONDS and sig.games < expected
+    rate = rate if live else None
+    left = (expected - sig.games) / rate if rate else None
+    return LiveStatus(tid, sig.games, expected, live, rate, left, last)
+
+
+# -- sweeps ---------------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class SweepPoint:
+    tournament: str
+    mines: int
+    density: float
+    player: str
+    games: int
+    wins: int
+
+
+@dataclass(frozen=True, slots=True)
+class SweepLine:
+    """The tournaments of one sweep on one board size: the same rule, seed, boards and players, several mine
+    counts (``arena sweep`` plays exactly such a grid; the store keeps them as ordinary tournaments)."""
+
+    height: int
+    width: int
+    rule: str
+    seed: int
+    boards: int
+    players: tuple[str, ...]
+    points: tuple[SweepPoint, ...]
+
+    @property
+    def size(self) -> str:
+        return f"{self.height}x{self.width}"
+
+
+def sweeps(db: Store) -> list[SweepLine]:
+    """The stored sweeps: tournaments grouped by board size, rule, seed, boards and players, where a group has
+    two or more mine counts."""
+    groups: dict[tuple[Any, ...], list[StoredTournament]] = {}
+    for stored in db.tournaments():
+        names = tuple(sorted(p.key for p in db.players(stored.id)))
+        key = (stored.spec.height, stored.spec.width, stored.rule.value, stored.seed, stored.boards, names)
+        groups.setdefault(key, []).append(stored)
+    lines = []
+    for (height, width, rule, seed, boards, names), rows in groups.items():
+        if len({r.spec.mines for r in rows}) < 2:
+            continue
+        points = []
+        for row in sorted(rows, key=lambda r: r.spec.mines):
+            counts = dict.fromkeys(names, (0, 0))
+            for player, games, wins in db.db.execute(
+                "SELECT player, COUNT(*), SUM(won) FROM games WHERE tournament_id = ? AND board < ? GROUP BY player",
+                (row.id, row.boards),
+            ):
+                counts[player] = (int(games), int(wins or 0))
+            for name in names:
+                games, wins = counts[name]
+                density = row.spec.mines / (height * width)
+                points.append(SweepPoint(row.id, int(row.spec.mines), density, name, games, wins))
+        lines.append(SweepLine(height, width, rule, seed, boards, names, tuple(points)))
+    return sorted(lines, key=lambda line: (line.height * line.width, line.rule, line.seed))

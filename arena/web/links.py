@@ -1,0 +1,151 @@
+"""The addresses of the pages, for the served app and for the static site, from one list.
+
+Every page has a place in the site's folder (``t/<tournament>/p/<player>/index.html``) and an address in the
+app (``/t/<tournament>/p/<player>/``). Templates ask a ``Links`` object for the address of a page and get the
+right one: an absolute path when served, a path relative to the page being written for the site, so the site
+works from ``file://`` (where a folder does not open its ``index.html``) and from any folder of any host.
+
+A static site holds only the replays it wrote (``arena site --replays``): ``SiteLinks.game`` gives ``None`` for
+the others and the page then shows the game without a link.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Collection
+from urllib.parse import quote, urlencode
+
+__all__ = ["Links", "ServeLinks", "SiteLinks", "site_path"]
+
+
+def _q(segment: str) -> str:
+    return quote(segment, safe="")
+
+
+def site_path(kind: str, *args: str | int) -> str:
+    """The file (relative to the site's root, ``/``-separated) of a page: ``kind`` and its parameters as for
+    ``Links``. Tournament ids and player slugs are plain (letters, digits, ``_.-``), so they are file names."""
+    a = [str(x) for x in args]
+    match kind:
+        case "home":
+            return "index.html"
+        case "sweeps":
+            return "sweeps/index.html"
+        case "leaderboard":
+            return f"t/{a[0]}/index.html"
+        case "leaderboard.json":
+            return f"t/{a[0]}/leaderboard.json"
+        case "player":
+            return f"t/{a[0]}/p/{a[1]}/index.html"
+        case "games":
+            return f"t/{a[0]}/p/{a[1]}/games-{a[2]}-{a[3]}.html"
+        case "game":
+            return f"t/{a[0]}/g/{a[1]}/{a[2]}.html"
+        case "pair":
+            return f"t/{a[0]}/g/{a[1]}/{a[2]}/vs/{a[3]}.html"
+        case "diff":
+            return f"t/{a[0]}/diff/{a[1]}/{a[2]}/index.html"
+        case "static":
+            return f"static/{a[0]}"
+    raise ValueError(f"no page of kind {kind!r}")
+
+
+class Links:
+    """The address of each kind of page (``ServeLinks`` or ``SiteLinks``); ``static`` for the stylesheet and
+    scripts. ``live`` says whether pages may update themselves (only the served app can)."""
+
+    live = False
+
+    def _href(self, kind: str, *args: str | int) -> str:
+        raise NotImplementedError
+
+    def home(self) -> str:
+        return self._href("home")
+
+    def sweeps(self) -> str:
+        return self._href("sweeps")
+
+    def leaderboard(self, tid: str) -> str:
+        return self._href("leaderboard", tid)
+
+    def player(self, tid: str, slug: str) -> str:
+        return self._href("player", tid, slug)
+
+    def games(self, tid: str, slug: str, outcome: str = "all", page: int = 1) -> str:
+        return self._href("games", tid, slug, outcome, page)
+
+    def game(self, tid: str, board: int, slug: str) -> str | None:
+        return self._href("game", tid, board, slug)
+
+    def pair(self, tid: str, board: int, a: str, b: str) -> str | None:
+        return self._href("pair", tid, board, a, b)
+
+    def diff(self, tid: str, a: str, b: str) -> str:
+        return self._href("diff", tid, a, b)
+
+    def static(self, name: str) -> str:
+        return self._href("static", name)
+
+    def json(self, kind: str, *args: str | int) -> str | None:
+        """The page's data as JSON, where there is a file or an address for it."""
+        return None
+
+
+class ServeLinks(Links):
+    """Absolute addresses of the app (``arena serve``)."""
+
+    live = True
+
+    def _href(self, kind: str, *args: str | int) -> str:
+        a = [_q(str(x)) for x in args]
+        match kind:
+            case "home":
+                return "/"
+            case "sweeps":
+                return "/sweeps/"
+            case "leaderboard":
+                return f"/t/{a[0]}/"
+            case "player":
+                return f"/t/{a[0]}/p/{a[1]}/"
+            case "games":
+                return f"/t/{a[0]}/p/{a[1]}/games?" + urlencode({"outcome": args[2], "page": args[3]})
+            case "game":
+                return f"/t/{a[0]}/g/{a[1]}/{a[2]}"
+            case "pair":
+                return f"/t/{a[0]}/g/{a[1]}/{a[2]}/vs/{a[3]}"
+            case "diff":
+                return f"/t/{a[0]}/diff/{a[1]}/{a[2]}/"
+            case "static":
+                return f"/static/{a[0]}"
+        raise ValueError(f"no page of kind {kind!r}")
+
+    def json(self, kind: str, *args: str | int) -> str | None:
+        href = self._href(kind, *args)
+        return href + ("&" if "?" in href else "?") + "format=json"
+
+
+class SiteLinks(Links):
+    """Addresses relative to the page ``here`` (its site path) of a static site; only the replays in
+    ``replays`` (site paths; ``None``: every one) are linked."""
+
+    def __init__(self, here: str, replays: Collection[str] | None = None) -> None:
+        self.here = here
+        self.replays = replays
+
+    def _href(self, kind: str, *args: str | int) -> str:
+        return posixpath.relpath(site_path(kind, *args), posixpath.dirname(self.here) or ".")
+
+    def game(self, tid: str, board: int, slug: str) -> str | None:
+        if self.replays is not None and site_path("game", tid, board, slug) not in self.replays:
+            return None
+        return super().game(tid, board, slug)
+
+    def pair(self, tid: str, board: int, a: str, b: str) -> str | None:
+        if self.replays is not None and site_path("pair", tid, board, a, b) not in self.replays:
+            return None
+        return super().pair(tid, board, a, b)
+
+    def json(self, kind: str, *args: str | int) -> str | None:
+        if kind == "leaderboard":
+            return self._href("leaderboard.json", *args)
+        return None

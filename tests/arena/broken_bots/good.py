@@ -1,0 +1,5 @@
+"""Wrong in no way: passes every check."""
+
+import base
+
+base.run()

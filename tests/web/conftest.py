@@ -1,0 +1,124 @@
+"""Shared fixtures of the pages' tests: a small stored tournament with a hostile bot (``web_support``), the app
+over it, the app served by uvicorn on 127.0.0.1, and Debian's Chromium (as ``tests/arena/test_replay_browser.py``
+drives it)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from web_support import BOARDS, CHROMIUM, CHROMIUM_ARGS, EVIL_SOURCE, PLAYERS, Stored, arena, free_port
+
+
+@pytest.fixture(scope="session")
+def stored(tmp_path_factory: pytest.TempPathFactory) -> Stored:
+    folder = tmp_path_factory.mktemp("web-store")
+    plugin = folder / "evil_bot.py"
+    plugin.write_text(EVIL_SOURCE, encoding="utf-8")
+    path = folder / "arena.db"
+    arena(
+        "tournament", "-d", "beginner", "-n", BOARDS, "-p", ",".join(PLAYERS), "--plugin", plugin,
+        "--sandbox", "off", "--workers", "2", "--store", path, "--seed", "5",
+    )  # fmt: skip
+    listed = arena("leaderboard", "--list", "--json", "--store", path)
+    tournament = json.loads(listed.stdout)[0]["id"]
+    return Stored(path, tournament, plugin)
+
+
+@pytest.fixture(scope="session")
+def client(stored: Stored) -> Any:
+    from starlette.testclient import TestClient
+
+    from arena.web.app import create_app
+
+    return TestClient(create_app(stored.path), raise_server_exceptions=False)
+
+
+@dataclass
+class Served:
+    url: str
+    server: Any
+
+
+@contextlib.contextmanager
+def serving(path: Path) -> Iterator[Served]:
+    """The app over the store at ``path``, served by uvicorn on 127.0.0.1 (a free port) in a thread."""
+    import uvicorn
+
+    from arena.web.app import create_app
+
+    port = free_port()
+    config = uvicorn.Config(create_app(path), host="127.0.0.1", port=port, log_level="warning", lifespan="off")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    try:
+        yield Served(f"http://127.0.0.1:{port}", server)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def served(stored: Stored) -> Iterator[Served]:
+    with serving(stored.path) as app:
+        yield app
+
+
+@pytest.fixture
+def serve() -> Any:
+    """``with serve(path) as app:``: another store served the same way."""
+    return serving
+
+
+# Module-scoped, as tests/arena/test_replay_browser.py's: playwright's sync API runs one event loop at a time, so
+# a browser kept for the whole session would break the next module that starts its own.
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("playwright is not installed: python -m pip install -e '.[test]'")
+    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
+        found = shutil.which("chromium")
+        pytest.skip(
+            f"no Chromium at {CHROMIUM} (on PATH: {found or 'none'}): apt-get install chromium, "
+            "or set ARENA_TEST_CHROMIUM to a Chromium binary"
+        )
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def cli() -> Any:
+    """Invoke the ``arena`` app in-process; ``result.stdout``/``result.stderr`` are separate."""
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    runner = CliRunner()
+    return lambda *args: runner.invoke(app, [str(a) for a in args])
+
+
+@pytest.fixture(scope="session")
+def swept(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """A small stored sweep (6x6, three mine counts, two players, 30 boards a point) and its `--json`."""
+    path = tmp_path_factory.mktemp("web-sweep") / "sweep.db"
+    result = arena("sweep", "--size", "6x6", "--mines", "4,6,8", "-p", "random,mean-constraint", "-n", "30",
+                   "--workers", "2", "--store", path, "--json")  # fmt: skip
+    return path, json.loads(result.stdout)

@@ -1,0 +1,280 @@
+"""The pages as a person meets them: Debian's Chromium driven by playwright through the served app (uvicorn on
+127.0.0.1) and through the static site (``file://``), every request watched (none may leave 127.0.0.1 or the
+site's folder), the pages' errors collected, and the hostile bot's payloads checked never to run.
+
+Screenshots of each kind of page at 1280 and 390 pixels wide go to ``$ARENA_WEB_SCREENSHOTS`` when set (to be
+looked at), else to a temporary folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from web_support import SLOW_SOURCE, Stored, arena
+
+from arena.web.site import write_site
+
+
+@dataclass
+class Tab:
+    page: Any
+    requests: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+@pytest.fixture(scope="module")
+def site(stored: Stored, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("site") / "out"
+    write_site(stored.path, folder)
+    return folder
+
+
+@pytest.fixture
+def open_tab(browser) -> Iterator[Callable[..., Tab]]:
+    """``open_tab(allowed_prefix, width)``: a page whose every request outside ``allowed_prefix`` is aborted."""
+    opened: list[tuple[Any, Tab]] = []
+
+    def open_(allowed: str, width: int = 1280) -> Tab:
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        tab = Tab(page=None)
+        context.on("request", lambda request: tab.requests.append(request.url))
+        context.route(
+            "**/*", lambda route: route.continue_() if route.request.url.startswith(allowed) else route.abort()
+        )
+        page = context.new_page()
+        page.on("pageerror", lambda error: tab.errors.append(str(error)))
+        page.on("console", lambda message: tab.errors.append(message.text) if message.type == "error" else None)
+        tab.page = page
+        opened.append((context, tab))
+        return tab
+
+    yield open_
+    for context, tab in opened:
+        context.close()
+        assert tab.errors == [], tab.errors
+
+
+def shoot(tab: Tab, name: str, tmp_path: Path) -> None:
+    folder = Path(os.environ.get("ARENA_WEB_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    tab.page.screenshot(path=str(folder / name), full_page=True)
+
+
+def follow(tab: Tab, target: Any) -> None:
+    """Click a link (a selector or a locator) and wait until its page has loaded: reading the page straight
+    after a click could read the page before it."""
+    with tab.page.expect_navigation():
+        if isinstance(target, str):
+            tab.page.click(target)
+        else:
+            target.click()
+
+
+def not_pwned(tab: Tab) -> None:
+    assert tab.page.evaluate("() => window.pwned === undefined")
+
+
+def figures(tab: Tab) -> dict[str, dict[str, str]]:
+    """The leaderboard's rows as the DOM holds them: player -> field -> data-v."""
+    return tab.page.evaluate(
+        """() => Object.fromEntries(Array.from(document.querySelectorAll('#leaderboard tbody tr')).map(tr => [
+            tr.dataset.player,
+            Object.fromEntries(Array.from(tr.querySelectorAll('[data-field]')).map(e => [e.dataset.field,
+                e.dataset.v === undefined ? e.textContent.trim() : e.dataset.v]).concat(
+                Array.from(tr.querySelectorAll('[data-high]')).map(e => ['ci_high', e.dataset.high])))]))"""
+    )
+
+
+def origins(served, site: Path) -> list[tuple[str, str, str]]:
+    """(name, allowed prefix, leaderboard address) for the served app and the static site."""
+    return [
+        ("served", served.url + "/", served.url + "/"),
+        ("site", site.as_uri() + "/", (site / "index.html").as_uri()),
+    ]
+
+
+def test_leaderboard_numbers_equal_the_cli(open_tab, served, site, stored: Stored):
+    cli = json.loads(arena("leaderboard", stored.tournament, "--json", "--store", stored.path).stdout)
+    for name, allowed, home in origins(served, site):
+        tab = open_tab(allowed)
+        tab.page.goto(home)
+        follow(tab, f'tr[data-tournament="{stored.tournament}"] a')
+        shown = figures(tab)
+        assert list(shown) == [row["player"] for row in cli["rows"]], name
+        for row in cli["rows"]:
+            mine = shown[row["player"]]
+            assert int(mine["rank"]) == row["rank"] and int(mine["games"]) == row["games"]
+            for key in ("win_rate", "ci_low", "ci_high", "guesses_per_game", "ms_per_game", "bbbv_solved_fraction"):
+                assert float(mine[key]) == row[key], (name, row["player"], key)
+            assert int(mine["failed"]) == row["failed"]
+            if row["diff"] is not None:
+                assert float(mine["diff"]) == row["diff"] and float(mine["p_value"]) == row["p_value"]
+        assert tab.page.inner_text('#leaderboard tr[data-player="evil"] [data-field="version"]') == (
+            "v<script>window.pwned=1</script>"
+        )
+        not_pwned(tab)
+        assert all(url.startswith(allowed) for url in tab.requests), tab.requests
+
+
+def test_sorting_by_a_column(open_tab, served, stored: Stored):
+    tab = open_tab(served.url + "/")
+    tab.page.goto(f"{served.url}/t/{stored.tournament}/")
+    before = tab.page.eval_on_selector_all("#leaderboard tbody tr", "rows => rows.map(r => r.dataset.player)")
+    tab.page.click("#leaderboard th:has-text('ms/g')")
+    tab.page.click("#leaderboard th:has-text('ms/g')")  # descending
+    ms = tab.page.eval_on_selector_all('#leaderboard [data-field="ms_per_game"]', "els => els.map(e => +e.dataset.v)")
+    assert ms == sorted(ms, reverse=True) and len(ms) == len(before) == 3
+
+
+def test_leaderboard_to_player_to_a_loss_to_its_replay(open_tab, served, site, stored: Stored):
+    for _name, allowed, home in origins(served, site):
+        tab = open_tab(allowed)
+        tab.page.goto(home)
+        follow(tab, f'tr[data-tournament="{stored.tournament}"] a')
+        follow(tab, '#leaderboard tr[data-player="random"] a[data-field="player"]')
+        assert tab.page.inner_text("h1") == "random"
+        loss = tab.page.locator("#losses a.board-link").first
+        board = loss.get_attribute("data-board")
+        follow(tab, loss)
+        tab.page.wait_for_selector("#slider")
+        assert f"random · beginner board {board} of seed 5" in tab.page.inner_text("#title")
+        tab.page.keyboard.press("End")
+        assert tab.page.get_attribute("#step", "data-step") != "0"
+        assert tab.page.query_selector_all('.cell[data-fatal="1"]') or "failed" in tab.page.inner_text("body")
+        not_pwned(tab)
+        assert all(url.startswith(allowed) for url in tab.requests), tab.requests
+
+
+def crawl(tab: Tab, start: str, allowed: str) -> int:
+    """Open every page linked from ``start`` (within ``allowed``); each must be a page, not an error page."""
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        url = todo.pop()
+        if url in seen:
+            continue
+        seen.add(url)
+        answer = tab.page.goto(url)
+        assert answer is None or answer.status == 200, (url, answer.status)
+        assert tab.page.query_selector(".head.error") is None, url
+        not_pwned(tab)
+        hrefs = tab.page.eval_on_selector_all("a[href]", "els => els.map(e => e.href.split('#')[0])")
+        todo.extend(h for h in hrefs if h.startswith(allowed) and h not in seen)
+    return len(seen)
+
+
+def test_a_crawl_finds_no_error_page(open_tab, served, site):
+    for name, allowed, home in origins(served, site):
+        tab = open_tab(allowed)
+        pages = crawl(tab, home, allowed)
+        assert pages > 60, (name, pages)  # every leaderboard, player, games list, comparison and replay
+        assert all(url.startswith(allowed) for url in tab.requests), tab.requests
+    site_pages = {p for p in site.rglob("*.html")}
+    assert len(site_pages) > 60
+
+
+def test_screenshots_of_each_kind_of_page(open_tab, served, stored: Stored, tmp_path: Path):
+    t = stored.tournament
+    base = served.url
+    board = json.loads(urllib.request.urlopen(f"{base}/t/{t}/p/random/games?outcome=lost&format=json").read())
+    lost = board["games"][0]["board"]
+    diff = json.loads(urllib.request.urlopen(f"{base}/t/{t}/diff/mean-constraint/random/?format=json").read())
+    split = (diff["only_a"] + diff["only_b"])[0]
+    kinds = {
+        "tournaments": "/",
+        "leaderboard": f"/t/{t}/",
+        "player": f"/t/{t}/p/evil/",
+        "player-random": f"/t/{t}/p/random/",
+        "games": f"/t/{t}/p/random/games?outcome=lost",
+        "game": f"/t/{t}/g/{lost}/random",
+        "pair": f"/t/{t}/g/{split}/mean-constraint/vs/random",
+        "diff": f"/t/{t}/diff/mean-constraint/random/",
+        "not-found": f"/t/{t}/p/nobody/",
+    }
+    for width in (1280, 390):
+        tab = open_tab(base + "/", width)
+        for kind, path in kinds.items():
+            tab.page.goto(base + path)
+            if kind in ("game", "pair"):
+                tab.page.keyboard.press("End")
+            # Nothing wider than the window but the tables' own scrolling boxes.
+            overflow = tab.page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+            assert overflow <= 0, (kind, width, overflow)
+            shoot(tab, f"{kind}-{width}.png", tmp_path)
+            not_pwned(tab)
+            if kind == "not-found":  # the browser logs the 404 it was shown: the one error expected
+                assert tab.errors == ["Failed to load resource: the server responded with a status of 404 (Not Found)"]
+                tab.errors.clear()
+
+
+def test_a_live_page_follows_a_tournament_played_by_another_process(open_tab, serve, tmp_path: Path):
+    """A tournament runs in another process; its leaderboard page, served, shows its game count rise by itself."""
+    plugin = tmp_path / "slow_bot.py"
+    plugin.write_text(SLOW_SOURCE, encoding="utf-8")
+    store = tmp_path / "live.db"
+    command = [sys.executable, "-c", "from arena.cli import main; main()", "tournament", "-d", "beginner", "-n",
+               "3000", "-p", "slow", "--plugin", str(plugin), "--sandbox", "off", "--workers", "1",
+               "--store", str(store)]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        with serve(store) as app:
+            watch(app.url, process, open_tab, tmp_path)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=120)
+
+
+def watch(base: str, process: subprocess.Popen[str], open_tab: Callable[..., Tab], tmp_path: Path) -> None:
+    """Wait for the tournament to have games, open its leaderboard, and see the count rise on the page."""
+    deadline = time.monotonic() + 300
+    tid, status = None, {"live": False, "stored": 0}
+    while tid is None or not status["live"] or status["stored"] == 0:
+        assert process.poll() is None, process.stderr.read() if process.stderr else ""
+        assert time.monotonic() < deadline, "the tournament did not start"
+        time.sleep(0.2)
+        try:
+            listed = json.loads(urllib.request.urlopen(base + "/?format=json").read())
+        except OSError:
+            continue
+        if listed:
+            tid = listed[0]["id"]
+            status = json.loads(urllib.request.urlopen(f"{base}/t/{tid}/live").read())
+    tab = open_tab(base + "/")
+    tab.page.goto(f"{base}/t/{tid}/")
+    assert tab.page.get_attribute("body", "data-live") == "1"
+    assert tab.page.query_selector("#status .live-badge") is not None
+    first = int(tab.page.inner_text('#status [data-field="stored"] b').replace(",", ""))
+    # The page fetches itself again and swaps in the new figures; no reload by the test.
+    count = "+document.querySelector('#status [data-field=\"stored\"] b').textContent.replace(/,/g, '')"
+    tab.page.wait_for_function(f"() => {count} > {first}", timeout=120_000)
+    later = int(tab.page.inner_text('#status [data-field="stored"] b').replace(",", ""))
+    games = int(tab.page.inner_text('#leaderboard [data-field="games"]').replace(",", ""))
+    assert later > first and games >= first
+    assert "games/s" in tab.page.inner_text("#status")
+    assert all(url.startswith(base + "/") for url in tab.requests), tab.requests
+    shoot(tab, "leaderboard-live-1280.png", tmp_path)
+
+
+def test_sweeps_page(open_tab, serve, swept, tmp_path: Path):
+    path, cli = swept
+    with serve(path) as app:
+        for width in (1280, 390):
+            tab = open_tab(app.url + "/", width)
+            tab.page.goto(app.url + "/")
+            follow(tab, "text=sweeps")
+            assert tab.page.locator("svg.chart polyline").count() == 2
+            rows = tab.page.locator(".sweep tbody tr").count()
+            assert rows == len(cli["cells"]) == 6
+            assert tab.page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth") <= 0
+            shoot(tab, f"sweeps-{width}.png", tmp_path)

@@ -1,0 +1,101 @@
+"""`arena site`: the pages as files (relative links, every asset inside), what it refuses, and its manifest."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from web_support import Stored
+
+from arena.web.site import MANIFEST
+
+
+def written(folder: Path) -> set[str]:
+    return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_writes_every_page_with_links_that_stay_inside(cli, stored: Stored, tmp_path: Path):
+    out = tmp_path / "site"
+    result = cli("site", out, "--store", stored.path)
+    assert result.exit_code == 0, result.output
+    line = result.stdout.strip().splitlines()[-1]
+    files = written(out)
+    size = sum((out / f).stat().st_size for f in files if f != MANIFEST)
+    assert line.startswith(f"wrote {len(files) - 1} files ({size / 1e6:.1f} MB) to {out}: 1 tournament(s), ")
+    t = stored.tournament
+    pages = ["index.html", "static/site.css", "static/site.js", f"t/{t}/index.html", f"t/{t}/leaderboard.json"]
+    pages += [f"t/{t}/p/evil/index.html", f"t/{t}/p/random/games-lost-1.html", f"t/{t}/diff/random/evil/index.html"]
+    for page in pages:
+        assert page in files, page
+    board = json.loads((out / f"t/{t}/leaderboard.json").read_text())
+    assert board == json.loads(cli("leaderboard", t, "--json", "--store", stored.path).stdout)
+    # Every link and asset of every page is relative and names a file of the site: nothing from elsewhere.
+    checked = 0
+    for name in files:
+        if not name.endswith(".html"):
+            continue
+        text = (out / name).read_text(encoding="utf-8")
+        for ref in re.findall(r'(?:href|src)="([^"]*)"', text):
+            if ref.startswith("data:"):
+                continue
+            assert not urlparse(ref).scheme and not ref.startswith("/"), (name, ref)
+            target = (out / name).parent / unquote(ref.split("#")[0])
+            assert target.resolve().is_file(), (name, ref)
+            checked += 1
+    assert checked > 500
+
+
+def test_replays_of_losses_and_splits_by_default(cli, stored: Stored, client, tmp_path: Path):
+    t = stored.tournament
+    counts = {}
+    for mode in ("losses", "all", "none"):
+        out = tmp_path / mode
+        assert cli("site", out, "--store", stored.path, "--replays", mode).exit_code == 0
+        counts[mode] = {f for f in written(out) if f"t/{t}/g/" in f}
+    singles = {f for f in counts["losses"] if "/vs/" not in f}
+    lost = 0
+    for player in ("random", "mean-constraint", "evil"):
+        games = client.get(f"/t/{t}/p/{player}/games?format=json&outcome=all").json()["games"]
+        for game in games:
+            present = f"t/{t}/g/{game['board']}/{player}.html" in singles
+            assert present == (game["outcome"] != "won"), (player, game["board"])
+            lost += present
+    assert len(singles) == lost > 0
+    split = client.get(f"/t/{t}/diff/mean-constraint/random/?format=json").json()
+    pairs = {f for f in counts["losses"] if "/mean-constraint/vs/random.html" in f}
+    assert len(pairs) == len(split["only_a"]) + len(split["only_b"])
+    assert len([f for f in counts["all"] if "/vs/" not in f]) == 72 and counts["none"] == set()
+
+
+def test_refuses_a_folder_with_other_files(cli, one_error_line, stored: Stored, tmp_path: Path):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine", encoding="utf-8")
+    line = one_error_line(cli("site", out, "--store", stored.path, "--replays", "none"))
+    assert "holds 1 file(s) arena site did not write (notes.txt)" in line and "--force" in line
+    assert written(out) == {"notes.txt"}
+    assert cli("site", out, "--store", stored.path, "--replays", "none", "--force").exit_code == 0
+    assert "notes.txt" in written(out) and "index.html" in written(out)
+
+
+def test_writing_again_removes_its_own_stale_pages(cli, stored: Stored, tmp_path: Path):
+    out = tmp_path / "again"
+    assert cli("site", out, "--store", stored.path, "--replays", "all").exit_code == 0
+    many = written(out)
+    assert cli("site", out, "--store", stored.path, "--replays", "none").exit_code == 0
+    few = written(out)
+    assert few < many and not any("/g/" in f for f in few)
+    assert set(json.loads((out / MANIFEST).read_text())["files"]) == few - {MANIFEST}
+
+
+def test_bad_input_is_one_line(cli, one_error_line, stored: Stored, tmp_path: Path):
+    assert "no tournament 'nope'" in one_error_line(cli("site", tmp_path / "a", "nope", "--store", stored.path))
+    assert "no results store" in one_error_line(cli("site", tmp_path / "b", "--store", tmp_path / "none.db"))
+    assert "--replays must be one of" in one_error_line(
+        cli("site", tmp_path / "c", "--store", stored.path, "--replays", "some")
+    )
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    assert "is not a folder" in one_error_line(cli("site", tmp_path / "file", "--store", stored.path))
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
