@@ -30,6 +30,7 @@ __all__ = [
     "PublishError",
     "build_leaderboard",
     "failure_counts",
+    "label_rows",
     "publish",
     "tournament_config",
 ]
@@ -144,7 +145,7 @@ def tournament_config(
     return config, stored
 
 
-def _label(rows: list[LeaderboardRow], info: dict[str, StoredPlayer]) -> None:
+def label_rows(rows: list[LeaderboardRow], info: dict[str, StoredPlayer]) -> None:
     """Name a first version ``KEY@VERSION`` when a later version of it has a row too: two rows, two names."""
     bases = defaultdict(list)
     for row in rows:
@@ -208,7 +209,7 @@ def build_leaderboard(
     won_by_board = wins_by_board(g for games in by_player.values() for g in games)
 
     rows.sort(key=lambda r: (-r.win_rate, -r.ci_low, r.player))
-    _label(rows, info)
+    label_rows(rows, info)
     if rows:
         leader = won_by_board[rows[0].player]
         for rank, row in enumerate(rows, 1):

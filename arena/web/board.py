@@ -15,9 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from arena.analysis.leaderboard import Leaderboard, LeaderboardRow, tournament_config
+from arena.analysis.leaderboard import Leaderboard, LeaderboardRow, label_rows, tournament_config
 from arena.analysis.stats import compare_paired, wilson_interval
 from arena.result import FAILURES
+from arena.results.entrants import latest_keys
 from arena.results.store import Store
 
 __all__ = ["fast_leaderboard"]
@@ -39,15 +40,22 @@ def _most_common_click(games: list[tuple[Any, ...]]) -> str:
     return f"{row},{col}" if n == len(games) else f"{row},{col} (mostly)"
 
 
-def fast_leaderboard(db: Store, tournament_id: str) -> Leaderboard:
-    """``build_leaderboard(db, tournament_id)``, the same value, faster."""
+def fast_leaderboard(db: Store, tournament_id: str, *, all_versions: bool = False) -> Leaderboard:
+    """``build_leaderboard(db, tournament_id, all_versions=...)``, the same value, faster."""
     config, _ = tournament_config(db, tournament_id, None)
     tid, limit = config.tournament_id, config.boards
-    info = {p.key: p for p in db.players(tid)}
+    entrants = db.players(tid)
+    info = {p.key: p for p in entrants}
     cursor = db.db.cursor()
     cursor.row_factory = None
     query = f"SELECT {_COLUMNS} FROM games WHERE tournament_id = ? AND board >= ? AND board < ? ORDER BY player, board"
     rows = cursor.execute(query, (tid, 0, limit)).fetchall()
+    hidden = 0
+    if not all_versions:  # each player's latest version, as the reference
+        played = {r[0] for r in rows}
+        shown = latest_keys(entrants, played)
+        hidden = len(played) - len(shown)
+        rows = [r for r in rows if r[0] in shown]
     out: list[LeaderboardRow] = []
     won_by_board: dict[str, dict[int, bool]] = {}
     for player, group in itertools.groupby(rows, key=lambda r: r[0]):
@@ -87,6 +95,7 @@ def fast_leaderboard(db: Store, tournament_id: str) -> Leaderboard:
         )
         won_by_board[player] = {g[1]: bool(g[2]) for g in games}
     out.sort(key=lambda r: (-r.win_rate, -r.ci_low, r.player))
+    label_rows(out, info)
     if out:
         leader = won_by_board[out[0].player]
         for rank, row in enumerate(out, 1):
@@ -103,4 +112,4 @@ def fast_leaderboard(db: Store, tournament_id: str) -> Leaderboard:
             row.only_leader = cmp.only_b
             row.diff, row.diff_low, row.diff_high = cmp.diff, cmp.diff_low, cmp.diff_high
             row.p_value = cmp.p_value
-    return Leaderboard(config=config, rows=out)
+    return Leaderboard(config=config, rows=out, hidden_versions=hidden)
