@@ -18,14 +18,14 @@ import json
 import operator
 import os
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from arena.config import RULES_VERSION, TournamentConfig
 from arena.paths import LEGACY_STORE, STORE_ENV, default_store
 from arena.result import GameResult, Outcome
 from arena.results.guard import APPLICATION_ID, FileGuard, create_private, recovery_path
-from arena.results.migrations import MIGRATIONS, Migration, NewerStore, applied, migrate, pending
+from arena.results.migrations import CHUNK_BOARDS, MIGRATIONS, Migration, NewerStore, applied, migrate, pending
 from arena.results.records import GameRecord, RecordMissing, Replayed, decode, replay_record
 from arena.results.stored import StoredPlayer, StoredTournament
 
@@ -343,9 +343,8 @@ class Store:
             return 0
 
         def write(db: sqlite3.Connection) -> int:
-            before = db.total_changes
-            db.executemany(insert, rows)
-            added = db.total_changes - before
+            # rowcount, not total_changes: the latter counts the totals the games table's trigger writes too.
+            added = db.executemany(insert, rows).rowcount
             if records:
                 db.executemany(_RECORDS, records)
             return added
@@ -388,8 +387,48 @@ class Store:
         return False
 
     # -- reading --------------------------------------------------------------------------
+    def unfinished(self, tournament_id: str, players: Sequence[str], games: int) -> tuple[dict[str, list[int]], int]:
+        """Per player, the boards below ``games`` it has not finished (ascending); and how many it has, all players
+        together. What a resumed run plays: read from the finished masks of the store's totals (one row per 63
+        boards, ``arena.results.totals``), so that resuming a 10,000,000-game tournament reads no game; from the
+        games in a store without them. ``finished`` is the reference."""
+        if not self.has_totals():
+            done = self.finished(tournament_id, players, games)
+            missing = {p: [b for b in range(games) if b not in done[p]] for p in players}
+            return missing, sum(len(boards) for boards in done.values())
+        full = (1 << CHUNK_BOARDS) - 1
+        chunks = -(-games // CHUNK_BOARDS)
+        last = full if games % CHUNK_BOARDS == 0 else (1 << (games % CHUNK_BOARDS)) - 1
+        missing: dict[str, list[int]] = {}
+        finished = 0
+        for player in players:
+            masks = dict(
+                self.db.execute(
+                    "SELECT chunk, finished_mask FROM game_totals WHERE tournament_id = ? AND player = ? AND chunk < ?",
+                    (tournament_id, player, chunks),
+                ).fetchall()
+            )
+            boards: list[int] = []
+            for chunk in range(chunks):
+                expected = full if chunk < chunks - 1 else last
+                mask = masks.get(chunk, 0) & expected
+                finished += mask.bit_count()
+                if mask != expected:
+                    gaps = expected & ~mask
+                    first = chunk * CHUNK_BOARDS
+                    boards.extend(first + bit for bit in range(CHUNK_BOARDS) if gaps >> bit & 1)
+            missing[player] = boards
+        return missing, finished
+
+    def has_totals(self) -> bool:
+        """Whether the store keeps running totals (``arena.results.totals``); a store of an older version opened
+        read-only does not."""
+        found = self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'game_totals'")
+        return found.fetchone() is not None
+
     def finished(self, tournament_id: str, players: Sequence[str], games: int) -> dict[str, set[int]]:
-        """Boards below ``games`` that each player has finished."""
+        """Boards below ``games`` that each player has finished (read from every game: ``unfinished``'s
+        reference)."""
         done: dict[str, set[int]] = {p: set() for p in players}
         for player in players:
             cursor = self.db.execute(
@@ -437,13 +476,19 @@ class Store:
 
     def games(self, tournament_id: str, games: int | None = None, *, start: int = 0) -> list[GameResult]:
         """The stored games of boards ``start`` to ``games`` (excluded), by player then board."""
+        return list(self.iter_games(tournament_id, games, start=start))
+
+    def iter_games(self, tournament_id: str, games: int | None = None, *, start: int = 0) -> Iterator[GameResult]:
+        """``games`` one at a time, read as they are consumed: for readers of a whole tournament (an export of
+        10,000,000 games), whose memory must not grow with it."""
         limit = games if games is not None else 2**62
         rows = self.db.execute(
             f"SELECT {', '.join(self._columns)} FROM games WHERE tournament_id = ? AND board >= ? AND board < ?"
             " ORDER BY player, board",
             (tournament_id, start, limit),
         )
-        return [self._result(r) for r in rows]
+        for row in rows:
+            yield self._result(row)
 
     def game(self, tournament_id: str, player: str, board: int) -> GameResult:
         """The stored result of one game; ``StoreError`` when there is none."""
