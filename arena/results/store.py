@@ -478,17 +478,33 @@ class Store:
         """The stored games of boards ``start`` to ``games`` (excluded), by player then board."""
         return list(self.iter_games(tournament_id, games, start=start))
 
-    def iter_games(self, tournament_id: str, games: int | None = None, *, start: int = 0) -> Iterator[GameResult]:
+    def iter_games(
+        self, tournament_id: str, games: int | None = None, *, start: int = 0, player: str | None = None
+    ) -> Iterator[GameResult]:
         """``games`` one at a time, read as they are consumed: for readers of a whole tournament (an export of
-        10,000,000 games), whose memory must not grow with it."""
+        10,000,000 games), whose memory must not grow with it. ``player``: only that player's, which reads only
+        the boards asked for (the games' key is (tournament, player, board))."""
         limit = games if games is not None else 2**62
+        which = "" if player is None else " AND player = ?"
         rows = self.db.execute(
-            f"SELECT {', '.join(self._columns)} FROM games WHERE tournament_id = ? AND board >= ? AND board < ?"
-            " ORDER BY player, board",
-            (tournament_id, start, limit),
+            f"SELECT {', '.join(self._columns)} FROM games WHERE tournament_id = ?{which} AND board >= ?"
+            " AND board < ? ORDER BY player, board",
+            (tournament_id, *(() if player is None else (player,)), start, limit),
         )
         for row in rows:
             yield self._result(row)
+
+    def game_players(self, tournament_id: str) -> list[str]:
+        """The players with a stored game in the tournament, in order: one index seek each, however many games."""
+        found: list[str] = []
+        while True:
+            row = self.db.execute(
+                "SELECT MIN(player) FROM games WHERE tournament_id = ? AND player > ?",
+                (tournament_id, found[-1] if found else ""),
+            ).fetchone()
+            if row[0] is None:
+                return found
+            found.append(row[0])
 
     def game(self, tournament_id: str, player: str, board: int) -> GameResult:
         """The stored result of one game; ``StoreError`` when there is none."""

@@ -5,8 +5,9 @@ A trigger on the games table (the schema step ``game-totals`` in ``arena.results
 (boards finished, boards won), and per block of ``CLICK_BLOCK_CHUNKS`` chunks how many games began at each first
 click. A leaderboard over the first ``limit`` boards then reads about ``limit / 63`` rows per player, all summed
 in SQLite, plus the raw games of the last, partial block (fewer than 4,032 per player); paired counts come from
-popcounts of the masks, also in SQLite. What it returns are the same integers as a count over every game, and
-float sums that differ from Python's only in their last bits (SQLite adds in the order games were stored).
+popcounts of the masks (numpy, one row per chunk and player). What it returns are the same integers as a count
+over every game, and float sums that differ from Python's only in their last bits (SQLite adds in the order
+games were stored).
 
 A store made before the step and opened read-only has no totals: ``tournament_totals`` returns None and the
 caller reads the games (the reference path, which the tests hold this one equal to).
@@ -14,10 +15,13 @@ caller reads the games (the reference path, which the tests hold this one equal 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from arena.result import FAILURES, GameResult, Outcome
+import numpy as np
+
+from arena.result import FAILURES
 from arena.results.migrations import CHUNK_BOARDS, CLICK_BLOCK_CHUNKS
 from arena.results.store import Store
 
@@ -29,6 +33,7 @@ BLOCK_BOARDS = CHUNK_BOARDS * CLICK_BLOCK_CHUNKS
 #: First click (row, col; None for a game that never clicked) -> (games, the first board that began there).
 Clicks = dict[tuple[int | None, int | None], tuple[int, int]]
 
+#: What the totals sum, in the order of the SQL that sums them.
 _SUMS = (
     "games",
     "wins",
@@ -41,6 +46,17 @@ _SUMS = (
     "fraction_count",
     *(o.value for o in FAILURES),
 )
+
+
+#: Each of ``_SUMS`` summed over raw games (those of a partial block): the step's expressions, which the tests
+#: hold to the reference.
+_GAME_SUMS = (
+    "COUNT(*), SUM(won), SUM(cpu_ms), SUM(guesses), SUM(won * moves), SUM(won * bbbv),"
+    " SUM(CASE WHEN won THEN cpu_ms ELSE 0.0 END),"
+    " SUM(CASE WHEN bbbv <> 0 THEN CAST(bbbv_solved AS REAL) / bbbv ELSE 0.0 END), SUM(bbbv <> 0), "
+    + ", ".join(f"SUM(outcome = '{o.value}')" for o in FAILURES)
+)
+_RANGE = "tournament_id = ? AND player = ? AND board >= ? AND board < ?"
 
 
 @dataclass
@@ -62,23 +78,13 @@ class PlayerTotals:
     failed_by: dict[str, int] = field(default_factory=lambda: dict.fromkeys((o.value for o in FAILURES), 0))
     clicks: Clicks = field(default_factory=dict)
 
-    def add(self, game: GameResult) -> None:
-        """Count one game (the raw games of a partial block)."""
-        won = game.outcome is Outcome.WON
-        self.games += 1
-        self.wins += won
-        self.cpu_ms += game.cpu_ms
-        self.guesses += game.guesses
-        if won:
-            self.won_moves += game.moves
-            self.won_bbbv += game.bbbv
-            self.won_cpu_ms += game.cpu_ms
-        if game.bbbv:
-            self.fraction_sum += game.bbbv_solved / game.bbbv
-            self.fraction_count += 1
-        if game.outcome.value in self.failed_by:
-            self.failed_by[game.outcome.value] += 1
-        _add_click(self.clicks, (game.first_row, game.first_col), 1, game.board)
+    def add(self, sums: Sequence[Any]) -> None:
+        """Add sums in the order of ``_SUMS``."""
+        values = dict(zip(_SUMS, sums, strict=True))
+        for name in _SUMS[:9]:
+            setattr(self, name, getattr(self, name) + (values[name] or 0))
+        for name in self.failed_by:
+            self.failed_by[name] += int(values[name] or 0)
 
     def most_common_click(self) -> tuple[tuple[int | None, int | None], int] | None:
         """The first click most games began with (of equals, the one a lower board began with) and its count."""
@@ -108,6 +114,11 @@ def _add_click(clicks: Clicks, click: tuple[int | None, int | None], games: int,
     clicks[click] = (count + games, min(board, first))
 
 
+def _click(row: int, col: int) -> tuple[int | None, int | None]:
+    """A stored first click as the leaderboard reads it: -1 (the store's NULL) as None."""
+    return (None if row < 0 else row, None if col < 0 else col)
+
+
 def _whole(limit: int) -> int:
     """The first board of the partial block below ``limit``: totals cover the boards below it."""
     return limit // BLOCK_BOARDS * BLOCK_BOARDS
@@ -125,71 +136,69 @@ def tournament_totals(store: Store, tournament_id: str, limit: int) -> dict[str,
         " WHERE tournament_id = ? AND chunk < ? GROUP BY player",
         (tournament_id, whole // CHUNK_BOARDS),
     )
-    failures = [o.value for o in FAILURES]
-    for row in rows:
-        player, *sums = row
-        values = dict(zip(_SUMS, sums, strict=True))
-        totals[player] = PlayerTotals(
-            player,
-            **{name: values[name] for name in _SUMS[:9]},
-            failed_by={name: int(values[name]) for name in failures},
-        )
+    for player, *sums in rows:
+        totals.setdefault(player, PlayerTotals(player)).add(sums)
     clicks = store.db.execute(
         "SELECT player, first_row, first_col, SUM(games), MIN(first_board) FROM first_clicks"
         " WHERE tournament_id = ? AND block < ? GROUP BY player, first_row, first_col",
         (tournament_id, whole // BLOCK_BOARDS),
     )
     for player, row, col, games, first in clicks:
-        click = (None if row < 0 else row, None if col < 0 else col)
-        _add_click(totals[player].clicks, click, int(games), int(first))
-    for game in store.games(tournament_id, limit, start=whole):
-        totals.setdefault(game.player, PlayerTotals(game.player)).add(game)
+        _add_click(totals.setdefault(player, PlayerTotals(player)).clicks, _click(row, col), int(games), int(first))
+    if whole < limit:  # the partial block: its games, summed by the same expressions in SQLite
+        for player in store.game_players(tournament_id):
+            where = (tournament_id, player, whole, limit)
+            sums = store.db.execute(f"SELECT {_GAME_SUMS} FROM games WHERE {_RANGE}", where).fetchone()
+            if not sums[0]:
+                continue
+            found = totals.setdefault(player, PlayerTotals(player))
+            found.add(sums)
+            tail = store.db.execute(
+                "SELECT COALESCE(first_row, -1), COALESCE(first_col, -1), COUNT(*), MIN(board) FROM games"
+                f" WHERE {_RANGE} GROUP BY 1, 2",
+                where,
+            )
+            for row, col, games, first in tail:
+                _add_click(found.clicks, _click(row, col), int(games), int(first))
     return {player: t for player, t in totals.items() if t.games}
 
 
-def _popcount(x: str) -> list[str]:
-    """SQL that counts the set bits of the non-negative 64-bit integer ``x`` in four steps (SWAR without the
-    multiplication, which SQLite would turn into a float on overflow): each step's expression of ``x``."""
-    return [
-        f"{x} - (({x} >> 1) & 6148914691236517205)",  # 0x5555...: pairs of bits
-        f"({x} & 3689348814741910323) + (({x} >> 2) & 3689348814741910323)",  # 0x3333...: nibbles
-        f"({x} + ({x} >> 4)) & 1085102592571150095",  # 0x0f0f...: bytes
-        f"(({x} + ({x} >> 8) + ({x} >> 16) + ({x} >> 24) + ({x} >> 32) + ({x} >> 40) + ({x} >> 48)"
-        f" + ({x} >> 56)) & 127)",
-    ]
+def _masks(store: Store, tournament_id: str, player: str, chunks: int) -> tuple[np.ndarray, np.ndarray]:
+    """The player's finished and won masks of chunks 0 to ``chunks`` (excluded), 0 where it has no game."""
+    rows = store.db.execute(
+        "SELECT chunk, finished_mask, won_mask FROM game_totals WHERE tournament_id = ? AND player = ? AND chunk < ?",
+        (tournament_id, player, chunks),
+    ).fetchall()
+    found = np.array(rows, dtype=np.int64).reshape(-1, 3)
+    finished, won = np.zeros(chunks, dtype=np.int64), np.zeros(chunks, dtype=np.int64)
+    finished[found[:, 0]], won[found[:, 0]] = found[:, 1], found[:, 2]
+    return finished, won
 
 
-def _pair_sql() -> str:
-    names = ("f", "ab", "oa", "ob")
-    steps = [_popcount(name) for name in names]
-    stages = []
-    for stage in range(3):
-        columns = ", ".join(f"{steps[i][stage]} AS {name}" for i, name in enumerate(names))
-        source = "masks" if stage == 0 else f"s{stage - 1}"
-        stages.append(f"s{stage} AS (SELECT {columns} FROM {source})")
-    total = ", ".join(f"SUM({steps[i][3]})" for i in range(4))
-    return (
-        "WITH masks AS (SELECT a.finished_mask & b.finished_mask AS f, a.won_mask & b.won_mask AS ab,"
-        " a.won_mask & ~b.won_mask & b.finished_mask AS oa, b.won_mask & ~a.won_mask & a.finished_mask AS ob"
-        " FROM game_totals a JOIN game_totals b"
-        " ON b.tournament_id = a.tournament_id AND b.player = ? AND b.chunk = a.chunk"
-        " WHERE a.tournament_id = ? AND a.player = ? AND a.chunk < ?), "
-        + ", ".join(stages)
-        + f" SELECT {total} FROM s2"
-    )
-
-
-_PAIRS = _pair_sql()
+def _bits(masks: np.ndarray) -> int:
+    return int(np.bitwise_count(masks).sum())
 
 
 def pair_counts(store: Store, tournament_id: str, a: str, b: str, limit: int) -> PairCounts:
-    """Players ``a`` and ``b`` on the boards below ``limit`` both finished (the store must keep totals)."""
+    """Players ``a`` and ``b`` on the boards below ``limit`` both finished (the store must keep totals): popcounts
+    of their masks (one row per chunk each), and the games of the last partial block."""
     whole = _whole(limit)
-    found = store.db.execute(_PAIRS, (b, tournament_id, a, whole // CHUNK_BOARDS)).fetchone()
-    counts = PairCounts(*(int(value or 0) for value in found))
-    tail: dict[str, dict[int, bool]] = {a: {}, b: {}}
-    for game in _games_of(store.games(tournament_id, limit, start=whole), (a, b)):
-        tail[game.player][game.board] = game.outcome is Outcome.WON
+    finished_a, won_a = _masks(store, tournament_id, a, whole // CHUNK_BOARDS)
+    finished_b, won_b = _masks(store, tournament_id, b, whole // CHUNK_BOARDS)
+    counts = PairCounts(
+        _bits(finished_a & finished_b),
+        _bits(won_a & won_b),
+        _bits(won_a & ~won_b & finished_b),
+        _bits(won_b & ~won_a & finished_a),
+    )
+    tail = {
+        player: dict(
+            store.db.execute(
+                f"SELECT board, won FROM games WHERE {_RANGE}", (tournament_id, player, whole, limit)
+            ).fetchall()
+        )
+        for player in (a, b)
+    }
     common = tail[a].keys() & tail[b].keys()
     return counts + PairCounts(
         len(common),
@@ -197,7 +206,3 @@ def pair_counts(store: Store, tournament_id: str, a: str, b: str, limit: int) ->
         sum(tail[a][x] and not tail[b][x] for x in common),
         sum(tail[b][x] and not tail[a][x] for x in common),
     )
-
-
-def _games_of(games: Iterable[GameResult], players: Sequence[str]) -> Iterable[GameResult]:
-    return (game for game in games if game.player in players)
