@@ -403,8 +403,8 @@ class Store:
         games in a store without them. ``finished`` is the reference."""
         if not self.has_totals():
             done = self.finished(tournament_id, players, games)
-            missing = {p: [b for b in range(games) if b not in done[p]] for p in players}
-            return missing, sum(len(boards) for boards in done.values())
+            left = {p: [b for b in range(games) if b not in done[p]] for p in players}
+            return left, sum(len(boards) for boards in done.values())
         full = (1 << CHUNK_BOARDS) - 1
         chunks = -(-games // CHUNK_BOARDS)
         last = full if games % CHUNK_BOARDS == 0 else (1 << (games % CHUNK_BOARDS)) - 1
