@@ -13,6 +13,7 @@ Each reading is a fresh process, timed from outside (wall and CPU from ``wait4``
 timed inside its process too). The store's size per game is its file size after a checkpoint.
 
     python benchmarks/store_scale.py [--games 10000000] [--store PATH (kept, reused when it holds the games)]
+                                     [--steps leaderboard_cli,resume_pending_work,...]
 """
 
 from __future__ import annotations
@@ -139,6 +140,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=10_000_000)
     parser.add_argument("--store", type=Path, help="build (or reuse) the store here and keep it")
+    parser.add_argument(
+        "--steps",
+        help="measure only these (comma-separated step names); the other steps' figures are kept from the results"
+        " file when it is of the same number of games",
+    )
     args = parser.parse_args()
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     os.environ.update(env)
@@ -146,10 +152,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = args.store or Path(folder) / "scale.db"
         result: dict[str, Any] = {"games": args.games, "players": list(PLAYERS), "boards": args.games // 2}
+        if args.steps and RESULTS.exists():
+            earlier = json.loads(RESULTS.read_text(encoding="utf-8"))
+            if earlier.get("games") == args.games:
+                result.update(earlier)
         reuse = path.exists()
         if reuse:
             with Store(path, read_only=True) as store:
-                reuse = store.db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == args.games
+                reuse = store.db.execute("SELECT SUM(games) FROM game_totals").fetchone()[0] == args.games
         if not reuse:
             path.unlink(missing_ok=True)
             print(f"building {args.games:,} games in {path} ...", flush=True)
@@ -172,8 +182,14 @@ def main() -> None:
             ],
             "resume_pending_work": [python, "-c", _RESUME, str(path)],
         }
+        chosen = set(args.steps.split(",")) if args.steps else set(steps)
+        if chosen - set(steps):
+            raise SystemExit(f"--steps: unknown {sorted(chosen - set(steps))}; the steps are {', '.join(steps)}")
         for name, command in steps.items():
+            if name not in chosen:
+                continue
             measured = run(command)
+            measured["load_average"] = round(os.getloadavg()[0], 2)
             out = measured.pop("out")
             if name != "leaderboard_cli" and not name.startswith("export"):
                 measured.update(json.loads(out.strip().splitlines()[-1]))
