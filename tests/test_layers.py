@@ -16,7 +16,15 @@ import pytest
 ROOT = Path(__file__).parents[1]
 LAYERS = {"engine": 0, "players": 1, "arena": 2}
 #: arena's families (docs/architecture.md): a folder each.
-FAMILIES = ("arena.play", "arena.results", "arena.analysis", "arena.experiments", "arena.isolation", "arena.cli")
+FAMILIES = (
+    "arena.play",
+    "arena.results",
+    "arena.analysis",
+    "arena.experiments",
+    "arena.isolation",
+    "arena.cli",
+    "arena.kits",
+)
 #: How many modules arena's top level may hold besides ``__init__.py`` (the shared vocabulary).
 TOP_LEVEL_MODULES = 6
 

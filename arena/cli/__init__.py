@@ -1,7 +1,7 @@
 """The ``arena`` command line: one module per command, each a thin layer over the library.
 
 Commands load lazily. ``arena --help`` lists them from ``COMMANDS`` without importing any of
-them, and running a command imports only its own module (``arena.cli.<name>``, which exports
+them, and running a command imports only its own module (``arena.cli.<name>``, '-' read as '_', which exports
 ``command``): numba, the solvers and the store cost start-up time only to the commands that use
 them. ``arena COMMAND --help`` loads that command, so it shows every option as usual.
 """
@@ -42,12 +42,14 @@ COMMANDS: dict[str, str] = {
     "analyze": "Exact mine probabilities of a position file ('#' covered, 'F' flag, 0-8; '-' for stdin) and the "
     "best move.",
     "export": "Export a stored tournament (default: the latest) as CSV or Parquet, one row per (board, player).",
+    "new-bot": "Write a starter kit: a ready bot project in python, javascript, cpp, rust or java that speaks the "
+    "protocol; prints the --engine-bot option that plays it.",
 }
 
 
 def load_command(name: str) -> TyperCommand:
     """The full command ``name``: import its module and let typer read the options off ``command``."""
-    module = importlib.import_module(f"arena.cli.{name}")
+    module = importlib.import_module(f"arena.cli.{name.replace('-', '_')}")  # new-bot: arena.cli.new_bot
     single = typer.Typer(add_completion=False)
     single.command(name, help=COMMANDS[name])(module.command)
     command = typer.main.get_command(single)

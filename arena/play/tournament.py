@@ -103,6 +103,11 @@ def pending_work(config: TournamentConfig, store: Store) -> tuple[Work, int]:
     return [(board, tuple(by_board[board])) for board in sorted(by_board)], skipped
 
 
+def _committed(config: TournamentConfig, store: Store, todo: int) -> int:
+    """How many of the ``todo`` games this run had to play are in the store now."""
+    return todo - sum(len(keys) for _, keys in pending_work(config, store)[0])
+
+
 def plan_workers(
     requested: int | None, boards: int, backend: str = "local", address: str | None = None
 ) -> tuple[int, str]:
@@ -190,7 +195,7 @@ def run_tournament(
         return TournamentSummary(config.id, 0, skipped, 1, backend.name)
     todo = sum(len(keys) for _, keys in work)
     stop = StopFlag()
-    recorded = delivered = 0
+    delivered = 0
     try:
         with sigterm_stops():
             if backend.name == "local":  # before the first game: a Ctrl-C here stops at once (KeyboardInterrupt)
@@ -205,7 +210,7 @@ def run_tournament(
                 with contextlib.closing(stream):
                     for results in stream:
                         try:
-                            recorded += store.save(config.id, results)
+                            store.save(config.id, results)
                         except StoreDamaged as damage:
                             raise _store_lost(store, config.id, damage, results) from None
                         delivered += len(results)
@@ -216,12 +221,13 @@ def run_tournament(
                 except StoreDamaged as damage:
                     raise _store_lost(store, config.id, damage, ()) from None
     except KeyboardInterrupt as error:
+        # Counted from the store: the signal may land between a commit and anything that would count it.
         raise TournamentInterrupted(
-            recorded, signal.SIGTERM if isinstance(error, Terminated) else signal.SIGINT
+            _committed(config, store, todo), signal.SIGTERM if isinstance(error, Terminated) else signal.SIGINT
         ) from None
     finally:
         if owned:
             backend.close()
     if stop and delivered < todo:
-        raise TournamentInterrupted(recorded)
+        raise TournamentInterrupted(_committed(config, store, todo))
     return TournamentSummary(config.id, todo, skipped, used, backend.name)

@@ -365,7 +365,7 @@ def test_cli_players_lists_a_plugin_file(tmp_path: Path) -> None:
     assert set(rows) >= BUILTINS
 
 
-def test_cli_players_reports_a_broken_plugin_and_exits_0(tmp_path: Path) -> None:
+def test_cli_players_reports_a_broken_plugin_and_exits_0(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     broken = write(tmp_path, "broken.py", "raise ImportError('needs a GPU library')\n")
     good = write(tmp_path, "good.py", good_plugin("still-here"))
     result = runner.invoke(app, ["players", "--plugin", str(broken), "--plugin", str(good), "--json"])
@@ -377,7 +377,11 @@ def test_cli_players_reports_a_broken_plugin_and_exits_0(tmp_path: Path) -> None
     assert errors[0]["status"] == "error: ImportError: needs a GPU library"
     assert {"still-here", *BUILTINS} <= {r["name"] for r in rows}
 
-    table = runner.invoke(app, ["players", "--plugin", str(broken)])
+    # The table at a width of the test's own, not the terminal's: at 80 columns the error wraps in its cell.
+    from arena.cli import common
+
+    monkeypatch.setattr(common.console, "_width", 160)
+    table = runner.invoke(app, ["players", "--plugin", str(broken)], env={"COLUMNS": "160"})
     assert table.exit_code == 0, table.output
     assert "needs a GPU library" in table.stdout
 

@@ -1,0 +1,8 @@
+#!/bin/sh
+# Builds the bot and its tests, then runs the tests (exit code non-zero when one fails), from any folder.
+cd "$(dirname "$0")" || exit 1
+./build.sh || exit 1
+rm -rf build/test-classes
+mkdir -p build/test-classes
+javac --release 17 -encoding UTF-8 -cp build/classes -d build/test-classes src/test/java/bot/*.java || exit 1
+exec java -cp build/classes:build/test-classes bot.TestRunner bot.ClientTest

@@ -1,0 +1,54 @@
+"""What building a kit needs, said in one line, and a kit's ``build.sh`` failing loudly on a broken source."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from arena.kits import LANGUAGES
+from arena.kits.new_bot import STRATEGY_FILES
+from arena.kits.toolchains import DEBIAN_PACKAGES, BuildError, build, missing_toolchain
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_missing_program_is_named_with_what_installs_it(monkeypatch: pytest.MonkeyPatch, language: str) -> None:
+    monkeypatch.setattr(shutil, "which", lambda program: None)
+    reason = missing_toolchain(language)
+    assert reason is not None
+    assert reason.startswith(f"the {language} kit needs ")
+    assert f"apt-get install {DEBIAN_PACKAGES[language]}" in reason
+
+
+def test_with_every_program_there_only_the_libraries_are_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shutil, "which", lambda program: f"/usr/bin/{program}")
+    monkeypatch.setattr("arena.kits.toolchains.glob.glob", lambda pattern: [])
+    assert missing_toolchain("python") is None
+    assert missing_toolchain("javascript") is None
+    assert missing_toolchain("java") is None
+    reason = missing_toolchain("rust")
+    assert reason is not None and "Debian's serde_json crate" in reason
+
+
+def test_a_failing_build_is_a_build_error_with_its_output(tmp_path: Path) -> None:
+    script = tmp_path / "build.sh"
+    script.write_text("#!/bin/sh\necho compiling\necho 'strategy.x:3: error: expected ;' >&2\nexit 3\n")
+    script.chmod(0o755)
+    with pytest.raises(BuildError) as error:
+        build(tmp_path)
+    assert "failed (exit 3)" in str(error.value)
+    assert "strategy.x:3: error: expected ;" in str(error.value)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_build_sh_exits_non_zero_on_a_broken_strategy(kit_builds, language: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """On a copy of the built kit (compiled dependencies included, so only the strategy is compiled again)."""
+    folder = tmp_path / "kit"
+    shutil.copytree(kit_builds.get(language), folder, symlinks=True)
+    strategy = folder / STRATEGY_FILES[language]
+    strategy.write_text(strategy.read_text() + "\nthis is not code (\n")
+    result = subprocess.run([str(folder / "build.sh")], capture_output=True, text=True, timeout=900, check=False)
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert "strategy" in (result.stdout + result.stderr).lower(), "the error names the broken file"
