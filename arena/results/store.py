@@ -22,6 +22,8 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
+import numpy as np
+
 from arena.config import RULES_VERSION, TournamentConfig
 from arena.paths import LEGACY_STORE, STORE_ENV, default_store
 from arena.result import GameResult, Outcome
@@ -407,25 +409,28 @@ class Store:
             return left, sum(len(boards) for boards in done.values())
         full = (1 << CHUNK_BOARDS) - 1
         chunks = -(-games // CHUNK_BOARDS)
-        last = full if games % CHUNK_BOARDS == 0 else (1 << (games % CHUNK_BOARDS)) - 1
+        expected = np.full(chunks, full, dtype=np.int64)
+        if chunks and games % CHUNK_BOARDS:
+            expected[-1] = (1 << (games % CHUNK_BOARDS)) - 1
         missing: dict[str, list[int]] = {}
         finished = 0
         for player in players:
-            masks = dict(
-                self.db.execute(
-                    "SELECT chunk, finished_mask FROM game_totals WHERE tournament_id = ? AND player = ? AND chunk < ?",
-                    (tournament_id, player, chunks),
-                ).fetchall()
+            rows = self.db.cursor()
+            rows.row_factory = None  # plain tuples, straight into an array: 16 bytes a chunk
+            rows.execute(
+                "SELECT chunk, finished_mask FROM game_totals WHERE tournament_id = ? AND player = ? AND chunk < ?",
+                (tournament_id, player, chunks),
             )
+            found = np.fromiter(rows, dtype=np.dtype([("chunk", np.int64), ("mask", np.int64)]))
+            masks = np.zeros(chunks, dtype=np.int64)
+            masks[found["chunk"]] = found["mask"]
+            masks &= expected
+            finished += int(np.bitwise_count(masks).sum())
             boards: list[int] = []
-            for chunk in range(chunks):
-                expected = full if chunk < chunks - 1 else last
-                mask = masks.get(chunk, 0) & expected
-                finished += mask.bit_count()
-                if mask != expected:
-                    gaps = expected & ~mask
-                    first = chunk * CHUNK_BOARDS
-                    boards.extend(first + bit for bit in range(CHUNK_BOARDS) if gaps >> bit & 1)
+            for chunk in np.flatnonzero(masks != expected).tolist():
+                gaps = int(expected[chunk]) & ~int(masks[chunk])
+                first = chunk * CHUNK_BOARDS
+                boards.extend(first + bit for bit in range(CHUNK_BOARDS) if gaps >> bit & 1)
             missing[player] = boards
         return missing, finished
 
