@@ -19,7 +19,7 @@ import operator
 import os
 import pickle
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -495,20 +495,46 @@ class Store:
         return list(self.iter_games(tournament_id, games, start=start))
 
     def iter_games(
-        self, tournament_id: str, games: int | None = None, *, start: int = 0, player: str | None = None
+        self,
+        tournament_id: str,
+        games: int | None = None,
+        *,
+        start: int = 0,
+        player: str | None = None,
+        outcomes: Collection[Outcome] | None = None,
     ) -> Iterator[GameResult]:
         """``games`` one at a time, read as they are consumed: for readers of a whole tournament (an export of
         10,000,000 games), whose memory must not grow with it. ``player``: only that player's, which reads only
-        the boards asked for (the games' key is (tournament, player, board))."""
+        the boards asked for (the games' key is (tournament, player, board)); ``outcomes``: only games that ended
+        so (the failed ones, say), filtered by SQLite."""
         limit = games if games is not None else 2**62
         which = "" if player is None else " AND player = ?"
+        ended = "" if outcomes is None else f" AND outcome IN ({', '.join('?' * len(outcomes))})"
         rows = self.db.execute(
-            f"SELECT {', '.join(self._columns)} FROM games WHERE tournament_id = ?{which} AND board >= ?"
+            f"SELECT {', '.join(self._columns)} FROM games WHERE tournament_id = ?{which}{ended} AND board >= ?"
             " AND board < ? ORDER BY player, board",
-            (tournament_id, *(() if player is None else (player,)), start, limit),
+            (
+                tournament_id,
+                *(() if player is None else (player,)),
+                *(() if outcomes is None else (o.value for o in outcomes)),
+                start,
+                limit,
+            ),
         )
         for row in rows:
             yield self._result(row)
+
+    def outcome_counts(self, tournament_id: str) -> dict[str, dict[Outcome, int]]:
+        """Player -> outcome -> how many of its games ended so (outcomes that never happened left out), counted
+        by SQLite."""
+        counts: dict[str, dict[Outcome, int]] = {}
+        rows = self.db.execute(
+            "SELECT player, outcome, COUNT(*) FROM games WHERE tournament_id = ? GROUP BY player, outcome",
+            (tournament_id,),
+        )
+        for player, outcome, n in rows:
+            counts.setdefault(player, {})[Outcome(outcome)] = int(n)
+        return counts
 
     def game_players(self, tournament_id: str) -> list[str]:
         """The players with a stored game in the tournament, in order: one index seek each, however many games."""
