@@ -14,7 +14,7 @@ time. The load average is recorded with the results. Python's bytecode cache is 
 (``PYTHONDONTWRITEBYTECODE`` is dropped from their environment), as on any normal install.
 
     python benchmarks/whole_process.py [--games 100000] [--runs 3] [--difficulty beginner]
-                               [--player enumeration] [--arena PATH] [--check]
+                               [--player enumeration] [--arena PATH] [--check] [--baseline SRC]
 """
 
 from __future__ import annotations
@@ -42,10 +42,13 @@ def arena_command(path: str | None) -> list[str]:
     return [found]
 
 
-def run(command: list[str], store: Path) -> dict[str, float]:
-    """One ``arena tournament`` process: its CPU (user + system) and wall seconds, and the games stored."""
+def run(command: list[str], store: Path, source: str | None = None) -> dict[str, float]:
+    """One ``arena tournament`` process: its CPU (user + system) and wall seconds, and the games stored.
+    ``source``: a source tree whose ``arena`` it runs instead of the installed one (``PYTHONPATH``)."""
     started = time.perf_counter()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    if source is not None:
+        env["PYTHONPATH"] = source
     process = subprocess.Popen(
         [*command, "--store", str(store)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env
     )
@@ -68,7 +71,16 @@ def main() -> None:
     parser.add_argument("--player", default="enumeration")
     parser.add_argument("--arena", help="the arena executable (default: the one on PATH, else beside this Python)")
     parser.add_argument("--check", action="store_true", help="exit with status 1 when slower than the reference")
+    parser.add_argument(
+        "--baseline",
+        metavar="SRC",
+        help="also time the arena of another source tree (a worktree of the code before a change), alternating"
+        " with this one run by run, and report both",
+    )
     args = parser.parse_args()
+    if args.baseline:
+        compare(args)
+        return
 
     base = [*arena_command(args.arena), "tournament", "-d", args.difficulty, "-p", args.player, "-w", "1"]
     with tempfile.TemporaryDirectory() as folder:
@@ -121,6 +133,43 @@ def main() -> None:
     print(f"wrote {RESULTS}")
     if args.check and reference and per_game >= reference:
         raise SystemExit(1)
+
+
+def compare(args: argparse.Namespace) -> None:
+    """``--baseline``: this tree and the baseline's, alternately (the order swapped every round: a shared
+    machine's load drifts), each the fastest CPU of its runs; written to ``whole_process_compare.json``."""
+    here = str(Path(__file__).resolve().parents[1])
+    trees = {"baseline": str(Path(args.baseline).resolve()), "this": here}
+    base = [*arena_command(args.arena), "tournament", "-d", args.difficulty, "-p", args.player, "-w", "1"]
+    runs: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
+    with tempfile.TemporaryDirectory() as folder:
+        stores = iter(Path(folder) / f"{i}.db" for i in range(10_000))
+        for source in trees.values():
+            run([*base, "-n", "1"], next(stores), source)  # compiles on a cold tree; not timed
+        for i in range(args.runs):
+            for name in list(trees)[:: 1 if i % 2 == 0 else -1]:
+                result = run([*base, "-n", str(args.games)], next(stores), trees[name])
+                result["load"] = os.getloadavg()[0]
+                runs[name].append(result)
+                print(f"{name}: {result['cpu']:.2f}s CPU, {result['wall']:.2f}s wall (load {result['load']:.1f})")
+    reference = REFERENCE_MS.get(args.difficulty)
+    out: dict[str, Any] = {"games": args.games, "runs": args.runs, "difficulty": args.difficulty}
+    for name, results in runs.items():
+        best = min(r["cpu"] for r in results)
+        per_game = best / args.games * 1000
+        out[name] = {
+            "source": trees[name],
+            "cpu_ms_per_game": round(per_game, 4),
+            "ratio_to_reference": round(per_game / reference, 3) if reference else None,
+            "all_runs_cpu_seconds": [round(r["cpu"], 3) for r in results],
+            "play_ms_per_game": round(min(r["play_ms"] for r in results) / args.games, 4),
+            "load_average_after_each": [round(r["load"], 2) for r in results],
+        }
+        print(f"{name}: {per_game:.4f} ms of CPU per game (best of {len(results)}), {out[name]['ratio_to_reference']}x")
+    out.update(cpus=os.cpu_count(), python=platform.python_version(), machine=platform.machine())
+    path = RESULTS.with_name("whole_process_compare.json")
+    path.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {path}")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from arena.analysis.leaderboard import LeaderboardConfig, failure_counts, tournament_config
-from arena.result import GameResult, Outcome
+from arena.result import FAILURES, GameResult, Outcome
 from arena.results.store import Store, StoreError
 
 __all__ = ["FailureReport", "PlayerFailures", "TypicalFailure", "build_failure_report"]
@@ -71,28 +71,26 @@ def build_failure_report(
     """The failures of ``player`` (default: every player that has any) in a stored tournament
     (default: the latest), with at most ``limit`` distinct messages each."""
     config, stored = tournament_config(store, tournament_id)
-    info = {p.key: p for p in store.players(config.tournament_id)}
-    by_player: dict[str, list[GameResult]] = {}
-    for game in store.games(config.tournament_id):
-        by_player.setdefault(game.player, []).append(game)
-    if player is not None and player not in by_player and player not in info:
-        known = ", ".join(sorted(set(by_player) | set(info))) or "none"
-        raise StoreError(f"no player {player!r} in tournament {config.tournament_id} (players: {known})")
+    tid = config.tournament_id
+    info = {p.key: p for p in store.players(tid)}
+    counts = store.outcome_counts(tid)
+    if player is not None and player not in counts and player not in info:
+        known = ", ".join(sorted(set(counts) | set(info))) or "none"
+        raise StoreError(f"no player {player!r} in tournament {tid} (players: {known})")
+    failed_games: dict[str, list[GameResult]] = {}
+    # Only the failed games are read: a tournament of 100,000 games may have a handful.
+    for game in store.iter_games(tid, player=player, outcomes=FAILURES):
+        failed_games.setdefault(game.player, []).append(game)
     bots = stored.config_data.get("engine_bots", [])
     report = FailureReport(config=config, engine_bots=sorted(b["name"] for b in bots), players=[])
-    for key in sorted(by_player) if player is None else [player]:
-        games = by_player.get(key, [])
-        failures = failure_counts(games)
+    for key in sorted(counts) if player is None else [player]:
+        failures = failure_counts(failed_games.get(key, []))
         failed = sum(failures.values())
         if player is None and not failed:
             continue
-        outcomes = {o.value: 0 for o in Outcome}
-        for game in games:
-            outcomes[game.outcome.value] += 1
+        outcomes = {o.value: 0 for o in Outcome} | {o.value: n for o, n in counts.get(key, {}).items()}
         typical: dict[tuple[str, str], TypicalFailure] = {}
-        for game in games:  # ordered by board
-            if game.outcome.value not in failures:
-                continue
+        for game in failed_games.get(key, []):  # ordered by board
             reason, stderr = _split(game.error)
             group = (game.outcome.value, _NUMBER.sub("N", reason))
             if group in typical:
@@ -108,7 +106,7 @@ def build_failure_report(
                 name=known_player.name if known_player else key,
                 options=known_player.options if known_player else {},
                 source=known_player.source if known_player else "",
-                games=len(games),
+                games=sum(counts.get(key, {}).values()),
                 outcomes={k: v for k, v in outcomes.items() if v},
                 failed=failed,
                 distinct=len(typical),

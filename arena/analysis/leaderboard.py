@@ -17,11 +17,12 @@ import numpy as np
 from pydantic import BaseModel
 
 from arena.analysis.pairs import paired_wins, wins_by_board
-from arena.analysis.stats import compare_paired, wilson_interval
+from arena.analysis.stats import PairedComparison, compare_paired, compare_paired_counts, wilson_interval
 from arena.result import FAILURES, GameResult
 from arena.results.entrants import latest_keys, version_tag
 from arena.results.store import Store
 from arena.results.stored import StoredPlayer, StoredTournament
+from arena.results.totals import PlayerTotals, pair_counts, tournament_totals
 
 __all__ = [
     "Leaderboard",
@@ -157,20 +158,94 @@ def label_rows(rows: list[LeaderboardRow], info: dict[str, StoredPlayer]) -> Non
 
 
 def build_leaderboard(
-    store: Store, tournament_id: str | None = None, boards: int | None = None, *, all_versions: bool = False
+    store: Store,
+    tournament_id: str | None = None,
+    boards: int | None = None,
+    *,
+    reference: bool = False,
+    all_versions: bool = False,
 ) -> Leaderboard:
-    """The leaderboard of a stored tournament over its first ``boards`` boards (default: all): each player at
-    its latest version (``arena.results.entrants``), or every version with ``all_versions``."""
+    """The leaderboard of a stored tournament over its first ``boards`` boards (default: all): each player at its
+    latest version (``arena.results.entrants``), or every version with ``all_versions``.
+
+    It reads the store's running totals (``arena.results.totals``: about one row per 63 boards and player, and
+    the games of the last partial block), so its cost grows with the number of boards / 63, not with the games.
+    ``reference=True``, or a store without totals (one from an older version, opened read-only), reads every
+    game into Python instead: the reference the tests hold the totals to (the same counts, intervals and p;
+    means and rates equal but for the last bits of float sums, which SQLite adds in another order)."""
     config, _ = tournament_config(store, tournament_id, boards)
     tid, limit = config.tournament_id, config.boards
     entrants = store.players(tid)
     info = {p.key: p for p in entrants}
+    totals = None if reference else tournament_totals(store, tid, limit)
+    if totals is None:
+        return _reference_leaderboard(store, config, info, all_versions)
+    shown = set(totals) if all_versions else latest_keys(entrants, totals)
+    rows = [_row_from_totals(t, info) for key, t in totals.items() if key in shown]
+    rows.sort(key=lambda r: (-r.win_rate, -r.ci_low, r.player))
+    label_rows(rows, info)
+    for rank, row in enumerate(rows, 1):
+        row.rank = rank
+        if rank == 1:
+            continue
+        counts = pair_counts(store, tid, row.player, rows[0].player, limit)
+        if counts.games:
+            _set_paired(row, compare_paired_counts(counts.games, counts.both, counts.only_a, counts.only_b))
+    return Leaderboard(config=config, rows=rows, hidden_versions=len(totals) - len(shown))
+
+
+def _click_text(found: tuple[tuple[Any, Any], int] | None, games: int) -> str:
+    """The first-click column: the most common click, "(mostly)" when not every game began there."""
+    if found is None:
+        return "-"
+    (row, col), n = found
+    if row is None:
+        return "-"
+    return f"{row},{col}" if n == games else f"{row},{col} (mostly)"
+
+
+def _row_from_totals(t: PlayerTotals, info: dict[str, StoredPlayer]) -> LeaderboardRow:
+    low, high = wilson_interval(t.wins, t.games)
+    return LeaderboardRow(
+        rank=0,
+        player=t.player,
+        version=info[t.player].version if t.player in info else "",
+        source=info[t.player].source if t.player in info else "",
+        games=t.games,
+        wins=t.wins,
+        win_rate=t.wins / t.games,
+        ci_low=low,
+        ci_high=high,
+        ms_per_game=t.cpu_ms / t.games,
+        guesses_per_game=t.guesses / t.games,
+        moves_per_win=t.won_moves / t.wins if t.wins else None,
+        bbbv_solved_fraction=t.fraction_sum / t.fraction_count if t.fraction_count else 0.0,
+        bbbv_per_second=(t.won_bbbv / (t.won_cpu_ms / 1000.0)) if t.won_cpu_ms > 0 else None,
+        first_click=_click_text(t.most_common_click(), t.games),
+        failed=sum(t.failed_by.values()),
+        failed_by=dict(t.failed_by),
+    )
+
+
+def _set_paired(row: LeaderboardRow, cmp: PairedComparison) -> None:
+    row.paired_games = cmp.games
+    row.only_player = cmp.only_a
+    row.only_leader = cmp.only_b
+    row.diff, row.diff_low, row.diff_high = cmp.diff, cmp.diff_low, cmp.diff_high
+    row.p_value = cmp.p_value
+
+
+def _reference_leaderboard(
+    store: Store, config: LeaderboardConfig, info: dict[str, StoredPlayer], all_versions: bool = False
+) -> Leaderboard:
+    """The leaderboard from every game, aggregated in Python: the reference of ``build_leaderboard``."""
+    tid, limit = config.tournament_id, config.boards
     by_player: dict[str, list[GameResult]] = defaultdict(list)
     for game in store.games(tid, limit):
         by_player[game.player].append(game)
     hidden = 0
     if not all_versions:
-        shown = latest_keys(entrants, by_player)
+        shown = latest_keys(info.values(), by_player)
         hidden = len(by_player) - len(shown)
         by_player = defaultdict(list, {key: games for key, games in by_player.items() if key in shown})
 
@@ -219,12 +294,7 @@ def build_leaderboard(
             boards_both, mine, theirs = paired_wins(won_by_board[row.player], leader)
             if not len(boards_both):
                 continue
-            cmp = compare_paired(mine, theirs)
-            row.paired_games = cmp.games
-            row.only_player = cmp.only_a
-            row.only_leader = cmp.only_b
-            row.diff, row.diff_low, row.diff_high = cmp.diff, cmp.diff_low, cmp.diff_high
-            row.p_value = cmp.p_value
+            _set_paired(row, compare_paired(mine, theirs))
     return Leaderboard(config=config, rows=rows, hidden_versions=hidden)
 
 

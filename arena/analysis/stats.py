@@ -22,6 +22,7 @@ import numpy as np
 __all__ = [
     "PairedComparison",
     "compare_paired",
+    "compare_paired_counts",
     "mcnemar_exact",
     "paired_difference",
     "wilson_interval",
@@ -231,13 +232,23 @@ def compare_paired(
     both = int(np.count_nonzero(a & b))
     only_a = int(np.count_nonzero(a & ~b))
     only_b = int(np.count_nonzero(~a & b))
-    diff, low, high = paired_difference(only_a, only_b, a.size, confidence)
+    return compare_paired_counts(a.size, both, only_a, only_b, confidence)
+
+
+def compare_paired_counts(
+    games: int, both: int, only_a: int, only_b: int, confidence: float = 0.95
+) -> PairedComparison:
+    """``compare_paired`` from the 2x2 table's counts (``games`` boards, ``both`` won by both, ``only_a`` and
+    ``only_b`` by one), which is all it reads: for counts kept without the per-board flags."""
+    if both + only_a + only_b > games:
+        raise ValueError(f"both + only_a + only_b ({both} + {only_a} + {only_b}) must not exceed games ({games})")
+    diff, low, high = paired_difference(only_a, only_b, games, confidence)
     return PairedComparison(
-        games=a.size,
+        games=games,
         both=both,
         only_a=only_a,
         only_b=only_b,
-        neither=a.size - both - only_a - only_b,
+        neither=games - both - only_a - only_b,
         diff=diff,
         diff_low=low,
         diff_high=high,

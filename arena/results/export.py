@@ -15,7 +15,7 @@ from typing import Any
 
 from arena.results.store import Store
 
-__all__ = ["EXPORT_COLUMNS", "FORMATS", "ExportError", "export_rows", "write_export"]
+__all__ = ["EXPORT_COLUMNS", "FORMATS", "ROW_GROUP", "ExportError", "export_rows", "write_export"]
 
 FORMATS = ("csv", "parquet")
 
@@ -50,6 +50,10 @@ EXPORT_COLUMNS: dict[str, str] = {
 }
 
 
+#: Rows per Parquet row group: the most the export holds in memory at once.
+ROW_GROUP = 65_536
+
+
 class ExportError(Exception):
     """The export cannot be written as asked (an unknown format, a missing optional library)."""
 
@@ -63,7 +67,7 @@ def export_rows(store: Store, tournament_id: str, games: int | None = None) -> I
     spec = stored.spec
     players = {p.key: p for p in store.players(tournament_id)}
     safe_cells = spec.cells - spec.mines
-    for game in store.games(tournament_id, games):
+    for game in store.iter_games(tournament_id, games):
         player = players.get(game.player)
         yield {
             "tournament": tournament_id,
@@ -115,10 +119,25 @@ def write_export(store: Store, tournament_id: str, path: Path, fmt: str, games: 
         import pyarrow.parquet as pq
     except ImportError:
         raise ExportError("--format parquet needs pyarrow: python -m pip install 'minesweeper-arena[export]'") from None
-    columns: dict[str, list[Any]] = {name: [] for name in EXPORT_COLUMNS}
-    for row in rows:
-        for name in EXPORT_COLUMNS:
-            columns[name].append(row[name])
+    # Row groups of ROW_GROUP rows, each written as it fills: the memory of a group, not of the tournament.
     schema = pa.schema([(name, pa.type_for_alias(kind)) for name, kind in EXPORT_COLUMNS.items()])
-    pq.write_table(pa.table(columns, schema=schema), path)
-    return len(columns["board"])
+    count = 0
+    with pq.ParquetWriter(path, schema) as writer:
+        for group in _groups(rows, ROW_GROUP):
+            columns = {name: [row[name] for row in group] for name in EXPORT_COLUMNS}
+            writer.write_table(pa.table(columns, schema=schema))
+            count += len(group)
+        if not count:
+            writer.write_table(schema.empty_table())
+    return count
+
+
+def _groups(rows: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
+    group: list[dict[str, Any]] = []
+    for row in rows:
+        group.append(row)
+        if len(group) == size:
+            yield group
+            group = []
+    if group:
+        yield group

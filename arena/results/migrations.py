@@ -19,7 +19,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["MIGRATIONS", "Migration", "NewerStore", "applied", "migrate", "pending"]
+__all__ = [
+    "CHUNK_BOARDS",
+    "CLICK_BLOCK_CHUNKS",
+    "MIGRATIONS",
+    "Migration",
+    "NewerStore",
+    "applied",
+    "migrate",
+    "pending",
+]
 
 
 @dataclass(frozen=True)
@@ -82,6 +91,91 @@ CREATE TABLE IF NOT EXISTS games (
 ) WITHOUT ROWID;
 """
 
+#: Boards per row of ``game_totals``: 63, the bits of a positive SQLite integer.
+CHUNK_BOARDS = 63
+#: Chunks per block of ``first_clicks`` (4,032 boards): a block holds at most one row per cell a player
+#: clicked first, so even a player clicking at random adds far fewer rows than games.
+CLICK_BLOCK_CHUNKS = 64
+
+# Literal text, as every released step must stay; tests/arena/test_totals.py holds it to GameResult's outcomes
+# and to CHUNK_BOARDS and CLICK_BLOCK_CHUNKS. A first click NULL (a game that never clicked) is kept as -1: a key
+# column cannot be NULL. Masks add (+) rather than OR: a board is inserted once per player, so the two agree. The
+# totals are made anew from the games, whatever a store that lacks the step holds under these names.
+_TOTALS = """
+DROP TRIGGER IF EXISTS games_totals;
+DROP TABLE IF EXISTS game_totals;
+DROP TABLE IF EXISTS first_clicks;
+CREATE TABLE game_totals (
+    tournament_id TEXT NOT NULL,
+    player TEXT NOT NULL,
+    chunk INTEGER NOT NULL,
+    games INTEGER NOT NULL,
+    wins INTEGER NOT NULL,
+    finished_mask INTEGER NOT NULL,
+    won_mask INTEGER NOT NULL,
+    cpu_ms REAL NOT NULL,
+    guesses INTEGER NOT NULL,
+    won_moves INTEGER NOT NULL,
+    won_bbbv INTEGER NOT NULL,
+    won_cpu_ms REAL NOT NULL,
+    fraction_sum REAL NOT NULL,
+    fraction_count INTEGER NOT NULL,
+    lost INTEGER NOT NULL,
+    error INTEGER NOT NULL,
+    illegal INTEGER NOT NULL,
+    timeout INTEGER NOT NULL,
+    crashed INTEGER NOT NULL,
+    PRIMARY KEY (tournament_id, player, chunk)
+) WITHOUT ROWID;
+CREATE TABLE first_clicks (
+    tournament_id TEXT NOT NULL,
+    player TEXT NOT NULL,
+    block INTEGER NOT NULL,
+    first_row INTEGER NOT NULL,
+    first_col INTEGER NOT NULL,
+    games INTEGER NOT NULL,
+    first_board INTEGER NOT NULL,
+    PRIMARY KEY (tournament_id, player, block, first_row, first_col)
+) WITHOUT ROWID;
+INSERT INTO game_totals (tournament_id, player, chunk, games, wins, finished_mask, won_mask, cpu_ms, guesses,
+        won_moves, won_bbbv, won_cpu_ms, fraction_sum, fraction_count, lost, error, illegal, timeout, crashed)
+    SELECT g.tournament_id, g.player, g.board / 63, COUNT(*), SUM(g.won), SUM(1 << (g.board % 63)),
+        SUM(g.won << (g.board % 63)), SUM(g.cpu_ms), SUM(g.guesses), SUM(g.won * g.moves), SUM(g.won * g.bbbv),
+        SUM(CASE WHEN g.won THEN g.cpu_ms ELSE 0.0 END),
+        SUM(CASE WHEN g.bbbv <> 0 THEN CAST(g.bbbv_solved AS REAL) / g.bbbv ELSE 0.0 END), SUM(g.bbbv <> 0),
+        SUM(g.outcome = 'lost'), SUM(g.outcome = 'error'), SUM(g.outcome = 'illegal'),
+        SUM(g.outcome = 'timeout'), SUM(g.outcome = 'crashed')
+    FROM games g GROUP BY g.tournament_id, g.player, g.board / 63;
+INSERT INTO first_clicks (tournament_id, player, block, first_row, first_col, games, first_board)
+    SELECT g.tournament_id, g.player, g.board / 4032, COALESCE(g.first_row, -1), COALESCE(g.first_col, -1),
+        COUNT(*), MIN(g.board)
+    FROM games g
+    GROUP BY g.tournament_id, g.player, g.board / 4032, COALESCE(g.first_row, -1), COALESCE(g.first_col, -1);
+CREATE TRIGGER games_totals AFTER INSERT ON games BEGIN
+    INSERT INTO game_totals (tournament_id, player, chunk, games, wins, finished_mask, won_mask, cpu_ms, guesses,
+            won_moves, won_bbbv, won_cpu_ms, fraction_sum, fraction_count, lost, error, illegal, timeout, crashed)
+        VALUES (NEW.tournament_id, NEW.player, NEW.board / 63, 1, NEW.won, 1 << (NEW.board % 63),
+            NEW.won << (NEW.board % 63), NEW.cpu_ms, NEW.guesses, NEW.won * NEW.moves, NEW.won * NEW.bbbv,
+            CASE WHEN NEW.won THEN NEW.cpu_ms ELSE 0.0 END,
+            CASE WHEN NEW.bbbv <> 0 THEN CAST(NEW.bbbv_solved AS REAL) / NEW.bbbv ELSE 0.0 END, NEW.bbbv <> 0,
+            NEW.outcome = 'lost', NEW.outcome = 'error', NEW.outcome = 'illegal', NEW.outcome = 'timeout',
+            NEW.outcome = 'crashed')
+        ON CONFLICT (tournament_id, player, chunk) DO UPDATE SET games = games + 1, wins = wins + excluded.wins,
+            finished_mask = finished_mask + excluded.finished_mask, won_mask = won_mask + excluded.won_mask,
+            cpu_ms = cpu_ms + excluded.cpu_ms, guesses = guesses + excluded.guesses,
+            won_moves = won_moves + excluded.won_moves, won_bbbv = won_bbbv + excluded.won_bbbv,
+            won_cpu_ms = won_cpu_ms + excluded.won_cpu_ms, fraction_sum = fraction_sum + excluded.fraction_sum,
+            fraction_count = fraction_count + excluded.fraction_count, lost = lost + excluded.lost,
+            error = error + excluded.error, illegal = illegal + excluded.illegal,
+            timeout = timeout + excluded.timeout, crashed = crashed + excluded.crashed;
+    INSERT INTO first_clicks (tournament_id, player, block, first_row, first_col, games, first_board)
+        VALUES (NEW.tournament_id, NEW.player, NEW.board / 4032, COALESCE(NEW.first_row, -1),
+            COALESCE(NEW.first_col, -1), 1, NEW.board)
+        ON CONFLICT (tournament_id, player, block, first_row, first_col)
+        DO UPDATE SET games = games + 1, first_board = MIN(first_board, excluded.first_board);
+END;
+"""
+
 #: The schema's history, oldest first. Append only.
 MIGRATIONS: tuple[Migration, ...] = (
     # Schema 1 as it was released: every store from before this history has it.
@@ -100,6 +194,13 @@ CREATE TABLE IF NOT EXISTS records (
 ) WITHOUT ROWID;
 """,
     ),
+    # What the leaderboard reads instead of every game (arena.analysis.totals): per (tournament, player, chunk of
+    # CHUNK_BOARDS boards) the sums of the leaderboard's figures and two masks (boards finished, boards won; bit
+    # board % CHUNK_BOARDS, so that a mask stays a positive 64-bit integer), and per (tournament, player, block
+    # of CLICK_BLOCK_CHUNKS chunks, first click) how many games began there and the first board that did.
+    # A trigger keeps them as games are inserted (INSERT OR IGNORE's ignored duplicates fire none); the step fills
+    # them from the games already stored.
+    Migration("game-totals", _TOTALS),
     # Versions are part of a player's identity (arena.results.entrants): each players row is one entrant, a
     # player at one version, whose games row key is its ``player``. ``base`` is the player's key without its
     # version (empty in the rows of older stores, whose ``player`` is their base), ``fingerprint`` a hash of the

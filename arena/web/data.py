@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from arena.analysis.failures import PlayerFailures, build_failure_report
-from arena.analysis.leaderboard import Leaderboard
+from arena.analysis.leaderboard import Leaderboard, build_leaderboard
 from arena.analysis.losses import LossReport, tournament_losses
 from arena.analysis.pairs import split_boards as split_of
 from arena.analysis.replay import ReplayError, ReplayGame, ReplayMove, first_divergence
@@ -34,7 +34,6 @@ from arena.result import FAILURES
 from arena.results.records import RecordError, RecordMissing
 from arena.results.store import GAME_COLUMNS, Store, StoreError
 from arena.results.stored import StoredPlayer, StoredTournament
-from arena.web.board import fast_leaderboard
 
 __all__ = [
     "LIVE_SECONDS",
@@ -255,7 +254,7 @@ _CACHE = _Cache()
 def leaderboard(db: Store, tid: str) -> Leaderboard:
     """``arena leaderboard TOURNAMENT``'s figures, cached by what the store holds."""
     sig = signature(db, tid)
-    return _CACHE.get(("leaderboard", str(db.path.resolve()), tid), sig, lambda: fast_leaderboard(db, tid))
+    return _CACHE.get(("leaderboard", str(db.path.resolve()), tid), sig, lambda: build_leaderboard(db, tid))
 
 
 #: A player with more games than this has its losses judged in the background (``Pending`` until then): about

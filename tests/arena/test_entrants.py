@@ -101,6 +101,14 @@ def test_leaderboards_show_the_latest_version_unless_all_are_asked(tmp_path: Pat
         summary = run_tournament(config(5), store, Registry([vbot("v2", "2")]), workers=1)
         latest = build_leaderboard(store, summary.tournament_id)
         every = build_leaderboard(store, summary.tournament_id, all_versions=True)
+        for board in (latest, every):  # the running totals and the reference (every game) agree on who is shown
+            reference = build_leaderboard(
+                store, summary.tournament_id, reference=True, all_versions=board.hidden_versions == 0
+            )
+            assert [(r.player, r.label, r.games, r.wins) for r in board.rows] == [
+                (r.player, r.label, r.games, r.wins) for r in reference.rows
+            ]
+            assert reference.hidden_versions == board.hidden_versions
         run_tournament(config(5), store, Registry([vbot("v1", "1")]), workers=1)
         back = build_leaderboard(store, summary.tournament_id)
     assert sorted(r.player for r in latest.rows) == ["random", "vbot@2"] and latest.hidden_versions == 1

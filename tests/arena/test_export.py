@@ -78,3 +78,37 @@ def test_export_bad_input(
     assert needle in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_parquet_is_written_by_row_groups_with_every_row(
+    played: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The export streams: Parquet is written a row group at a time (here 7 rows), the same rows as CSV."""
+    import pyarrow.parquet as pq
+
+    from arena.results import export
+    from arena.results.store import Store
+
+    monkeypatch.setattr(export, "ROW_GROUP", 7)
+    with Store(played, read_only=True) as store:
+        tid = store.latest()
+        assert export.write_export(store, tid, tmp_path / "g.parquet", "parquet") == 80
+        assert export.write_export(store, tid, tmp_path / "g.csv", "csv") == 80
+    assert pq.ParquetFile(tmp_path / "g.parquet").num_row_groups == 12  # 11 of 7 rows and one of 3
+    streamed, flat = pd.read_parquet(tmp_path / "g.parquet"), pd.read_csv(tmp_path / "g.csv")
+    assert len(streamed) == len(flat) == 80
+    for column in ("board", "player", "outcome", "moves", "guesses", "bbbv_solved"):
+        assert streamed[column].tolist() == flat[column].tolist(), column
+
+
+def test_an_empty_export_is_a_valid_parquet_file(played: Path, tmp_path: Path) -> None:
+    from arena.results.export import EXPORT_COLUMNS as COLUMNS
+    from arena.results.export import export_rows, write_export
+    from arena.results.store import Store
+
+    with Store(played, read_only=True) as store:
+        tid = store.latest()
+        assert list(export_rows(store, tid, 0)) == []
+        assert write_export(store, tid, tmp_path / "none.parquet", "parquet", 0) == 0
+    frame = pd.read_parquet(tmp_path / "none.parquet")
+    assert list(frame.columns) == list(COLUMNS) and len(frame) == 0

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from arena.config import PlayerRef, TournamentConfig
+from arena.play.backends import local
 from arena.play.tournament import StoreLost, run_tournament
 from arena.results.store import Store, StoreDamaged
 from engine import BoardSpec, FirstClick
@@ -36,6 +37,13 @@ def overwrite(path: Path) -> None:
 
 def truncate(path: Path) -> None:
     os.truncate(path, 0)
+
+
+@pytest.fixture(autouse=True)
+def commit_every_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every batch committed as it finishes (the in-process backend otherwise hands games over every half
+    second): these tests damage the store between two commits of a run of a few milliseconds."""
+    monkeypatch.setattr(local, "COMMIT_SECONDS", 0.0)
 
 
 def truncate_half(path: Path) -> None:
@@ -263,7 +271,7 @@ def test_a_journal_that_fails_costs_its_copy_not_the_games(tmp_path: Path, make_
     config = make_config()
     with Store(tmp_path / "arena.db") as store:
         store.ensure_tournament(config, {})
-        store._journal.execute("DROP TABLE games")  # as a full temporary folder would make it fail
+        store._journal.execute("DROP TABLE saved")  # as a full temporary folder would make it fail
         assert store.save(config.id, [make_result("random", 0)]) == 1
         assert store.save(config.id, [make_result("random", 1)]) == 1
         assert len(store.games(config.id)) == 2

@@ -92,6 +92,23 @@ def test_every_player_plays_every_board_once(tmp_path: Path) -> None:
     assert {r.outcome for r in rows} <= {Outcome.WON, Outcome.LOST}
 
 
+@pytest.mark.parametrize(("seconds", "commits"), [(0.0, 10), (3600.0, 1)])
+def test_one_worker_commits_every_batch_or_every_interval(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seconds: float, commits: int
+) -> None:
+    """With one worker, finished games are handed over every COMMIT_SECONDS (at a batch's end): every batch at 0,
+    once at the end when the run is shorter; either way every game is stored once."""
+    from arena.play.backends import local
+
+    monkeypatch.setattr(local, "COMMIT_SECONDS", seconds)
+    config = make_config(games=10)  # batches of one board: 10 // 8 boards
+    progress: list[int] = []
+    with Store(tmp_path / "a.db") as store:
+        run_tournament(config, store, Registry(), workers=1, progress=progress.append)
+        assert count(store, config.id) == 20
+    assert len(progress) == commits and sum(progress) == 20
+
+
 def test_rerun_replays_nothing(tmp_path: Path) -> None:
     config = make_config(games=8)
     _, first = play(tmp_path / "a.db", config)

@@ -36,6 +36,7 @@ from arena.play.worker import Batch, init_worker, play, run_batch
 from arena.result import GameResult
 
 __all__ = [
+    "COMMIT_SECONDS",
     "MAX_ATTEMPTS",
     "InProcessBackend",
     "PoolBackend",
@@ -45,6 +46,9 @@ __all__ = [
 
 #: How often a batch may be in flight when the pool breaks before we blame it.
 MAX_ATTEMPTS = 3
+#: How often the in-process backend hands finished games over to be committed (at the end of a batch): what a
+#: killed run (``kill -9``) may lose at most, besides the batch in progress.
+COMMIT_SECONDS = 0.5
 #: Seconds between two checks of the stop flag while waiting for a batch.
 _POLL = 0.2
 #: Seconds between two checks, in a worker, that the arena process is still there.
@@ -83,9 +87,12 @@ class InProcessBackend:
     ) -> Iterator[list[GameResult]]:
         init_worker(plugin_files, single_thread=False, pool=False, workers=1)
         frozen = False
+        # Finished games are handed over (and committed) every COMMIT_SECONDS rather than every batch: a Beginner
+        # batch takes a few milliseconds, and each commit costs the store a transaction and a check of its file.
+        results: list[GameResult] = []
+        handed = time.monotonic()
         try:
             for batch in batches:
-                results: list[GameResult] = []
                 try:
                     for board, keys in batch.work:
                         for key in keys:
@@ -105,10 +112,14 @@ class InProcessBackend:
                     # a few tenths of a second less).
                     gc.freeze()
                     frozen = True
-                if results:
+                if results and (stop or time.monotonic() - handed >= COMMIT_SECONDS):
                     yield results
+                    results = []
+                    handed = time.monotonic()
                 if stop:
                     return
+            if results:
+                yield results
         finally:
             if frozen:
                 gc.unfreeze()  # collectable again: this process may go on (tests, a library caller)
