@@ -27,6 +27,7 @@ from players.solver import Analysis
 
 __all__ = [
     "CLASSES",
+    "CLASS_MEANING",
     "TIE",
     "GameLoss",
     "LossReport",
@@ -44,6 +45,16 @@ TIE = 1e-9
 GROUP_CELLS = 8
 #: The two-sided 95% normal quantile.
 Z95 = 1.959963984540054
+
+#: What each class of loss means, in a few words (``arena losses``' table and a player's page).
+CLASS_MEANING = {
+    "blunder": "a proven-safe cell existed",
+    "fifty_fifty": "an unavoidable 50/50",
+    "forced": "clicked a safest cell",
+    "suboptimal": "a strictly safer cell existed",
+    "failure": "timeout, crash, illegal, error",
+    "unanalysed": "position beyond the solver",
+}
 
 
 def _neighbours(cell: int, height: int, width: int) -> Iterable[int]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.table import Table
@@ -52,7 +52,7 @@ def command(
         if list_all:
             rows = db.tournaments()
             if json_out:
-                print_json([listing(r) for r in rows])
+                print_json([r.listing() for r in rows])
                 return
             console.print(tournaments_table(rows, db.path))
             return
@@ -65,27 +65,6 @@ def command(
         print_json(board.model_dump())
     else:
         print_leaderboard(console, board, store=store)
-
-
-def listing(t: StoredTournament) -> dict[str, Any]:
-    """A stored tournament as ``--list --json`` gives it."""
-    return {
-        "id": t.id,
-        "difficulty": t.difficulty,
-        "height": t.spec.height,
-        "width": t.spec.width,
-        "mines": t.spec.mines,
-        "rule": t.rule.value,
-        "seed": t.seed,
-        "games": t.boards,
-        "rows_stored": t.games_stored,
-        "last_finished": t.last_finished,
-        "config": t.config,
-        "rules_version": t.rules_version,
-        "project_version": t.project_version,
-        "created": t.created,
-        "updated": t.updated,
-    }
 
 
 def tournaments_table(rows: list[StoredTournament], store: Path) -> Table:

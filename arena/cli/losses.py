@@ -8,20 +8,11 @@ import typer
 from rich.console import Group
 from rich.text import Text
 
-from arena.analysis.losses import LossReport, tournament_losses
+from arena.analysis.losses import CLASS_MEANING, LossReport, tournament_losses
 from arena.cli import common
 from arena.cli.common import UsageError, cli_errors, console, plain_table, print_json
 from arena.results.store import Store
 
-#: What each class means, in a few words (the table's last column).
-MEANING = {
-    "blunder": "a proven-safe cell existed",
-    "fifty_fifty": "an unavoidable 50/50",
-    "forced": "clicked a safest cell",
-    "suboptimal": "a strictly safer cell existed",
-    "failure": "timeout, crash, illegal, error",
-    "unanalysed": "position beyond the solver",
-}
 #: Board numbers shown per class in the table (all of them are in --json).
 SHOWN = 6
 
@@ -55,7 +46,7 @@ def render(report: LossReport) -> Group:
         if name == "unanalysed" and not count:
             continue
         shown = ", ".join(str(b) for b in boards[name][:SHOWN]) + (", …" if count > SHOWN else "")
-        table.add_row(name, str(count), MEANING[name], shown)
+        table.add_row(name, str(count), CLASS_MEANING[name], shown)
     table.add_row(Text("lost or failed", style="bold"), Text(str(report.losses), style="bold"), "", "")
     regret = report.regret
     expected = report.expected_losses

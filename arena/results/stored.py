@@ -61,6 +61,26 @@ class StoredTournament:
     def config_data(self) -> dict[str, Any]:
         return json.loads(self.config)
 
+    def listing(self) -> dict[str, Any]:
+        """The tournament as ``arena leaderboard --list --json`` gives it, and the pages read it."""
+        return {
+            "id": self.id,
+            "difficulty": self.difficulty,
+            "height": self.spec.height,
+            "width": self.spec.width,
+            "mines": self.spec.mines,
+            "rule": self.rule.value,
+            "seed": self.seed,
+            "games": self.boards,
+            "rows_stored": self.games_stored,
+            "last_finished": self.last_finished,
+            "config": self.config,
+            "rules_version": self.rules_version,
+            "project_version": self.project_version,
+            "created": self.created,
+            "updated": self.updated,
+        }
+
     @property
     def title(self) -> str:
         size = f"{self.spec.height}x{self.spec.width}, {self.spec.mines} mines"

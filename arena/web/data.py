@@ -151,27 +151,6 @@ def _age(stamp: str | None) -> float | None:
     return (dt.datetime.now(dt.UTC) - then).total_seconds()
 
 
-def listing(t: StoredTournament) -> dict[str, Any]:
-    """A stored tournament as ``arena leaderboard --list --json`` gives it (the pages read it as this mapping)."""
-    return {
-        "id": t.id,
-        "difficulty": t.difficulty,
-        "height": t.spec.height,
-        "width": t.spec.width,
-        "mines": t.spec.mines,
-        "rule": t.rule.value,
-        "seed": t.seed,
-        "games": t.boards,
-        "rows_stored": t.games_stored,
-        "last_finished": t.last_finished,
-        "config": t.config,
-        "rules_version": t.rules_version,
-        "project_version": t.project_version,
-        "created": t.created,
-        "updated": t.updated,
-    }
-
-
 def _player(p: StoredPlayer) -> dict[str, Any]:
     """A player as the pages read it: ``player`` is its leaderboard key."""
     return {"player": p.key, "name": p.name, "options": dict(p.options), "version": p.version, "source": p.source}
@@ -185,14 +164,15 @@ def tournaments(db: Store) -> list[TournamentInfo]:
         last = stored.last_finished
         age = _age(last or stored.updated)
         live = age is not None and age < LIVE_SECONDS and int(stored.games_stored or 0) < stored.boards * len(names)
-        out.append(TournamentInfo(listing(stored), names, last, live))
+        out.append(TournamentInfo(stored.listing(), names, last, live))
     return out
 
 
 def tournament(db: Store, tid: str) -> dict[str, Any]:
-    """Tournament ``tid`` as ``listing`` gives it (without its games stored); ``NotFound`` for an unknown id."""
+    """Tournament ``tid`` as ``StoredTournament.listing`` gives it (without its games stored); ``NotFound`` for an
+    unknown id."""
     try:
-        return listing(db.tournament(tid))
+        return db.tournament(tid).listing()
     except StoreError:
         raise NotFound(f"no tournament {tid!r} in this store") from None
 

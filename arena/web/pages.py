@@ -14,6 +14,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.analysis.losses import CLASS_MEANING
 from arena.analysis.replay import ReplayError, replay, replay_payload
 from arena.result import FAILURES, Outcome
 from arena.results.store import Store
@@ -21,7 +22,6 @@ from arena.web import data
 from arena.web.links import Links
 
 __all__ = [
-    "CLASS_MEANING",
     "Page",
     "diff_page",
     "game_page",
@@ -32,15 +32,6 @@ __all__ = [
     "sweeps_page",
 ]
 
-#: What each class of loss means, in a few words (as ``arena losses`` says it).
-CLASS_MEANING = {
-    "blunder": "a proven-safe cell existed",
-    "fifty_fifty": "an unavoidable 50/50",
-    "forced": "clicked a safest cell",
-    "suboptimal": "a strictly safer cell existed",
-    "failure": "timeout, crash, illegal, error",
-    "unanalysed": "position beyond the solver",
-}
 #: Boards listed per class of loss on a player's page (the games list has them all).
 BOARDS_SHOWN = 40
 
