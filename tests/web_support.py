@@ -10,12 +10,16 @@ boards, ``random``, ``mean-constraint`` and ``evil``, a plugin bot whose version
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 #: A payload that runs if it is ever parsed as markup: it sets ``window.pwned`` (checked in the browser).
 SCRIPT = "<script>window.pwned=1</script>"
@@ -52,6 +56,7 @@ PLAYERS = ("random", "mean-constraint", "evil")
 BOARDS = 24
 #: The browser: Debian's package puts it here; ARENA_TEST_CHROMIUM names another.
 CHROMIUM = os.environ.get("ARENA_TEST_CHROMIUM", "/usr/bin/chromium")
+#: Headless, and quiet: no background connections (this machine's closed network refuses them anyway).
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -62,6 +67,25 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+
+
+def chromium() -> Iterator[Any]:
+    """Debian's Chromium driven by playwright, for a module-scoped ``browser`` fixture (playwright's sync API runs
+    one event loop at a time); the test skips, saying why, without playwright or Chromium."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("playwright is not installed: python -m pip install -e '.[test]'")
+    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
+        found = shutil.which("chromium")
+        pytest.skip(
+            f"no Chromium at {CHROMIUM} (on PATH: {found or 'none'}): apt-get install chromium, "
+            "or set ARENA_TEST_CHROMIUM to a Chromium binary"
+        )
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
 
 
 def arena(*args: str | Path, check: bool = True, **kwargs: Any) -> subprocess.CompletedProcess[str]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any
 import numpy as np
 import pytest
 from typer.testing import CliRunner
+from web_support import chromium
 
 from arena.analysis.replay import ReplayGame, ReplayMove, build_replay_html, first_divergence, replay
 from arena.cli import app
@@ -28,37 +28,10 @@ from engine import BEGINNER, COVERED, EXPERT, FLAGGED, INTERMEDIATE, Action
 from engine.layout import format_position
 from players.solver import analyze
 
-#: The browser: Debian's package puts it here; ARENA_TEST_CHROMIUM names another.
-CHROMIUM = os.environ.get("ARENA_TEST_CHROMIUM", "/usr/bin/chromium")
-#: Headless, and quiet: no background connections (this machine's closed network refuses them anyway).
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("playwright is not installed: python -m pip install -e '.[test]'")
-    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
-        found = shutil.which("chromium")
-        pytest.skip(
-            f"no Chromium at {CHROMIUM} (on PATH: {found or 'none'}): apt-get install chromium, "
-            "or set ARENA_TEST_CHROMIUM to a Chromium binary"
-        )
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    yield from chromium()
 
 
 @dataclass

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import shutil
 import threading
 import time
 from collections.abc import Iterator
@@ -16,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from web_support import BOARDS, CHROMIUM, CHROMIUM_ARGS, EVIL_SOURCE, PLAYERS, Stored, arena, free_port
+from web_support import BOARDS, EVIL_SOURCE, PLAYERS, Stored, arena, chromium, free_port
 
 
 @pytest.fixture(scope="session")
@@ -88,20 +86,7 @@ def serve() -> Any:
 # a browser kept for the whole session would break the next module that starts its own.
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("playwright is not installed: python -m pip install -e '.[test]'")
-    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
-        found = shutil.which("chromium")
-        pytest.skip(
-            f"no Chromium at {CHROMIUM} (on PATH: {found or 'none'}): apt-get install chromium, "
-            "or set ARENA_TEST_CHROMIUM to a Chromium binary"
-        )
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    yield from chromium()
 
 
 @pytest.fixture
