@@ -205,15 +205,25 @@ def engine_bot_folder(command: Sequence[str], cwd: str, named: str | None = None
         return Path(cwd, os.path.expanduser(named)).resolve()
     if not command:
         return None
-    candidates = [command[0]] if "/" in command[0] else []
-    candidates += [arg for arg in command[1:] if arg and not arg.startswith("-")]
-    for arg in candidates:
+    arguments = [arg for arg in command[1:] if arg and not arg.startswith("-")]
+    if "/" in command[0]:
+        program = Path(cwd, os.path.expanduser(command[0]))
+        if not program.is_file():
+            return None  # a program named by a path that is not there: the start will say so
+        if not _installed(program) or not any(Path(cwd, os.path.expanduser(a)).is_file() for a in arguments):
+            return program.resolve().parent
+    for arg in arguments:
         path = Path(cwd, os.path.expanduser(arg))
         if path.is_file():
             return path.resolve().parent
-        if arg == command[0]:
-            return None  # a program named by a path that is not there: the start will say so
     return None
+
+
+def _installed(program: Path) -> bool:
+    """Whether ``program`` is an installed interpreter or tool (``/usr/bin/python3``, a virtualenv's
+    ``bin/python``, a version manager's ``.../bin/node``) rather than a bot's own program: it lies in a
+    ``bin`` folder, as named or once its links are followed. Its arguments then name the bot's files."""
+    return any(folder.name == "bin" or str(folder) in _SYSTEM for folder in (program.parent, program.resolve().parent))
 
 
 class ProgramError(Exception):

@@ -125,6 +125,17 @@ def test_an_engine_bots_folder_is_its_programs_or_its_first_files_or_the_one_nam
     assert engine_bot_folder(["java", "-cp", "kit/build", "Main"], cwd) is None  # a folder argument shows itself
     assert engine_bot_folder(["sh", "-c", "exec ./x"], cwd, named="kit") == kit
     assert engine_bot_folder(["./missing.sh"], cwd) is None
+    # An interpreter named by its path (a virtualenv's, a version manager's, the system's) is not the bot:
+    # the file it runs is, wherever the interpreter is installed (inside the home folder or not).
+    venv = tmp_path / "home" / ".venv" / "bin"
+    venv.mkdir(parents=True)
+    (venv / "python").write_text("")
+    assert engine_bot_folder([str(venv / "python"), "kit/bot.py"], cwd) == kit
+    assert engine_bot_folder([sys.executable, str(kit / "bot.py")], "/") == kit
+    assert engine_bot_folder([str(venv / "python")], cwd) == venv  # nothing else named: the program's own
+    (kit / "bin").mkdir()
+    (kit / "bin" / "bot").write_text("")
+    assert engine_bot_folder(["kit/bin/bot"], cwd) == kit / "bin"
 
 
 # -- in the sandbox ------------------------------------------------------------------------------------------------
