@@ -4,10 +4,10 @@
 #
 #   examples/ci_gate.sh BASELINE_PLUGIN CANDIDATE_PLUGIN [more `arena match` options]
 #
-# In a CI job, take the baseline from the main branch without touching the work tree, then gate:
+# In a CI job, take the baseline from the main branch (read with git into the arena's cache; the work tree is
+# not touched), then gate:
 #
-#   mkdir -p baseline && git show origin/main:my_bot.py > baseline/my_bot.py
-#   examples/ci_gate.sh baseline/my_bot.py my_bot.py -d expert --delta 0.5
+#   examples/ci_gate.sh my_bot.py@origin/main my_bot.py -d expert --delta 0.5
 #
 # Exit code: 0 the candidate is accepted as better, 1 it is not (no better, or undecided at --max-games),
 # 2 an error (a missing file, a bot that does not load, bad options). Both versions play under aliases

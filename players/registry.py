@@ -5,11 +5,13 @@ as a failure instead of failing: one broken plugin never takes the command line 
 from __future__ import annotations
 
 import abc
+import contextlib
 import hashlib
 import importlib
 import importlib.metadata
 import importlib.util
 import inspect
+import os
 import sys
 import traceback
 from collections.abc import Iterable, Mapping
@@ -334,6 +336,30 @@ def plugin_entry(path: str | Path) -> tuple[Path, bool]:
     return given, False
 
 
+#: The folders of the file plugins imported in this process (their own modules are imported from there).
+_plugin_folders: set[str] = set()
+_PLUGIN_MODULE = "_arena_plugin_"
+
+
+def _own_folder_first(folder: str) -> None:
+    """Put a file plugin's ``folder`` first on ``sys.path``, and forget the modules imported from beside another
+    file plugin: two versions of one bot (``--plugin base=v1/my_bot.py --plugin cand=v2/my_bot.py``) each
+    ``import helpers``, and each must get its own (the plugins that imported the others keep them)."""
+    others = tuple(f.rstrip(os.sep) + os.sep for f in _plugin_folders if f != folder)
+    if others:
+        for name, module in list(sys.modules.items()):
+            file = getattr(module, "__file__", None)
+            if name.startswith(_PLUGIN_MODULE) or not isinstance(file, str):
+                continue
+            real = os.path.realpath(file)
+            if real.startswith(others) and not real.startswith(folder.rstrip(os.sep) + os.sep):
+                del sys.modules[name]
+    with contextlib.suppress(ValueError):
+        sys.path.remove(folder)
+    sys.path.insert(0, folder)
+    _plugin_folders.add(folder)
+
+
 def _import_file(path: str, alias: str = "") -> ModuleType:
     """Import a local plugin (a file, or a folder: ``plugin_entry``) under a name unique to its path (and
     alias), so two plugins may share a name and one plugin may play under two aliases. As for a script, the
@@ -344,15 +370,15 @@ def _import_file(path: str, alias: str = "") -> ModuleType:
     stem = resolved.parent.name if package else resolved.stem
     key = f"{alias}={resolved}" if alias else str(resolved)
     digest = hashlib.sha1(key.encode()).hexdigest()[:10]
-    module_name = f"_arena_plugin_{stem}_{digest}".replace("-", "_").replace(".", "_")
+    module_name = f"{_PLUGIN_MODULE}{stem}_{digest}".replace("-", "_").replace(".", "_")
     if module_name in sys.modules:
         return sys.modules[module_name]
     locations = [str(resolved.parent)] if package else None
     spec = importlib.util.spec_from_file_location(module_name, resolved, submodule_search_locations=locations)
     if spec is None or spec.loader is None:
         raise PlayerError(f"plugin {path!r} is not a Python module")
-    if not package and str(resolved.parent) not in sys.path:
-        sys.path.insert(0, str(resolved.parent))
+    if not package:
+        _own_folder_first(str(resolved.parent))
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     try:

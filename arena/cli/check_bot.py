@@ -19,7 +19,8 @@ from arena.isolation import DEFAULT_LIMITS, EngineBot, Isolation, Limits, Sandbo
 from arena.isolation import sandbox as sandboxes
 from arena.isolation.catalog import PlayerCatalog
 from arena.isolation.check import BotDidNotStart, CheckResult, Target, as_json, check_bot, engine_target, plugin_target
-from players.registry import FILE_SOURCE
+from arena.isolation.revisions import materialize_plugins
+from players.registry import FILE_SOURCE, plugin_path, resolved_plugin
 
 __all__ = ["command", "print_report"]
 
@@ -35,7 +36,10 @@ def command(
     plugin: Annotated[
         Path | None,
         typer.Option(
-            "--plugin", help="A plugin file or folder to check, behind the arena's Python host.", show_default=False
+            "--plugin",
+            help="A plugin file or folder to check, behind the arena's Python host (PATH@REV: as it was at a git "
+            "revision).",
+            show_default=False,
         ),
     ] = None,
     player: Annotated[
@@ -68,8 +72,9 @@ def command(
         assert plugin is not None
         if bot_dir:
             raise UsageError("--bot-dir names an engine bot's folder; a plugin's folder is the one it lies in")
-        name = _plugin_player(plugin, player, sandbox)
-        target = plugin_target(name, str(plugin.expanduser().resolve()), limits, sandboxed)
+        (spec,) = materialize_plugins([plugin])  # PATH@REV: read at its revision
+        name = _plugin_player(spec, player, sandbox)
+        target = plugin_target(name, resolved_plugin(spec), limits, sandboxed)
         what = f"plugin player {name!r}"
     results = _run(target, limits, what, live=not json_out and err_console.is_terminal)
     passed = all(r.passed for r in results)
@@ -80,19 +85,25 @@ def command(
     raise typer.Exit(0 if passed else 1)
 
 
-def _plugin_player(plugin: Path, player: str | None, sandbox: SandboxMode) -> str:
+def _plugin_player(plugin: str, player: str | None, sandbox: SandboxMode) -> str:
     """The plugin's player to check: the one named, or the only one the plugin registers."""
-    catalog = PlayerCatalog.for_tournament([str(plugin)], (), Isolation.ISOLATED, sandbox)
+    catalog = PlayerCatalog.for_tournament([plugin], (), Isolation.ISOLATED, sandbox)
     catalog.check_requested([player] if player else [])
     if player is not None:
         catalog.get(player)
         return player
-    source = FILE_SOURCE + str(plugin.expanduser().resolve())
-    names = sorted(e.name for e in catalog.players.values() if e.source == source)
+    names = sorted(e.name for e in catalog.players.values() if _same_plugin(e.source, plugin))
     if len(names) != 1:
         found = ", ".join(names) or "none"
         raise UsageError(f"plugin {plugin} registers {len(names)} players ({found}); name the one to check with -p")
     return names[0]
+
+
+def _same_plugin(source: str, plugin: str) -> bool:
+    """Whether a player's ``source`` is the ``--plugin`` value ``plugin`` (its file, whatever its alias)."""
+    if not source.startswith(FILE_SOURCE):
+        return False
+    return Path(plugin_path(source.removeprefix(FILE_SOURCE))).resolve() == Path(plugin_path(plugin)).resolve()
 
 
 def _run(target: Target, limits: Limits, what: str, *, live: bool) -> list[CheckResult]:

@@ -87,7 +87,8 @@ PluginOpt = Annotated[
     typer.Option(
         "--plugin",
         help="Load players from a local Python file, or a folder with __init__.py or bot.py (repeatable); "
-        "ALIAS=PATH plays its player under the name ALIAS.",
+        "ALIAS=PATH plays its player under the name ALIAS; PATH@REV plays it as it was at a git revision "
+        "(base=bots/my_bot.py@HEAD~1).",
         show_default=False,
     ),
 ]

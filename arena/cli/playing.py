@@ -25,6 +25,7 @@ from arena.isolation import Clock, EngineBot, Isolation, Limits, SandboxMode
 from arena.isolation import sandbox as sandboxes
 from arena.isolation.botfiles import ProgramError, broad_folder, plugin_folder, resolve_program
 from arena.isolation.catalog import PlayerCatalog
+from arena.isolation.revisions import materialize_plugins
 from players.api import PlayerError
 from players.hookspecs import PROJECT
 from players.registry import plugin_path
@@ -181,7 +182,7 @@ def check_sandbox(mode: SandboxMode) -> None:
 
 
 def player_catalog(
-    plugin: Sequence[Path] | None,
+    plugin: Sequence[str | Path] | None,
     engine_bot: Sequence[str] | None,
     isolation: Isolation,
     *,
@@ -192,7 +193,9 @@ def player_catalog(
     """The players the command may name, and the engine bots among them (with their ``--bot-dir``).
     ``probe=False`` skips the engine bots' trial handshake: for a command that starts the bot right
     away anyway, and reports its failure to start as the game's result. Call ``check_plugins`` once
-    the players are known."""
+    the players are known. A ``--plugin PATH@REV`` is read at its git revision first (one line and exit 2
+    when it cannot be: ``arena.isolation.revisions``)."""
+    plugin = materialize_plugins(plugin or [])
     bots = with_bot_dirs(tuple(EngineBot.parse(text) for text in engine_bot or []), bot_dir)
     third_party = bool(plugin) or bool(importlib.metadata.entry_points(group=PROJECT))
     if bots or isolation is Isolation.ISOLATED or (isolation is Isolation.AUTO and third_party):
@@ -200,7 +203,7 @@ def player_catalog(
         if sandboxes.use_sandbox(sandbox):
             check_programs(bots)
             note_broad_folders(plugin or [])
-    catalog = PlayerCatalog.for_tournament([str(p) for p in plugin or []], bots, isolation, sandbox)
+    catalog = PlayerCatalog.for_tournament(plugin, bots, isolation, sandbox)
     catalog.check = probe  # read when the catalogue loads, on first use
     return catalog, bots
 
@@ -229,7 +232,7 @@ def with_bot_dirs(bots: tuple[EngineBot, ...], bot_dir: Sequence[str] | None) ->
     return tuple(bot.model_copy(update={"folder": folders[bot.name]}) if bot.name in folders else bot for bot in bots)
 
 
-def note_broad_folders(plugins: Sequence[Path]) -> None:
+def note_broad_folders(plugins: Sequence[str | Path]) -> None:
     """Say so when a plugin's folder is too broad to show it (it then sees only its own file): a
     plugin that imports its helpers from beside it would otherwise fail with an obscure import error."""
     for given in plugins:

@@ -29,6 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena.isolation.revisions import revisions_dir
 from arena.paths import protected_folders, protected_paths
 
 __all__ = [
@@ -88,9 +89,15 @@ class Hidden:
 
     stores: frozenset[str] = frozenset()
     folders: frozenset[str] = frozenset()
+    #: Folders inside a hidden folder whose contents are bots' own files, which a bot may be shown: the plugins
+    #: the arena read at a git revision (``arena.isolation.revisions``). Only a bot's own folder there is shown.
+    bots: frozenset[str] = frozenset()
 
     def covers(self, path: str) -> bool:
-        """Whether ``path`` (absolute, resolved) is one of the hidden files or inside a hidden folder."""
+        """Whether ``path`` (absolute, resolved) is one of the hidden files or inside a hidden folder (and not a
+        bot's folder in ``bots``)."""
+        if any(path.startswith(f.rstrip("/") + "/") for f in self.bots):
+            return False
         if any(path == f or path.startswith(f.rstrip("/") + "/") for f in self.folders):
             return True
         parent, name = os.path.split(path)
@@ -115,7 +122,7 @@ class Hidden:
                 with contextlib.suppress(OSError):
                     if entry.is_file(follow_symlinks=False) and is_arena_store(entry.path):
                         found.add(os.path.realpath(entry.path))
-        return Hidden(self.stores | found, self.folders) if found else self
+        return Hidden(self.stores | found, self.folders, self.bots) if found else self
 
 
 def _resolved(path: str | os.PathLike[str]) -> str:
@@ -129,7 +136,7 @@ def hidden(extra_stores: Iterable[str | os.PathLike[str]] = ()) -> Hidden:
     in use, the default one) and its data and cache folders."""
     stores = {_resolved(p) for p in [*protected_paths(), *extra_stores]}
     folders = {os.path.realpath(p) for p in protected_folders()}
-    return Hidden(frozenset(stores), frozenset(folders))
+    return Hidden(frozenset(stores), frozenset(folders), frozenset([os.path.realpath(revisions_dir())]))
 
 
 def view(paths: Sequence[str], secret: Hidden) -> list[str]:

@@ -26,6 +26,7 @@ from arena.isolation import protocol
 from arena.isolation.botfiles import ProgramError
 from arena.isolation.process import BotExited, BotProcess, BotProcessError
 from arena.isolation.remote import bot_environment, engine_bot_sandbox
+from arena.isolation.revisions import materialize_plugins, shown_at_revision
 from arena.isolation.sandbox import Sandbox, host_files, use_sandbox
 from arena.isolation.settings import DEFAULT_LIMITS, EngineBot, Isolation, SandboxMode
 from engine import Action, Observation
@@ -171,8 +172,9 @@ class PlayerCatalog(PlayerLookup):
         sandbox: SandboxMode = SandboxMode.AUTO,
     ) -> PlayerCatalog:
         """Trusted: every plugin imported here, as before. Otherwise only the built-ins are imported
-        here, and third-party players are listed by a process of their own."""
-        files = tuple(str(p) for p in plugin_files)
+        here, and third-party players are listed by a process of their own. A ``PATH@REV`` is read at its
+        revision first (``arena.isolation.revisions``; ``RevisionError`` when it cannot be)."""
+        files = tuple(materialize_plugins(plugin_files))
         if isolation is Isolation.TRUSTED:
             return cls(Registry(files), engine_bots, sandbox=sandbox)
         builtin = Registry((), entry_points=False)
@@ -216,7 +218,8 @@ class PlayerCatalog(PlayerLookup):
     def players(self) -> dict[str, PlayerEntry]:
         self.load()
         assert self._entries is not None
-        return {**self.registry.players, **self._discovered, **self._entries}
+        found = {**self.registry.players, **self._discovered, **self._entries}
+        return {name: shown_at_revision(entry) for name, entry in found.items()}
 
     @property
     def failures(self) -> list[PluginFailure]:

@@ -27,7 +27,8 @@ from arena.isolation.settings import Isolation, Limits
 from arena.result import Outcome
 from engine import Action, BoardSpec, FirstClick, Observation
 from players import Player
-from players.registry import Registry
+from players.api import PlayerError
+from players.registry import Registry, plugin_spec
 
 __all__ = ["Agent", "TrustedAgent", "agent_for", "close_agents", "configure", "isolation_of"]
 
@@ -155,6 +156,21 @@ def _registry(builtin_only: bool) -> Registry:
     return registry
 
 
+def _plugins_for(name: str) -> tuple[tuple[str, ...], bool]:
+    """The ``--plugin`` values an isolated host of player ``name`` loads, and whether it loads the installed
+    plugins too: the plugin aliased ``name`` alone (an alias names one player), else every plugin without an
+    alias. So two versions of one bot side by side (``base=v1/my_bot.py``, ``cand=v2/my_bot.py``) never share a
+    process, and each sees only its own folder in the sandbox."""
+    aliases = {}
+    for spec in _plugin_files:
+        with contextlib.suppress(PlayerError):  # a bad alias was refused before anything played
+            aliases[spec] = plugin_spec(spec)[0]
+    mine = [spec for spec in _plugin_files if aliases.get(spec) == name]
+    if mine:
+        return (mine[0],), False
+    return tuple(spec for spec in _plugin_files if not aliases.get(spec)), True
+
+
 def _numba_threads() -> int:
     import numba
 
@@ -172,12 +188,13 @@ def _signature(ref: PlayerRef, config: TournamentConfig) -> tuple[object, ...]:
     if bot is not None:
         command = bot.command
     else:
+        plugins, entry_points = ((), False) if builtin else _plugins_for(ref.name)
         command = tuple(
             host_command(
                 ref.name,
                 ref.options,
-                plugin_files=() if builtin else _plugin_files,
-                entry_points=not builtin,
+                plugin_files=plugins,
+                entry_points=entry_points,
                 threads=_numba_threads(),
                 warm_up_time=config.limits.warm_up_time,
                 spin=_spin,
@@ -223,8 +240,8 @@ def _sandbox_for(
     built-in player none); an engine bot reads its folder and the files its command names, from the
     arena's folder."""
     if host:
-        builtin = name in _builtin_names()
-        readable = sandbox.host_files(() if builtin else _plugin_files, entry_points=not builtin)
+        plugins, entry_points = ((), False) if name in _builtin_names() else _plugins_for(name)
+        readable = sandbox.host_files(plugins, entry_points=entry_points)
         return sandbox_for(name, readable, config.limits.processes)
     bot = next(b for b in config.engine_bots if b.name == name)
     return engine_bot_sandbox(bot, config.limits.processes)
