@@ -44,7 +44,9 @@ __all__ = [
 ]
 
 BUILTIN_MODULE = "players.builtin"
-#: How a ``--plugin`` file's players name their source.
+#: How a ``--plugin`` file's players name their source: ``file PATH``, or ``file ALIAS=PATH`` for a player played
+#: under an alias, so that the source is the ``--plugin`` value that plays it again (``arena errors``' replay
+#: command); ``plugin_path`` of what follows is the file either way.
 FILE_SOURCE = "file "
 
 
@@ -220,7 +222,7 @@ class Registry(PlayerLookup):
                 continue
             self._load_module(
                 f"file:{spec}",
-                f"{FILE_SOURCE}{path}",
+                f"{FILE_SOURCE}{alias}={path}" if alias else f"{FILE_SOURCE}{path}",
                 lambda path=path, alias=alias: _import_file(path, alias),
                 alias=alias,
             )
@@ -241,7 +243,7 @@ class Registry(PlayerLookup):
                 def register(cls: Any, staged: list[PlayerEntry] = staged) -> None:
                     if alias and staged:
                         raise AliasError(
-                            f"--plugin {alias}={source.removeprefix('file ')}: an alias names one player, and this"
+                            f"--plugin {source.removeprefix(FILE_SOURCE)}: an alias names one player, and this"
                             " plugin registers more than one"
                         )
                     staged.append(self._check(_renamed(cls, alias), source, staged, release))

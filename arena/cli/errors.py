@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import json
 import shlex
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -16,7 +17,9 @@ from rich.text import Text
 from arena.analysis.failures import FailureReport, PlayerFailures, build_failure_report
 from arena.cli import common
 from arena.cli.common import UsageError, cli_errors, console, plain_table, print_json
+from arena.isolation.revisions import revision_of
 from arena.results.store import Store
+from players.registry import FILE_SOURCE, plugin_spec
 
 
 @cli_errors
@@ -110,8 +113,8 @@ def replay_command(report: FailureReport, entry: PlayerFailures, board: int) -> 
         return None
     c = report.config
     words = ["arena", "play", "--player", entry.name]
-    if entry.source.startswith("file "):
-        words += ["--plugin", entry.source.removeprefix("file ")]
+    if entry.source.startswith(FILE_SOURCE):
+        words += ["--plugin", plugin_argument(entry.source.removeprefix(FILE_SOURCE))]
     words += ["-d", c.difficulty]
     if c.rule != "safe":
         words += ["--first-click", c.rule]
@@ -119,3 +122,15 @@ def replay_command(report: FailureReport, entry: PlayerFailures, board: int) -> 
     for key, value in sorted(entry.options.items()):
         words += ["-o", f"{entry.name}.{key}={json.dumps(value)}"]
     return shlex.join(words)
+
+
+def plugin_argument(spec: str) -> str:
+    """The ``--plugin`` value that loads a stored player's plugin again: its source's ``[ALIAS=]PATH`` (the alias
+    kept: the player has that name only under it), and for a plugin read at a git revision, its path in its
+    repository at the commit it was read at (``base=/repo/bots/my_bot.py@3f2a1bc4d5e6``) rather than the
+    arena's cached copy."""
+    alias, path = plugin_spec(spec)
+    revision = revision_of(path)
+    if revision is not None:
+        path = f"{Path(revision.repo, revision.path)}@{revision.changed[:12]}"
+    return f"{alias}={path}" if alias else path

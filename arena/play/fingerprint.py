@@ -18,6 +18,7 @@ from pathlib import Path
 
 from arena.config import TournamentConfig
 from arena.isolation.sandbox import command_files
+from players.registry import FILE_SOURCE, plugin_path
 
 __all__ = ["fingerprint_files", "fingerprint_of"]
 
@@ -82,10 +83,10 @@ def _package_files(dist_name: str) -> list[Path]:
 
 
 def fingerprint_of(source: str, name: str, config: TournamentConfig) -> str:
-    """The fingerprint of player ``name`` whose source the registry gives as ``source`` (``file PATH``,
+    """The fingerprint of player ``name`` whose source the registry gives as ``source`` (``file [ALIAS=]PATH``,
     ``package DIST (ENTRY)``, ``engine COMMAND``; ``builtin`` has none)."""
-    if source.startswith("file "):
-        return fingerprint_files([source.removeprefix("file ")])
+    if source.startswith(FILE_SOURCE):
+        return fingerprint_files([plugin_path(source.removeprefix(FILE_SOURCE))])  # ``file ALIAS=PATH`` too
     if source.startswith("package "):
         return fingerprint_files(_package_files(source.removeprefix("package ").partition(" ")[0]))
     bot = next((b for b in config.engine_bots if b.name == name), None)

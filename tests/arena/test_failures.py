@@ -260,6 +260,26 @@ def test_the_readme_template_bot_gets_a_reason_and_a_replay_command(
     assert [p["player"] for p in everyone["players"]] == ["my-bot"]  # random failed nothing
 
 
+def test_the_replay_command_of_a_player_under_an_alias_keeps_its_alias(
+    cli: Cli, tmp_path: Path, write_plugin: Callable[..., Path]
+) -> None:
+    """``--plugin oops=PATH``: the player is named ``oops`` only under that alias, so the replay command says it,
+    and runs as printed."""
+    plugin = write_plugin(TEMPLATE_BOT, "my_bot")
+    store = tmp_path / "a.db"
+    played = cli("tournament", "--plugin", f"oops={plugin}", "-p", "oops", "-n", "1", "-w", "1", "-q", "--store", store)
+    assert played.exit_code == 0, played.output
+    data = json.loads(cli("errors", "-p", "oops", "--store", store, "--json").stdout)
+    (failure,) = data["players"][0]["failures"]
+    replay = f"arena play --player oops --plugin oops={plugin} -d beginner --seed 0 --board 0"
+    assert failure["reproduce"] == replay
+    shown = cli("errors", "-p", "oops", "--store", store)
+    assert replay in shown.stdout.splitlines()[-1]
+    again = cli(*shlex.split(replay)[1:], "--json")  # as printed: exit 1, the bot failed again
+    assert again.exit_code == 1, again.output
+    assert "play() returned None" in json.loads(again.stdout)["problem"]
+
+
 def test_arena_errors_with_nothing_failed_and_bad_input(cli: Cli, mixed_store: tuple[Path, str]) -> None:
     path, tid = mixed_store
     clean = cli("errors", tid, "-p", "clean", "--store", path)

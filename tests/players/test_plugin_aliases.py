@@ -45,7 +45,9 @@ def test_two_versions_under_two_aliases(tmp_path: Path) -> None:
         "cand": "2",
         "my-bot": "1",
     }
-    assert players["base"].source == f"file {one}" and players["cand"].source == f"file {two}"
+    # The source is the --plugin value that plays the player again: its alias with its file.
+    assert players["base"].source == f"file base={one}" and players["cand"].source == f"file cand={two}"
+    assert players["my-bot"].source == f"file {one}"
     assert players["base"].create().name == "base" and players["my-bot"].create().name == "my-bot"
     assert registry.failures == []
     # One file under two aliases: both.
