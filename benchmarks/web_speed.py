@@ -109,7 +109,7 @@ def main() -> None:
     big = play(args.store, "beginner", 20_000, BIG_PLAYERS, args.workers)
     client = TestClient(create_app(args.store))
     with Store(args.store, read_only=True) as db:
-        games = int(db.db.execute("SELECT COUNT(*) FROM games WHERE tournament_id = ?", (big,)).fetchone()[0])
+        games = db.count_games(big)
     pages = {
         "leaderboard": timed(client, f"/t/{big}/", args.rounds),
         "leaderboard_json": timed(client, f"/t/{big}/?format=json", args.rounds),

@@ -555,13 +555,14 @@ class Store:
         for row in rows:
             yield self._result(row)
 
-    def outcome_counts(self, tournament_id: str) -> dict[str, dict[Outcome, int]]:
+    def outcome_counts(self, tournament_id: str, *, player: str | None = None) -> dict[str, dict[Outcome, int]]:
         """Player -> outcome -> how many of its games ended so (outcomes that never happened left out), counted
-        by SQLite."""
+        by SQLite; ``player``: only that player's games (one range of the games' key)."""
         counts: dict[str, dict[Outcome, int]] = {}
+        which = "" if player is None else " AND player = ?"
         rows = self.db.execute(
-            "SELECT player, outcome, COUNT(*) FROM games WHERE tournament_id = ? GROUP BY player, outcome",
-            (tournament_id,),
+            f"SELECT player, outcome, COUNT(*) FROM games WHERE tournament_id = ?{which} GROUP BY player, outcome",
+            (tournament_id,) if player is None else (tournament_id, player),
         )
         for player, outcome, n in rows:
             counts.setdefault(player, {})[Outcome(outcome)] = int(n)
@@ -629,3 +630,49 @@ class Store:
         result = self.game(tournament_id, player, board)
         record = self.game_record(tournament_id, player, board)
         return replay_record(tournament.spec, tournament.rule, tournament.seed, board, record, result)
+
+    # -- the pages' readers (``arena.web.data``): small, typed, on the games table's key -------------------------
+    def count_games(self, tournament_id: str, player: str | None = None) -> int:
+        """How many games the tournament has stored (of ``player`` only: one range of the games' key)."""
+        which = "" if player is None else " AND player = ?"
+        args = (tournament_id,) if player is None else (tournament_id, player)
+        return int(self.db.execute(f"SELECT COUNT(*) FROM games WHERE tournament_id = ?{which}", args).fetchone()[0])
+
+    def games_paged(
+        self, tournament_id: str, player: str, outcomes: Collection[Outcome], *, limit: int, offset: int = 0
+    ) -> list[GameResult]:
+        """``limit`` games of ``player`` that ended in one of ``outcomes``, by board, after the first ``offset``
+        of them: one page of a player's games, read by the games' key (a page of 20,000 games reads its rows)."""
+        if not outcomes:
+            return []
+        marks = ", ".join("?" * len(outcomes))
+        rows = self.db.execute(
+            f"SELECT {', '.join(self._columns)} FROM games WHERE tournament_id = ? AND player = ?"
+            f" AND outcome IN ({marks}) ORDER BY board LIMIT ? OFFSET ?",
+            (tournament_id, player, *(o.value for o in outcomes), limit, offset),
+        )
+        return [self._result(row) for row in rows]
+
+    def win_counts(self, tournament_id: str, boards: int) -> dict[str, tuple[int, int]]:
+        """Player -> (games, wins) on the boards below ``boards``, counted by SQLite."""
+        rows = self.db.execute(
+            "SELECT player, COUNT(*), SUM(won) FROM games WHERE tournament_id = ? AND board < ? GROUP BY player",
+            (tournament_id, boards),
+        )
+        return {str(player): (int(games), int(wins or 0)) for player, games, wins in rows}
+
+    def recent_commits(self, tournament_id: str, seconds: float, limit: int) -> list[tuple[str, int]]:
+        """The tournament's commits (a batch's games share their ``finished`` time, ISO 8601 as stored) of the
+        ``seconds`` before its last one, newest first, at most ``limit``: (when, games). Empty before its first
+        game."""
+        last = self.db.execute("SELECT MAX(finished) FROM games WHERE tournament_id = ?", (tournament_id,))
+        newest = last.fetchone()[0]
+        if newest is None:
+            return []
+        since = (dt.datetime.fromisoformat(newest) - dt.timedelta(seconds=seconds)).isoformat(timespec="microseconds")
+        rows = self.db.execute(
+            "SELECT finished, COUNT(*) FROM games WHERE tournament_id = ? AND finished >= ? GROUP BY finished"
+            " ORDER BY finished DESC LIMIT ?",
+            (tournament_id, since, limit),
+        )
+        return [(str(when), int(n)) for when, n in rows]

@@ -30,9 +30,9 @@ from arena.analysis.losses import LossReport, tournament_losses
 from arena.analysis.pairs import split_boards as split_of
 from arena.analysis.replay import ReplayError, ReplayGame, ReplayMove, first_divergence
 from arena.analysis.replay.model import Note
-from arena.result import FAILURES
+from arena.result import FAILURES, GameResult
 from arena.results.records import RecordError, RecordMissing
-from arena.results.store import GAME_COLUMNS, Store, StoreError
+from arena.results.store import Store, StoreError
 from arena.results.stored import StoredPlayer, StoredTournament
 
 __all__ = [
@@ -115,9 +115,8 @@ class Signature:
 
 
 def signature(db: Store, tid: str) -> Signature:
-    row = db.db.execute("SELECT COUNT(*) FROM games WHERE tournament_id = ?", (tid,)).fetchone()
     meta = tournament(db, tid)
-    return Signature(tid, int(row[0]), f"{meta['updated']}|{meta['games']}")
+    return Signature(tid, db.count_games(tid), f"{meta['updated']}|{meta['games']}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,11 +274,9 @@ def losses(db: Store, tid: str, key: str, *, background: bool = False) -> LossRe
     if found is not None and found[0] == sig:
         return found[1]  # type: ignore[no-any-return]
     if background:
-        count = db.db.execute(
-            "SELECT COUNT(*) FROM games WHERE tournament_id = ? AND player = ?", (tid, key)
-        ).fetchone()[0]
+        count = db.count_games(tid, key)
         if count > SYNC_LOSS_GAMES:
-            return _in_background(db.path, tid, key, sig, cache_key, int(count))
+            return _in_background(db.path, tid, key, sig, cache_key, count)
     return _CACHE.get(cache_key, sig, lambda: _judge(db, tid, key))
 
 
@@ -336,9 +333,9 @@ def failures(db: Store, tid: str, key: str) -> PlayerFailures:
 # -- games ----------------------------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class GamesPage:
-    """One page of a player's games, filtered by outcome: the store's rows, and how many match in all."""
+    """One page of a player's games, filtered by outcome: the stored games, and how many match in all."""
 
-    rows: list[dict[str, Any]]
+    rows: list[GameResult]
     total: int
     page: int
     pages: int
@@ -362,32 +359,20 @@ def games_page(db: Store, tid: str, key: str, outcome: str = "all", page: int = 
         raise BadRequest(f"outcome must be one of {', '.join(OUTCOME_FILTERS)}, not {outcome!r}")
     if page < 1:
         raise BadRequest(f"page must be 1 or more, not {page}")
-    by_outcome = dict(
-        db.db.execute(
-            "SELECT outcome, COUNT(*) FROM games WHERE tournament_id = ? AND player = ? GROUP BY outcome", (tid, key)
-        ).fetchall()
-    )
-    counts = {name: sum(n for o, n in by_outcome.items() if _matches(str(o), name)) for name in OUTCOME_FILTERS}
-    wanted = [o for o in by_outcome if _matches(str(o), outcome)] or ["-"]
+    by_outcome = db.outcome_counts(tid, player=key).get(key, {})
+    counts = {name: sum(n for o, n in by_outcome.items() if _matches(o.value, name)) for name in OUTCOME_FILTERS}
+    wanted = [o for o in by_outcome if _matches(o.value, outcome)]
     pages = max(1, -(-counts[outcome] // per_page))
     if page > pages:
         raise NotFound(f"page {page} of {key}'s {outcome} games does not exist; there are {pages}")
-    columns = ", ".join(GAME_COLUMNS)
-    marks = ", ".join("?" * len(wanted))
-    rows = db.db.execute(
-        f"SELECT {columns} FROM games WHERE tournament_id = ? AND player = ? AND outcome IN ({marks})"
-        " ORDER BY board LIMIT ? OFFSET ?",
-        (tid, key, *wanted, per_page, (page - 1) * per_page),
-    ).fetchall()
-    return GamesPage([dict(r) for r in rows], counts[outcome], page, pages, per_page, counts)
+    rows = db.games_paged(tid, key, wanted, limit=per_page, offset=(page - 1) * per_page)
+    return GamesPage(rows, counts[outcome], page, pages, per_page, counts)
 
 
-def player_games(db: Store, tid: str, key: str) -> list[dict[str, Any]]:
-    """The stored games of one player, by board, as ``Store.games`` gives rows: read by the games table's key
-    (tournament, player, board), not by a scan of every player's games."""
-    columns = ", ".join(GAME_COLUMNS)
-    query = f"SELECT {columns} FROM games WHERE tournament_id = ? AND player = ? ORDER BY board"
-    return [dict(row) for row in db.db.execute(query, (tid, key))]
+def player_games(db: Store, tid: str, key: str) -> list[GameResult]:
+    """The stored games of one player, by board: read by the games table's key (tournament, player, board), not
+    by a scan of every player's games."""
+    return list(db.iter_games(tid, player=key))
 
 
 def _note(note: str, p_mine: float | None) -> Note:
@@ -460,22 +445,17 @@ class LiveStatus:
 def _commits(db: Store, tid: str) -> tuple[str | None, float | None]:
     """The time of the tournament's last commit, and the games per second of the commits of the two minutes
     before it (``None`` without two of them)."""
-    last = db.db.execute("SELECT MAX(finished) FROM games WHERE tournament_id = ?", (tid,)).fetchone()[0]
-    if last is None:
+    commits = db.recent_commits(tid, seconds=120.0, limit=40)
+    if not commits:
         return None, None
-    since = (dt.datetime.fromisoformat(last) - dt.timedelta(seconds=120)).isoformat(timespec="microseconds")
-    commits = db.db.execute(
-        "SELECT finished, COUNT(*) FROM games WHERE tournament_id = ? AND finished >= ? GROUP BY finished"
-        " ORDER BY finished DESC LIMIT 40",
-        (tid, since),
-    ).fetchall()
+    last = commits[0][0]
     rate = None
     if len(commits) >= 2:
         newest, oldest = dt.datetime.fromisoformat(commits[0][0]), dt.datetime.fromisoformat(commits[-1][0])
         span = (newest - oldest).total_seconds()
         if span > 0:
-            rate = sum(int(n) for _, n in commits[:-1]) / span
-    return str(last), rate
+            rate = sum(n for _, n in commits[:-1]) / span
+    return last, rate
 
 
 def live_status(db: Store, tid: str) -> LiveStatus:
@@ -536,12 +516,7 @@ def sweeps(db: Store) -> list[SweepLine]:
             continue
         points = []
         for row in sorted(rows, key=lambda r: r.spec.mines):
-            counts = dict.fromkeys(names, (0, 0))
-            for player, games, wins in db.db.execute(
-                "SELECT player, COUNT(*), SUM(won) FROM games WHERE tournament_id = ? AND board < ? GROUP BY player",
-                (row.id, row.boards),
-            ):
-                counts[player] = (int(games), int(wins or 0))
+            counts = dict.fromkeys(names, (0, 0)) | db.win_counts(row.id, row.boards)
             for name in names:
                 games, wins = counts[name]
                 density = row.spec.mines / (height * width)

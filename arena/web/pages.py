@@ -266,7 +266,7 @@ def games_page(db: Store, tid: str, slug: str, outcome: str, page: int, links: L
     meta = data.tournament(db, tid)
     key = data.find_player(db, tid, slug)["player"]
     found = data.games_page(db, tid, key, outcome, page, per_page)
-    rows = [{"g": g, "href": links.game(tid, int(g["board"]), slug)} for g in found.rows]
+    rows = [{"g": g, "href": links.game(tid, g.board, slug)} for g in found.rows]
     pager = {
         "prev": links.games(tid, slug, outcome, page - 1) if page > 1 else None,
         "next": links.games(tid, slug, outcome, page + 1) if page < found.pages else None,
@@ -288,7 +288,7 @@ def games_page(db: Store, tid: str, slug: str, outcome: str, page: int, links: L
         "page": found.page,
         "pages": found.pages,
         "total": found.total,
-        "games": found.rows,
+        "games": [g.as_row() for g in found.rows],
     }
     crumbs = _crumbs(links, tid, _board_label(meta), (key, links.player(tid, slug)), (f"{outcome} games", None))
     return Page("games.html", f"{key}: {outcome} games", context, payload, False, crumbs)

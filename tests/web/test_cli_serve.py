@@ -5,8 +5,11 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
+import threading
+import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 from web_support import Stored
 
@@ -48,3 +51,68 @@ def test_serves_on_loopback_and_warns_for_another_address(stored: Stored):
         assert len(warnings) == (1 if warned else 0), err
         if warned:
             assert "serving on 0.0.0.0" in warnings[0]
+
+
+def _stoppable_server(monkeypatch: Any) -> list[Any]:
+    """``uvicorn.Server`` as ``arena serve`` makes it, each instance remembered, so that a test can stop it."""
+    import uvicorn
+
+    made: list[Any] = []
+
+    class Server(uvicorn.Server):
+        def __init__(self, config: Any) -> None:
+            super().__init__(config)
+            made.append(self)
+
+    monkeypatch.setattr(uvicorn, "Server", Server)
+    return made
+
+
+def _served_url(stdout: str) -> str:
+    line = next(text for text in stdout.splitlines() if text.startswith("serving "))
+    return line.split(" at ")[1].split(" ")[0]
+
+
+def test_open_opens_the_served_address_once_the_server_answers(cli, stored: Stored, monkeypatch) -> None:
+    """``--open``: the browser is sent to the address printed, once, when the server is up (the address answers
+    when the browser is told of it); the server then stops as Ctrl-C would stop it."""
+    from arena.cli import serve
+
+    servers = _stoppable_server(monkeypatch)
+    opened: list[tuple[str, int]] = []
+
+    def fake_open(url: str) -> bool:
+        with urllib.request.urlopen(url + "?format=json", timeout=60) as answer:  # up: it answers now
+            opened.append((url, answer.status))
+        servers[0].should_exit = True
+        return True
+
+    monkeypatch.setattr(serve.webbrowser, "open", fake_open)
+    result = cli("serve", "--store", stored.path, "--port", "0", "--open")
+    assert result.exit_code == 0, result.output
+    url = _served_url(result.stdout)
+    assert url.startswith("http://127.0.0.1:") and not url.endswith(":0/")
+    assert opened == [(url, 200)]
+
+
+def test_without_open_no_browser_is_opened(cli, stored: Stored, monkeypatch) -> None:
+    from arena.cli import serve
+
+    servers = _stoppable_server(monkeypatch)
+    opened: list[str] = []
+    monkeypatch.setattr(serve.webbrowser, "open", opened.append)
+
+    def stop_when_up() -> None:
+        deadline = time.monotonic() + 120
+        while not servers or not servers[0].started:
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.02)
+        servers[0].should_exit = True
+
+    stopper = threading.Thread(target=stop_when_up, daemon=True)
+    stopper.start()
+    result = cli("serve", "--store", stored.path, "--port", "0")
+    stopper.join(timeout=60)
+    assert result.exit_code == 0, result.output
+    assert servers and servers[0].started and opened == []
