@@ -207,15 +207,16 @@ def test_the_sandbox_shows_a_bots_folder_read_at_a_revision_and_nothing_else_of_
     assert sandbox.host_files([spec], entry_points=False) == [str(Path(spec).parent)]
 
 
+@pytest.mark.parametrize("mode", ["auto", "off"])
 def test_a_tournament_plays_two_revisions_side_by_side_isolated(
-    repo: Path, tmp_path: Path, cli: Callable[..., Any]
+    repo: Path, tmp_path: Path, cli: Callable[..., Any], mode: str
 ) -> None:
-    """In the sandbox where this machine has one (else without): each version plays with its own helpers (its
-    host loads only its own plugin), the versions tell the revisions apart, the user's repository is untouched."""
+    """In the sandbox (``auto``: where this machine has one) and out of it: each version plays from its own folder
+    (its host loads only its own plugin), the versions tell the revisions apart, the repository is untouched."""
     before = state(repo)
     store = tmp_path / "arena.db"
     bot = repo / "bots" / "my_bot.py"
-    args = ["--store", store, "-n", "2", "-w", "1", "-p", "base,cand"]
+    args = ["--store", store, "-n", "2", "-w", "1", "-p", "base,cand", "--sandbox", mode]
     result = cli("tournament", *args, "--plugin", f"base={bot}@HEAD~1", "--plugin", f"cand={bot}@HEAD")
     assert result.exit_code == 0, result.output
     assert state(repo) == before
