@@ -344,22 +344,36 @@ _PLUGIN_MODULE = "_arena_plugin_"
 
 
 def _own_folder_first(folder: str) -> None:
-    """Put a file plugin's ``folder`` first on ``sys.path``, and forget the modules imported from beside another
-    file plugin: two versions of one bot (``--plugin base=v1/my_bot.py --plugin cand=v2/my_bot.py``) each
-    ``import helpers``, and each must get its own (the plugins that imported the others keep them)."""
+    """Put a file plugin's ``folder`` first on ``sys.path``, and forget the modules of the names it holds
+    (``helpers.py`` beside it) that were imported from beside another file plugin: two versions of one bot
+    (``--plugin base=v1/my_bot.py --plugin cand=v2/my_bot.py``) each ``import helpers``, and each must get its own
+    (the plugin that imported the other keeps it). Only those names: a plugin's folder may hold far more."""
     others = tuple(f.rstrip(os.sep) + os.sep for f in _plugin_folders if f != folder)
     if others:
+        mine = _module_names(folder)
+        own = folder.rstrip(os.sep) + os.sep
         for name, module in list(sys.modules.items()):
             file = getattr(module, "__file__", None)
-            if name.startswith(_PLUGIN_MODULE) or not isinstance(file, str):
+            if name.partition(".")[0] not in mine or name.startswith(_PLUGIN_MODULE) or not isinstance(file, str):
                 continue
             real = os.path.realpath(file)
-            if real.startswith(others) and not real.startswith(folder.rstrip(os.sep) + os.sep):
+            if real.startswith(others) and not real.startswith(own):
                 del sys.modules[name]
     with contextlib.suppress(ValueError):
         sys.path.remove(folder)
     sys.path.insert(0, folder)
     _plugin_folders.add(folder)
+
+
+def _module_names(folder: str) -> set[str]:
+    """The top-level module names a folder on ``sys.path`` offers: its modules' and its packages' names."""
+    names = set()
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        for entry in entries:
+            stem, _, suffix = entry.name.partition(".")
+            if stem.isidentifier() and (suffix in ("py", "pyc") or suffix.endswith(("so", "pyd")) or entry.is_dir()):
+                names.add(stem)
+    return names
 
 
 def _import_file(path: str, alias: str = "") -> ModuleType:

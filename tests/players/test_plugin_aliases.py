@@ -3,10 +3,12 @@ an alias the arena would refuse is an error, never a warning."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
+from players import api
 from players.registry import AliasError, Registry, plugin_spec, resolved_plugin
 
 BOT = """
@@ -80,3 +82,43 @@ def test_plugin_specs(tmp_path: Path) -> None:
     assert plugin_spec("x.py") == ("", "x.py")
     assert plugin_spec("cand=v2/x.py") == ("cand", "v2/x.py")
     assert resolved_plugin("cand=x.py") == f"cand={Path('x.py').resolve()}"
+
+
+HELPED = """
+from players import hookimpl
+from players.builtin.random_player import RandomPlayer
+
+import helpers
+import {extra}
+
+
+class MyBot(RandomPlayer):
+    name = "my-bot"
+    description = "helped by " + helpers.LABEL
+
+
+@hookimpl
+def register_players(register):
+    register(MyBot)
+"""
+
+
+def test_two_versions_of_a_bot_of_several_files_each_import_their_own_helpers(tmp_path: Path) -> None:
+    """``import helpers`` beside each version gets that version's ``helpers.py``, in one process; what only one
+    version's folder holds (``only_v1``), and every module of the arena's, stays imported."""
+    for version, extra in (("v1", "only_v1"), ("v2", "json")):
+        folder = tmp_path / version
+        folder.mkdir()
+        (folder / "my_bot.py").write_text(HELPED.format(extra=extra))
+        (folder / "helpers.py").write_text(f"LABEL = {version!r}\n")
+        if version == "v1":
+            (folder / "only_v1.py").write_text("")
+    specs = [f"base={tmp_path / 'v1' / 'my_bot.py'}", f"cand={tmp_path / 'v2' / 'my_bot.py'}"]
+    try:
+        found = Registry(specs, entry_points=False).players
+        assert (found["base"].description, found["cand"].description) == ("helped by v1", "helped by v2")
+        assert sys.modules["only_v1"].__file__ == str(tmp_path / "v1" / "only_v1.py")
+        assert sys.modules["players.api"] is api and "json" in sys.modules
+    finally:
+        for name in ("helpers", "only_v1"):
+            sys.modules.pop(name, None)
