@@ -108,11 +108,6 @@ def command(
     out_dir = (out.expanduser().resolve() if out is not None else own_out).resolve()
     quiet = quiet or json_out
     spec, rule, limits = c.boards.spec, c.boards.first_click, c.limits.limits()
-    _say(
-        f"{c.name}: {len(c.entrants)} entrants; {spec.label} ({spec.height}x{spec.width}, {spec.mines} mines), "
-        f"first click {rule.value}, seed {c.boards.seed}, {c.boards.count} boards",
-        quiet=quiet,
-    )
     with working_folder(loaded.folder):
         check_sandbox(c.sandbox)
         prepared = prepare(loaded)
@@ -120,6 +115,11 @@ def command(
             discover(loaded, prepared, c.sandbox)
         except CompetitionError as error:
             raise UsageError(str(error)) from None
+        _say(
+            f"{c.name}: {len(c.entrants)} entrants; {spec.label} ({spec.height}x{spec.width}, {spec.mines} mines), "
+            f"first click {rule.value}, seed {c.boards.seed}, {c.boards.count} boards",
+            quiet=quiet,
+        )
         build(prepared, on_start=lambda p: _say(f"building {p.name}: {p.kit}/build.sh", quiet=quiet))
         check(
             prepared,

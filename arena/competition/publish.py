@@ -91,7 +91,7 @@ def results_data(loaded: Loaded, prepared: Sequence[Prepared], board: Leaderboar
 def _md(text: object) -> str:
     """``text`` as literal text in markdown (and in the HTML a renderer makes of it)."""
     escaped = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    escaped = re.sub(r"([\\`*_{}\[\]()#+!|~])", r"\\\1", escaped)
+    escaped = re.sub(r"([\\`*_{}\[\]|~])", r"\\\1", escaped)
     return " ".join(escaped.split())
 
 
