@@ -115,9 +115,10 @@ def command(
             discover(loaded, prepared, c.sandbox)
         except CompetitionError as error:
             raise UsageError(str(error)) from None
+        _say(f"{c.name}: {len(c.entrants)} entrant{'s' if len(c.entrants) != 1 else ''}", quiet=quiet)
         _say(
-            f"{c.name}: {len(c.entrants)} entrants; {spec.label} ({spec.height}x{spec.width}, {spec.mines} mines), "
-            f"first click {rule.value}, seed {c.boards.seed}, {c.boards.count} boards",
+            f"{spec.label} ({spec.height}x{spec.width}, {spec.mines} mines), first click {rule.value}, "
+            f"seed {c.boards.seed}, {c.boards.count} boards",
             quiet=quiet,
         )
         build(prepared, on_start=lambda p: _say(f"building {p.name}: {p.kit}/build.sh", quiet=quiet))

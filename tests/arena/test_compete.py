@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import stat
 from collections.abc import Iterator
@@ -175,3 +176,70 @@ def test_an_entrant_that_fails_is_left_out_and_the_others_play(tmp_path: Path, c
     assert {row["player"]: row["games"] for row in data["leaderboard"]["rows"]} == {"bob": 3}
     markdown = (tmp_path / "cup-results" / "leaderboard.md").read_text()
     assert "left out: build: build.sh failed (exit 3)" in markdown
+
+
+PACKAGE_BOT = """
+from players import hookimpl
+from players.builtin.random_player import RandomPlayer
+
+
+class CupBot(RandomPlayer):
+    name = "cup-bot"
+    version = "3"
+
+
+@hookimpl
+def register_players(register):
+    register(CupBot)
+"""
+
+
+def test_a_package_entrant_plays_under_its_players_name(
+    tmp_path: Path, cli, checks_pass, monkeypatch: pytest.MonkeyPatch, one_error_line
+) -> None:
+    """An installed package (here its metadata and module in a folder on the path, as pip leaves them) plays
+    through its entry point, in a process of its own; its version is the class's and the package's. The arena
+    cannot rename a package's player: another name is bad input that names the package's players."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "arena_test_cup_bot.py").write_text(PACKAGE_BOT)
+    info = site / "arena_test_cup_bot-0.4.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: arena-test-cup-bot\nVersion: 0.4\n")
+    (info / "entry_points.txt").write_text("[minesweeper_arena]\nbot = arena_test_cup_bot\n")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(site), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    path = _two_bots(tmp_path, 3)
+    text = path.read_text().replace('sandbox = "auto"', "sandbox = false")
+    path.write_text(text + '[[entrants]]\nname = "cup-bot"\nowner = "P"\npackage = "arena_test_cup_bot"\n')
+    data = _run(cli, path)
+    rows = {row["player"]: (row["version"], row["games"], row["failed"]) for row in data["leaderboard"]["rows"]}
+    assert rows["cup-bot"] == ("3+0.4", 3, 0)
+    assert len(rows) == 3
+    path.write_text(path.read_text().replace('name = "cup-bot"', 'name = "cup"'))
+    line = one_error_line(cli("compete", path))
+    number = path.read_text().splitlines().index('name = "cup"') + 1
+    assert f"cup.toml:{number}: entrants[3].name: " in line
+    assert "package 'arena_test_cup_bot' registers cup-bot" in line
+
+
+def test_a_shared_store_shows_the_competitions_entrants_only(tmp_path: Path, cli, checks_pass) -> None:
+    """Another run on the same boards in the same store (``random``, better than both bots here) is not part of
+    the competition: its leaderboard ranks the entrants among themselves, compared with their own leader, exactly
+    as in a store of its own."""
+    path = _two_bots(tmp_path, 12)
+    own = _run(cli, path)["leaderboard"]
+    shared = tmp_path / "shared.db"
+    played = cli("tournament", "-d", "beginner", "-n", "12", "-p", "random", "--store", shared, "-q")
+    assert played.exit_code == 0, played.output
+    result = cli("compete", path, "--workers", "1", "--json", "--store", shared)
+    assert result.exit_code == 0, result.output
+    board = json.loads(result.stdout)["leaderboard"]
+    assert [row["player"] for row in board["rows"]] == [row["player"] for row in own["rows"]]
+    assert [row["rank"] for row in board["rows"]] == [1, 2]
+    assert board["rows"][0]["diff"] is None and board["rows"][1]["paired_games"] == 12
+    whole = json.loads(cli("leaderboard", "--store", shared, "--json").stdout)
+    assert {row["player"] for row in whole["rows"]} == {"random", "bob", "bea"}
+    for mine, theirs in zip(board["rows"], own["rows"], strict=True):
+        keys = ("wins", "games", "diff", "diff_low", "diff_high", "p_value", "only_player", "only_leader")
+        assert {k: mine[k] for k in keys} == {k: theirs[k] for k in keys}
