@@ -25,7 +25,7 @@ from arena.cli import common, playing
 from arena.cli.common import UsageError, cli_errors, console, err_console, plain_table, print_json
 from arena.cli.playing import check_sandbox, checked_players, games_stopped, player_catalog
 from arena.cli.render import print_leaderboard
-from arena.competition.prepare import Prepared, build, check, discover, engine_bot_options, prepare
+from arena.competition.prepare import Prepared, build, check, discover, engine_bot_options, prepare, seen_by
 from arena.competition.publish import competition_leaderboard, results_data, write_results
 from arena.competition.spec import CompetitionError, Loaded, load_competition
 from arena.config import PlayerRef, TournamentConfig
@@ -111,6 +111,12 @@ def command(
     with working_folder(loaded.folder):
         check_sandbox(c.sandbox)
         prepared = prepare(loaded)
+        exposed = seen_by(prepared, out_dir, loaded.folder) if sandboxes.use_sandbox(c.sandbox) else None
+        if exposed is not None:
+            raise UsageError(
+                f"the results folder {out_dir} is inside the folder entrant {exposed.name!r} sees in the sandbox, "
+                "and its pages show the boards: give each bot a folder of its own, or --out another folder"
+            )
         try:
             discover(loaded, prepared, c.sandbox)
         except CompetitionError as error:

@@ -27,12 +27,22 @@ from pathlib import Path
 
 from arena.competition.spec import Entrant, Loaded
 from arena.isolation import EngineBot, Isolation, Limits, SandboxMode
-from arena.isolation.botfiles import ProgramError
+from arena.isolation.botfiles import ProgramError, broad_folder, engine_bot_folder, plugin_folder
 from arena.isolation.catalog import PlayerCatalog
 from arena.isolation.check import BotDidNotStart, Target, check_bot, engine_target, package_target, plugin_target
 from players.registry import FILE_SOURCE, PluginFailure
 
-__all__ = ["BUILD_TIMEOUT", "Prepared", "build", "check", "discover", "engine_bot_options", "prepare", "target"]
+__all__ = [
+    "BUILD_TIMEOUT",
+    "Prepared",
+    "build",
+    "check",
+    "discover",
+    "engine_bot_options",
+    "prepare",
+    "seen_by",
+    "target",
+]
 
 #: Seconds a kit's build.sh may take.
 BUILD_TIMEOUT = 900.0
@@ -82,6 +92,23 @@ def prepare(loaded: Loaded) -> list[Prepared]:
             item.bot = EngineBot(name=entrant.name, command=entrant.argv, folder=folder)
         prepared.append(item)
     return prepared
+
+
+def seen_by(prepared: Sequence[Prepared], path: Path, cwd: Path) -> Prepared | None:
+    """The first entrant whose sandbox shows ``path`` (inside the folder it sees: its plugin's, its kit's, its
+    command's), or None. The results folder must not be one: its pages show the boards' layouts, which a new
+    version of the bot would then read before playing the same boards."""
+    path = path.resolve()
+    for item in prepared:
+        if item.plugin is not None:
+            folder: Path | None = plugin_folder(item.plugin.partition("=")[2])
+        elif item.bot is not None:
+            folder = engine_bot_folder(item.bot.command, str(cwd), item.bot.folder)
+        else:
+            continue  # an installed package sees its installed files only
+        if folder is not None and broad_folder(folder) is None and path.is_relative_to(folder.resolve()):
+            return item
+    return None
 
 
 def _normal(dist: str) -> str:

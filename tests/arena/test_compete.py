@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from arena.isolation import sandbox
 from arena.isolation.check import CheckResult
 from arena.play.backends import local
 
@@ -162,9 +163,10 @@ def test_an_entrant_that_fails_is_left_out_and_the_others_play(tmp_path: Path, c
     (kit / "run.sh").write_text("#!/bin/sh\nexit 0\n")
     for script in kit.iterdir():
         script.chmod(0o755)
-    (tmp_path / "mute.py").write_text("import sys\nsys.exit(4)\n")
+    (tmp_path / "mute").mkdir()
+    (tmp_path / "mute" / "mute.py").write_text("import sys\nsys.exit(4)\n")
     text = path.read_text().replace(
-        'command = ["python3", "bea/bot.py"]\nfolder = "bea"', 'command = "python3 mute.py"'
+        'command = ["python3", "bea/bot.py"]\nfolder = "bea"', 'command = "python3 mute/mute.py"'
     )
     path.write_text(text + '[[entrants]]\nname = "kitty"\nowner = "K"\nkit = "broken"\n')
     data = _run(cli, path)
@@ -243,3 +245,18 @@ def test_a_shared_store_shows_the_competitions_entrants_only(tmp_path: Path, cli
     for mine, theirs in zip(board["rows"], own["rows"], strict=True):
         keys = ("wins", "games", "diff", "diff_low", "diff_high", "p_value", "only_player", "only_leader")
         assert {k: mine[k] for k in keys} == {k: theirs[k] for k in keys}
+
+
+@pytest.mark.skipif(sandbox.unavailable() is not None, reason=f"no sandbox: {sandbox.unavailable()}")
+def test_results_a_sandboxed_bot_would_see_are_refused(tmp_path: Path, cli, one_error_line) -> None:
+    """A plugin file beside the competition file sees that folder, where the results (and their replays, the
+    boards' layouts) would go: refused before anything runs; another --out plays."""
+    (tmp_path / "mine.py").write_text(PACKAGE_BOT)
+    path = tmp_path / "cup.toml"
+    path.write_text(
+        'name = "c"\nsandbox = true\n[boards]\ndifficulty = "beginner"\ncount = 2\n'
+        '[[entrants]]\nname = "mine"\nowner = "M"\nplugin = "mine.py"\n'
+    )
+    line = one_error_line(cli("compete", path))
+    assert f"the results folder {tmp_path / 'cup-results'} is inside the folder entrant 'mine' sees" in line
+    assert not list(tmp_path.glob("cup.db*")) and not (tmp_path / "cup-results").exists()

@@ -1,7 +1,7 @@
 """Alice's entrant, a plugin file: single-cell rules, else the covered cell with the fewest numbers around it.
 
 Its class calls itself ``fewest-numbers``; competition.toml enters it as ``alice``, the name it plays under
-there (the entrant's name wins, as with ``--plugin alice=alice_bot.py``).
+there (the entrant's name wins, as with ``--plugin alice=alice/alice_bot.py``).
 """
 
 from __future__ import annotations
