@@ -80,7 +80,7 @@ def command(
         Path | None,
         typer.Option(
             "--store",
-            help="SQLite results store. Default: the competition's own, NAME.db beside NAME.toml.",
+            help="SQLite results store. Default: the competition's own, NAME.db beside NAME.toml (not $ARENA_STORE).",
             show_default=False,
         ),
     ] = None,

@@ -252,3 +252,24 @@ def test_an_alias_the_arena_refuses_is_bad_input(tmp_path: Path, cli, one_error_
 def test_compete_json_of_a_file_that_is_not_there(tmp_path: Path, cli, one_error_line) -> None:
     line = one_error_line(cli("compete", tmp_path / "nope.toml", "--json"))
     assert "nope.toml: no such file" in line
+
+
+def test_the_markdown_shows_what_entrants_wrote_as_text(tmp_path: Path) -> None:
+    """An owner, a version and a reason (which may quote a bot's output) are text in the markdown, never markup:
+    no HTML tag, no table cell broken by a '|', no link."""
+    from arena.competition.prepare import prepare
+    from arena.competition.publish import results_data, to_markdown
+
+    (tmp_path / "p.py").write_text(PLUGIN)
+    path = competition(
+        tmp_path,
+        '[[entrants]]\nname = "a"\nowner = "<img src=x onerror=alert(1)> | [x](http://e.org)"\nplugin = "p.py"\n',
+    )
+    loaded = load_competition(path)
+    (item,) = prepare(loaded)
+    item.leave_out("check", "got <script>alert(1)</script> | `code` *bold*")
+    text = to_markdown(results_data(loaded, [item], None))
+    row = next(line for line in text.splitlines() if line.startswith("| a |"))
+    assert "<" not in row and ">" not in row
+    assert row.count("|") - row.count("\\|") == 5  # four cells: every '|' of the entrant's text is escaped
+    assert "&lt;script&gt;" in row and "\\[x\\]" in row and "\\`code\\`" in row
