@@ -243,6 +243,8 @@ def _validation_error(file: Path, lines: dict[tuple[str | int, ...], int], error
         message = "missing: this key is required"
     elif first["type"] == "enum":
         message = f"{first.get('input')!r} is not one of {first.get('ctx', {}).get('expected', '')}"
+        if path == ("sandbox",):
+            message += ", true (require) or false (off)"
     return CompetitionError(file, line_of(lines, path), _key_text(path), message)
 
 

@@ -154,8 +154,8 @@ def test_a_new_version_plays_only_its_own_games(tmp_path: Path, cli, checks_pass
 
 
 def test_an_entrant_that_fails_is_left_out_and_the_others_play(tmp_path: Path, cli) -> None:
-    """A kit whose build fails and a bot that does not start are reported with their reasons; the one that
-    passes check-bot's (real) checks plays alone."""
+    """A kit whose build fails, a plugin that cannot be imported and a bot that does not start are reported with
+    their reasons; the one that passes check-bot's (real) checks plays alone."""
     path = _two_bots(tmp_path, 3)
     kit = tmp_path / "broken"
     kit.mkdir()
@@ -168,11 +168,18 @@ def test_an_entrant_that_fails_is_left_out_and_the_others_play(tmp_path: Path, c
     text = path.read_text().replace(
         'command = ["python3", "bea/bot.py"]\nfolder = "bea"', 'command = "python3 mute/mute.py"'
     )
+    (tmp_path / "fragile").mkdir()
+    (tmp_path / "fragile" / "bot.py").write_text("import numpy\nimport no_such_module_for_the_arena\n")
+    text += '[[entrants]]\nname = "fragile"\nowner = "F"\nplugin = "fragile"\n'
     path.write_text(text + '[[entrants]]\nname = "kitty"\nowner = "K"\nkit = "broken"\n')
     data = _run(cli, path)
     status = {e["name"]: (e["status"], e["reason"]) for e in data["entrants"]}
     assert status["bob"] == ("played", "")
     assert status["kitty"] == ("left out", "build: build.sh failed (exit 3): compiler: strategy.x:3: missing ;")
+    assert status["fragile"] == (
+        "left out",
+        "load: ModuleNotFoundError: No module named 'no_such_module_for_the_arena'",
+    )
     assert status["bea"][0] == "left out" and status["bea"][1].startswith("check: "), status
     assert "did not start" in status["bea"][1], status
     assert {row["player"]: row["games"] for row in data["leaderboard"]["rows"]} == {"bob": 3}
