@@ -124,13 +124,18 @@ def _package_of(source: str) -> str | None:
 def discover(loaded: Loaded, prepared: Sequence[Prepared], sandbox: SandboxMode) -> None:
     """List the Python entrants' players out of process and hold each entrant to its name (see the module)."""
     python = [p for p in prepared if p.playing and (p.plugin is not None or p.entrant.package is not None)]
-    if not python:
-        return
+    # Listed even without Python entrants: an installed plugin's player may hold an engine bot's name.
     catalog = PlayerCatalog.for_tournament([p.plugin for p in python if p.plugin], (), Isolation.AUTO, sandbox)
     by_path = {str(loaded.path(p.entrant.plugin)): p for p in python if p.entrant.plugin is not None}
     for failure in catalog.failures:
         _failure(loaded, failure, by_path, python)
     players = catalog.players
+    for item in prepared:
+        clash = players.get(item.name) if item.bot is not None else None
+        if clash is not None:
+            raise loaded.error(
+                item.index, "name", f"{item.name!r} is the name of a player of {clash.source}; choose another name"
+            )
     for item in python:
         if item.entrant.package is None:
             continue

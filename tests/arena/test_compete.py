@@ -100,6 +100,7 @@ def test_a_rerun_plays_only_what_the_store_lacks(tmp_path: Path, cli, checks_pas
     path = _two_bots(tmp_path, 6)
     # Interrupted after its first commit (a Ctrl-C), the competition keeps every finished game...
     monkeypatch.setattr(local, "COMMIT_SECONDS", 0.0)  # commit each batch: the interruption lands mid-run
+    import arena.cli.tournament  # noqa: F401 (imported now, it binds the real run_tournament, not the one patched here)
     import arena.play.tournament as tournament
 
     real = tournament.run_tournament
@@ -230,6 +231,13 @@ def test_a_package_entrant_plays_under_its_players_name(
     number = path.read_text().splitlines().index('name = "cup"') + 1
     assert f"cup.toml:{number}: entrants[3].name: " in line
     assert "package 'arena_test_cup_bot' registers cup-bot" in line
+    # An engine bot may not take an installed player's name either.
+    bots_only = path.read_text().split('[[entrants]]\nname = "cup"')[0].replace('name = "bea"', 'name = "cup-bot"')
+    path.write_text(bots_only)
+    stored = {p: p.stat().st_mtime_ns for p in tmp_path.glob("cup.db*")}
+    line = one_error_line(cli("compete", path))
+    assert "entrants[2].name: 'cup-bot' is the name of a player of package arena-test-cup-bot" in line
+    assert {p: p.stat().st_mtime_ns for p in tmp_path.glob("cup.db*")} == stored  # the store untouched
 
 
 def test_a_shared_store_shows_the_competitions_entrants_only(tmp_path: Path, cli, checks_pass) -> None:
