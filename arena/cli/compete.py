@@ -10,6 +10,7 @@ file's folder, and the commands run there.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import time
 from collections.abc import Iterator
@@ -59,6 +60,16 @@ def working_folder(folder: Path) -> Iterator[None]:
 def _say(text: str, *, quiet: bool = False) -> None:
     if not quiet:
         err_console.print(Text(text), soft_wrap=True)
+
+
+def _report(item: Prepared, stage: str, done: bool, *, quiet: bool) -> None:
+    """A line as each entrant's build or check begins, and one saying how it went."""
+    if quiet:
+        return
+    if not done:
+        _say(f"building {item.name}: {item.kit}/build.sh" if stage == "build" else f"checking {item.name}")
+    else:
+        _say(f"  {item.name}: " + (item.notes[-1][1] if item.playing else f"left out: {item.reason}"))
 
 
 def _entrants_table(prepared: list[Prepared]) -> Any:
@@ -127,13 +138,9 @@ def command(
             f"seed {c.boards.seed}, {c.boards.count} boards",
             quiet=quiet,
         )
-        build(prepared, on_start=lambda p: _say(f"building {p.name}: {p.kit}/build.sh", quiet=quiet))
-        check(
-            prepared,
-            limits,
-            sandboxes.use_sandbox(c.sandbox),
-            on_start=lambda p: _say(f"checking {p.name} ({p.entrant.given})", quiet=quiet),
-        )
+        report = functools.partial(_report, quiet=quiet)
+        build(prepared, report)
+        check(prepared, limits, sandboxes.use_sandbox(c.sandbox), report)
         if not json_out:
             console.print(_entrants_table(prepared))
         playing_now = [p for p in prepared if p.playing]

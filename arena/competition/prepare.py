@@ -169,31 +169,41 @@ def _failure(loaded: Loaded, failure: PluginFailure, by_path: dict[str, Prepared
     item.leave_out("load", failure.error)
 
 
-def build(prepared: Sequence[Prepared], on_start: Callable[[Prepared], None] | None = None) -> None:
+#: Told of each entrant a stage (``"build"``, ``"check"``) begins with (``done`` False) and has finished with
+#: (``done`` True: its last note says how it went).
+Report = Callable[[Prepared, str, bool], None]
+
+
+def build(prepared: Sequence[Prepared], report: Report | None = None) -> None:
     """Run each kit's ``build.sh`` in its folder (on this machine, outside the sandbox); a failed build leaves its
     entrant out, with the last line of its output."""
     for item in prepared:
         if item.kit is None or not item.playing:
             continue
-        if on_start is not None:
-            on_start(item)
+        if report is not None:
+            report(item, "build", False)
         started = time.perf_counter()
-        script = item.kit / "build.sh"
-        try:
-            done = subprocess.run(
-                [str(script)], cwd=item.kit, capture_output=True, text=True, timeout=BUILD_TIMEOUT, check=False
-            )
-        except subprocess.TimeoutExpired:
-            item.leave_out("build", f"build.sh took more than {BUILD_TIMEOUT:g} s")
-            continue
-        except OSError as error:
-            item.leave_out("build", f"build.sh cannot run: {error}")
-            continue
-        if done.returncode != 0:
-            tail = (done.stdout + done.stderr).strip().splitlines()
-            item.leave_out("build", f"build.sh failed (exit {done.returncode})" + (f": {tail[-1]}" if tail else ""))
-            continue
-        item.notes.append(("build", f"ok in {time.perf_counter() - started:.1f} s"))
+        _build(item, item.kit)
+        if item.playing:
+            item.notes.append(("build", f"built in {time.perf_counter() - started:.1f} s"))
+        if report is not None:
+            report(item, "build", True)
+
+
+def _build(item: Prepared, kit: Path) -> None:
+    try:
+        done = subprocess.run(
+            [str(kit / "build.sh")], cwd=kit, capture_output=True, text=True, timeout=BUILD_TIMEOUT, check=False
+        )
+    except subprocess.TimeoutExpired:
+        item.leave_out("build", f"build.sh took more than {BUILD_TIMEOUT:g} s")
+        return
+    except OSError as error:
+        item.leave_out("build", f"build.sh cannot run: {error}")
+        return
+    if done.returncode != 0:
+        tail = (done.stdout + done.stderr).strip().splitlines()
+        item.leave_out("build", f"build.sh failed (exit {done.returncode})" + (f": {tail[-1]}" if tail else ""))
 
 
 def target(item: Prepared, limits: Limits, sandboxed: bool) -> Target:
@@ -205,37 +215,38 @@ def target(item: Prepared, limits: Limits, sandboxed: bool) -> Target:
     return package_target(item.name, limits, sandboxed)
 
 
-def check(
-    prepared: Sequence[Prepared],
-    limits: Limits,
-    sandboxed: bool,
-    on_start: Callable[[Prepared], None] | None = None,
-) -> None:
+def check(prepared: Sequence[Prepared], limits: Limits, sandboxed: bool, report: Report | None = None) -> None:
     """Check each entrant still in with ``arena check-bot``'s checks; one that fails a check is left out, the
     reason naming the failed checks and what came of the first."""
     for item in prepared:
         if not item.playing:
             continue
-        if on_start is not None:
-            on_start(item)
-        try:
-            results = list(check_bot(target(item, limits, sandboxed), limits))
-        except ProgramError as error:
-            item.leave_out("check", str(error))
-            continue
-        except BotDidNotStart as error:
-            item.leave_out("check", f"did not start: {error}")
-            continue
-        failed = [r for r in results if not r.passed]
-        if failed:
-            first = failed[0]
-            item.leave_out(
-                "check",
-                f"failed {len(failed)} of {len(results)} checks ({', '.join(r.id for r in failed)}); "
-                f"{first.id}: {first.got}",
-            )
-            continue
-        item.notes.append(("check", f"{len(results)} of {len(results)} checks passed"))
+        if report is not None:
+            report(item, "check", False)
+        started = time.perf_counter()
+        _check(item, limits, sandboxed)
+        if item.playing:
+            item.notes[-1] = ("check", f"{item.notes[-1][1]} in {time.perf_counter() - started:.1f} s")
+        if report is not None:
+            report(item, "check", True)
+
+
+def _check(item: Prepared, limits: Limits, sandboxed: bool) -> None:
+    try:
+        results = list(check_bot(target(item, limits, sandboxed), limits))
+    except ProgramError as error:
+        item.leave_out("check", str(error))
+        return
+    except BotDidNotStart as error:
+        item.leave_out("check", f"did not start: {error}")
+        return
+    failed = [r for r in results if not r.passed]
+    if failed:
+        first = failed[0]
+        ids = ", ".join(r.id for r in failed)
+        item.leave_out("check", f"failed {len(failed)} of {len(results)} checks ({ids}); {first.id}: {first.got}")
+        return
+    item.notes.append(("check", f"{len(results)} of {len(results)} checks passed"))
 
 
 def engine_bot_options(prepared: Sequence[Prepared]) -> tuple[list[str], list[str]]:
