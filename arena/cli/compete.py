@@ -29,7 +29,7 @@ from arena.cli.render import print_leaderboard
 from arena.competition.prepare import Prepared, build, check, discover, engine_bot_options, prepare, seen_by
 from arena.competition.publish import competition_leaderboard, results_data, write_results
 from arena.competition.spec import CompetitionError, Loaded, load_competition
-from arena.config import PlayerRef, TournamentConfig
+from arena.config import PlayerRef, RecordMode, TournamentConfig
 from arena.isolation import Isolation
 from arena.isolation import sandbox as sandboxes
 
@@ -166,7 +166,7 @@ def command(
         summary, board, seconds = _play(config, catalog, store_path, workers, quiet, [p.name for p in playing_now])
     data = results_data(loaded, prepared, board)
     written = write_results(out_dir, data)
-    site = _site(store_path, out_dir / "site", config.id)
+    site = _site(store_path, out_dir / "site", config.id, replays=c.record is RecordMode.MOVES)
     data["run"] = {
         "played": summary.played,
         "skipped": summary.skipped,
@@ -239,14 +239,15 @@ def _play(
     return summary, board, seconds
 
 
-def _site(store_path: Path, folder: Path, tournament_id: str) -> Path | str:
-    """Write the static site (``arena site``'s writer) of the competition's tournament; what stopped it, else."""
+def _site(store_path: Path, folder: Path, tournament_id: str, *, replays: bool) -> Path | str:
+    """Write the static site (``arena site``'s writer) of the competition's tournament, with the replays of lost,
+    failed and split games when the games were recorded (``record = "moves"``); what stopped it, else."""
     try:
         from arena.web.site import SiteError, write_site
     except ImportError as error:
         return f"no static site: it needs the web extra ({error.name} is missing): {WEB_EXTRA}"
     try:
-        write_site(store_path, folder, [tournament_id])
+        write_site(store_path, folder, [tournament_id], replays="losses" if replays else "none")
     except SiteError as error:
         return f"no static site: {error}"
     return folder

@@ -275,3 +275,15 @@ def test_results_a_sandboxed_bot_would_see_are_refused(tmp_path: Path, cli, one_
     line = one_error_line(cli("compete", path))
     assert f"the results folder {tmp_path / 'cup-results'} is inside the folder entrant 'mine' sees" in line
     assert not list(tmp_path.glob("cup.db*")) and not (tmp_path / "cup-results").exists()
+
+
+@pytest.mark.skipif(not _web_extra(), reason="the static site needs the web extra: pip install -e '.[web]'")
+def test_results_only_competitions_get_a_site_without_replays(tmp_path: Path, cli, checks_pass) -> None:
+    """``record = "none"`` stores no moves, so the site has the leaderboards and no replays."""
+    path = _two_bots(tmp_path, 3)
+    path.write_text(path.read_text().replace('sandbox = "auto"\n', 'sandbox = "auto"\nrecord = "none"\n'))
+    data = _run(cli, path)
+    site = tmp_path / "cup-results" / "site"
+    assert data["run"]["site"] == str(site) and (site / "index.html").is_file()
+    pages = [p.relative_to(site).as_posix() for p in site.rglob("*.html")]
+    assert pages and not [p for p in pages if "/g/" in p], pages
