@@ -11,6 +11,7 @@ with the line of the longest recorded prefix of a path, which is the line of the
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 
 __all__ = ["key_lines", "line_of"]
@@ -50,8 +51,6 @@ def _split_key(text: str) -> list[str]:
 def _unescape(part: str) -> str:
     if "\\" not in part:
         return part
-    import json
-
     try:
         return str(json.loads(f'"{part}"'))
     except ValueError:

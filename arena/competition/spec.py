@@ -10,6 +10,7 @@ found by ``arena.competition.locate`` (``tomllib`` keeps none).
 from __future__ import annotations
 
 import importlib.metadata
+import re
 import shlex
 import tomllib
 from dataclasses import dataclass
@@ -37,6 +38,8 @@ FORMS = ("plugin", "package", "command", "kit")
 KIT_SCRIPTS = ("build.sh", "run.sh")
 #: Arguments of a command that name a file to run, checked like paths.
 _SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".jar", ".sh", ".rb", ".pl")
+#: How pydantic names the member of a union it tried, in an error's location.
+_UNION_TAG = re.compile(r"str|int|float|bool|list\[.*\]|dict\[.*\]")
 _NAME_RULE = "1-64 lower-case letters, digits, '.', '_' or '-' starting with a letter or digit"
 
 
@@ -236,7 +239,11 @@ def _key_text(path: tuple[str | int, ...]) -> str:
 def _validation_error(file: Path, lines: dict[tuple[str | int, ...], int], error: ValidationError) -> CompetitionError:
     first = error.errors()[0]
     path = tuple(first["loc"])
+    while len(path) > 1 and isinstance(path[-1], str) and _UNION_TAG.fullmatch(path[-1]):
+        path = path[:-1]  # the member of a union pydantic tried (``str``, ``list[str]``): not a key of the file
     message = str(first["msg"]).removeprefix("Value error, ")
+    if len(first["loc"]) > len(path):
+        message = "must be a string (split like a shell) or a list of strings" if path[-1] == "command" else message
     if first["type"] == "extra_forbidden":
         message = "unknown key (see docs/competitions.md for the keys a competition file takes)"
     elif first["type"] == "missing":
@@ -272,8 +279,6 @@ def load_competition(file: str | Path) -> Loaded:
 
 
 def _toml_line(error: tomllib.TOMLDecodeError) -> int | None:
-    import re
-
     found = re.search(r"line (\d+)", str(error))
     return int(found.group(1)) if found else None
 

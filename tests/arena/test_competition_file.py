@@ -176,9 +176,12 @@ def test_the_example_competition_loads() -> None:
         ('[[entrants]]\nname = "a"\nowner = "A"\npackage = "no-such-arena-bot"\n', "entrants[1].package",
          "package =", "'no-such-arena-bot' is not installed"),
         ('[[entrants]]\nname = "a"\nplugin = "p.py"\n', "entrants[1].owner", "[[entrants]]", "missing"),
+        ('[[entrants]]\nname = "a"\nowner = "A"\ncommand = 5\n', "entrants[1].command", "command =",
+         "must be a string (split like a shell) or a list of strings"),
     ],
     ids=["unknown-key", "two-names", "kit-scripts", "missing-file", "bad-name", "builtin-name", "two-forms",
-         "missing-script", "no-package", "no-owner"],
+         "missing-script", "no-package", "no-owner",
+         "command-type"],
 )  # fmt: skip
 def test_bad_input_names_the_file_line_and_key(
     tmp_path: Path, entrants: str, key: str, marker: str, message: str
