@@ -139,8 +139,16 @@ def command(
             quiet=quiet,
         )
         report = functools.partial(_report, quiet=quiet)
-        build(prepared, report)
-        check(prepared, limits, sandboxes.use_sandbox(c.sandbox), report)
+        try:
+            build(prepared, report)
+            check(prepared, limits, sandboxes.use_sandbox(c.sandbox), report)
+        except KeyboardInterrupt:
+            err_console.print(
+                "interrupted before the games: nothing was played; the same command starts again",
+                highlight=False,
+                markup=False,
+            )
+            raise typer.Exit(130) from None
         if not json_out:
             console.print(_entrants_table(prepared))
         playing_now = [p for p in prepared if p.playing]

@@ -287,3 +287,17 @@ def test_results_only_competitions_get_a_site_without_replays(tmp_path: Path, cl
     assert data["run"]["site"] == str(site) and (site / "index.html").is_file()
     pages = [p.relative_to(site).as_posix() for p in site.rglob("*.html")]
     assert pages and not [p for p in pages if "/g/" in p], pages
+
+
+def test_ctrl_c_during_the_checks_plays_and_stores_nothing(tmp_path: Path, cli, monkeypatch) -> None:
+    path = _two_bots(tmp_path, 3)
+
+    def interrupted(target: Any, limits: Any) -> Iterator[CheckResult]:
+        raise KeyboardInterrupt
+        yield  # a generator, as check_bot is
+
+    monkeypatch.setattr("arena.competition.prepare.check_bot", interrupted)
+    result = cli("compete", path)
+    assert result.exit_code == 130, result.output
+    assert "interrupted before the games: nothing was played" in result.stderr
+    assert not list(tmp_path.glob("cup.db*")) and not (tmp_path / "cup-results").exists()
