@@ -25,6 +25,7 @@ FAMILIES = (
     "arena.web",
     "arena.cli",
     "arena.kits",
+    "arena.competition",
 )
 #: How many modules arena's top level may hold besides ``__init__.py`` (the shared vocabulary).
 TOP_LEVEL_MODULES = 6

@@ -28,7 +28,16 @@ from arena.isolation.sandbox import host_files
 from arena.isolation.settings import EngineBot, Limits
 from engine import BEGINNER, BoardSpec, FirstClick
 
-__all__ = ["BotDidNotStart", "CheckResult", "Target", "as_json", "check_bot", "engine_target", "plugin_target"]
+__all__ = [
+    "BotDidNotStart",
+    "CheckResult",
+    "Target",
+    "as_json",
+    "check_bot",
+    "engine_target",
+    "package_target",
+    "plugin_target",
+]
 
 #: The large custom board of the large-board check.
 LARGE = BoardSpec(50, 50, 500, "custom")
@@ -61,6 +70,16 @@ def plugin_target(name: str, plugin: str, limits: Limits, sandboxed: bool) -> Ta
     box, env = (None, bot_environment())
     if sandboxed:
         box, env = sandbox_for(name, host_files([plugin], entry_points=False), limits.processes)
+    return Target(name, tuple(command), env, box)
+
+
+def package_target(name: str, limits: Limits, sandboxed: bool) -> Target:
+    """Player ``name`` of an installed package (an entry point) behind the arena's Python host, as a tournament
+    runs it isolated."""
+    command = host_command(name, entry_points=True, warm_up_time=limits.warm_up_time)
+    box, env = (None, bot_environment())
+    if sandboxed:
+        box, env = sandbox_for(name, host_files([], entry_points=True), limits.processes)
     return Target(name, tuple(command), env, box)
 
 

@@ -1,0 +1,261 @@
+"""`arena compete competition.toml`: run a competition as its file says (docs/competitions.md).
+
+It reads and checks the file (bad input is one line naming FILE:LINE and the key, exit 2, nothing stored), builds
+the kits, checks every entrant with `arena check-bot`'s checks (one that fails is left out, with the reason, and
+the others play), plays the tournament, resumably, in the competition's own store, and publishes the leaderboard
+as markdown, JSON and, with the web extra, a static site. Commands and paths in the file are relative to the
+file's folder, and the commands run there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.text import Text
+
+from arena.cli import common, playing
+from arena.cli.common import UsageError, cli_errors, console, err_console, plain_table, print_json
+from arena.cli.playing import check_sandbox, checked_players, games_stopped, player_catalog
+from arena.cli.render import print_leaderboard
+from arena.competition.prepare import Prepared, build, check, discover, engine_bot_options, prepare, seen_by
+from arena.competition.publish import competition_leaderboard, results_data, write_results
+from arena.competition.spec import CompetitionError, Loaded, load_competition
+from arena.config import PlayerRef, RecordMode, TournamentConfig
+from arena.isolation import Isolation
+from arena.isolation import sandbox as sandboxes
+
+__all__ = ["command", "default_paths"]
+
+#: How to get the static site when the web extra is missing.
+WEB_EXTRA = "python -m pip install -e '.[web]'"
+
+
+def default_paths(loaded: Loaded) -> tuple[Path, Path]:
+    """The competition's own store and results folder, beside its file: ``NAME.db`` and ``NAME-results/`` for
+    ``NAME.toml``."""
+    stem = loaded.file.stem
+    return loaded.folder / f"{stem}.db", loaded.folder / f"{stem}-results"
+
+
+@contextlib.contextmanager
+def working_folder(folder: Path) -> Iterator[None]:
+    """Run in ``folder`` (the competition file's: its commands' relative paths are relative to it), then return."""
+    before = os.getcwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
+def _say(text: str, *, quiet: bool = False) -> None:
+    if not quiet:
+        err_console.print(Text(text), soft_wrap=True)
+
+
+def _report(item: Prepared, stage: str, done: bool, *, quiet: bool) -> None:
+    """A line as each entrant's build or check begins, and one saying how it went."""
+    if quiet:
+        return
+    if not done:
+        _say(f"building {item.name}: {item.kit}/build.sh" if stage == "build" else f"checking {item.name}")
+    else:
+        _say(f"  {item.name}: " + (item.notes[-1][1] if item.playing else f"left out: {item.reason}"))
+
+
+def _entrants_table(prepared: list[Prepared]) -> Any:
+    table = plain_table("entrants", show_lines=False)
+    table.add_column("entrant", overflow="fold", ratio=2)
+    table.add_column("owner", overflow="fold", ratio=2)
+    table.add_column("entered as", overflow="fold", ratio=3)
+    table.add_column("status", overflow="fold", ratio=4)
+    for item in prepared:
+        status = Text("ready", style="green") if item.playing else Text("left out: " + item.reason, style="red")
+        table.add_row(Text(item.name), Text(item.entrant.owner), Text(item.entrant.given), status)
+    return table
+
+
+@cli_errors
+def command(
+    file: Annotated[Path, typer.Argument(help="The competition file (docs/competitions.md).", show_default=False)],
+    store: Annotated[
+        Path | None,
+        typer.Option(
+            "--store",
+            help="SQLite results store. Default: the competition's own, NAME.db beside NAME.toml (not $ARENA_STORE).",
+            show_default=False,
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Folder for leaderboard.md, leaderboard.json and the site/ (default: NAME-results beside the file).",
+            show_default=False,
+        ),
+    ] = None,
+    workers: playing.WorkersOpt = None,
+    json_out: common.JsonOpt = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, only the results.")] = False,
+) -> None:
+    if workers is not None and workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {workers}")
+    try:
+        loaded = load_competition(file)
+    except CompetitionError as error:
+        raise UsageError(str(error)) from None
+    c = loaded.competition
+    own_store, own_out = default_paths(loaded)
+    store_path = (store.expanduser().resolve() if store is not None else own_store).resolve()
+    out_dir = (out.expanduser().resolve() if out is not None else own_out).resolve()
+    quiet = quiet or json_out
+    spec, rule, limits = c.boards.spec, c.boards.first_click, c.limits.limits()
+    with working_folder(loaded.folder):
+        check_sandbox(c.sandbox)
+        prepared = prepare(loaded)
+        exposed = seen_by(prepared, out_dir, loaded.folder) if sandboxes.use_sandbox(c.sandbox) else None
+        if exposed is not None:
+            raise UsageError(
+                f"the results folder {out_dir} is inside the folder entrant {exposed.name!r} sees in the sandbox, "
+                "and its pages show the boards: give each bot a folder of its own, or --out another folder"
+            )
+        try:
+            discover(loaded, prepared, c.sandbox)
+        except CompetitionError as error:
+            raise UsageError(str(error)) from None
+        _say(f"{c.name}: {len(c.entrants)} entrant{'s' if len(c.entrants) != 1 else ''}", quiet=quiet)
+        _say(
+            f"{spec.label} ({spec.height}x{spec.width}, {spec.mines} mines), first click {rule.value}, "
+            f"seed {c.boards.seed}, {c.boards.count} boards",
+            quiet=quiet,
+        )
+        report = functools.partial(_report, quiet=quiet)
+        try:
+            build(prepared, report)
+            check(prepared, limits, sandboxes.use_sandbox(c.sandbox), report)
+        except KeyboardInterrupt:
+            err_console.print(
+                "interrupted before the games: nothing was played; the same command starts again",
+                highlight=False,
+                markup=False,
+            )
+            raise typer.Exit(130) from None
+        if not json_out:
+            console.print(_entrants_table(prepared))
+        playing_now = [p for p in prepared if p.playing]
+        if not playing_now:
+            err_console.print("error: no entrant passed its checks; nothing was played", highlight=False, markup=False)
+            raise typer.Exit(1)
+        engine, folders = engine_bot_options(playing_now)
+        plugins = [Path(p.plugin) for p in playing_now if p.plugin is not None]
+        catalog, bots = player_catalog(plugins, engine, Isolation.AUTO, sandbox=c.sandbox, bot_dir=folders)
+        refs = checked_players(catalog, [PlayerRef(name=p.name) for p in playing_now])
+        config = TournamentConfig.build(
+            spec,
+            rule,
+            seed=c.boards.seed,
+            games=c.boards.count,
+            players=refs,
+            isolation=Isolation.AUTO,
+            sandbox=c.sandbox,
+            limits=limits,
+            engine_bots=bots,
+            record=c.record,
+        )
+        summary, board, seconds = _play(config, catalog, store_path, workers, quiet, [p.name for p in playing_now])
+    data = results_data(loaded, prepared, board)
+    written = write_results(out_dir, data)
+    site = _site(store_path, out_dir / "site", config.id, replays=c.record is RecordMode.MOVES)
+    data["run"] = {
+        "played": summary.played,
+        "skipped": summary.skipped,
+        "workers": summary.workers,
+        "seconds": round(seconds, 3),
+        "store": str(store_path),
+        "published": [str(p) for p in written] + ([str(site)] if isinstance(site, Path) else []),
+        "site": str(site) if isinstance(site, Path) else None,
+        "site_note": site if isinstance(site, str) else None,
+    }
+    if json_out:
+        print_json(data)
+        return
+    print_leaderboard(console, board, store=store_path)
+    console.print(
+        f"played {summary.played} games ({summary.skipped} already in the store) with {summary.workers} "
+        f"worker(s) in {seconds:.1f}s",
+        highlight=False,
+    )
+    console.print(Text(f"results stored in {store_path}"), style="dim", soft_wrap=True)
+    for path in written:
+        console.print(Text(f"wrote {path}"), soft_wrap=True)
+    if isinstance(site, Path):
+        console.print(Text(f"wrote the site: open {site / 'index.html'}"), soft_wrap=True)
+    else:
+        err_console.print(Text(f"note: {site}"), soft_wrap=True)
+
+
+def _play(
+    config: TournamentConfig, catalog: Any, store_path: Path, workers: int | None, quiet: bool, names: list[str]
+) -> tuple[Any, Any, float]:
+    """Play what the store lacks (``arena tournament``'s machinery: resumable, each version its own entrant),
+    then read the competition's leaderboard."""
+    from arena.cli.tournament import CompileDisplay, _note
+    from arena.play.tournament import entrants, pending_work, plan_workers, run_tournament
+    from arena.results.store import Store
+
+    store_path.parent.mkdir(parents=True, exist_ok=True)
+    with Store(store_path) as db, games_stopped("competition"):
+        work = pending_work(entrants(config, db, catalog)[0], db)[0]
+        todo = sum(len(keys) for _, keys in work)
+        count, note = plan_workers(workers, len(work))
+        if note:
+            err_console.print(escape(note), style="yellow", highlight=False, soft_wrap=True)
+        started = time.perf_counter()
+        if quiet or todo == 0:
+            summary = run_tournament(
+                config, db, catalog, workers=count, notify=_note, on_compile=CompileDisplay(None, None)
+            )
+        else:
+            columns = (
+                TextColumn("[bold]games"),
+                BarColumn(bar_width=30),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+            )
+            with Progress(*columns, console=err_console, transient=True) as progress:
+                task = progress.add_task("games", total=todo)
+                summary = run_tournament(
+                    config,
+                    db,
+                    catalog,
+                    workers=count,
+                    notify=_note,
+                    progress=lambda n: progress.advance(task, n),
+                    on_compile=CompileDisplay(progress, task),
+                )
+        seconds = time.perf_counter() - started
+        board = competition_leaderboard(db, config.id, names)
+    return summary, board, seconds
+
+
+def _site(store_path: Path, folder: Path, tournament_id: str, *, replays: bool) -> Path | str:
+    """Write the static site (``arena site``'s writer) of the competition's tournament, with the replays of lost,
+    failed and split games when the games were recorded (``record = "moves"``); what stopped it, else."""
+    try:
+        from arena.web.site import SiteError, write_site
+    except ImportError as error:
+        return f"no static site: it needs the web extra ({error.name} is missing): {WEB_EXTRA}"
+    try:
+        write_site(store_path, folder, [tournament_id], replays="losses" if replays else "none")
+    except SiteError as error:
+        return f"no static site: {error}"
+    return folder
