@@ -302,7 +302,7 @@ def game_page(db: Store, tid: str, board: int, slugs: list[str], links: Links, *
     keys = [data.find_player(db, tid, slug)["player"] for slug in slugs]
     games = [data.replay_game(db, tid, key, board) for key in keys]
     try:
-        replays = [replay(game, probabilities=probabilities) for game in games]
+        replays = [replay(game, probabilities=False) for game in games]  # checked here; the page computes the odds
     except ReplayError as error:
         raise data.Unavailable(str(error)) from None
     spec = games[0].spec

@@ -1,20 +1,14 @@
-// The replay viewer: draws the boards of the JSON in #replay-data at one step, and steps on request.
+// The replay viewer: plays the game(s) of its data again (solver.js's engine) and draws the boards at one step, with
+// the exact mine probabilities of the position shown, computed when it is shown (solver.js's solver).
 // Everything is built with textContent and classes (no innerHTML from the data): a bot's note is shown as text.
+//
+// The data is in the page (#replay-data: `arena replay`, `arena serve`), or, on a static site's one game page
+// (#replay-source), in the chunk of games that the page's address names (?board=N&player=SLUG[&vs=SLUG]),
+// loaded as a script: a page opened from file:// may load scripts beside it but not fetch JSON.
 (() => {
   "use strict";
-  const DATA = JSON.parse(document.getElementById("replay-data").textContent);
-  const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_~";
-  const DIGIT = {};
-  for (let i = 0; i < ALPHABET.length; i++) DIGIT[ALPHABET[i]] = i;
+  const S = window.ArenaSolver;
   const SAFE = 1, MINE = 2, TIE = 1e-12;
-
-  const games = DATA.games;
-  const total = Math.max(0, ...games.map((g) => g.moves.length));
-  const divergence = DATA.divergence;
-  let current = 0;
-  let showP = !!DATA.probabilities;
-  let timer = null;
-
   const $ = (id) => document.getElementById(id);
   const el = (tag, cls, text) => {
     const node = document.createElement(tag);
@@ -22,32 +16,134 @@
     if (text !== undefined) node.textContent = text;
     return node;
   };
+
+  function fail(message) {
+    const banner = $("banner");
+    banner.hidden = false;
+    banner.classList.add("problem");
+    banner.textContent = message;
+    document.body.dataset.failed = "1";
+  }
+
+  const inline = $("replay-data");
+  if (inline) {
+    start(JSON.parse(inline.textContent));
+  } else {
+    load(JSON.parse($("replay-source").textContent));
+  }
+
+  // A static site's game page: the game(s) of the address, from the chunk of games holding the board.
+  function load(source) {
+    const query = new URLSearchParams(window.location.search);
+    const board = Number(query.get("board"));
+    const slugs = [query.get("player"), query.get("vs")].filter((s) => s);
+    if (!query.has("board") || !Number.isInteger(board) || board < 0 || !slugs.length) {
+      fail("This page shows one game of the tournament: its address names the board and the player "
+        + "(game.html?board=N&player=NAME, and &vs=NAME for two side by side). The player's page links each game.");
+      return;
+    }
+    const chunk = Math.floor(board / source.chunk);
+    window.ArenaReplayData = (data) => {
+      const found = data.boards[String(board)] || { layouts: [], games: {} };
+      const games = [];
+      for (const slug of slugs) {
+        const game = Object.prototype.hasOwnProperty.call(found.games, slug) ? found.games[slug] : null;
+        const key = Object.prototype.hasOwnProperty.call(source.players, slug) ? source.players[slug] : null;
+        if (!game || key === null) {
+          fail(`This site holds no replay of ${key === null ? `a player ${slug}` : key} on board ${board}: `
+            + "it keeps the replays of lost and failed games and of the boards two players split (arena site --replays).");
+          return;
+        }
+        games.push(Object.assign({}, source.board, game, {
+          player: key, board, layout: game.l === null ? null : found.layouts[game.l],
+        }));
+      }
+      const names = games.map((g) => g.player).join(" vs ");
+      const title = `${names} · ${source.board.label} board ${board} of seed ${source.board.seed}`;
+      document.title = `${title} · minesweeper-arena`;
+      crumbs(source, slugs, games, board);
+      start({ version: 2, title, probabilities: true, games });
+    };
+    const script = document.createElement("script");
+    script.src = `${source.data}${chunk}.js`;
+    script.onerror = () => fail(`The games of board ${board} are not in this site (${script.src} is missing).`);
+    document.body.append(script);
+  }
+
+  // The navigation of a static site's game page: the player (or the two players' comparison), then the board.
+  function crumbs(source, slugs, games, board) {
+    const list = document.querySelector("ol.crumbs");
+    if (!list) return;
+    const last = list.lastElementChild;
+    if (last) {
+      const here = last.querySelector("span[aria-current]");
+      if (here) {
+        const link = el("a", "", here.textContent);
+        link.href = source.leaderboard;
+        here.replaceWith(link);
+      }
+    }
+    const item = el("li");
+    const link = el("a", "", games.map((g) => g.player).join(" vs "));
+    const sorted = slugs.slice().sort();
+    link.href = slugs.length === 1 ? `p/${encodeURIComponent(slugs[0])}/index.html`
+      : `diff/${encodeURIComponent(sorted[0])}/${encodeURIComponent(sorted[1])}/index.html`;
+    item.append(link);
+    const here = el("li");
+    here.append(el("span", "", `board ${board}`));
+    here.firstChild.setAttribute("aria-current", "page");
+    list.append(item, here);
+  }
+
+  function start(DATA) {
+  if (DATA.version !== 2) { fail(`This replay's data is of version ${DATA.version}; this viewer reads version 2.`); return; }
+  $("title").textContent = DATA.title;
+  const games = DATA.games;
+  let problem = "";
+  for (const g of games) {
+    if (typeof g.moves === "string") g.moves = S.decodeMoves(g.moves, g.w, g.cols, g.notes);
+    const played = S.play(g);
+    g.steps = played.steps;
+    g.opened = played.steps.slice(1).map((step) => step.opened);
+    g.status = played.status;
+    g.exploded = played.exploded;
+    g.mineAt = played.mines;
+    g.analyses = new Map();
+    const counted = played.truth ? S.bbbv(played.truth, played.steps[played.steps.length - 1].grid, g.rows, g.cols) : null;
+    g.bbbv = counted ? counted.total : 0;
+    if (!g.outcome) g.outcome = played.status;
+    if (played.problem && !problem) problem = `The record of ${g.player} does not replay: ${played.problem}.`;
+    // The steps past a move that does not replay are not shown.
+    g.moves = g.moves.slice(0, g.steps.length - 1);
+  }
+  const total = Math.max(0, ...games.map((g) => g.moves.length));
+  const divergence = games.length === 2 ? S.firstDivergence(games[0].moves, games[1].moves) : null;
+  let current = 0;
+  let showP = !!DATA.probabilities;
+  let timer = null;
   const badgeClass = (outcome) => (outcome === "won" ? "won" : outcome === "lost" ? "lost" : "failed");
   const moveText = (m) => `${m[0]} ${m[1]},${m[2]}${m[3] ? "?" : ""}`;
   const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  const gridChars = (grid) => Array.from(grid, (v) => (v === S.COVERED ? "#" : v === S.FLAGGED ? "F" : String(v))).join("");
 
-  // A step's probabilities: per cell the exact value (null where revealed) and a mark (certainly safe or mine).
+  // A step's probabilities, computed the first time the step is shown (positions that differ only in flags share
+  // one): per cell the exact value (null where revealed) and a mark (certainly safe or mine); null with a note
+  // when there is nothing to compute (the game is over, the first click is protected) or the solver gives up.
   function decode(game, k) {
     const st = game.steps[k];
-    if (st.r !== undefined) return decode(game, st.r);
-    if (!st.p) return null;
-    if (st.decoded) return st.decoded;
-    const w = st.w || 1;
-    const n = game.rows * game.cols;
-    const vals = new Array(n);
-    const mark = new Uint8Array(n);
-    for (let i = 0; i < n; i++) {
-      const c = st.p.charAt(i * w);
-      if (c === ".") vals[i] = null;
-      else if (c === "-") { vals[i] = 0; mark[i] = SAFE; }
-      else if (c === "!") { vals[i] = 1; mark[i] = MINE; }
-      else {
-        let index = 0;
-        for (let j = 0; j < w; j++) index = index * ALPHABET.length + DIGIT[st.p.charAt(i * w + j)];
-        vals[i] = st.v[index];
-      }
+    if (st.decoded !== undefined) return st.decoded;
+    st.decoded = null;
+    if (k === game.steps.length - 1 && game.status !== "playing") return null;
+    const key = Array.from(st.grid, (v) => (v === S.FLAGGED ? S.COVERED : v)).join(",");
+    let found = game.analyses.get(key);
+    if (!found) {
+      found = S.positionAnalysis(st.grid, game.rows, game.cols, game.mines, game.rule);
+      game.analyses.set(key, found);
     }
-    st.decoded = { vals, mark };
+    st.x = found.note;
+    if (!found.analysis) return null;
+    const vals = Array.from(found.analysis.p, (v) => (Number.isNaN(v) ? null : v));
+    st.decoded = { vals, mark: found.analysis.mark };
     return st.decoded;
   }
 
@@ -177,9 +273,9 @@
     const n = g.moves.length;
     const k = Math.min(current, n);
     const st = g.steps[k];
-    const grid = st.g;
+    const grid = st.chars || (st.chars = gridChars(st.grid));
     const end = k === n;
-    const showLayout = end && g.layout !== null;
+    const showLayout = end && g.mineAt !== null;
     const next = k < n ? g.moves[k] : null;
     const last = k > 0 ? g.moves[k - 1] : null;
     const fresh = new Set(k > 0 ? g.opened[k - 1] : []);
@@ -213,7 +309,7 @@
       }
       let where = `row ${r}, col ${c}`;
       if (showLayout) {
-        const mine = g.layout[i] === "1";
+        const mine = g.mineAt[i] === 1;
         if (ch === "#" && mine) cls = "cell open mine" + (i === g.exploded ? " exploded" : "");
         else if (ch === "F") cls += mine ? " goodflag" : " wrongflag";
       }
@@ -436,5 +532,7 @@
     }
   }
 
+  if (problem) fail(problem);
   setProbabilities(showP);
+  }
 })();
