@@ -23,8 +23,16 @@ def command(
     ] = None,
     replays: Annotated[
         str,
-        typer.Option("--replays", help="Replay pages of: losses (lost, failed and split games), all, or none."),
+        typer.Option("--replays", help="Replays of: losses (lost, failed and split games), all, or none."),
     ] = "losses",
+    losses: Annotated[
+        str,
+        typer.Option(
+            "--losses",
+            help="Judge the losses of: auto (players of at most 2,000 games: a larger tournament takes minutes), "
+            "all, or none.",
+        ),
+    ] = "auto",
     force: Annotated[
         bool, typer.Option("--force", help="Write into a folder that holds files arena site did not write.")
     ] = False,
@@ -40,6 +48,7 @@ def command(
             out,
             tournaments or (),
             replays=replays,
+            losses=losses,
             force=force,
             progress=lambda text: err_console.print(Text(text), soft_wrap=True),
         )

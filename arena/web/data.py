@@ -17,8 +17,9 @@ import hashlib
 import logging
 import multiprocessing
 import re
+import sqlite3
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -28,10 +29,10 @@ from arena.analysis.failures import PlayerFailures, build_failure_report
 from arena.analysis.leaderboard import Leaderboard, build_leaderboard
 from arena.analysis.losses import LossReport, tournament_losses
 from arena.analysis.pairs import split_boards as split_of
-from arena.analysis.replay import ReplayError, ReplayGame, ReplayMove, first_divergence
+from arena.analysis.replay import ReplayError, ReplayGame, ReplayMove
 from arena.analysis.replay.model import Note
 from arena.result import FAILURES
-from arena.results.records import RecordError, RecordMissing
+from arena.results.records import RecordError, RecordMissing, decode_moves
 from arena.results.store import GAME_COLUMNS, Store, StoreError
 from arena.results.stored import StoredPlayer, StoredTournament
 
@@ -48,6 +49,7 @@ __all__ = [
     "SweepLine",
     "TournamentInfo",
     "Unavailable",
+    "diverged",
     "diverged_at",
     "failures",
     "find_player",
@@ -425,11 +427,40 @@ def split_boards(db: Store, tid: str, a: str, b: str) -> dict[str, Any]:
 
 def diverged_at(db: Store, tid: str, a: str, b: str, board: int) -> int | None:
     """The 1-based move where the two games of ``board`` first differ; ``None`` for the same play or no record."""
-    try:
-        index = first_divergence(db.game_record(tid, a, board).moves, db.game_record(tid, b, board).moves)
-    except RecordError:
-        return None
-    return None if index is None else index + 1
+    return diverged(db, tid, a, b, [board])[board]
+
+
+def diverged(db: Store, tid: str, a: str, b: str, boards: Collection[int]) -> dict[int, int | None]:
+    """``diverged_at`` of each of ``boards``, the two players' records read in one pass each (a comparison page
+    of a large tournament lists thousands of boards), without the cells each move opened."""
+    wanted = set(boards)
+    moves: list[dict[int, list[tuple[int, int]]]] = []
+    for key in (a, b):
+        found: dict[int, list[tuple[int, int]]] = {}
+        query = "SELECT board, data FROM records WHERE tournament_id = ? AND player = ?"
+        try:
+            rows = db.db.execute(query, (tid, key))
+        except sqlite3.OperationalError:  # no records table: a store from before them
+            rows = iter(())
+        for board, blob in rows:
+            if board in wanted:
+                try:
+                    codes, cells, _, _ = decode_moves(blob)
+                except RecordError:
+                    continue
+                found[int(board)] = [(code & 3, cell) for code, cell in zip(codes, cells, strict=True)]
+        moves.append(found)
+    out: dict[int, int | None] = {}
+    for board in sorted(wanted):
+        if board not in moves[0] or board not in moves[1]:
+            out[board] = None
+            continue
+        x, y = moves[0][board], moves[1][board]
+        at = next((i for i, (p, q) in enumerate(zip(x, y, strict=False)) if p != q), None)
+        if at is None and len(x) != len(y):
+            at = min(len(x), len(y))
+        out[board] = None if at is None else at + 1
+    return out
 
 
 # -- live -----------------------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ __all__ = [
     "leaderboard_page",
     "player_page",
     "sweeps_page",
+    "viewer_page",
 ]
 
 #: Boards listed per class of loss on a player's page (the games list has them all).
@@ -192,15 +193,16 @@ def _loss_context(report: Any, tid: str, slug: str, links: Links) -> dict[str, A
     }
 
 
-def player_page(db: Store, tid: str, slug: str, links: Links) -> Page:
-    """One player of a tournament: outcomes, losses by class with the expected losses, failures, its games."""
+def player_page(db: Store, tid: str, slug: str, links: Links, *, not_judged: str | None = None) -> Page:
+    """One player of a tournament: outcomes, losses by class with the expected losses, failures, its games.
+    ``not_judged``: the losses are not judged, for this reason (a static site of a large tournament)."""
     meta = data.tournament(db, tid)
     info = data.find_player(db, tid, slug)
     key = info["player"]
     board = data.leaderboard(db, tid)
     row = next((r for r in board.rows if r.player == key), None)
     failures = data.failures(db, tid, key)
-    losses = data.losses(db, tid, key, background=links.live)
+    losses = not_judged if not_judged is not None else data.losses(db, tid, key, background=links.live)
     counts = {o.value: failures.outcomes.get(o.value, 0) for o in Outcome}
     total = sum(counts.values()) or 1
     outcome_bars = [
@@ -317,6 +319,15 @@ def game_page(db: Store, tid: str, board: int, slugs: list[str], links: Links, *
     return Page("game.html", title, {"payload": payload}, payload, False, crumbs)
 
 
+def viewer_page(db: Store, tid: str, source: dict[str, Any], links: Links) -> Page:
+    """A static site's one game page of a tournament: the replay viewer of ``game_page``, which shows the game
+    its address names from the site's data files (``arena.web.site_data``)."""
+    meta = data.tournament(db, tid)
+    crumbs = [("tournaments", links.home()), (_board_label(meta), links.leaderboard(tid))]
+    context = {"payload": None, "source": source}
+    return Page("game.html", f"Replays · {_board_label(meta)}", context, None, False, crumbs)
+
+
 def diff_page(db: Store, tid: str, a: str, b: str, links: Links) -> Page:
     """``arena diff``: the boards only one of two players won, each with its side-by-side replay."""
     meta = data.tournament(db, tid)
@@ -326,7 +337,7 @@ def diff_page(db: Store, tid: str, a: str, b: str, links: Links) -> Page:
     key_b = data.find_player(db, tid, b)["player"]
     split = data.split_boards(db, tid, key_a, key_b)
     boards = sorted([(x, key_a) for x in split["only_a"]] + [(x, key_b) for x in split["only_b"]])
-    diverged = {x: data.diverged_at(db, tid, key_a, key_b, x) for x, _ in boards}
+    diverged = data.diverged(db, tid, key_a, key_b, [x for x, _ in boards])
     first, second = sorted((a, b))  # one side-by-side page per board and pair, whichever way it is asked
     rows = [
         {"board": x, "winner": w, "diverged": diverged[x], "href": links.pair(tid, x, first, second)} for x, w in boards

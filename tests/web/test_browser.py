@@ -147,7 +147,7 @@ def test_leaderboard_to_player_to_a_loss_to_its_replay(open_tab, served, site, s
         loss = tab.page.locator("#losses a.board-link").first
         board = loss.get_attribute("data-board")
         follow(tab, loss)
-        tab.page.wait_for_selector("#slider")
+        tab.page.wait_for_selector("body[data-ready='1']")  # the site's viewer loads the game's data file first
         assert f"random · beginner board {board} of seed 5" in tab.page.inner_text("#title")
         tab.page.keyboard.press("End")
         assert tab.page.get_attribute("#step", "data-step") != "0"
@@ -181,7 +181,7 @@ def test_a_crawl_finds_no_error_page(open_tab, served, site):
         assert pages > 60, (name, pages)  # every leaderboard, player, games list, comparison and replay
         assert all(url.startswith(allowed) for url in tab.requests), tab.requests
     site_pages = {p for p in site.rglob("*.html")}
-    assert len(site_pages) > 60
+    assert len(site_pages) > 20  # the replays are one page, game.html?board=N&player=NAME, crawled at each address
 
 
 def test_screenshots_of_each_kind_of_page(open_tab, served, stored: Stored, tmp_path: Path):

@@ -208,17 +208,14 @@ def build_replay_html(
     return _page("replay.html", html.escape(title), "replay.css", {"VIEWER": viewer_html(payload)})
 
 
-def viewer_html(
-    payload: dict[str, Any] | None, *, source: dict[str, Any] | None = None, script: str | None = None
-) -> str:
+def viewer_html(payload: dict[str, Any] | None, *, source: dict[str, Any] | None = None) -> str:
     """The viewer itself (title, controls, boards, legend, data and script): the body of ``build_replay_html``'s
     page, of the game page of ``arena serve`` and of the one game page of each tournament of ``arena site``, which
     put it under their own navigation with ``viewer_css``. One template, so they cannot drift apart.
 
     ``payload`` (``replay_payload``) is the game(s) shown, inside the page. Without it, ``source`` tells the
     page where to find the game its address names (``arena site``: chunks of games loaded as scripts, which
-    work from ``file://``). ``script``: the address of the viewer's script (``viewer_js``) instead of the
-    script inside the page.
+    work from ``file://``).
     """
     if payload is not None:
         data = f'<script type="application/json" id="replay-data">{script_json(payload)}</script>'
@@ -226,10 +223,7 @@ def viewer_html(
     else:
         data = f'<script type="application/json" id="replay-source">{script_json(source or {})}</script>'
         title = "Replay"
-    if script is None:
-        code = f"<script>\n{viewer_js()}\n</script>"
-    else:
-        code = f'<script src="{html.escape(script, quote=True)}"></script>'
+    code = f"<script>\n{viewer_js()}\n</script>"
     values = {"TITLE": title, "LEGEND": _asset("legend.html"), "DATA": data, "SCRIPT": code}
     return _fill(_asset("viewer.html"), values)
 

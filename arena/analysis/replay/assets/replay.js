@@ -74,15 +74,6 @@
   function crumbs(source, slugs, games, board) {
     const list = document.querySelector("ol.crumbs");
     if (!list) return;
-    const last = list.lastElementChild;
-    if (last) {
-      const here = last.querySelector("span[aria-current]");
-      if (here) {
-        const link = el("a", "", here.textContent);
-        link.href = source.leaderboard;
-        here.replaceWith(link);
-      }
-    }
     const item = el("li");
     const link = el("a", "", games.map((g) => g.player).join(" vs "));
     const sorted = slugs.slice().sort();
@@ -534,5 +525,6 @@
 
   if (problem) fail(problem);
   setProbabilities(showP);
+  document.body.dataset.ready = "1";  // the game is shown: what tests and scripts wait for
   }
 })();
