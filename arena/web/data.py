@@ -61,6 +61,7 @@ __all__ = [
     "player_slug",
     "players",
     "reading",
+    "records",
     "replay_game",
     "signature",
     "split_boards",
@@ -417,6 +418,18 @@ def replay_game(db: Store, tid: str, key: str, board: int) -> ReplayGame:
     return ReplayGame(
         key, stored.spec, stored.rule.value, stored.seed, board, moves, result.outcome.value, result.error
     )
+
+
+def records(db: Store, tid: str) -> Iterator[tuple[str, int, bytes]]:
+    """Every game record of the tournament as ``(player, board, blob)``, in board order, read as consumed (a
+    static site writes tens of thousands: memory must not grow with the store)."""
+    query = "SELECT player, board, data FROM records WHERE tournament_id = ? ORDER BY board, player"
+    try:
+        rows = db.db.execute(query, (tid,))
+    except sqlite3.OperationalError:  # no records table: a store from before them
+        return
+    for player, board, blob in rows:
+        yield str(player), int(board), bytes(blob)
 
 
 def split_boards(db: Store, tid: str, a: str, b: str) -> dict[str, Any]:

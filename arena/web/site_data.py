@@ -18,7 +18,7 @@ up to the move that fails, with the reason.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +28,7 @@ from arena.analysis.replay.model import note_text
 from arena.analysis.replay.page import ALPHABET, encode_layout, error_line, move_width, script_json
 from arena.results.records import RecordError, decode_moves
 from arena.results.store import Store
+from arena.web import data
 from engine import FirstClick
 from engine.layout import board_permutation, mines_from_permutation
 
@@ -68,13 +69,6 @@ def _note(text: str, p_mine: float | None) -> str:
     return note_text(text or None)
 
 
-def _records(db: Store, tid: str) -> Iterator[tuple[str, int, bytes]]:
-    """Every record of the tournament, in board order, one at a time (memory does not grow with the store)."""
-    yield from db.db.execute(
-        "SELECT player, board, data FROM records WHERE tournament_id = ? ORDER BY board, player", (tid,)
-    )
-
-
 def write_games(
     db: Store,
     tid: str,
@@ -99,7 +93,7 @@ def write_games(
             files += 1
             boards.clear()
 
-    for player, board, blob in _records(db, tid):
+    for player, board, blob in data.records(db, tid):
         if (player, board) not in chosen:
             continue
         if board // CHUNK != chunk:
