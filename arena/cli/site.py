@@ -33,6 +33,13 @@ def command(
             "all, or none.",
         ),
     ] = "auto",
+    lists: Annotated[
+        bool,
+        typer.Option(
+            "--lists/--no-lists",
+            help="The players' lists of games and the comparisons' lists of boards (--no-lists: a small site).",
+        ),
+    ] = True,
     force: Annotated[
         bool, typer.Option("--force", help="Write into a folder that holds files arena site did not write.")
     ] = False,
@@ -49,6 +56,7 @@ def command(
             tournaments or (),
             replays=replays,
             losses=losses,
+            lists=lists,
             force=force,
             progress=lambda text: err_console.print(Text(text), soft_wrap=True),
         )

@@ -85,7 +85,7 @@ class Links:
     def player(self, tid: str, slug: str) -> str:
         return self._href("player", tid, slug)
 
-    def games(self, tid: str, slug: str, outcome: str = "all", page: int = 1) -> str:
+    def games(self, tid: str, slug: str, outcome: str = "all", page: int = 1) -> str | None:
         return self._href("games", tid, slug, outcome, page)
 
     def game(self, tid: str, board: int, slug: str) -> str | None:
@@ -140,11 +140,16 @@ class ServeLinks(Links):
 
 class SiteLinks(Links):
     """Addresses relative to the page ``here`` (its site path) of a static site; only the replays in
-    ``replays`` (site paths; ``None``: every one) are linked."""
+    ``replays`` (site paths; ``None``: every one) are linked, and the players' lists of games only with
+    ``lists``."""
 
-    def __init__(self, here: str, replays: Collection[str] | None = None) -> None:
+    def __init__(self, here: str, replays: Collection[str] | None = None, *, lists: bool = True) -> None:
         self.here = here
         self.replays = replays
+        self.lists = lists
+
+    def games(self, tid: str, slug: str, outcome: str = "all", page: int = 1) -> str | None:
+        return super().games(tid, slug, outcome, page) if self.lists else None
 
     def _href(self, kind: str, *args: str | int) -> str:
         path, _, query = site_path(kind, *args).partition("?")

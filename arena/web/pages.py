@@ -328,19 +328,22 @@ def viewer_page(db: Store, tid: str, source: dict[str, Any], links: Links) -> Pa
     return Page("game.html", f"Replays · {_board_label(meta)}", context, None, False, crumbs)
 
 
-def diff_page(db: Store, tid: str, a: str, b: str, links: Links) -> Page:
-    """``arena diff``: the boards only one of two players won, each with its side-by-side replay."""
+def diff_page(db: Store, tid: str, a: str, b: str, links: Links, *, boards: bool = True) -> Page:
+    """``arena diff``: the boards only one of two players won, each with its side-by-side replay; without
+    ``boards``, their counts alone (a small static site)."""
     meta = data.tournament(db, tid)
     if a == b:
         raise data.BadRequest(f"compare two different players, got {a!r} twice")
     key_a = data.find_player(db, tid, a)["player"]
     key_b = data.find_player(db, tid, b)["player"]
     split = data.split_boards(db, tid, key_a, key_b)
-    boards = sorted([(x, key_a) for x in split["only_a"]] + [(x, key_b) for x in split["only_b"]])
-    diverged = data.diverged(db, tid, key_a, key_b, [x for x, _ in boards])
+    listed = boards
+    boards_won = sorted([(x, key_a) for x in split["only_a"]] + [(x, key_b) for x in split["only_b"]])
+    diverged = data.diverged(db, tid, key_a, key_b, [x for x, _ in boards_won]) if listed else {}
     first, second = sorted((a, b))  # one side-by-side page per board and pair, whichever way it is asked
     rows = [
-        {"board": x, "winner": w, "diverged": diverged[x], "href": links.pair(tid, x, first, second)} for x, w in boards
+        {"board": x, "winner": w, "diverged": diverged[x], "href": links.pair(tid, x, first, second)}
+        for x, w in (boards_won if listed else [])
     ]
     context = {
         "a": key_a,
@@ -349,6 +352,8 @@ def diff_page(db: Store, tid: str, a: str, b: str, links: Links) -> Page:
         "href_b": links.player(tid, b),
         "split": split,
         "rows": rows,
+        "listed": listed,
+        "command": f"arena diff {tid} {key_a} {key_b}",
     }
     payload = {"tournament": tid, "a": key_a, "b": key_b, **split, "diverged_at": diverged}
     crumbs = _crumbs(links, tid, _board_label(meta), (f"{key_a} vs {key_b}", None))

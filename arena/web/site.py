@@ -133,10 +133,12 @@ def write_site(
     *,
     replays: str = "losses",
     losses: str = "auto",
+    lists: bool = True,
     force: bool = False,
     progress: Callable[[str], None] | None = None,
 ) -> SiteSummary:
-    """Write the pages of ``tournaments`` (default: every stored one) into ``folder``."""
+    """Write the pages of ``tournaments`` (default: every stored one) into ``folder``. ``lists=False``: no
+    player's list of games and no comparison's list of boards, for a small site of the figures."""
     if replays not in REPLAYS:
         raise SiteError(f"--replays must be one of {', '.join(REPLAYS)}, got {replays!r}")
     if losses not in LOSSES:
@@ -153,7 +155,7 @@ def write_site(
         written[path] = len(raw)
 
     def page(path: str, build: Callable[[SiteLinks], pages.Page], replay_paths: set[str]) -> None:
-        links = SiteLinks(path, replay_paths)
+        links = SiteLinks(path, replay_paths, lists=lists)
         put(path, render_page(build(links), links))
 
     replay_count = 0
@@ -171,7 +173,7 @@ def write_site(
             plans[tid] = (slugs, paths, chosen)
             every |= paths
         page(site_path("home"), lambda links: pages.home_page(db, links, set(ids)), every)
-        sweeps = pages.sweeps_page(db, SiteLinks(site_path("sweeps"), every), set(ids))
+        sweeps = pages.sweeps_page(db, SiteLinks(site_path("sweeps"), every, lists=lists), set(ids))
         if sweeps.data:
             page(site_path("sweeps"), lambda links: pages.sweeps_page(db, links, set(ids)), every)
         for tid in ids:
@@ -188,7 +190,7 @@ def write_site(
                     lambda ln, t=tid, s=slug, w=why: pages.player_page(db, t, s, ln, not_judged=w),
                     every,
                 )
-                for outcome in data.OUTCOME_FILTERS:
+                for outcome in data.OUTCOME_FILTERS if lists else ():
                     number, pages_of = 1, 1
                     while number <= pages_of:
                         path = site_path("games", tid, slug, outcome, number)
@@ -199,7 +201,11 @@ def write_site(
                 for other in slugs.values():
                     if other != slug:
                         path = site_path("diff", tid, slug, other)
-                        page(path, lambda ln, t=tid, a=slug, b=other: pages.diff_page(db, t, a, b, ln), every)
+                        page(
+                            path,
+                            lambda ln, t=tid, a=slug, b=other: pages.diff_page(db, t, a, b, ln, boards=lists),
+                            every,
+                        )
             if chosen:
                 viewer = site_path("viewer", tid)
                 source = site_data.viewer_source(db, tid, slugs, SiteLinks(viewer).leaderboard(tid))
