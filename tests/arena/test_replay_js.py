@@ -170,3 +170,19 @@ def test_js_reads_the_compact_layout_and_moves(tmp_path):
         expected = [["reveal", 0, 0, 1, None], ["flag", *last, 0, None], ["unflag", *last, 0, "n"]]
         assert moves == [*expected, ["chord", *last, 0, None]]
     assert len(decoded) == 4 and [d["w"] for d, _ in games] == [1, 2, 2, 3]
+
+
+def test_js_says_where_a_record_stops_replaying(record_game, tmp_path):
+    """A site's data is not replayed in Python first: a record that goes on after its game ended, or reveals a
+    revealed cell, is shown up to the move that fails and the page says why."""
+    played = record_game("random", BEGINNER, "safe", seed=4, board=0)
+    rep = replay(played.game)
+    assert rep.status.value in ("won", "lost")
+    after_end = ReplayGame("p", BEGINNER, "safe", 4, 0, [*played.game.moves, ReplayMove("flag", 0, 0)])
+    first = played.game.moves[0]
+    twice = ReplayGame("p", BEGINNER, "safe", 4, 0, [first, ReplayMove("reveal", first.row, first.col)])
+    found = run_js(tmp_path, [game_data(g, rep.layout) for g in (after_end, twice)])
+    n = len(played.game.moves)
+    assert found[0]["problem"] == f"move {n + 1} comes after the game ended ({rep.status.value})"
+    assert len(found[0]["steps"]) == n + 1
+    assert found[1]["problem"] == "move 2 reveals a cell that is not covered" and len(found[1]["steps"]) == 2

@@ -113,7 +113,7 @@
       } else if (kind === "chord") {
         const around = neighbours(cell, rows, cols);
         let flags = 0, covered = 0, hit = -1;
-        for (const nb of around.slice().sort((a, b) => a - b).concat()) {
+        for (const nb of around) {  // row-major: the first covered mine in scan order, as the engine
           if (view[nb] === FLAGGED) flags++;
           else if (view[nb] === COVERED) { covered++; if (truth[nb] === 9 && hit < 0) hit = nb; }
         }
