@@ -88,7 +88,9 @@ def home_page(db: Store, links: Links, only: Collection[str] | None = None) -> P
             }
         )
     has_sweeps = bool(_sweeps(db, only)) if infos else False
-    context = {"rows": rows, "store": str(db.path), "has_sweeps": has_sweeps}
+    # A static site names the store's file, not where it was on the machine that wrote the site.
+    store = str(db.path) if links.live else db.path.name
+    context = {"rows": rows, "store": store, "has_sweeps": has_sweeps}
     live = links.live and any(info.live for info in infos)
     return Page("tournaments.html", "Tournaments", context, [i.as_json() for i in infos], live, [])
 
