@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,16 +114,17 @@ def _replays(
     return paths, {game: results[game] for game in chosen}
 
 
-def _not_judged(mode: str, games: int, key: str) -> str | None:
-    """Why a player's losses are not judged for the site (``None``: they are)."""
+def _not_judged(mode: str, games: int, tid: str, key: str) -> str | None:
+    """Why a player's losses are not judged for the site (``None``: they are), and the command that judges them."""
     if mode == "all" or (mode == "auto" and games <= JUDGED_GAMES):
         return None
+    command = f"arena losses {tid} -p {shlex.quote(key)}"
     if mode == "none":
-        return f"Not judged for this site (arena site --losses none); `arena losses -p '{key}'` judges them."
+        return f"Not judged for this site (arena site --losses none). {command} judges them."
     return (
         f"Not judged for this site: {games:,} games are more than arena site judges a player by default "
-        f"({JUDGED_GAMES:,}; each is replayed and every guess analysed). `arena losses -p '{key}'` judges them, "
-        "or write the site with --losses all."
+        f"({JUDGED_GAMES:,}; each game is replayed and every guess analysed). {command} judges them, or arena site "
+        "--losses all."
     )
 
 
@@ -184,7 +186,7 @@ def write_site(
             put(site_path("leaderboard.json", tid), json.dumps(data.leaderboard(db, tid).model_dump(), indent=2))
             counts = {key: sum(n.values()) for key, n in db.outcome_counts(tid).items()}
             for key, slug in slugs.items():
-                why = _not_judged(losses, counts.get(key, 0), key)
+                why = _not_judged(losses, counts.get(key, 0), tid, key)
                 page(
                     site_path("player", tid, slug),
                     lambda ln, t=tid, s=slug, w=why: pages.player_page(db, t, s, ln, not_judged=w),

@@ -130,22 +130,29 @@ def test_bad_input_is_one_line(cli, one_error_line, stored: Stored, tmp_path: Pa
     assert "--replays must be one of" in one_error_line(
         cli("site", tmp_path / "c", "--store", stored.path, "--replays", "some")
     )
+    assert "--losses must be one of" in one_error_line(
+        cli("site", tmp_path / "d", "--store", stored.path, "--losses", "some")
+    )
     (tmp_path / "file").write_text("x", encoding="utf-8")
     assert "is not a folder" in one_error_line(cli("site", tmp_path / "file", "--store", stored.path))
-    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists() and not (tmp_path / "d").exists()
 
 
 def test_a_small_site_without_lists(cli, stored: Stored, tmp_path: Path):
     """``--no-lists --replays none``: the figures only (leaderboards, players, comparisons' counts), every link
     still naming a file of the site: what the repository publishes of its leaderboards."""
     out = tmp_path / "small"
-    assert cli("site", out, "--store", stored.path, "--replays", "none", "--no-lists").exit_code == 0
+    assert (
+        cli("site", out, "--store", stored.path, "--replays", "none", "--no-lists", "--losses", "none").exit_code == 0
+    )
     files = written(out)
     t = stored.tournament
     assert not any("/games-" in f or "/games/" in f or f.endswith("game.html") for f in files)
     assert f"t/{t}/p/random/index.html" in files and f"t/{t}/diff/random/evil/index.html" in files
     player = (out / f"t/{t}/p/random/index.html").read_text(encoding="utf-8")
     assert '<span class="chip">lost <b>' in player and "games-lost-1.html" not in player
+    assert f"Not judged for this site (arena site --losses none). arena losses {t} -p random judges them." in player
+    assert "Expected losses" not in player
     diff = (out / f"t/{t}/diff/random/evil/index.html").read_text(encoding="utf-8")
     assert f"<code>arena diff {t} random evil</code> lists them" in diff and "<tbody>" not in diff
     checked = 0
