@@ -70,7 +70,7 @@ def command(
     console.print(
         Text(
             f"wrote {summary.files} files ({size:.1f} MB) to {summary.folder}: {summary.tournaments} tournament(s), "
-            f"{summary.replays} replays; open {summary.folder / 'index.html'}"
+            f"{summary.replays:,} games replayable; open {summary.folder / 'index.html'}"
         ),
         soft_wrap=True,
     )
