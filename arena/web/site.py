@@ -174,14 +174,14 @@ def write_site(
         for tid in ids:
             slugs = {row["player"]: slug for slug, row in data.players(db, tid).items()}
             paths, chosen = _replays(db, tid, slugs, replays)
-            plans[tid] = (slugs, paths, chosen)
+            plans[tid] = (slugs, chosen)
             every |= paths
         page(site_path("home"), lambda links: pages.home_page(db, links, set(ids)), every)
         sweeps = pages.sweeps_page(db, SiteLinks(site_path("sweeps"), every, lists=lists), set(ids))
         if sweeps.data:
             page(site_path("sweeps"), lambda links: pages.sweeps_page(db, links, set(ids)), every)
         for tid in ids:
-            slugs, replay_paths, chosen = plans[tid]
+            slugs, chosen = plans[tid]
             if progress is not None:
                 progress(f"tournament {tid}: {len(slugs)} players, {len(chosen):,} games to replay")
             page(site_path("leaderboard", tid), lambda links, tid=tid: pages.leaderboard_page(db, tid, links), every)
