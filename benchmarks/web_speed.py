@@ -1,18 +1,15 @@
-"""How fast the pages are: the leaderboard and a player's page of a 100,000-game tournament, and `arena site`.
+"""How fast the pages are: the leaderboard and a player's page of a 100,000-game tournament, through the app.
 
 Issue 26 asks for the leaderboard of a 100,000-game tournament in at most 0.5 s the first time and 50 ms when
-nothing changed, a player's page of it in at most 1 s, and `arena site` of a 5,000-board, six-player Expert
-tournament in at most 60 s and 50 MB with `--replays losses`. This prints each figure beside its target.
+nothing changed and a player's page of it in at most 1 s. This prints each figure beside its target. (`arena
+site` of a 5,000-board, six-player Expert tournament: benchmarks/site_scale.py.)
 
 1. A Beginner tournament of 20,000 boards and five players (100,000 games) is played into ``--store`` (it
    resumes: a second run only measures). Each page is asked through the app (Starlette's TestClient, so the
    request, the store's opening, the page's making and its rendering are all counted): first with the caches
    empty ("first"), then ``--rounds`` times more ("again": the median).
-2. A six-player Expert tournament of ``--expert-boards`` boards is played and written with ``arena site
-   --replays losses``; its time and size are measured and, since both grow with the number of replays,
-   projected to 5,000 boards by the replays per board it has.
 
-    python benchmarks/web_speed.py [--store PATH] [--rounds 5] [--expert-boards 40]
+    python benchmarks/web_speed.py [--store PATH] [--rounds 5]
 """
 
 from __future__ import annotations
@@ -37,7 +34,6 @@ from players.registry import Registry
 RESULTS = Path(__file__).parent / "results" / "web_speed.json"
 SEED = 0
 BIG_PLAYERS = ("random", "mean-constraint", "max-single-constraint", "rref", "enumeration")
-EXPERT_PLAYERS = ("random", "mean-constraint", "max-single-constraint", "rref", "enumeration", "apex")
 
 
 def play(store: Path, difficulty: str, boards: int, players: tuple[str, ...], workers: int) -> str:
@@ -97,8 +93,6 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--store", type=Path, default=Path(tempfile.gettempdir()) / "arena-web-speed.db")
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--expert-boards", type=int, default=40)
-    parser.add_argument("--no-site", action="store_true", help="Measure the pages only (keep the last site figures).")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
 
@@ -120,21 +114,14 @@ def main() -> None:
         "tournaments": timed(client, "/", args.rounds),
     }
 
-    if args.no_site:  # keep the last measured site's figures
-        site = json.loads(RESULTS.read_text())["site_expert"] if RESULTS.is_file() else None
-    else:
-        site = measure_site(args)
     result = {
         "tournament": big,
         "games": games,
         "pages": pages,
-        "site_expert": site,
         "targets": {
             "leaderboard_first_s": 0.5,
             "leaderboard_again_s": 0.05,
             "player_first_s": 1.0,
-            "site_5000_expert_s": 60,
-            "site_5000_expert_mb": 50,
         },
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "load": os.getloadavg()[0]},
@@ -142,33 +129,8 @@ def main() -> None:
     report(result, args.rounds)
 
 
-def measure_site(args: argparse.Namespace) -> dict[str, Any]:
-    from arena.web.site import write_site
-
-    expert_store = args.store.with_name(args.store.stem + "-expert.db")
-    expert = play(expert_store, "expert", args.expert_boards, EXPERT_PLAYERS, args.workers)
-    out = Path(tempfile.mkdtemp(prefix="arena-web-speed-site-")) / "site"
-    start = time.perf_counter()
-    summary = write_site(expert_store, out, [expert], replays="losses")
-    seconds = time.perf_counter() - start
-    per_board = summary.replays / args.expert_boards
-    scale = 5000 / args.expert_boards
-    site = {
-        "boards": args.expert_boards,
-        "players": len(EXPERT_PLAYERS),
-        "files": summary.files,
-        "replays": summary.replays,
-        "replays_per_board": round(per_board, 3),
-        "seconds": round(seconds, 2),
-        "megabytes": round(summary.bytes / 1e6, 2),
-        "projected_5000_boards_seconds": round(seconds * scale, 1),
-        "projected_5000_boards_megabytes": round(summary.bytes / 1e6 * scale, 1),
-    }
-    return site
-
-
 def report(result: dict[str, Any], rounds: int) -> None:
-    pages, site, games, big = result["pages"], result["site_expert"], result["games"], result["tournament"]
+    pages, games, big = result["pages"], result["games"], result["tournament"]
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print(f"{games:,} games (tournament {big}), Beginner, five players; through the app, first / again (median of "
@@ -182,13 +144,6 @@ def report(result: dict[str, Any], rounds: int) -> None:
         print(f"  {name:20} {figure['first_s']:8.3f} s  {1000 * figure['again_s']:8.1f} ms  {figure['bytes']:>9,} bytes"
               f"{ready}")  # fmt: skip
     print("  targets: leaderboard 0.5 s first, 50 ms again; a player's page 1 s")
-    if site is not None:
-        print(
-            f"arena site, Expert, {site['players']} players, {site['boards']} boards, --replays losses: "
-            f"{site['files']} files, {site['replays']} replays, {site['seconds']} s, {site['megabytes']} MB; "
-            f"projected to 5,000 boards: {site['projected_5000_boards_seconds']} s, "
-            f"{site['projected_5000_boards_megabytes']} MB (target 60 s, 50 MB)"
-        )
     print(f"peak memory {result['peak_rss_mb']} MB; results in {RESULTS}")
 
 

@@ -56,6 +56,10 @@ def split(a: Mapping[int, bool], b: Mapping[int, bool]) -> Split:
 
 
 def split_boards(store: Store, tournament_id: str, a: str, b: str, start: int = 0, stop: int | None = None) -> Split:
-    """``split`` of two players' stored games on boards ``start`` to ``stop`` (excluded; default: all)."""
-    won = wins_by_board(g for g in store.games(tournament_id, stop, start=start) if g.player in (a, b))
-    return split(won.get(a, {}), won.get(b, {}))
+    """``split`` of two players' stored games on boards ``start`` to ``stop`` (excluded; default: all): only
+    the two players' boards and wins are read (the games' key is (tournament, player, board)), so a site with
+    thirty comparisons of a 30,000-game tournament does not read every game thirty times."""
+    query = "SELECT board, won FROM games WHERE tournament_id = ? AND player = ? AND board >= ? AND board < ?"
+    limit = stop if stop is not None else 2**62
+    won = [{int(x): bool(w) for x, w in store.db.execute(query, (tournament_id, p, start, limit))} for p in (a, b)]
+    return split(won[0], won[1])

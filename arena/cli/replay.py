@@ -1,5 +1,6 @@
 """`arena replay`: one stored game (or two players' games of one board, side by side) as a self-contained HTML
-page that opens offline, with the exact mine probability of every covered cell at every step.
+page that opens offline, with the exact mine probability of every covered cell at every step (computed by the
+page for the position it shows).
 
 The store is opened read-only: a replay never changes a result.
 """
@@ -37,7 +38,7 @@ def command(
         bool,
         typer.Option(
             "--probabilities/--no-probabilities",
-            help="Compute the exact mine probabilities of every position and open the page with them shown.",
+            help="Open the page with the exact mine probabilities shown (the page computes them; P toggles them).",
         ),
     ] = True,
     store: common.StoreOpt = None,
@@ -55,7 +56,7 @@ def command(
             board = last_loss(db, tid, names[0])
         assert board is not None
         games = [stored_game(db, tid, name, board) for name in names]
-    replays = [replay(game, probabilities=probabilities) for game in games]
+    replays = [replay(game, probabilities=False) for game in games]  # checked here; the page computes the odds
     path = output if output is not None else Path(f"replay-{board}-{'-vs-'.join(map(file_slug, names))}.html")
     path.write_text(build_replay_html(replays, probabilities=probabilities), encoding="utf-8")
     console.print(Text(str(path)), soft_wrap=True)

@@ -23,8 +23,23 @@ def command(
     ] = None,
     replays: Annotated[
         str,
-        typer.Option("--replays", help="Replay pages of: losses (lost, failed and split games), all, or none."),
+        typer.Option("--replays", help="Replays of: losses (lost, failed and split games), all, or none."),
     ] = "losses",
+    losses: Annotated[
+        str,
+        typer.Option(
+            "--losses",
+            help="Judge the losses of: auto (players of at most 2,000 games: a larger tournament takes minutes), "
+            "all, or none.",
+        ),
+    ] = "auto",
+    lists: Annotated[
+        bool,
+        typer.Option(
+            "--lists/--no-lists",
+            help="The players' lists of games and the comparisons' lists of boards (--no-lists: a small site).",
+        ),
+    ] = True,
     force: Annotated[
         bool, typer.Option("--force", help="Write into a folder that holds files arena site did not write.")
     ] = False,
@@ -40,6 +55,8 @@ def command(
             out,
             tournaments or (),
             replays=replays,
+            losses=losses,
+            lists=lists,
             force=force,
             progress=lambda text: err_console.print(Text(text), soft_wrap=True),
         )
@@ -53,7 +70,7 @@ def command(
     console.print(
         Text(
             f"wrote {summary.files} files ({size:.1f} MB) to {summary.folder}: {summary.tournaments} tournament(s), "
-            f"{summary.replays} replays; open {summary.folder / 'index.html'}"
+            f"{summary.replays:,} games replayable; open {summary.folder / 'index.html'}"
         ),
         soft_wrap=True,
     )

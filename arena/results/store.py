@@ -621,6 +621,20 @@ class Store:
             return 0
         return int(query.fetchone()[0])
 
+    def record_blobs(self, tournament_id: str, player: str | None = None) -> Iterator[tuple[str, int, bytes]]:
+        """The tournament's game records (of ``player`` only) as encoded, ``(player, board, blob)`` in board
+        order, read as they are consumed: a static site reads tens of thousands, memory must not grow with them.
+        Nothing for a store from before records."""
+        which = "" if player is None else " AND player = ?"
+        args = (tournament_id,) if player is None else (tournament_id, player)
+        query = f"SELECT player, board, data FROM records WHERE tournament_id = ?{which} ORDER BY board, player"
+        try:
+            rows = self.db.execute(query, args)
+        except sqlite3.OperationalError:  # no records table: a store from before them, opened read-only
+            return
+        for name, board, blob in rows:
+            yield str(name), int(board), bytes(blob)
+
     def replay(self, tournament_id: str, player: str, board: int) -> Replayed:
         """The stored game of ``player`` on ``board``, replayed and checked against its stored result.
 

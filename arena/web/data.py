@@ -18,7 +18,7 @@ import logging
 import multiprocessing
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -28,10 +28,10 @@ from arena.analysis.failures import PlayerFailures, build_failure_report
 from arena.analysis.leaderboard import Leaderboard, build_leaderboard
 from arena.analysis.losses import LossReport, tournament_losses
 from arena.analysis.pairs import split_boards as split_of
-from arena.analysis.replay import ReplayError, ReplayGame, ReplayMove, first_divergence
+from arena.analysis.replay import ReplayError, ReplayGame, ReplayMove
 from arena.analysis.replay.model import Note
 from arena.result import FAILURES, GameResult
-from arena.results.records import RecordError, RecordMissing
+from arena.results.records import RecordError, RecordMissing, decode_moves
 from arena.results.store import Store, StoreError
 from arena.results.stored import StoredPlayer, StoredTournament
 
@@ -48,6 +48,7 @@ __all__ = [
     "SweepLine",
     "TournamentInfo",
     "Unavailable",
+    "diverged",
     "diverged_at",
     "failures",
     "find_player",
@@ -59,6 +60,7 @@ __all__ = [
     "player_slug",
     "players",
     "reading",
+    "records",
     "replay_game",
     "signature",
     "split_boards",
@@ -402,6 +404,11 @@ def replay_game(db: Store, tid: str, key: str, board: int) -> ReplayGame:
     )
 
 
+def records(db: Store, tid: str) -> Iterator[tuple[str, int, bytes]]:
+    """Every game record of the tournament as ``(player, board, blob)``, in board order, read as consumed."""
+    return db.record_blobs(tid)
+
+
 def split_boards(db: Store, tid: str, a: str, b: str) -> dict[str, Any]:
     """``arena diff``'s figures (``arena.analysis.pairs``): over the boards both played, which only ``a`` won,
     which only ``b``, and how many both or neither won."""
@@ -410,11 +417,35 @@ def split_boards(db: Store, tid: str, a: str, b: str) -> dict[str, Any]:
 
 def diverged_at(db: Store, tid: str, a: str, b: str, board: int) -> int | None:
     """The 1-based move where the two games of ``board`` first differ; ``None`` for the same play or no record."""
-    try:
-        index = first_divergence(db.game_record(tid, a, board).moves, db.game_record(tid, b, board).moves)
-    except RecordError:
-        return None
-    return None if index is None else index + 1
+    return diverged(db, tid, a, b, [board])[board]
+
+
+def diverged(db: Store, tid: str, a: str, b: str, boards: Collection[int]) -> dict[int, int | None]:
+    """``diverged_at`` of each of ``boards``, the two players' records read in one pass each (a comparison page
+    of a large tournament lists thousands of boards), without the cells each move opened."""
+    wanted = set(boards)
+    moves: list[dict[int, list[tuple[int, int]]]] = []
+    for key in (a, b):
+        found: dict[int, list[tuple[int, int]]] = {}
+        for _, board, blob in db.record_blobs(tid, key):
+            if board in wanted:
+                try:
+                    codes, cells, _, _ = decode_moves(blob)
+                except RecordError:
+                    continue
+                found[int(board)] = [(code & 3, cell) for code, cell in zip(codes, cells, strict=True)]
+        moves.append(found)
+    out: dict[int, int | None] = {}
+    for board in sorted(wanted):
+        if board not in moves[0] or board not in moves[1]:
+            out[board] = None
+            continue
+        x, y = moves[0][board], moves[1][board]
+        at = next((i for i, (p, q) in enumerate(zip(x, y, strict=False)) if p != q), None)
+        if at is None and len(x) != len(y):
+            at = min(len(x), len(y))
+        out[board] = None if at is None else at + 1
+    return out
 
 
 # -- live -----------------------------------------------------------------------------------------------------

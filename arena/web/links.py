@@ -5,14 +5,17 @@ app (``/t/<tournament>/p/<player>/``). Templates ask a ``Links`` object for the 
 right one: an absolute path when served, a path relative to the page being written for the site, so the site
 works from ``file://`` (where a folder does not open its ``index.html``) and from any folder of any host.
 
-A static site holds only the replays it wrote (``arena site --replays``): ``SiteLinks.game`` gives ``None`` for
-the others and the page then shows the game without a link.
+A static site has one game page per tournament (``t/<tournament>/game.html``), the replay viewer, which shows the
+game its address names (``game.html?board=17&player=apex``, ``&vs=rref`` for two side by side) from the site's
+data files. It holds only the games ``arena site --replays`` chose: ``SiteLinks.game`` gives ``None`` for the
+others and the page then shows the game without a link.
 """
 
 from __future__ import annotations
 
 import posixpath
 from collections.abc import Collection
+from functools import lru_cache
 from urllib.parse import quote, urlencode
 
 __all__ = ["Links", "ServeLinks", "SiteLinks", "site_path"]
@@ -24,7 +27,8 @@ def _q(segment: str) -> str:
 
 def site_path(kind: str, *args: str | int) -> str:
     """The file (relative to the site's root, ``/``-separated) of a page: ``kind`` and its parameters as for
-    ``Links``. Tournament ids and player slugs are plain (letters, digits, ``_.-``), so they are file names."""
+    ``Links``; a game is the tournament's one game page with the board and players in its query. Tournament ids
+    and player slugs are plain (letters, digits, ``_.-``), so they are file names and need no quoting."""
     a = [str(x) for x in args]
     match kind:
         case "home":
@@ -39,15 +43,25 @@ def site_path(kind: str, *args: str | int) -> str:
             return f"t/{a[0]}/p/{a[1]}/index.html"
         case "games":
             return f"t/{a[0]}/p/{a[1]}/games-{a[2]}-{a[3]}.html"
+        case "viewer":
+            return f"t/{a[0]}/game.html"
         case "game":
-            return f"t/{a[0]}/g/{a[1]}/{a[2]}.html"
+            return f"t/{a[0]}/game.html?board={a[1]}&player={_q(a[2])}"
         case "pair":
-            return f"t/{a[0]}/g/{a[1]}/{a[2]}/vs/{a[3]}.html"
+            return f"t/{a[0]}/game.html?board={a[1]}&player={_q(a[2])}&vs={_q(a[3])}"
+        case "games-data":
+            return f"t/{a[0]}/games/{a[1]}.js"
         case "diff":
             return f"t/{a[0]}/diff/{a[1]}/{a[2]}/index.html"
         case "static":
             return f"static/{a[0]}"
     raise ValueError(f"no page of kind {kind!r}")
+
+
+@lru_cache(maxsize=4096)
+def _relative(path: str, start: str) -> str:
+    """``posixpath.relpath``, remembered: a site's pages link the same few files thousands of times."""
+    return posixpath.relpath(path, start)
 
 
 class Links:
@@ -71,7 +85,7 @@ class Links:
     def player(self, tid: str, slug: str) -> str:
         return self._href("player", tid, slug)
 
-    def games(self, tid: str, slug: str, outcome: str = "all", page: int = 1) -> str:
+    def games(self, tid: str, slug: str, outcome: str = "all", page: int = 1) -> str | None:
         return self._href("games", tid, slug, outcome, page)
 
     def game(self, tid: str, board: int, slug: str) -> str | None:
@@ -126,14 +140,21 @@ class ServeLinks(Links):
 
 class SiteLinks(Links):
     """Addresses relative to the page ``here`` (its site path) of a static site; only the replays in
-    ``replays`` (site paths; ``None``: every one) are linked."""
+    ``replays`` (site paths; ``None``: every one) are linked, and the players' lists of games only with
+    ``lists``."""
 
-    def __init__(self, here: str, replays: Collection[str] | None = None) -> None:
+    def __init__(self, here: str, replays: Collection[str] | None = None, *, lists: bool = True) -> None:
         self.here = here
         self.replays = replays
+        self.lists = lists
+
+    def games(self, tid: str, slug: str, outcome: str = "all", page: int = 1) -> str | None:
+        return super().games(tid, slug, outcome, page) if self.lists else None
 
     def _href(self, kind: str, *args: str | int) -> str:
-        return posixpath.relpath(site_path(kind, *args), posixpath.dirname(self.here) or ".")
+        path, _, query = site_path(kind, *args).partition("?")
+        relative = _relative(path, posixpath.dirname(self.here) or ".")
+        return f"{relative}?{query}" if query else relative
 
     def game(self, tid: str, board: int, slug: str) -> str | None:
         if self.replays is not None and site_path("game", tid, board, slug) not in self.replays:

@@ -30,6 +30,7 @@ __all__ = [
     "leaderboard_page",
     "player_page",
     "sweeps_page",
+    "viewer_page",
 ]
 
 #: Boards listed per class of loss on a player's page (the games list has them all).
@@ -87,7 +88,9 @@ def home_page(db: Store, links: Links, only: Collection[str] | None = None) -> P
             }
         )
     has_sweeps = bool(_sweeps(db, only)) if infos else False
-    context = {"rows": rows, "store": str(db.path), "has_sweeps": has_sweeps}
+    # A static site names the store's file, not where it was on the machine that wrote the site.
+    store = str(db.path) if links.live else db.path.name
+    context = {"rows": rows, "store": store, "has_sweeps": has_sweeps}
     live = links.live and any(info.live for info in infos)
     return Page("tournaments.html", "Tournaments", context, [i.as_json() for i in infos], live, [])
 
@@ -192,15 +195,16 @@ def _loss_context(report: Any, tid: str, slug: str, links: Links) -> dict[str, A
     }
 
 
-def player_page(db: Store, tid: str, slug: str, links: Links) -> Page:
-    """One player of a tournament: outcomes, losses by class with the expected losses, failures, its games."""
+def player_page(db: Store, tid: str, slug: str, links: Links, *, not_judged: str | None = None) -> Page:
+    """One player of a tournament: outcomes, losses by class with the expected losses, failures, its games.
+    ``not_judged``: the losses are not judged, for this reason (a static site of a large tournament)."""
     meta = data.tournament(db, tid)
     info = data.find_player(db, tid, slug)
     key = info["player"]
     board = data.leaderboard(db, tid)
     row = next((r for r in board.rows if r.player == key), None)
     failures = data.failures(db, tid, key)
-    losses = data.losses(db, tid, key, background=links.live)
+    losses = not_judged if not_judged is not None else data.losses(db, tid, key, background=links.live)
     counts = {o.value: failures.outcomes.get(o.value, 0) for o in Outcome}
     total = sum(counts.values()) or 1
     outcome_bars = [
@@ -302,7 +306,7 @@ def game_page(db: Store, tid: str, board: int, slugs: list[str], links: Links, *
     keys = [data.find_player(db, tid, slug)["player"] for slug in slugs]
     games = [data.replay_game(db, tid, key, board) for key in keys]
     try:
-        replays = [replay(game, probabilities=probabilities) for game in games]
+        replays = [replay(game, probabilities=False) for game in games]  # checked here; the page computes the odds
     except ReplayError as error:
         raise data.Unavailable(str(error)) from None
     spec = games[0].spec
@@ -317,19 +321,31 @@ def game_page(db: Store, tid: str, board: int, slugs: list[str], links: Links, *
     return Page("game.html", title, {"payload": payload}, payload, False, crumbs)
 
 
-def diff_page(db: Store, tid: str, a: str, b: str, links: Links) -> Page:
-    """``arena diff``: the boards only one of two players won, each with its side-by-side replay."""
+def viewer_page(db: Store, tid: str, source: dict[str, Any], links: Links) -> Page:
+    """A static site's one game page of a tournament: the replay viewer of ``game_page``, which shows the game
+    its address names from the site's data files (``arena.web.site_data``)."""
+    meta = data.tournament(db, tid)
+    crumbs = [("tournaments", links.home()), (_board_label(meta), links.leaderboard(tid))]
+    context = {"payload": None, "source": source}
+    return Page("game.html", f"Replays · {_board_label(meta)}", context, None, False, crumbs)
+
+
+def diff_page(db: Store, tid: str, a: str, b: str, links: Links, *, boards: bool = True) -> Page:
+    """``arena diff``: the boards only one of two players won, each with its side-by-side replay; without
+    ``boards``, their counts alone (a small static site)."""
     meta = data.tournament(db, tid)
     if a == b:
         raise data.BadRequest(f"compare two different players, got {a!r} twice")
     key_a = data.find_player(db, tid, a)["player"]
     key_b = data.find_player(db, tid, b)["player"]
     split = data.split_boards(db, tid, key_a, key_b)
-    boards = sorted([(x, key_a) for x in split["only_a"]] + [(x, key_b) for x in split["only_b"]])
-    diverged = {x: data.diverged_at(db, tid, key_a, key_b, x) for x, _ in boards}
+    listed = boards
+    boards_won = sorted([(x, key_a) for x in split["only_a"]] + [(x, key_b) for x in split["only_b"]])
+    diverged = data.diverged(db, tid, key_a, key_b, [x for x, _ in boards_won]) if listed else {}
     first, second = sorted((a, b))  # one side-by-side page per board and pair, whichever way it is asked
     rows = [
-        {"board": x, "winner": w, "diverged": diverged[x], "href": links.pair(tid, x, first, second)} for x, w in boards
+        {"board": x, "winner": w, "diverged": diverged[x], "href": links.pair(tid, x, first, second)}
+        for x, w in (boards_won if listed else [])
     ]
     context = {
         "a": key_a,
@@ -338,6 +354,8 @@ def diff_page(db: Store, tid: str, a: str, b: str, links: Links) -> Page:
         "href_b": links.player(tid, b),
         "split": split,
         "rows": rows,
+        "listed": listed,
+        "command": f"arena diff {tid} {key_a} {key_b}",
     }
     payload = {"tournament": tid, "a": key_a, "b": key_b, **split, "diverged_at": diverged}
     crumbs = _crumbs(links, tid, _board_label(meta), (f"{key_a} vs {key_b}", None))

@@ -67,7 +67,8 @@ def environment() -> Environment:
 def _replay_parts(page: Page) -> dict[str, Any]:
     if page.template != "game.html":
         return {}
-    return {"viewer": Markup(viewer_html(page.context["payload"])), "viewer_css": Markup(viewer_css())}
+    viewer = viewer_html(page.context["payload"], source=page.context.get("source"))
+    return {"viewer": Markup(viewer), "viewer_css": Markup(viewer_css())}
 
 
 def render_page(page: Page, links: Links) -> str:

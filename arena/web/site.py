@@ -1,10 +1,10 @@
 """``arena site``: the pages of ``arena serve`` written as static files, for ``file://`` and any static host.
 
 The same page values (``arena.web.pages``) and templates, with ``SiteLinks``: every link relative, every asset
-(stylesheet, script) inside the folder, nothing fetched from anywhere. Replays are the heavy part (a page per
-game, its positions and probabilities inside), so the site holds those of lost and failed games and of the
-boards two players split (``replays="losses"``, the default), every game's (``"all"``) or none; a page links a
-game's replay only when the site holds it.
+(stylesheet, script) inside the folder, nothing fetched from anywhere. Replays would be the heavy part; the
+site has one replay viewer per tournament and its games as compact data files (``arena.web.site_data``): those
+of lost and failed games and of the boards two players split (``replays="losses"``, the default), every game
+(``"all"``) or none; a page links a game's replay only when the site holds it.
 
 The folder is the site's own: a manifest (``.arena-site.json``) lists what ``arena site`` wrote there, a folder
 holding other files is refused unless forced (it may be someone's work), and writing again removes the pages
@@ -16,19 +16,25 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.web import data, pages
+from arena.web import data, pages, site_data
 from arena.web.links import SiteLinks, site_path
 from arena.web.render import render_page, static_files
 
-__all__ = ["MANIFEST", "REPLAYS", "SiteError", "SiteSummary", "write_site"]
+__all__ = ["JUDGED_GAMES", "LOSSES", "MANIFEST", "REPLAYS", "SiteError", "SiteSummary", "write_site"]
 
 MANIFEST = ".arena-site.json"
 #: Which games get a replay page.
 REPLAYS = ("losses", "all", "none")
+#: Whose losses the players' pages judge: ``auto``, players of at most ``JUDGED_GAMES`` games.
+LOSSES = ("auto", "all", "none")
+#: Judging a game's losses replays it and analyses every guess: the 30,000 games of six players on 5,000 Expert
+#: boards take three minutes of CPU (benchmarks/results/site_scale_losses_all.json). ``--losses all`` judges them.
+JUDGED_GAMES = 2000
 
 
 class SiteError(Exception):
@@ -37,6 +43,8 @@ class SiteError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class SiteSummary:
+    """What ``write_site`` wrote: files and their bytes, tournaments, and the games its replay viewer can show."""
+
     folder: Path
     files: int
     bytes: int
@@ -78,26 +86,48 @@ def _check_folder(folder: Path, force: bool) -> set[str]:
     return ours
 
 
-def _replays(db: data.Store, tid: str, slugs: dict[str, str], mode: str) -> set[str]:
-    """The site paths of the replays to write: ``mode`` ``losses`` gives every game not won and a side-by-side
-    page of every board two players split; ``all`` every game as well."""
+def _replays(
+    db: data.Store, tid: str, slugs: dict[str, str], mode: str
+) -> tuple[set[str], dict[tuple[str, int], tuple[str, str]]]:
+    """The addresses of the replays the site links, and the games its data holds (``(player, board)`` -> its
+    outcome and stored error): ``mode`` ``losses`` gives every game not won and both games of every board two
+    players split (their side-by-side replay); ``all`` every game as well."""
     if mode == "none":
-        return set()
+        return set(), {}
     won: dict[str, dict[int, bool]] = {}
-    for game in db.games(tid):
+    results: dict[tuple[str, int], tuple[str, str]] = {}
+    for game in db.iter_games(tid):
         won.setdefault(game.player, {})[game.board] = game.won
+        results[(game.player, game.board)] = (game.outcome.value, game.error)
     paths = set()
+    chosen = set()
     for key, boards in won.items():
         slug = slugs[key]
         for board, ok in boards.items():
             if mode == "all" or not ok:
                 paths.add(site_path("game", tid, board, slug))
+                chosen.add((key, board))
     for a, b in itertools.combinations(sorted(won), 2):
         first, second = sorted((slugs[a], slugs[b]))
         for board in won[a].keys() & won[b].keys():
             if won[a][board] != won[b][board]:
                 paths.add(site_path("pair", tid, board, first, second))
-    return paths
+                chosen.update(((a, board), (b, board)))
+    return paths, {game: results[game] for game in chosen}
+
+
+def _not_judged(mode: str, games: int, tid: str, key: str) -> str | None:
+    """Why a player's losses are not judged for the site (``None``: they are), and the command that judges them."""
+    if mode == "all" or (mode == "auto" and games <= JUDGED_GAMES):
+        return None
+    command = f"arena losses {tid} -p {shlex.quote(key)}"
+    if mode == "none":
+        return f"Not judged for this site (arena site --losses none). {command} judges them."
+    return (
+        f"Not judged for this site: {games:,} games are more than arena site judges a player by default "
+        f"({JUDGED_GAMES:,}; each game is replayed and every guess analysed). {command} judges them, or arena site "
+        "--losses all."
+    )
 
 
 def write_site(
@@ -106,12 +136,17 @@ def write_site(
     tournaments: Sequence[str] = (),
     *,
     replays: str = "losses",
+    losses: str = "auto",
+    lists: bool = True,
     force: bool = False,
     progress: Callable[[str], None] | None = None,
 ) -> SiteSummary:
-    """Write the pages of ``tournaments`` (default: every stored one) into ``folder``."""
+    """Write the pages of ``tournaments`` (default: every stored one) into ``folder``. ``lists=False``: no
+    player's list of games and no comparison's list of boards, for a small site of the figures."""
     if replays not in REPLAYS:
         raise SiteError(f"--replays must be one of {', '.join(REPLAYS)}, got {replays!r}")
+    if losses not in LOSSES:
+        raise SiteError(f"--losses must be one of {', '.join(LOSSES)}, got {losses!r}")
     folder = Path(folder)
     previous = _check_folder(folder, force)
     written: dict[str, int] = {}
@@ -124,7 +159,7 @@ def write_site(
         written[path] = len(raw)
 
     def page(path: str, build: Callable[[SiteLinks], pages.Page], replay_paths: set[str]) -> None:
-        links = SiteLinks(path, replay_paths)
+        links = SiteLinks(path, replay_paths, lists=lists)
         put(path, render_page(build(links), links))
 
     replay_count = 0
@@ -138,21 +173,28 @@ def write_site(
         plans = {}
         for tid in ids:
             slugs = {row["player"]: slug for slug, row in data.players(db, tid).items()}
-            plans[tid] = (slugs, _replays(db, tid, slugs, replays))
-            every |= plans[tid][1]
+            paths, chosen = _replays(db, tid, slugs, replays)
+            plans[tid] = (slugs, chosen)
+            every |= paths
         page(site_path("home"), lambda links: pages.home_page(db, links, set(ids)), every)
-        sweeps = pages.sweeps_page(db, SiteLinks(site_path("sweeps"), every), set(ids))
+        sweeps = pages.sweeps_page(db, SiteLinks(site_path("sweeps"), every, lists=lists), set(ids))
         if sweeps.data:
             page(site_path("sweeps"), lambda links: pages.sweeps_page(db, links, set(ids)), every)
         for tid in ids:
-            slugs, replay_paths = plans[tid]
+            slugs, chosen = plans[tid]
             if progress is not None:
-                progress(f"tournament {tid}: {len(slugs)} players, {len(replay_paths)} replays")
+                progress(f"tournament {tid}: {len(slugs)} players, {len(chosen):,} games to replay")
             page(site_path("leaderboard", tid), lambda links, tid=tid: pages.leaderboard_page(db, tid, links), every)
             put(site_path("leaderboard.json", tid), json.dumps(data.leaderboard(db, tid).model_dump(), indent=2))
-            for slug in slugs.values():
-                page(site_path("player", tid, slug), lambda ln, t=tid, s=slug: pages.player_page(db, t, s, ln), every)
-                for outcome in data.OUTCOME_FILTERS:
+            counts = {key: sum(n.values()) for key, n in db.outcome_counts(tid).items()}
+            for key, slug in slugs.items():
+                why = _not_judged(losses, counts.get(key, 0), tid, key)
+                page(
+                    site_path("player", tid, slug),
+                    lambda ln, t=tid, s=slug, w=why: pages.player_page(db, t, s, ln, not_judged=w),
+                    every,
+                )
+                for outcome in data.OUTCOME_FILTERS if lists else ():
                     number, pages_of = 1, 1
                     while number <= pages_of:
                         path = site_path("games", tid, slug, outcome, number)
@@ -163,12 +205,21 @@ def write_site(
                 for other in slugs.values():
                     if other != slug:
                         path = site_path("diff", tid, slug, other)
-                        page(path, lambda ln, t=tid, a=slug, b=other: pages.diff_page(db, t, a, b, ln), every)
-            for path in sorted(replay_paths):
-                parts = path.removesuffix(".html").split("/")  # t/TID/g/BOARD/A[/vs/B]
-                board, names = int(parts[3]), [parts[4]] + ([parts[6]] if len(parts) > 5 else [])
-                page(path, lambda ln, t=tid, b=board, n=names: pages.game_page(db, t, b, n, ln), every)
-                replay_count += 1
+                        page(
+                            path,
+                            lambda ln, t=tid, a=slug, b=other: pages.diff_page(db, t, a, b, ln, boards=lists),
+                            every,
+                        )
+            if chosen:
+                viewer = site_path("viewer", tid)
+                source = site_data.viewer_source(db, tid, slugs, SiteLinks(viewer).leaderboard(tid))
+                page(viewer, lambda ln, t=tid, src=source: pages.viewer_page(db, t, src, ln), every)
+                wrote = site_data.write_games(
+                    db, tid, chosen, slugs, put, lambda n, t=tid: site_path("games-data", t, n)
+                )
+                replay_count += wrote.games
+                if progress is not None and wrote.unreadable:
+                    progress(f"tournament {tid}: {wrote.unreadable} game records could not be read; not replayed")
     for name, content in static_files().items():
         put(site_path("static", name), content)
     for stale in sorted(previous - set(written)):

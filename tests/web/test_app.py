@@ -120,7 +120,7 @@ def test_a_game_page_is_the_replay_viewer(client, stored: Stored):
     assert 'id="replay-data"' in page.text and 'id="slider"' in page.text
     no_markup_from_bots(page.text)
     data = client.get(f"/t/{stored.tournament}/g/{board}/evil?format=json").json()
-    notes = [move[4] for move in data["games"][0]["moves"] if move[4]]
+    notes = list(data["games"][0]["notes"].values())
     assert notes and all(SCRIPT in note for note in notes)  # in the JSON as data, escaped in the page
     pair = client.get(f"/t/{stored.tournament}/g/{board}/evil/vs/random?format=json").json()
     assert [g["player"] for g in pair["games"]] == ["evil", "random"]

@@ -147,7 +147,7 @@ def test_leaderboard_to_player_to_a_loss_to_its_replay(open_tab, served, site, s
         loss = tab.page.locator("#losses a.board-link").first
         board = loss.get_attribute("data-board")
         follow(tab, loss)
-        tab.page.wait_for_selector("#slider")
+        tab.page.wait_for_selector("body[data-ready='1']")  # the site's viewer loads the game's data file first
         assert f"random · beginner board {board} of seed 5" in tab.page.inner_text("#title")
         tab.page.keyboard.press("End")
         assert tab.page.get_attribute("#step", "data-step") != "0"
@@ -181,7 +181,7 @@ def test_a_crawl_finds_no_error_page(open_tab, served, site):
         assert pages > 60, (name, pages)  # every leaderboard, player, games list, comparison and replay
         assert all(url.startswith(allowed) for url in tab.requests), tab.requests
     site_pages = {p for p in site.rglob("*.html")}
-    assert len(site_pages) > 60
+    assert len(site_pages) > 20  # the replays are one page, game.html?board=N&player=NAME, crawled at each address
 
 
 def test_screenshots_of_each_kind_of_page(open_tab, served, stored: Stored, tmp_path: Path):
@@ -278,3 +278,61 @@ def test_sweeps_page(open_tab, serve, swept, tmp_path: Path):
             assert rows == len(cli["cells"]) == 6
             assert tab.page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth") <= 0
             shoot(tab, f"sweeps-{width}.png", tmp_path)
+
+
+def test_the_sites_replay_viewer_plays_the_stored_game(open_tab, site, stored: Stored, tmp_path: Path):
+    """The static site's one game page, opened from ``file://`` at a game's address: it loads the game's data
+    file (nothing else), shows the stored game move by move with the exact probabilities the Python solver gives,
+    shows the hostile bot's notes as text, and says so when the address names a game the site does not hold."""
+    from arena.analysis.replay import replay
+    from arena.web import data
+
+    t = stored.tournament
+    with data.reading(stored.path) as db:
+        games = [g for g in db.iter_games(t, player="evil") if g.outcome.value == "lost"]
+        lost = [max(games, key=lambda g: g.moves).board]  # its longest loss: the most positions to compare
+        game = data.replay_game(db, t, "evil", lost[0])
+    rep = replay(game)
+    viewer = site / "t" / t / "game.html"
+    allowed = site.as_uri() + "/"
+    checked = 0
+    for width in (1280, 390):
+        tab = open_tab(allowed, width)
+        tab.page.goto(f"{viewer.as_uri()}?board={lost[0]}&player=evil")
+        tab.page.wait_for_selector("body[data-ready='1']")
+        assert tab.page.inner_text("#title") == f"evil · beginner board {lost[0]} of seed 5"
+        assert tab.page.inner_text("nav.crumbs, nav.top").count("evil") >= 1
+        for k in range(rep.moves):
+            tab.page.evaluate(f"() => document.getElementById('slider').value = '{k}'")
+            tab.page.dispatch_event("#slider", "input")
+            step = rep.steps[k]
+            shown = tab.page.eval_on_selector_all(
+                "#board-0 .cell", "cells => cells.map(c => c.dataset.p === undefined ? null : +c.dataset.p)"
+            )
+            states = tab.page.eval_on_selector_all("#board-0 .cell", "cells => cells.map(c => c.dataset.s)")
+            assert "".join(states) == "".join("#" if v == -1 else "F" if v == -2 else str(v) for v in step.grid.flat)
+            if step.analysis is not None:
+                expected = step.analysis.probabilities.reshape(-1)
+                for i, value in enumerate(shown):
+                    if step.grid.flat[i] < 0:
+                        assert value == pytest.approx(expected[i], abs=1e-9), (k, i)
+                        checked += 1
+            note = tab.page.inner_text("#board-0 .note-line")
+            if k < rep.moves and rep.steps[k + 1].move.note:
+                assert "<script>window.pwned=1</script>" in note  # the note, as text
+        tab.page.keyboard.press("End")
+        assert tab.page.query_selector('.cell[data-fatal="1"]') is not None
+        tab.page.keyboard.press("Home")
+        tab.page.keyboard.press("ArrowRight")
+        shoot(tab, f"site-game-{width}.png", tmp_path)
+        not_pwned(tab)
+        assert all(url.startswith(allowed) for url in tab.requests), tab.requests
+        assert any(url.endswith("/games/0.js") for url in tab.requests)
+    assert checked > 50
+    tab = open_tab(allowed)
+    tab.page.goto(f"{viewer.as_uri()}?board=999&player=evil")
+    tab.page.wait_for_function("() => document.body.dataset.failed === '1'")
+    assert "not in this site" in tab.page.inner_text("#banner")
+    tab.errors.clear()  # the browser logs the missing data file: the error expected
+    tab.page.goto(f"{viewer.as_uri()}")
+    assert "its address names the board and the player" in tab.page.inner_text("#banner")

@@ -27,6 +27,7 @@ def test_writes_every_page_with_links_that_stay_inside(cli, stored: Stored, tmp_
     t = stored.tournament
     pages = ["index.html", "static/site.css", "static/site.js", f"t/{t}/index.html", f"t/{t}/leaderboard.json"]
     pages += [f"t/{t}/p/evil/index.html", f"t/{t}/p/random/games-lost-1.html", f"t/{t}/diff/random/evil/index.html"]
+    pages += [f"t/{t}/game.html", f"t/{t}/games/0.js"]  # the one replay viewer, and its games as data
     for page in pages:
         assert page in files, page
     board = json.loads((out / f"t/{t}/leaderboard.json").read_text())
@@ -41,32 +42,65 @@ def test_writes_every_page_with_links_that_stay_inside(cli, stored: Stored, tmp_
             if ref.startswith("data:"):
                 continue
             assert not urlparse(ref).scheme and not ref.startswith("/"), (name, ref)
-            target = (out / name).parent / unquote(ref.split("#")[0])
+            target = (out / name).parent / unquote(ref.split("#")[0].split("?")[0])
             assert target.resolve().is_file(), (name, ref)
             checked += 1
-    assert checked > 500
+    assert checked > 300
+
+
+def site_games(out: Path, tid: str) -> dict[tuple[str, int], dict]:
+    """The games a site's data files hold: (player slug, board) -> the game's data."""
+    found = {}
+    for chunk in sorted((out / "t" / tid / "games").glob("*.js")):
+        text = chunk.read_text(encoding="utf-8")
+        assert text.startswith("ArenaReplayData(") and text.endswith(");\n")
+        for board, entry in json.loads(text[len("ArenaReplayData(") : -3])["boards"].items():
+            assert int(board) // 100 == int(chunk.stem)
+            for slug, game in entry["games"].items():
+                found[(slug, int(board))] = game
+    return found
+
+
+def links_to_replays(out: Path) -> set[str]:
+    return {
+        unquote(ref).replace("&amp;", "&").rsplit("/", 1)[-1]
+        for page in out.rglob("*.html")
+        for ref in re.findall(r'href="([^"]*game\.html\?[^"]*)"', page.read_text(encoding="utf-8"))
+    }
 
 
 def test_replays_of_losses_and_splits_by_default(cli, stored: Stored, client, tmp_path: Path):
     t = stored.tournament
-    counts = {}
+    data, links = {}, {}
     for mode in ("losses", "all", "none"):
         out = tmp_path / mode
         assert cli("site", out, "--store", stored.path, "--replays", mode).exit_code == 0
-        counts[mode] = {f for f in written(out) if f"t/{t}/g/" in f}
-    singles = {f for f in counts["losses"] if "/vs/" not in f}
-    lost = 0
+        data[mode], links[mode] = site_games(out, t) if mode != "none" else {}, links_to_replays(out)
+    won = {}
     for player in ("random", "mean-constraint", "evil"):
-        games = client.get(f"/t/{t}/p/{player}/games?format=json&outcome=all").json()["games"]
-        for game in games:
-            present = f"t/{t}/g/{game['board']}/{player}.html" in singles
-            assert present == (game["outcome"] != "won"), (player, game["board"])
-            lost += present
-    assert len(singles) == lost > 0
-    split = client.get(f"/t/{t}/diff/mean-constraint/random/?format=json").json()
-    pairs = {f for f in counts["losses"] if "/mean-constraint/vs/random.html" in f}
-    assert len(pairs) == len(split["only_a"]) + len(split["only_b"])
-    assert len([f for f in counts["all"] if "/vs/" not in f]) == 72 and counts["none"] == set()
+        for game in client.get(f"/t/{t}/p/{player}/games?format=json&outcome=all").json()["games"]:
+            won[(player, game["board"])] = game["outcome"] == "won"
+            single = f"game.html?board={game['board']}&player={player}"
+            assert (single in links["losses"]) == (game["outcome"] != "won"), (player, game["board"])
+            assert single in links["all"] and single not in links["none"]
+            assert data["all"][(player, game["board"])]["outcome"] == game["outcome"]
+    # The data holds every game not won, and both games of every board two players split (their side by side).
+    split = {
+        key
+        for (player, board), ok in won.items()
+        for other in ("random", "mean-constraint", "evil")
+        if (other, board) in won and won[(other, board)] != ok
+        for key in ((player, board), (other, board))
+    }
+    assert set(data["losses"]) == {key for key, ok in won.items() if not ok} | split
+    assert (
+        len(data["all"]) == len(won) == 72
+        and not links["none"]
+        and not (tmp_path / "none" / "t" / t / "games").exists()
+    )
+    pairs = client.get(f"/t/{t}/diff/mean-constraint/random/?format=json").json()
+    side = {link for link in links["losses"] if "&player=mean-constraint&vs=random" in link}
+    assert len(side) == len(pairs["only_a"]) + len(pairs["only_b"]) > 0
 
 
 def test_refuses_a_folder_with_other_files(cli, one_error_line, stored: Stored, tmp_path: Path):
@@ -86,7 +120,7 @@ def test_writing_again_removes_its_own_stale_pages(cli, stored: Stored, tmp_path
     many = written(out)
     assert cli("site", out, "--store", stored.path, "--replays", "none").exit_code == 0
     few = written(out)
-    assert few < many and not any("/g/" in f for f in few)
+    assert few < many and not any("/games/" in f or f.endswith("game.html") for f in few)
     assert set(json.loads((out / MANIFEST).read_text())["files"]) == few - {MANIFEST}
 
 
@@ -96,6 +130,36 @@ def test_bad_input_is_one_line(cli, one_error_line, stored: Stored, tmp_path: Pa
     assert "--replays must be one of" in one_error_line(
         cli("site", tmp_path / "c", "--store", stored.path, "--replays", "some")
     )
+    assert "--losses must be one of" in one_error_line(
+        cli("site", tmp_path / "d", "--store", stored.path, "--losses", "some")
+    )
     (tmp_path / "file").write_text("x", encoding="utf-8")
     assert "is not a folder" in one_error_line(cli("site", tmp_path / "file", "--store", stored.path))
-    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists() and not (tmp_path / "d").exists()
+
+
+def test_a_small_site_without_lists(cli, stored: Stored, tmp_path: Path):
+    """``--no-lists --replays none``: the figures only (leaderboards, players, comparisons' counts), every link
+    still naming a file of the site: what the repository publishes of its leaderboards."""
+    out = tmp_path / "small"
+    assert (
+        cli("site", out, "--store", stored.path, "--replays", "none", "--no-lists", "--losses", "none").exit_code == 0
+    )
+    files = written(out)
+    t = stored.tournament
+    assert not any("/games-" in f or "/games/" in f or f.endswith("game.html") for f in files)
+    assert f"t/{t}/p/random/index.html" in files and f"t/{t}/diff/random/evil/index.html" in files
+    player = (out / f"t/{t}/p/random/index.html").read_text(encoding="utf-8")
+    assert '<span class="chip">lost <b>' in player and "games-lost-1.html" not in player
+    assert f"Not judged for this site (arena site --losses none). arena losses {t} -p random judges them." in player
+    assert "Expected losses" not in player
+    diff = (out / f"t/{t}/diff/random/evil/index.html").read_text(encoding="utf-8")
+    assert f"<code>arena diff {t} random evil</code> lists them" in diff and "<tbody>" not in diff
+    checked = 0
+    for name in files:
+        if name.endswith(".html"):
+            for ref in re.findall(r'href="([^"]*)"', (out / name).read_text(encoding="utf-8")):
+                if not ref.startswith("data:"):
+                    assert ((out / name).parent / unquote(ref.split("#")[0])).resolve().is_file(), (name, ref)
+                    checked += 1
+    assert checked > 50

@@ -1,11 +1,12 @@
 """The HTML replay: one self-contained file per game (or per pair of games on one board), and an index page.
 
 Everything the page needs is inside it: the stylesheet, the script, the icons (inline SVG data) and the game
-itself as compact JSON, so it opens from ``file://`` with no network, today and in ten years. Per step the page
-carries the visible grid as a string (the position format of ``arena analyze``, rows run together) and the
-exact mine probabilities as an index string into that step's few distinct values, written with full float
-precision (JSON numbers round-trip doubles exactly): the overlay shows them rounded, and each covered cell keeps
-the exact value in its ``data-p`` attribute, where a test or a curious reader finds it.
+itself as compact JSON, so it opens from ``file://`` with no network, today and in ten years. The game is its
+mine layout and its moves (``game_data``: about two characters a move); the page plays the moves again on the
+layout and computes the exact mine probabilities of the position it shows, when it shows it (``solver.js``, held
+equal to ``players.solver.analyze`` by tests/arena/test_replay_js.py). So a replay weighs a few kilobytes however
+long the game, and ``arena site`` can hold tens of thousands of them as data for one shared viewer. Each covered
+cell keeps its exact value in its ``data-p`` attribute, where a test or a curious reader finds it.
 
 The HTML, CSS and JavaScript live beside this module (``assets/``) as package data.
 """
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import html
 import json
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,17 +24,33 @@ from typing import Any
 
 import numpy as np
 
-from arena.analysis.replay.model import Replay, ReplayError, ReplayGame, Step, first_divergence, note_text, replay
-from engine.layout import format_position
+from arena.analysis.replay.model import Replay, ReplayError, ReplayGame, first_divergence, note_text, replay
 
-__all__ = ["IndexEntry", "build_index_html", "build_replay_html", "replay_payload", "viewer_css", "viewer_html"]
+__all__ = [
+    "IndexEntry",
+    "build_index_html",
+    "build_replay_html",
+    "decode_layout",
+    "decode_moves",
+    "encode_layout",
+    "encode_moves",
+    "error_line",
+    "game_data",
+    "move_width",
+    "replay_payload",
+    "script_json",
+    "viewer_css",
+    "viewer_html",
+    "viewer_js",
+]
 
-#: The digits of a probability index: 64 characters that need no escaping in JSON or HTML.
+#: The digits of the compact game data: 64 characters that need no escaping in JSON, HTML or an address.
 ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_~"
-#: Markers of a cell with no index: revealed (no probability), certainly safe, certainly a mine.
-NO_VALUE, SAFE, MINE = ".", "-", "!"
-#: Bumped when the page's JSON changes shape (the page itself reads only its own version).
-PAYLOAD_VERSION = 1
+#: Bumped when the page's JSON changes shape (the page itself reads only its own version). Version 2: the moves
+#: and the mine layout, compact; the page plays them and computes each position's probabilities itself.
+PAYLOAD_VERSION = 2
+#: A move's kind as the compact moves number it (``solver.js`` reads the same order).
+_KIND_CODE = {"reveal": 0, "flag": 1, "unflag": 2, "chord": 3}
 
 
 @cache
@@ -53,85 +69,72 @@ def _page(template: str, title: str, css: str, values: dict[str, str]) -> str:
     return _fill(_asset(template), {"PAGE_HEAD": head, "TITLE": title, **values})
 
 
-def _script_json(data: Any) -> str:
-    """JSON that is safe inside a ``<script>`` element: no ``<`` can close it or open a comment."""
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False).replace("<", "\\u003c")
+def script_json(data: Any) -> str:
+    """JSON that is safe inside a ``<script>`` element (no ``<`` can close it or open a comment) and inside a
+    script file (ASCII only: no line separator a JavaScript parser could trip on)."""
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=True, allow_nan=False).replace("<", "\\u003c")
 
 
-def _position(grid: np.ndarray) -> str:
-    """The grid as one line of the position format (``#`` covered, ``F`` flag, ``0``-``8``): rows run together."""
-    return format_position(grid).replace("\n", "")
-
-
-def _digits(index: int, width: int) -> str:
+def _digits(value: int, width: int) -> str:
     out = []
     for _ in range(width):
-        index, digit = divmod(index, len(ALPHABET))
+        value, digit = divmod(value, len(ALPHABET))
         out.append(ALPHABET[digit])
     return "".join(reversed(out))
 
 
-def _probabilities(step: Step) -> dict[str, Any]:
-    """A step's analysis as ``{"p": index string, "v": distinct values, "w": characters per cell}``.
-
-    Certain cells are marked from the analysis' own lists of certain cells (exact integer reasoning), not
-    from their float value; every other cell holds the index of its exact probability in ``v``.
-    """
-    if step.analysis is None:
-        return {"x": step.analysis_note} if step.analysis_note else {}
-    analysis = step.analysis
-    width = analysis.probabilities.shape[1]
-    values = analysis.probabilities.reshape(-1)
-    certain = {r * width + c: SAFE for r, c in analysis.safe}
-    certain.update({r * width + c: MINE for r, c in analysis.mines})
-    known = ~np.isnan(values)
-    distinct = sorted({float(values[i]) for i in np.flatnonzero(known) if int(i) not in certain})
-    digits = 1
-    while len(ALPHABET) ** digits < len(distinct):
-        digits += 1
-    lookup = {value: _digits(index, digits) for index, value in enumerate(distinct)}
-    parts = []
-    for i, value in enumerate(values.tolist()):
-        mark = certain.get(i)
-        if mark is not None:
-            parts.append(mark * digits)
-        elif math.isnan(value):
-            parts.append(NO_VALUE * digits)
-        else:
-            parts.append(lookup[value])
-    return {"p": "".join(parts), "v": distinct, "w": digits}
+def encode_layout(layout: np.ndarray) -> str:
+    """A boolean mine layout as text: one bit per cell in row-major order, six to a digit of ``ALPHABET``, the
+    first cell in a digit's highest bit (80 characters for an Expert board)."""
+    bits = np.asarray(layout, dtype=bool).reshape(-1)
+    padded = np.zeros(-(-bits.size // 6) * 6, dtype=np.uint8)
+    padded[: bits.size] = bits
+    values = padded.reshape(-1, 6) @ np.array([32, 16, 8, 4, 2, 1], dtype=np.uint8)
+    return "".join(ALPHABET[int(v)] for v in values.tolist())
 
 
-def _steps(rep: Replay) -> list[dict[str, Any]]:
-    """Each step's grid, and its probabilities; a step whose analysis an earlier step already carries (the
-    positions differ only in flags) names that step (``"r"``) instead: a bot that flags and unflags all game
-    long makes a long replay, not a heavy one."""
-    steps = []
-    first_with: dict[int, int] = {}
-    for step in rep.steps:
-        entry: dict[str, Any] = {"g": _position(step.grid)}
-        if step.analysis is not None and id(step.analysis) in first_with:
-            entry["r"] = first_with[id(step.analysis)]
-        else:
-            entry.update(_probabilities(step))
-            if step.analysis is not None:
-                first_with[id(step.analysis)] = step.number
-        steps.append(entry)
-    return steps
+def move_width(cells: int) -> int:
+    """Digits per move for a board of ``cells`` cells: a move is ``cell * 8 + kind * 2 + guess``."""
+    width = 1
+    while len(ALPHABET) ** width < cells * 8:
+        width += 1
+    return width
 
 
-def _game_payload(rep: Replay) -> dict[str, Any]:
-    game = rep.game
+def encode_moves(moves: Sequence[tuple[str, int, int, bool]], cols: int, width: int) -> str:
+    """Moves ``(kind, row, col, guess)`` as ``width`` digits each (``move_width``)."""
+    return "".join(
+        _digits((row * cols + col) * 8 + _KIND_CODE[str(kind)] * 2 + int(bool(guess)), width)
+        for kind, row, col, guess in moves
+    )
+
+
+def decode_layout(text: str, height: int, width: int) -> np.ndarray:
+    """``encode_layout`` read back (what the page's ``decodeLayout`` does): the boolean (height, width) layout."""
+    values = np.array([ALPHABET.index(ch) for ch in text], dtype=np.uint8)
+    bits = np.unpackbits(values[:, None], axis=1)[:, 2:].reshape(-1)
+    return bits[: height * width].astype(bool).reshape(height, width)
+
+
+def decode_moves(text: str, cols: int, width: int) -> list[tuple[str, int, int, bool]]:
+    """``encode_moves`` read back (what the page's ``decodeMoves`` does): ``(kind, row, col, guess)`` per move."""
+    kinds = list(_KIND_CODE)
+    out = []
+    for at in range(0, len(text), width):
+        value = 0
+        for ch in text[at : at + width]:
+            value = value * len(ALPHABET) + ALPHABET.index(ch)
+        cell = value // 8
+        out.append((kinds[(value >> 1) & 3], cell // cols, cell % cols, bool(value & 1)))
+    return out
+
+
+def game_data(game: ReplayGame, layout: np.ndarray | None) -> dict[str, Any]:
+    """One game as the viewer reads it: who, which board, how it ended, the mine layout it was played on
+    (``None`` when no cell was ever revealed: it was never drawn), the moves and their notes (as text, cut)."""
     spec = game.spec
-    moves = []
-    for step in rep.steps[1:]:
-        move = step.move
-        assert move is not None
-        moves.append([move.kind.value, move.row, move.col, int(move.guess), note_text(move.note) or None])
-    layout = None
-    if rep.layout is not None:
-        layout = "".join("1" if mine else "0" for mine in rep.layout.reshape(-1).tolist())
-    exploded = None if rep.exploded is None else rep.exploded[0] * spec.width + rep.exploded[1]
+    width = move_width(spec.cells)
+    notes = {str(i): text for i, move in enumerate(game.moves) if (text := note_text(move.note))}
     return {
         "player": game.player,
         "rows": spec.height,
@@ -141,17 +144,18 @@ def _game_payload(rep: Replay) -> dict[str, Any]:
         "rule": game.rule.value,
         "seed": game.seed,
         "board": game.board,
-        "outcome": rep.outcome,
-        "status": rep.status.value,
-        "error": game.error.splitlines()[0][:300] if game.error.strip() else "",
-        "bbbv": rep.bbbv,
-        "bbbv_solved": rep.bbbv_solved,
-        "moves": moves,
-        "opened": [list(step.opened) for step in rep.steps[1:]],
-        "steps": _steps(rep),
-        "layout": layout,
-        "exploded": exploded,
+        "outcome": game.outcome.value if game.outcome is not None else "",
+        "error": error_line(game.error),
+        "layout": None if layout is None else encode_layout(layout),
+        "w": width,
+        "moves": encode_moves([(m.kind.value, m.row, m.col, m.guess) for m in game.moves], spec.width, width),
+        "notes": notes,
     }
+
+
+def error_line(error: str) -> str:
+    """The first line of a failed game's stored reason, cut to 300 characters."""
+    return error.strip().splitlines()[0][:300] if error.strip() else ""
 
 
 def _replays(games: Sequence[ReplayGame | Replay]) -> list[Replay]:
@@ -162,19 +166,27 @@ def _replays(games: Sequence[ReplayGame | Replay]) -> list[Replay]:
         a, b = records
         if (a.spec, a.rule, a.seed, a.board) != (b.spec, b.rule, b.seed, b.board):
             raise ReplayError(f"side by side needs one board: {a.label} and {b.label} are different boards")
-    return [g if isinstance(g, Replay) else replay(g) for g in games]
+    return [g if isinstance(g, Replay) else replay(g, probabilities=False) for g in games]
 
 
 def replay_payload(games: Sequence[ReplayGame | Replay], title: str, *, probabilities: bool = False) -> dict[str, Any]:
-    """The JSON the page is built from (exposed for tests and for tools that want the numbers)."""
+    """The JSON the page is built from: each game's moves and mine layout (``game_data``). Games given as
+    ``ReplayGame`` are replayed here first, without probabilities, so a record that does not reproduce its game
+    is refused (``ReplayError``); the page computes the probabilities of the position it shows."""
     replays = _replays(games)
+    data = []
+    for rep in replays:
+        entry = game_data(rep.game, rep.layout)
+        if not entry["outcome"]:
+            entry["outcome"] = rep.outcome
+        data.append(entry)
     divergence = first_divergence(replays[0].game, replays[1].game) if len(replays) == 2 else None
     return {
         "version": PAYLOAD_VERSION,
         "title": title,
         "probabilities": bool(probabilities),
         "divergence": divergence,
-        "games": [_game_payload(r) for r in replays],
+        "games": data,
     }
 
 
@@ -196,17 +208,29 @@ def build_replay_html(
     return _page("replay.html", html.escape(title), "replay.css", {"VIEWER": viewer_html(payload)})
 
 
-def viewer_html(payload: dict[str, Any]) -> str:
-    """The viewer itself (title, controls, boards, legend, data and script) for a ``replay_payload``: the body
-    of ``build_replay_html``'s page, and of the game page of ``arena serve`` and ``arena site``, which put it
-    under their own navigation with ``viewer_css``. One template, so the two cannot drift apart."""
-    values = {
-        "TITLE": html.escape(str(payload["title"])),
-        "LEGEND": _asset("legend.html"),
-        "DATA": _script_json(payload),
-        "JS": _asset("replay.js"),
-    }
+def viewer_html(payload: dict[str, Any] | None, *, source: dict[str, Any] | None = None) -> str:
+    """The viewer itself (title, controls, boards, legend, data and script): the body of ``build_replay_html``'s
+    page, of the game page of ``arena serve`` and of the one game page of each tournament of ``arena site``, which
+    put it under their own navigation with ``viewer_css``. One template, so they cannot drift apart.
+
+    ``payload`` (``replay_payload``) is the game(s) shown, inside the page. Without it, ``source`` tells the
+    page where to find the game its address names (``arena site``: chunks of games loaded as scripts, which
+    work from ``file://``).
+    """
+    if payload is not None:
+        data = f'<script type="application/json" id="replay-data">{script_json(payload)}</script>'
+        title = html.escape(str(payload["title"]))
+    else:
+        data = f'<script type="application/json" id="replay-source">{script_json(source or {})}</script>'
+        title = "Replay"
+    code = f"<script>\n{viewer_js()}\n</script>"
+    values = {"TITLE": title, "LEGEND": _asset("legend.html"), "DATA": data, "SCRIPT": code}
     return _fill(_asset("viewer.html"), values)
+
+
+def viewer_js() -> str:
+    """The viewer's script: the engine and solver (``solver.js``) and the page (``replay.js``)."""
+    return _asset("solver.js") + "\n" + _asset("replay.js")
 
 
 def viewer_css() -> str:
