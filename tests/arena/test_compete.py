@@ -301,3 +301,22 @@ def test_ctrl_c_during_the_checks_plays_and_stores_nothing(tmp_path: Path, cli, 
     assert result.exit_code == 130, result.output
     assert "interrupted before the games: nothing was played" in result.stderr
     assert not list(tmp_path.glob("cup.db*")) and not (tmp_path / "cup-results").exists()
+
+
+def test_the_examples_kit_is_what_arena_new_bot_writes_today(tmp_path: Path) -> None:
+    """carol is a kit committed as `arena new-bot carol --language python` wrote it: it may not drift from the
+    template (a fix to the kit reaches the example when this test is run and the example written again)."""
+    from arena.kits.new_bot import new_bot
+
+    new_bot("carol", "python", tmp_path / "carol")
+    written = {
+        p.relative_to(tmp_path / "carol"): p.read_bytes() for p in (tmp_path / "carol").rglob("*") if p.is_file()
+    }
+    example = EXAMPLE / "carol"
+    committed = {
+        p.relative_to(example): p.read_bytes()
+        for p in example.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+    }
+    assert len(written) >= 7, sorted(written)
+    assert committed == written, sorted(set(committed) ^ set(written)) or "a file's content differs"
