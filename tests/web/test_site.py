@@ -163,3 +163,21 @@ def test_a_small_site_without_lists(cli, stored: Stored, tmp_path: Path):
                     assert ((out / name).parent / unquote(ref.split("#")[0])).resolve().is_file(), (name, ref)
                     checked += 1
     assert checked > 50
+
+
+def test_the_published_site_shows_the_published_leaderboards() -> None:
+    """leaderboards/site/ is the four published tournaments written by `arena site`: each tournament's page holds
+    the same players with the same games, wins and intervals as its leaderboards/*.json (ms per game is the
+    machine's and may differ), so the committed pages cannot drift from the committed figures."""
+    root = Path(__file__).parents[2] / "leaderboards"
+    checked = 0
+    for published in sorted(root.glob("*.json")):
+        board = json.loads(published.read_text())
+        page = root / "site" / "t" / board["config"]["tournament_id"] / "leaderboard.json"
+        assert page.is_file(), f"{published.name}: its tournament is not in leaderboards/site"
+        shown = {row["player"]: row for row in json.loads(page.read_text())["rows"]}
+        for row in board["rows"]:
+            for figure in ("games", "wins", "win_rate", "ci_low", "ci_high", "failed", "paired_games"):
+                assert shown[row["player"]][figure] == row[figure], (published.name, row["player"], figure)
+            checked += 1
+    assert checked >= 20, checked  # four tournaments of five or more players
