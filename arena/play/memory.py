@@ -93,8 +93,10 @@ def release_unused() -> int:
     gc.collect()
     if libc is None:
         return 0
-    # Under the import lock: a library being loaded meanwhile (an extension module's dlopen) could write a page
-    # between the check and the madvise, and that page must not be dropped.
+    # A page of a mapping found read-only and clean could only be written if the mapping were made writable
+    # between the check and the madvise: the dynamic loader maps a library's code and constants read-only and
+    # its data writable from the start (only text relocations, which no library here has, write a read-only
+    # mapping later). Holding the import lock keeps other threads from starting an import meanwhile all the same.
     _imp.acquire_lock()
     try:
         with contextlib.suppress(OSError, ValueError):
