@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -175,6 +176,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     value of the wrong type) is one ``error:`` line and exit code 2, like every other bad input."""
     global _COMMAND_PROCESS
     _COMMAND_PROCESS = True
+    # numpy's OpenBLAS starts a thread per core when numpy is imported (about 50 ms of CPU at every start, and
+    # threads that spin after each product large enough to share): the arena's parallelism is one worker process
+    # per core, whose children inherit this. Products give the same numbers either way (benchmarks/same_games.py
+    # prints the same hash with one thread); a user's own setting is kept.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     command = typer.main.get_command(app)
     try:
         code = command.main(args=argv, prog_name="arena", standalone_mode=False)
