@@ -3,6 +3,7 @@ of layouts and positions."""
 
 from __future__ import annotations
 
+import functools
 import zlib
 
 import numpy as np
@@ -53,8 +54,15 @@ def player_seed(seed: int, index: int, player: str) -> int:
 def player_seed_words(seed: int, index: int, player: str) -> np.ndarray:
     """``player_seed`` as four 32-bit words, least significant first: ``SeedSequence([seed, index],
     spawn_key=(1, crc32(player))).generate_state(4, np.uint32)``."""
-    key = zlib.crc32(player.encode("utf-8"))
-    return rng.player_seed_words(check_seed(seed), check_seed(index, "board index"), key)
+    if not (type(seed) is int and type(index) is int and 0 <= seed <= MAX_SEED and 0 <= index <= MAX_SEED):
+        seed, index = check_seed(seed), check_seed(index, "board index")  # the checks' words for a bad one
+    return rng.player_seed_words(seed, index, _name_key(player))
+
+
+@functools.lru_cache(maxsize=256)
+def _name_key(player: str) -> int:
+    """The crc32 of a player's name: once per name, not once per game (a Beginner game is a tenth of a ms)."""
+    return zlib.crc32(player.encode("utf-8"))
 
 
 def player_generator(seed: int, index: int, player: str) -> np.random.Generator:

@@ -8,7 +8,9 @@ them. ``arena COMMAND --help`` loads that command, so it shows every option as u
 
 from __future__ import annotations
 
+import gc
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -58,9 +60,27 @@ COMMANDS: dict[str, str] = {
 }
 
 
+#: Set by ``main``: this process is the ``arena`` command, which imports one command's modules and then runs it.
+_COMMAND_PROCESS = False
+
+
 def load_command(name: str) -> TyperCommand:
-    """The full command ``name``: import its module and let typer read the options off ``command``."""
-    module = importlib.import_module(f"arena.cli.{name.replace('-', '_')}")  # check-bot: arena.cli.check_bot
+    """The full command ``name``: import its module and let typer read the options off ``command``.
+
+    In the ``arena`` process itself (``main``), the import runs with the cyclic garbage collector paused, and
+    what it leaves alive (modules, classes, numba's and pydantic's tables: hundreds of thousands of objects, none
+    of them garbage) is then frozen out of the collector's sight (``gc.freeze``): otherwise the collector walks
+    them again and again as they are made, and then at every full collection of the command's own work (measured:
+    134 ms of the 0.98 s a one-game tournament takes, docs/solver.md)."""
+    paused = _COMMAND_PROCESS and gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        module = importlib.import_module(f"arena.cli.{name.replace('-', '_')}")  # check-bot: arena.cli.check_bot
+    finally:
+        if paused:
+            gc.freeze()
+            gc.enable()
     single = typer.Typer(add_completion=False)
     single.command(name, help=COMMANDS[name])(module.command)
     command = typer.main.get_command(single)
@@ -156,6 +176,13 @@ def _usage_line(error: Exception) -> str:
 def main(argv: Sequence[str] | None = None) -> None:
     """Run ``arena``; exits with the command's code. Bad command-line usage (an unknown option, a
     value of the wrong type) is one ``error:`` line and exit code 2, like every other bad input."""
+    global _COMMAND_PROCESS
+    _COMMAND_PROCESS = True
+    # numpy's OpenBLAS starts a thread per core when numpy is imported (about 50 ms of CPU at every start, and
+    # threads that spin after each product large enough to share): the arena's parallelism is one worker process
+    # per core, whose children inherit this. Products give the same numbers either way (benchmarks/same_games.py
+    # prints the same hash with one thread); a user's own setting is kept.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     command = typer.main.get_command(app)
     try:
         code = command.main(args=argv, prog_name="arena", standalone_mode=False)

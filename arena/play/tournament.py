@@ -8,6 +8,7 @@ that guarantees (nothing lost, duplicated or different): docs/architecture.md (t
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import shlex
 import signal
@@ -120,8 +121,7 @@ def pending_work(config: TournamentConfig, store: Store) -> tuple[Work, int]:
     keys = [ref.key for ref in config.players]
     missing, skipped = store.unfinished(config.id, keys, config.games)
     if not skipped:  # a new tournament: every board for everyone (and 100,000 boards in no time)
-        every = tuple(keys)
-        return [(board, every) for board in range(config.games)], 0
+        return list(zip(range(config.games), itertools.repeat(tuple(keys)))), 0
     # Only the boards someone has not finished are visited: resuming a finished 10,000,000-game run is quick.
     by_board: dict[int, list[str]] = {}
     for key in keys:

@@ -18,6 +18,7 @@ from arena.config import PlayerRef, RecordMode, TournamentConfig
 from arena.isolation.process import make_undumpable
 from arena.isolation.spin import spin_window
 from arena.play.agents import TrustedAgent, agent_for, close_agents, configure
+from arena.play.memory import release_during_loads, release_unused
 from arena.play.runner import empty_record, play_game, warm_up
 from arena.result import GameResult, Outcome
 from engine import BoardSpec
@@ -40,6 +41,10 @@ class Batch:
 #: The config of the games being played and what each game needs from it, worked out once per config.
 _plan: tuple[TournamentConfig, BoardSpec, dict[str, PlayerRef]] | None = None
 _cleanup_registered = False
+#: Whether this process gives back the pages it no longer uses once a player is set up (``arena.play.memory``):
+#: pool workers do, as they hold every player's kernels; a tournament played in the arena's own process does
+#: not (a one-worker run is about speed, and its process lives on after the games).
+_release = False
 
 
 def init_worker(
@@ -54,8 +59,9 @@ def init_worker(
     A worker is made non-dumpable before it learns anything: the batches it plays carry the
     tournament's seed, which a bot running as the same user must not read from its memory
     (``/proc/<pid>/mem``), whether or not this worker starts a bot itself."""
-    global _cleanup_registered
+    global _cleanup_registered, _release
     make_undumpable()
+    _release = pool
     if pool:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     configure(plugin_files, spin_window(2 * workers) if workers is not None else 0.0)
@@ -69,6 +75,9 @@ def init_worker(
         import numba
 
         numba.set_num_threads(1)
+    if pool:
+        release_unused()  # what importing the engine, the players and numba touched once
+        release_during_loads()
 
 
 def prepare_player(ref: PlayerRef, config: TournamentConfig, games: int = 0) -> None:
@@ -102,6 +111,9 @@ def play(config: TournamentConfig, board: int, key: str) -> GameResult:
     except Exception as exc:  # a constructor that raises costs that player its games, nothing more
         error = f"could not set up the player: {type(exc).__name__}: {exc}"
         return GameResult.failed(key, board, Outcome.ERROR, error, empty_record(spec) if record else None)
+    if _release and isinstance(agent, TrustedAgent) and agent.cold:
+        warm_up(agent)  # loads its kernels, which touches much of LLVM once
+        release_unused()
     return play_game(
         agent,
         key,

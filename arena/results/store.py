@@ -456,8 +456,11 @@ class Store:
             finished += int(np.bitwise_count(masks).sum())
             boards: list[int] = []
             for chunk in np.flatnonzero(masks != expected).tolist():
-                gaps = int(expected[chunk]) & ~int(masks[chunk])
                 first = chunk * CHUNK_BOARDS
+                if not masks[chunk]:  # nothing finished in it (a new tournament: every chunk)
+                    boards.extend(range(first, min(first + CHUNK_BOARDS, games)))
+                    continue
+                gaps = int(expected[chunk]) & ~int(masks[chunk])
                 boards.extend(first + bit for bit in range(CHUNK_BOARDS) if gaps >> bit & 1)
             missing[player] = boards
         return missing, finished

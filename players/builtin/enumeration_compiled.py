@@ -205,25 +205,30 @@ def _state(game: CompiledGame, move_limit: int) -> tuple:
             game.log, grid)  # fmt: skip
 
 
-#: The last game's ``_state``: the arena resets one ``CompiledGame`` in place game after game.
-_last: tuple = (None, 0, ())
+#: The last game's ``_state`` and search probe (game, move limit, state, parallel threshold, probe): the arena
+#: resets one ``CompiledGame`` in place game after game.
+_last: tuple = (None, 0, (), 0, ())
 
 
 def play_whole_game(game: CompiledGame, seed_words: np.ndarray, move_limit: int, options: ThreadingOptions) -> bool:
     """Play ``game`` to its end as ``EnumerationPlayer`` with ``options`` would; False to decline."""
     global _last
-    _load_kernels()
+    if not _loaded:
+        _load_kernels()
     player_rng = rng.player_state(seed_words)
-    if _last[0] is game and _last[1] == move_limit:
-        state = _last[2]
+    threshold = options.parallel_threshold
+    if _last[0] is game and _last[1] == move_limit and _last[3] == threshold:
+        state, probe = _last[2], _last[4]
     else:
         state = _state(game, move_limit)
-        _last = (game, move_limit, state)
-    height, width, mines = state[4], state[5], state[6]
-    grid = game.view.reshape(height, width)
-    probe = min(options.parallel_threshold, DEFAULT_NODE_LIMIT, _FAST_SEARCH_NODES)
+        probe = min(threshold, DEFAULT_NODE_LIMIT, _FAST_SEARCH_NODES)
+        _last = (game, move_limit, state, threshold, probe)
     solver = (_LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS, _EXACT_SHARES)
     status, parts = _analyse_on(state, START, player_rng, *solver)
+    if status == OVER:  # most Beginner games: no guess left to Python
+        return True
+    height, width, mines = state[4], state[5], state[6]
+    grid = game.view.reshape(height, width)
     while status in (GUESS, GENERAL):
         if status == GUESS:
             probabilities, state_, p_cells, piece_state, unconstrained, u_state, cells = parts[:7]

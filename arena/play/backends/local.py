@@ -87,6 +87,11 @@ class InProcessBackend:
     ) -> Iterator[list[GameResult]]:
         init_worker(plugin_files, single_thread=False, pool=False, workers=1)
         frozen = False
+        # Until the first batch is played (the players set up, their numba code loaded: many objects, none of
+        # them garbage) the cyclic garbage collector is paused; then what lives is frozen (below).
+        paused = gc.isenabled()
+        if paused:
+            gc.disable()
         # Finished games are handed over (and committed) every COMMIT_SECONDS rather than every batch: a Beginner
         # batch takes a few milliseconds, and each commit costs the store a transaction and a check of its file.
         results: list[GameResult] = []
@@ -112,6 +117,9 @@ class InProcessBackend:
                     # a few tenths of a second less).
                     gc.freeze()
                     frozen = True
+                    if paused:
+                        gc.enable()
+                        paused = False
                 if results and (stop or time.monotonic() - handed >= COMMIT_SECONDS):
                     yield results
                     results = []
@@ -121,6 +129,8 @@ class InProcessBackend:
             if results:
                 yield results
         finally:
+            if paused:
+                gc.enable()
             if frozen:
                 gc.unfreeze()  # collectable again: this process may go on (tests, a library caller)
 
