@@ -14,36 +14,31 @@ import contextlib
 import dataclasses
 import datetime as dt
 import hashlib
-import logging
-import multiprocessing
 import re
 import threading
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, TypeVar
 
 from arena.analysis.failures import PlayerFailures, build_failure_report
 from arena.analysis.leaderboard import Leaderboard, build_leaderboard
-from arena.analysis.losses import LossReport, tournament_losses
 from arena.analysis.pairs import split_boards as split_of
-from arena.analysis.replay import ReplayError, ReplayGame, ReplayMove
+from arena.analysis.replay import ReplayGame, ReplayMove
 from arena.analysis.replay.model import Note
 from arena.result import FAILURES, GameResult
-from arena.results.records import RecordError, RecordMissing, decode_moves
+from arena.results.records import RecordError, decode_moves
 from arena.results.store import Store, StoreError
 from arena.results.stored import StoredPlayer, StoredTournament
 
 __all__ = [
+    "CACHE",
     "LIVE_SECONDS",
     "OUTCOME_FILTERS",
-    "SYNC_LOSS_GAMES",
     "BadRequest",
     "GamesPage",
     "LiveStatus",
     "NotFound",
-    "Pending",
     "Signature",
     "SweepLine",
     "TournamentInfo",
@@ -55,7 +50,6 @@ __all__ = [
     "games_page",
     "leaderboard",
     "live_status",
-    "losses",
     "player_games",
     "player_slug",
     "players",
@@ -69,7 +63,6 @@ __all__ = [
     "tournaments",
 ]
 
-log = logging.getLogger("arena.web")
 
 #: A tournament whose last commit is this recent, and that has games still to play, is shown as being played.
 LIVE_SECONDS = 60.0
@@ -229,96 +222,13 @@ class _Cache:
             self.values[key] = (sig, value)
 
 
-_CACHE = _Cache()
+CACHE = _Cache()
 
 
 def leaderboard(db: Store, tid: str) -> Leaderboard:
     """``arena leaderboard TOURNAMENT``'s figures, cached by what the store holds."""
     sig = signature(db, tid)
-    return _CACHE.get(("leaderboard", str(db.path.resolve()), tid), sig, lambda: build_leaderboard(db, tid))
-
-
-#: A player with more games than this has its losses judged in the background (``Pending`` until then): about
-#: 400 Beginner or 80 Expert games a second, so a page would otherwise wait for minutes on a large tournament.
-SYNC_LOSS_GAMES = 2000
-
-
-@dataclass(frozen=True, slots=True)
-class Pending:
-    """A player's losses being judged in the background: ``games`` games, since ``started`` (a UTC time)."""
-
-    games: int
-    started: str
-
-
-_JOBS: dict[tuple[Any, ...], tuple[Signature, Pending]] = {}
-_JOBS_LOCK = threading.Lock()
-
-
-def _judge(db: Store, tid: str, key: str) -> LossReport | str:
-    try:
-        return tournament_losses(db, tid, key)
-    except RecordMissing as error:
-        return str(error)
-    except (RecordError, ReplayError) as error:
-        return f"the losses cannot be judged: {error}"
-
-
-def losses(db: Store, tid: str, key: str, *, background: bool = False) -> LossReport | str | Pending:
-    """``arena losses`` of one player, cached; or, when its games were stored without records, why not.
-
-    With ``background``, a player of more than ``SYNC_LOSS_GAMES`` games is judged in a thread of its own (with
-    its own read-only connection) and ``Pending`` is returned until its report is in the cache."""
-    sig = signature(db, tid)
-    cache_key = ("losses", str(db.path.resolve()), tid, key)
-    with _CACHE.lock:
-        found = _CACHE.values.get(cache_key)
-    if found is not None and found[0] == sig:
-        return found[1]  # type: ignore[no-any-return]
-    if background:
-        count = db.count_games(tid, key)
-        if count > SYNC_LOSS_GAMES:
-            return _in_background(db.path, tid, key, sig, cache_key, count)
-    return _CACHE.get(cache_key, sig, lambda: _judge(db, tid, key))
-
-
-def _judge_apart(path: str, tid: str, key: str, out: Connection) -> None:
-    """In a process of its own: judge the losses and send the report back."""
-    with reading(Path(path)) as db:
-        out.send(_judge(db, tid, key))
-    out.close()
-
-
-def _in_background(path: Path, tid: str, key: str, sig: Signature, cache_key: tuple[Any, ...], games: int) -> Pending:
-    """Judge in a process of its own (a thread would hold the GIL for minutes, and every other page would
-    wait), started fresh (``spawn``: forking a threaded server is unsafe) and daemonic (it ends with the app);
-    a thread of the app waits for its report and caches it."""
-    with _JOBS_LOCK:
-        job = _JOBS.get(cache_key)
-        if job is not None and job[0] == sig:
-            return job[1]
-        pending = Pending(games, dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
-        _JOBS[cache_key] = (sig, pending)
-    context = multiprocessing.get_context("spawn")
-    receive, send = context.Pipe(duplex=False)
-    process = context.Process(target=_judge_apart, args=(str(path), tid, key, send), daemon=True)
-    process.start()
-    send.close()
-
-    def wait() -> None:
-        try:
-            _CACHE.put(cache_key, sig, receive.recv())
-        except (EOFError, OSError):  # the judge died: the page stays pending until the store changes
-            log.warning("judging the losses of %s in %s failed (exit code %s)", key, tid, process.exitcode)
-        finally:
-            receive.close()
-            process.join()
-            with _JOBS_LOCK:
-                if _JOBS.get(cache_key, (None,))[0] == sig:
-                    del _JOBS[cache_key]
-
-    threading.Thread(target=wait, name=f"losses {key}", daemon=True).start()
-    return pending
+    return CACHE.get(("leaderboard", str(db.path.resolve()), tid), sig, lambda: build_leaderboard(db, tid))
 
 
 def failures(db: Store, tid: str, key: str) -> PlayerFailures:
@@ -329,7 +239,7 @@ def failures(db: Store, tid: str, key: str) -> PlayerFailures:
     def compute() -> PlayerFailures:
         return build_failure_report(db, tid, key, limit=20).players[0]
 
-    return _CACHE.get(("failures", str(db.path.resolve()), tid, key), sig, compute)
+    return CACHE.get(("failures", str(db.path.resolve()), tid, key), sig, compute)
 
 
 # -- games ----------------------------------------------------------------------------------------------------
@@ -496,7 +406,7 @@ def live_status(db: Store, tid: str) -> LiveStatus:
     sig = signature(db, tid)
     meta = tournament(db, tid)
     expected = int(meta["games"]) * len(db.players(tid))
-    last, rate = _CACHE.get(("commits", str(db.path.resolve()), tid), sig, lambda: _commits(db, tid))
+    last, rate = CACHE.get(("commits", str(db.path.resolve()), tid), sig, lambda: _commits(db, tid))
     age = _age(last or meta["updated"])
     live = age is not None and age < LIVE_SECONDS and sig.games < expected
     rate = rate if live else None

@@ -18,7 +18,7 @@ from arena.analysis.losses import CLASS_MEANING
 from arena.analysis.replay import ReplayError, replay, replay_payload
 from arena.result import FAILURES, Outcome
 from arena.results.store import Store
-from arena.web import data
+from arena.web import data, judging
 from arena.web.links import Links
 
 __all__ = [
@@ -151,7 +151,7 @@ def leaderboard_page(db: Store, tid: str, links: Links) -> Page:
 def _loss_context(report: Any, tid: str, slug: str, links: Links) -> dict[str, Any] | str:
     if isinstance(report, str):
         return report
-    if isinstance(report, data.Pending):
+    if isinstance(report, judging.Pending):
         return {"pending": report}
     classes = report.classes
     most = max(classes.values(), default=0) or 1
@@ -204,7 +204,7 @@ def player_page(db: Store, tid: str, slug: str, links: Links, *, not_judged: str
     board = data.leaderboard(db, tid)
     row = next((r for r in board.rows if r.player == key), None)
     failures = data.failures(db, tid, key)
-    losses = not_judged if not_judged is not None else data.losses(db, tid, key, background=links.live)
+    losses = not_judged if not_judged is not None else judging.losses(db, tid, key, background=links.live)
     counts = {o.value: failures.outcomes.get(o.value, 0) for o in Outcome}
     total = sum(counts.values()) or 1
     outcome_bars = [
@@ -255,13 +255,13 @@ def player_page(db: Store, tid: str, slug: str, links: Links, *, not_judged: str
             {"unavailable": losses}
             if isinstance(losses, str)
             else {"pending": True, "games": losses.games, "since": losses.started}
-            if isinstance(losses, data.Pending)
+            if isinstance(losses, judging.Pending)
             else losses.as_json()
         ),
         "failures": failures.model_dump(),
     }
     crumbs = _crumbs(links, tid, _board_label(meta), (key, None))
-    live = links.live and (status.live or isinstance(losses, data.Pending))
+    live = links.live and (status.live or isinstance(losses, judging.Pending))
     return Page("player.html", f"{key} · {_board_label(meta)}", context, payload, live, crumbs)
 
 

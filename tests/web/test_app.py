@@ -236,11 +236,11 @@ def test_a_large_players_losses_are_judged_in_the_background(stored: Stored, mon
 
     from starlette.testclient import TestClient
 
-    from arena.web import data
+    from arena.web import data, judging
     from arena.web.app import create_app
 
-    monkeypatch.setattr(data, "SYNC_LOSS_GAMES", 5)
-    data._CACHE.values.clear()
+    monkeypatch.setattr(judging, "SYNC_LOSS_GAMES", 5)
+    data.CACHE.values.clear()
     client = TestClient(create_app(stored.path), raise_server_exceptions=False)
     url = f"/t/{stored.tournament}/p/mean-constraint/"
     first = client.get(url)
