@@ -23,7 +23,7 @@ from players.solver.errors import InconsistentPositionError
 from players.solver.fast import combine, finish, prepare
 from players.solver.frontier import ConstraintSystem, Frontier, check_grid, extract_frontier
 from players.solver.rref import reduce_system
-from players.solver.weighting import log_weights, weigh
+from players.solver.weighting import log_weights_direct, weigh
 
 __all__ = ["DEFAULT_RREF_MIN_CELLS", "Analysis", "analyze", "analyze_general", "probabilities_and_weight"]
 
@@ -176,8 +176,9 @@ with np.errstate(divide="ignore"):
 
 @functools.lru_cache(maxsize=4096)
 def _log_weights(n_frontier: int, unconstrained: int, mines_left: int, weighted: bool) -> np.ndarray:
-    """``log_weights``, memoised (never mutated): a game asks for the same few again and again."""
-    return log_weights(n_frontier, unconstrained, mines_left, weighted=weighted)
+    """``log_weights`` (as ``log_weights_direct``), memoised (never mutated): a game asks for the same
+    few again and again."""
+    return log_weights_direct(n_frontier, unconstrained, mines_left, weighted=weighted)
 
 
 def piece_probabilities(shares: np.ndarray, ratios: np.ndarray, spans: list[int]) -> np.ndarray:

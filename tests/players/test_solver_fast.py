@@ -25,6 +25,7 @@ from engine.layout import parse_position
 from players.solver import Analysis, SolverError, analyze
 from players.solver import analysis as analysis_module
 from players.solver.analysis import _analyze_fast, analyze_general
+from players.solver.weighting import log_weights, log_weights_direct
 
 SETTINGS = settings(
     max_examples=int(os.environ.get("SOLVER_EXAMPLES", "150")),
@@ -208,3 +209,29 @@ def test_fast_path_caches_watch_every_kernel_file() -> None:
     for kernel in kernels:
         stamp = kernel._cache._cache_file._source_stamp
         assert isinstance(stamp, tuple) and len(stamp[-1]) == 64, kernel
+
+
+@given(
+    st.integers(0, 120),
+    st.integers(0, 480),
+    st.integers(-5, 130),
+    st.booleans(),
+)
+def test_direct_log_weights_equal_the_reference_to_the_bit(
+    n_frontier: int, free: int, mines: int, weighted: bool
+) -> None:
+    direct = log_weights_direct(n_frontier, free, mines, weighted=weighted)
+    reference = log_weights(n_frontier, free, mines, weighted=weighted)
+    assert direct.dtype == reference.dtype and direct.shape == reference.shape == (n_frontier + 1,)
+    assert direct.tobytes() == reference.tobytes()
+
+
+def test_direct_log_weights_equal_the_reference_on_expert_sized_inputs() -> None:
+    rng = np.random.default_rng(29)
+    checked = 0
+    for _ in range(2000):
+        n_frontier, free, mines = int(rng.integers(0, 160)), int(rng.integers(0, 481)), int(rng.integers(0, 100))
+        direct = log_weights_direct(n_frontier, free, mines)
+        assert direct.tobytes() == log_weights(n_frontier, free, mines).tobytes(), (n_frontier, free, mines)
+        checked += int(np.isfinite(direct).sum())
+    assert checked > 10_000  # most draws have a run of feasible mine counts, not only -inf
