@@ -200,6 +200,10 @@ def test_stores_from_the_packed_analysis_equal_the_stores_built_component_by_com
         want = (systems.cell_ptr, systems.cells, systems.row_ptr, systems.rows, systems.rhs)
         for got, expected in zip(outlook._systems, want, strict=True):
             assert got.dtype == expected.dtype and got.tobytes() == expected.tobytes()
+        comp_of = np.full(grid.size, -1, dtype=np.int64)  # the index built component by component
+        for i, comp in enumerate(analysis.components):
+            comp_of[comp.cells] = i
+        assert outlook.comp_of.dtype == comp_of.dtype and outlook.comp_of.tobytes() == comp_of.tobytes()
         checked += len(analysis.components)
     assert checked > 20
 

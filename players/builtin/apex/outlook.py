@@ -71,8 +71,13 @@ class Outlook:
         n = self.height * self.width
         flat = self.grid.reshape(-1)
         self.comp_of = np.full(n, -1, dtype=np.int64)
-        for i, comp in enumerate(self.components):
-            self.comp_of[comp.cells] = i
+        packed = analysis.packed
+        starts = None if packed is None else np.array(packed[0], dtype=np.int64)
+        if packed is not None:  # the components' cells back to back: one scatter
+            self.comp_of[packed[2]] = np.repeat(np.arange(starts.shape[0] - 1), np.diff(starts))
+        else:
+            for i, comp in enumerate(self.components):
+                self.comp_of[comp.cells] = i
         self.unconstrained = np.zeros(n, dtype=bool)
         self.unconstrained[analysis.frontier.unconstrained] = True
         self.n_unconstrained = int(analysis.frontier.n_unconstrained)
@@ -89,9 +94,8 @@ class Outlook:
         self.log_weight = analysis.log_weight
         self._cache: dict[int, list[RevealOutcome]] = {}
         self._systems: tuple[np.ndarray, ...] | None = None  # whatif_fast's, built at the first what-if
-        if analysis.packed is not None:  # the fast path's arrays are the stores already
-            starts, row_at, cells, rows, rhs, totals, counts, support = analysis.packed
-            starts = np.array(starts, dtype=np.int64)
+        if packed is not None:  # the fast path's arrays are the stores already
+            _, row_at, cells, rows, rhs, totals, counts, support = packed
             self._store = ComponentStore.from_packed(starts, totals, counts, support)
             self._systems = (starts, cells, np.array(row_at, dtype=np.int64), rows, rhs)
         else:

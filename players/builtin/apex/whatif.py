@@ -10,9 +10,9 @@ import numpy as np
 from numba import njit
 
 from players.solver import ComponentCounts
-from players.solver.weighting import forward_backward, log_correlate
+from players.solver.weighting import forward_backward, log_convolve, log_correlate
 
-__all__ = ["ComponentStore", "summarize"]
+__all__ = ["ComponentStore", "summarize", "summarize_after", "summarize_prefix"]
 
 
 class ComponentStore:
@@ -131,6 +131,39 @@ def summarize(
     n_total = log_ptr[count] - count
     g = _log_weights(n_total, unconstrained, mines_left)
     forward, backward, f_len, b_len = forward_backward(logs, log_ptr, g)
+    return _summarize_tail(
+        n, total_ptr, cell_ptr, totals, mine_counts, support, order, e_totals, e_counts, e_support,
+        unconstrained, mines_left, count, length, log_ptr, logs, n_total, g, forward, backward, f_len, b_len,
+    )  # fmt: skip
+
+
+@njit(cache=True, error_model="numpy")
+def _summarize_tail(
+    n: np.ndarray,
+    total_ptr: np.ndarray,
+    cell_ptr: np.ndarray,
+    totals: np.ndarray,
+    mine_counts: np.ndarray,
+    support: np.ndarray,
+    order: np.ndarray,
+    e_totals: np.ndarray,
+    e_counts: np.ndarray,
+    e_support: np.ndarray,
+    unconstrained: int,
+    mines_left: int,
+    count: int,
+    length: np.ndarray,
+    log_ptr: np.ndarray,
+    logs: np.ndarray,
+    n_total: int,
+    g: np.ndarray,
+    forward: np.ndarray,
+    backward: np.ndarray,
+    f_len: np.ndarray,
+    b_len: np.ndarray,
+) -> tuple[bool, float, bool, float]:
+    """``summarize`` after ``forward_backward``: the pieces' contexts, their cells' probabilities
+    and the unconstrained cells' (shared with ``summarize_after``)."""
     log_total = backward[0, 0]
     if log_total == -np.inf:
         return False, log_total, False, 0.0
@@ -183,3 +216,111 @@ def summarize(
     if progress:
         return True, log_total, True, 1.0
     return True, log_total, False, 1.0 - lowest if lowest < 1.0 else 1.0
+
+
+@njit(cache=True, error_model="numpy")
+def summarize_prefix(
+    total_ptr: np.ndarray, totals: np.ndarray, order: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What ``summarize`` computes of components ``order`` before it meets the extra piece: their
+    log counts (``logs``, ``log_ptr``, ``length``) and the forward pass over them (``forward``,
+    ``f_len``). A what-if's every shown number has the same untouched components and a new extra
+    piece: ``summarize_after`` takes this from there, the same operations on the same values."""
+    count = order.shape[0]
+    length = np.empty(count, np.int64)
+    log_ptr = np.zeros(count + 1, np.int64)
+    logs = np.full(totals.shape[0], -np.inf)
+    for q in range(count):
+        t = totals[total_ptr[order[q]] : total_ptr[order[q] + 1]]
+        size = 1
+        for i in range(t.shape[0] - 1, -1, -1):
+            if t[i] != 0:
+                size = i + 1
+                break
+        length[q] = size
+        log_ptr[q + 1] = log_ptr[q] + size
+        for i in range(size):
+            if t[i] > 0:
+                logs[log_ptr[q] + i] = np.log(t[i])
+    logs = logs[: log_ptr[count]]
+    forward = np.full((count + 1, log_ptr[count] - count + 1), -np.inf)
+    f_len = np.empty(count + 1, np.int64)
+    forward[0, 0] = 0.0
+    f_len[0] = 1
+    for k in range(count):  # forward_backward's forward pass
+        out = log_convolve(forward[k, : f_len[k]].copy(), logs[log_ptr[k] : log_ptr[k + 1]].copy())
+        f_len[k + 1] = out.shape[0]
+        for i in range(f_len[k + 1]):
+            forward[k + 1, i] = out[i]
+    return logs, log_ptr, length, forward, f_len
+
+
+@njit(cache=True, error_model="numpy")
+def summarize_after(
+    prefix: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    n: np.ndarray,
+    total_ptr: np.ndarray,
+    cell_ptr: np.ndarray,
+    totals: np.ndarray,
+    mine_counts: np.ndarray,
+    support: np.ndarray,
+    order: np.ndarray,
+    e_totals: np.ndarray,
+    e_counts: np.ndarray,
+    e_support: np.ndarray,
+    has_extra: bool,
+    unconstrained: int,
+    mines_left: int,
+) -> tuple[bool, float, bool, float]:
+    """``summarize`` (to the bit) given ``summarize_prefix(total_ptr, totals, order)``: only the extra
+    piece's log counts and forward step, then the backward pass and the rest as ``summarize``."""
+    r_logs, r_ptr, r_length, r_forward, r_f_len = prefix
+    n_rest = order.shape[0]
+    count = n_rest + (1 if has_extra else 0)
+    length = np.empty(count, np.int64)
+    log_ptr = np.zeros(count + 1, np.int64)
+    length[:n_rest] = r_length
+    log_ptr[: n_rest + 1] = r_ptr
+    logs = np.full(r_logs.shape[0] + e_totals.shape[0], -np.inf)
+    logs[: r_logs.shape[0]] = r_logs
+    if has_extra:
+        t = e_totals
+        size = 1
+        for i in range(t.shape[0] - 1, -1, -1):
+            if t[i] != 0:
+                size = i + 1
+                break
+        length[n_rest] = size
+        log_ptr[count] = log_ptr[n_rest] + size
+        for i in range(size):
+            if t[i] > 0:
+                logs[log_ptr[n_rest] + i] = np.log(t[i])
+    logs = logs[: log_ptr[count]]
+    n_total = log_ptr[count] - count
+    g = _log_weights(n_total, unconstrained, mines_left)
+    # forward_backward, its forward rows over the untouched components taken from the prefix.
+    forward = np.full((count + 1, n_total + 1), -np.inf)
+    backward = np.full((count + 1, n_total + 1), -np.inf)
+    f_len = np.empty(count + 1, np.int64)
+    b_len = np.empty(count + 1, np.int64)
+    for k in range(n_rest + 1):
+        f_len[k] = r_f_len[k]
+        for i in range(f_len[k]):
+            forward[k, i] = r_forward[k, i]
+    for k in range(n_rest, count):
+        out = log_convolve(forward[k, : f_len[k]].copy(), logs[log_ptr[k] : log_ptr[k + 1]].copy())
+        f_len[k + 1] = out.shape[0]
+        for i in range(f_len[k + 1]):
+            forward[k + 1, i] = out[i]
+    for i in range(n_total + 1):
+        backward[count, i] = g[i]
+    b_len[count] = n_total + 1
+    for k in range(count - 1, -1, -1):
+        out = log_correlate(logs[log_ptr[k] : log_ptr[k + 1]].copy(), backward[k + 1, : b_len[k + 1]].copy())
+        b_len[k] = out.shape[0]
+        for i in range(b_len[k]):
+            backward[k, i] = out[i]
+    return _summarize_tail(
+        n, total_ptr, cell_ptr, totals, mine_counts, support, order, e_totals, e_counts, e_support,
+        unconstrained, mines_left, count, length, log_ptr, logs, n_total, g, forward, backward, f_len, b_len,
+    )  # fmt: skip

@@ -5,9 +5,11 @@ The reference spends nearly all of a lookahead's time in Python and numpy around
 (about 40 array operations per shown number, a median search of a few dozen nodes). This twin takes
 the same steps in the same order on the same kernels: the involved components merged with the cell
 set safe (``fast_system.substitute``), the new row appended, ``ordering.prepare_search`` and the
-int64 ``enumeration._search``, then ``whatif.summarize``; only ``exp(log_total - log_weight)`` is
-left to Python (``math.exp``, as the reference). It declines (and the reference runs) on a piece
-counted in float64 (over ``EXACT_CELLS`` cells) or a search past ``count_component``'s serial probe.
+int64 ``enumeration._search``, then ``whatif.summarize`` (the untouched components' log counts and
+forward pass once for every number, ``summarize_prefix``, then ``summarize_after``); only
+``exp(log_total - log_weight)`` is left to Python (``math.exp``, as the reference). It declines (and
+the reference runs) on a piece counted in float64 (over ``EXACT_CELLS`` cells) or a search past
+``count_component``'s serial probe.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from engine import numba_cache
-from players.builtin.apex.whatif import summarize
+from players.builtin.apex.whatif import summarize_after, summarize_prefix
 from players.solver import ComponentCounts
 from players.solver.enumeration import _BINOM_INT, DEFAULT_PARALLEL_THRESHOLD, EXACT_CELLS, _search
 from players.solver.fast_system import KERNEL_FILES, substitute
@@ -193,6 +195,8 @@ def outcomes(
     else:
         sizes = var_ptr = var_cons = cap = cell_var = no_prefix
     nv = sizes.shape[0]
+    # The untouched components are the same for every number: their log counts and forward pass once.
+    prefix = summarize_prefix(total_ptr, totals, rest)
     for i in range(nvar + 1):
         if fixed >= 0 and i != fixed:
             continue
@@ -224,9 +228,9 @@ def outcomes(
             e_counts = np.zeros((1, 0))
             e_support = np.zeros((1, 0), np.uint8)
             has_extra = False
-        ok, log_total, prog, safety = summarize(
-            n_, total_ptr, cell_ptr, totals, mine_counts, support, rest, e_totals, e_counts, e_support, has_extra,
-            n_free, mines_left,
+        ok, log_total, prog, safety = summarize_after(
+            prefix, n_, total_ptr, cell_ptr, totals, mine_counts, support, rest, e_totals, e_counts, e_support,
+            has_extra, n_free, mines_left,
         )  # fmt: skip
         if ok:
             valid[i] = True
