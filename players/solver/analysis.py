@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,6 +27,7 @@ from players.solver.rref import reduce_system
 from players.solver.weighting import log_weights_direct, weigh
 
 __all__ = ["DEFAULT_RREF_MIN_CELLS", "Analysis", "analyze", "analyze_general", "probabilities_and_weight"]
+__all__ += ["weight_then_probabilities"]
 
 #: Components smaller than this are enumerated directly: cheaper than reducing them first.
 DEFAULT_RREF_MIN_CELLS = 24
@@ -208,6 +210,15 @@ def fast_prepared(
 ) -> tuple | None:
     """The fast path up to ``fast.finish`` (None when it declines): ``(pending, cells, rest)``;
     ``finish(*pending)`` completes the probabilities ``pending[0]``, ``cells`` are the frontier's."""
+    counted = _fast_counted(grid, mines, weighted, use_rref, rref_min_cells, probe, exact_cells)
+    return None if counted is None else _fast_weighed(counted)
+
+
+def _fast_counted(
+    grid: np.ndarray, mines: int, weighted: bool, use_rref: bool, rref_min_cells: int, probe: int, exact_cells: int
+) -> tuple | None:
+    """``fast_prepared``'s first half, up to the log weight (``[0]``, for callers that may stop
+    there): the compiled counting and combining; None when the fast path declines (only here)."""
     if not (
         type(grid) is np.ndarray and grid.dtype == np.int8 and grid.ndim == 2 and grid.flags.c_contiguous and grid.size
     ):
@@ -227,20 +238,14 @@ def fast_prepared(
         return None
     # Only the slices needed here (``_analyze_fast`` cuts the rest): each one costs time per guess.
     ends = ints[: ints[0]].tolist()  # the header: where each segment starts
-    cells = ints[ends[0] : ends[1]]
     unconstrained = ints[ends[3] : ends[4]]
-    p_cells = ints[ends[5] : ends[6]]
     feasible = ints[ends[11] : ends[12]]
     n_logs = ends[11] - ends[10]
     tail = ints[ends[12] :].tolist()  # the pointers and the nodes, as Python ints
     count = len(tail) // 5
-    starts, row_at, lp, rp, efforts = (tail[i * (count + 1) : (i + 1) * (count + 1)] for i in range(5))
+    lp = tail[2 * (count + 1) : 3 * (count + 1)]
     size = grid.size
-    m = ends[2] - ends[1]
-    probabilities = floats[:size]
-    ratios = floats[size + lp[count] + n_logs : size + lp[count] + n_logs + rp[count]]
-    exponents = floats[size + lp[count] + n_logs + rp[count] :]
-    state = states[:size]
+    exponents = floats[size + lp[count] + n_logs + tail[4 * (count + 1) - 1] :]  # after the ratios
     piece_state = states[size:]
     n_unconstrained = unconstrained.shape[0]
     if not combined:
@@ -254,6 +259,25 @@ def fast_prepared(
         )
         if not ok:
             return None
+    head = (log_total, grid, mines_left, mines_w, u_state, ints, rows, floats, states, support)
+    return (*head, exponents, piece_state, feasible, unconstrained, ends, tail)
+
+
+def _fast_weighed(counted: tuple) -> tuple:
+    """``fast_prepared``'s second half, on ``_fast_counted``'s answer: the weighting's numpy steps."""
+    log_total, grid, mines_left, mines_w, u_state, ints, rows, floats, states, support = counted[:10]
+    exponents, piece_state, feasible, unconstrained, ends, tail = counted[10:]
+    cells = ints[ends[0] : ends[1]]
+    p_cells = ints[ends[5] : ends[6]]
+    n_logs = ends[11] - ends[10]
+    count = len(tail) // 5
+    starts, row_at, lp, rp, efforts = (tail[i * (count + 1) : (i + 1) * (count + 1)] for i in range(5))
+    size = grid.size
+    m = ends[2] - ends[1]
+    probabilities = floats[:size]
+    ratios = floats[size + lp[count] + n_logs : size + lp[count] + n_logs + rp[count]]
+    state = states[:size]
+    n_unconstrained = unconstrained.shape[0]
     shares = np.exp(exponents)  # numpy's, as in ``weigh``: see ``piece_probabilities``
     spans = []
     for k in range(count):
@@ -316,14 +340,28 @@ def probabilities_and_weight(grid: np.ndarray, mines: int) -> tuple[np.ndarray, 
     """``analyze(grid, mines)``'s ``probabilities`` and ``log_weight`` alone (default options), the
     same to the bit, without building the rest of an ``Analysis``: for callers that ask about many
     positions and read only these (apex's patterns). Raises as ``analyze`` does."""
+    log_weight, probabilities = weight_then_probabilities(grid, mines)
+    return probabilities(), log_weight
+
+
+def weight_then_probabilities(grid: np.ndarray, mines: int) -> tuple[float, Callable[[], np.ndarray]]:
+    """``probabilities_and_weight`` in two steps: the log weight now, and a function giving the
+    probabilities (computed at its first call): a caller that often stops at the weight (apex's
+    patterns, nineteen times out of twenty) skips the weighting's numpy steps. Raises now, as
+    ``analyze`` does."""
     probe = min(DEFAULT_PARALLEL_THRESHOLD, DEFAULT_NODE_LIMIT, _FAST_SEARCH_NODES)
-    prepared = fast_prepared(grid, mines, True, True, DEFAULT_RREF_MIN_CELLS, probe, EXACT_CELLS)
-    if prepared is None:
+    counted = _fast_counted(grid, mines, True, True, DEFAULT_RREF_MIN_CELLS, probe, EXACT_CELLS)
+    if counted is None:
         general = analyze(grid, mines)
-        return general.probabilities, general.log_weight
-    pending, _, rest = prepared
-    finish(*pending)
-    return pending[0].reshape(rest[0]), rest[6]
+        return general.log_weight, lambda: general.probabilities
+
+    @functools.cache
+    def probabilities() -> np.ndarray:
+        pending, _, rest = _fast_weighed(counted)
+        finish(*pending)
+        return pending[0].reshape(rest[0])
+
+    return counted[0], probabilities
 
 
 def analyze_general(grid: np.ndarray, mines: int, **options: object) -> Analysis:

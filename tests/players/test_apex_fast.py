@@ -18,7 +18,7 @@ from players.builtin.apex.outlook import Outlook
 from players.builtin.apex.whatif import ComponentStore
 from players.builtin.apex.whatif_fast import SystemStore
 from players.solver import InconsistentPositionError, analyze
-from players.solver.analysis import probabilities_and_weight
+from players.solver.analysis import probabilities_and_weight, weight_then_probabilities
 
 
 def _played_positions(spec: BoardSpec, boards: int, seed: int) -> list[tuple[np.ndarray, int]]:
@@ -148,16 +148,24 @@ def test_candidates_equal_the_cell_by_cell_reference(spec: BoardSpec, boards: in
 
 
 def _same_or_both_raise(grid: np.ndarray, mines: int) -> bool:
-    """``probabilities_and_weight`` against ``analyze``: equal to the bit, or the same error."""
+    """``probabilities_and_weight`` and ``weight_then_probabilities`` against ``analyze``: equal to
+    the bit, or the same error (the two-step one raises at once, not when asked for probabilities)."""
     try:
         want = analyze(grid, mines)
     except InconsistentPositionError:
         with pytest.raises(InconsistentPositionError):
             probabilities_and_weight(grid, mines)
+        with pytest.raises(InconsistentPositionError):
+            weight_then_probabilities(grid, mines)
         return False
     probabilities, log_weight = probabilities_and_weight(grid, mines)
     np.testing.assert_array_equal(probabilities, want.probabilities)
     assert log_weight == want.log_weight
+    weight, later = weight_then_probabilities(grid, mines)
+    assert weight == want.log_weight
+    first = later()
+    assert first.shape == want.probabilities.shape and first.tobytes() == probabilities.tobytes()
+    assert later() is first  # computed once
     return True
 
 

@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
 from engine import COVERED, FLAGGED
 from players.builtin.apex.outlook import Outlook, neighbours
 from players.solver import InconsistentPositionError
-from players.solver.analysis import probabilities_and_weight
+from players.solver.analysis import weight_then_probabilities
 
 __all__ = ["pseudo_fifty", "unavoidable_pair"]
 
@@ -69,7 +70,8 @@ def pseudo_fifty(outlook: Outlook) -> tuple[int, int] | None:
     open_cell = outlook.covered & ~known_mine  # covered and possibly safe
     found: list[int] = []
     best = 0.5 + _TOLERANCE  # a cell of such a pattern is a mine at most half the time
-    analysed: dict[tuple[int, ...], tuple[np.ndarray, float] | None] = {}  # both tiles of a block flag the same cells
+    # Both tiles of a block flag the same cells: one analysis.
+    analysed: dict[tuple[int, ...], tuple[float, Callable[[], np.ndarray]] | None] = {}
     for tile, mines, safes, missing in _patterns(outlook, open_cell):
         if not 0.0 < p[tile] <= best:
             continue
@@ -129,26 +131,28 @@ def _forced_whenever_mined(
     tile: int,
     mines: list[int],
     safes: list[int],
-    analysed: dict[tuple[int, ...], tuple[np.ndarray, float] | None],
+    analysed: dict[tuple[int, ...], tuple[float, Callable[[], np.ndarray]] | None],
 ) -> bool:
     """Whether every layout with ``tile`` a mine also has ``mines`` mined and ``safes`` safe.
     ``analysed``: the analyses of this position with cells flagged, by those cells (None:
-    inconsistent), filled as they are made."""
+    inconsistent), filled as they are made: the log weight, and the probabilities when asked."""
     flagged = tuple(sorted({tile, *mines}))
     if flagged not in analysed:
         grid = np.array(outlook.grid, dtype=np.int8)
         grid.reshape(-1)[list(flagged)] = FLAGGED
         try:
-            analysed[flagged] = probabilities_and_weight(grid, outlook.mines)
+            analysed[flagged] = weight_then_probabilities(grid, outlook.mines)
         except InconsistentPositionError:
             analysed[flagged] = None
     known = analysed[flagged]
     if known is None:
         return False
-    q, log_weight = known
-    q = q.reshape(-1)
-    if any(q[x] > 0.0 for x in safes):
-        return False
-    # The layouts with all of them mined are all of those with ``tile`` mined.
+    log_weight, probabilities = known
+    # The layouts with all of them mined are all of those with ``tile`` mined (most often they
+    # are not, and the probabilities are never computed) ...
     tally = outlook.log_weight + math.log(outlook.probabilities[tile])
-    return abs(log_weight - tally) <= _TOLERANCE * max(1.0, abs(tally))
+    if not abs(log_weight - tally) <= _TOLERANCE * max(1.0, abs(tally)):
+        return False
+    # ... and in those, ``safes`` are safe.
+    q = probabilities().reshape(-1)
+    return not any(q[x] > 0.0 for x in safes)
