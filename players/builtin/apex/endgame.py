@@ -3,6 +3,7 @@ winning, not of surviving (docs/players.md, "apex, inside")."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -254,13 +255,11 @@ class Endgame:
 
     def _tables(self) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
         """The search's hash keys, an empty memo and its counters."""
-        count = self.layouts.shape[0]
-        # Fixed keys: the memo's hashes, not a source of randomness in any decision.
-        keys = np.random.default_rng(20240601).integers(-(2**62), 2**62, size=(2, count), dtype=np.int64)
+        key1, key2 = _hash_keys(self.layouts.shape[0])
         # At most budget / 2 states are expanded (each holds two layouts or more): room for all.
         size = 1 << max(10, min(22, int(self.budget).bit_length()))
         table = (np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.float64))
-        return keys[0], keys[1], table, np.zeros(2, dtype=np.int64)
+        return key1, key2, table, np.zeros(2, dtype=np.int64)
 
     def best(self) -> tuple[int, float]:
         """(board cell to reveal, probability of winning with perfect play from here)."""
@@ -276,6 +275,15 @@ class Endgame:
             mines = self.layouts.sum(axis=0)
             cell = int(np.flatnonzero(mines < count)[0])
         return int(self.cells[cell]), value
+
+
+@functools.lru_cache(maxsize=1024)
+def _hash_keys(count: int) -> tuple[np.ndarray, np.ndarray]:
+    """The memo's two hash keys of each of ``count`` layouts (never written to). Fixed: the memo's
+    hashes, not a source of randomness in any decision; made once per count (a generator costs
+    more than the search of a small endgame)."""
+    keys = np.random.default_rng(20240601).integers(-(2**62), 2**62, size=(2, count), dtype=np.int64)
+    return keys[0], keys[1]
 
 
 def solve_endgame(outlook: Outlook, max_layouts: int, budget: int) -> tuple[int, int, float] | None:

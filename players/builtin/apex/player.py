@@ -99,6 +99,8 @@ class ApexPlayer(Player):
 
     def __init__(self, options: Mapping[str, Any] | BaseModel | None = None) -> None:
         super().__init__(options)
+        #: ``analyze``'s threading arguments, resolved once a game (numba's threads are set before).
+        self._threading = self.options.threading()
         _warm_up_kernels(self)
         #: Which part chose the last guess of this game (a ``DECIDED_*`` name), None before any.
         self.decided_by: str | None = None
@@ -106,6 +108,7 @@ class ApexPlayer(Player):
     def reset(self, rng: np.random.Generator, spec: BoardSpec, rule: FirstClick) -> None:
         super().reset(rng, spec, rule)
         self.decided_by = None
+        self._threading = self.options.threading()
 
     def play(self, observation: Observation) -> list[Action]:
         opening = opening_move(self, observation)
@@ -115,7 +118,7 @@ class ApexPlayer(Player):
         actions = certain_actions(observation)
         if actions:
             return actions
-        analysis = analyze(observation.grid, observation.mines, **self.options.threading())
+        analysis = analyze(observation.grid, observation.mines, **self._threading)
         flags = [Action.flag(r, c) for r, c in analysis.mines]
         if analysis.safe:
             return [Action.reveal(r, c) for r, c in analysis.safe] + flags
