@@ -195,7 +195,7 @@ def test_probabilities_and_weight_equal_analyze_on_any_grid(height: int, width: 
 
 
 def test_stores_from_the_packed_analysis_equal_the_stores_built_component_by_component() -> None:
-    checked = 0
+    checked = indexed = 0
     for grid, mines in _played_positions(INTERMEDIATE, 6, 14)[:40]:
         analysis = analyze(grid, mines)
         assert analysis.packed is not None
@@ -208,12 +208,17 @@ def test_stores_from_the_packed_analysis_equal_the_stores_built_component_by_com
         want = (systems.cell_ptr, systems.cells, systems.row_ptr, systems.rows, systems.rhs)
         for got, expected in zip(outlook._systems, want, strict=True):
             assert got.dtype == expected.dtype and got.tobytes() == expected.tobytes()
-        comp_of = np.full(grid.size, -1, dtype=np.int64)  # the index built component by component
-        for i, comp in enumerate(analysis.components):
-            comp_of[comp.cells] = i
-        assert outlook.comp_of.dtype == comp_of.dtype and outlook.comp_of.tobytes() == comp_of.tobytes()
+        # The compiled index against the numpy one, built component by component.
+        flat, probabilities = grid.reshape(-1), analysis.probabilities.reshape(-1)
+        want = outlook._index(flat, probabilities, analysis)
+        got = (outlook.comp_of, outlook.unconstrained, outlook.constant_mine, outlook.covered)
+        for name, a, b in zip(("comp_of", "unconstrained", "constant_mine", "covered"), got, want, strict=False):
+            assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), name
+        assert outlook.mines_left == want[4]
+        indexed += int(outlook.constant_mine.sum()) + int((outlook.comp_of >= 0).sum())
         checked += len(analysis.components)
     assert checked > 20
+    assert indexed > 100  # cells in components and known mines, not an empty index
 
 
 @settings(max_examples=50, deadline=None)

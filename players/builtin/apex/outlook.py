@@ -68,28 +68,21 @@ class Outlook:
         self.height, self.width = self.grid.shape
         self.mines = int(mines)
         self.components: tuple[ComponentCounts, ...] = analysis.components
-        n = self.height * self.width
         flat = self.grid.reshape(-1)
-        self.comp_of = np.full(n, -1, dtype=np.int64)
+        probabilities = analysis.probabilities.reshape(-1)
+        frontier = analysis.frontier
         packed = analysis.packed
         starts = None if packed is None else np.array(packed[0], dtype=np.int64)
-        if packed is not None:  # the components' cells back to back: one scatter
-            self.comp_of[packed[2]] = np.repeat(np.arange(starts.shape[0] - 1), np.diff(starts))
+        if packed is not None:  # the components' cells back to back: one compiled pass
+            index = whatif_fast.index_position(
+                np.ascontiguousarray(flat), probabilities, starts, packed[2], frontier.unconstrained,
+                frontier.system.cells, int(mines),
+            )  # fmt: skip
         else:
-            for i, comp in enumerate(self.components):
-                self.comp_of[comp.cells] = i
-        self.unconstrained = np.zeros(n, dtype=bool)
-        self.unconstrained[analysis.frontier.unconstrained] = True
-        self.n_unconstrained = int(analysis.frontier.n_unconstrained)
-        # Constant mines: flags, and frontier cells the deduction fixed as mines before counting.
-        probabilities = analysis.probabilities.reshape(-1)
-        self.constant_mine = flat == FLAGGED
-        deduced = np.zeros(n, dtype=bool)
-        deduced[analysis.frontier.system.cells] = True
-        deduced &= self.comp_of < 0
-        self.constant_mine |= deduced & (probabilities == 1.0)
-        self.mines_left = int(mines) - int(self.constant_mine.sum())
-        self.covered = flat == COVERED
+            index = self._index(flat, probabilities, analysis)
+        self.comp_of, self.unconstrained, self.constant_mine, self.covered, mines_left = index
+        self.n_unconstrained = int(frontier.n_unconstrained)
+        self.mines_left = int(mines_left)
         self.probabilities = probabilities
         self.log_weight = analysis.log_weight
         self._cache: dict[int, list[RevealOutcome]] = {}
@@ -100,6 +93,26 @@ class Outlook:
             self._systems = (starts, cells, np.array(row_at, dtype=np.int64), rows, rhs)
         else:
             self._store = ComponentStore(self.components)
+
+    def _index(
+        self, flat: np.ndarray, probabilities: np.ndarray, analysis: Analysis
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+        """``(comp_of, unconstrained, constant_mine, covered, mines_left)`` in numpy, from the
+        components one by one: the reference of ``whatif_fast.index_position``."""
+        n = flat.shape[0]
+        comp_of = np.full(n, -1, dtype=np.int64)
+        for i, comp in enumerate(analysis.components):
+            comp_of[comp.cells] = i
+        unconstrained = np.zeros(n, dtype=bool)
+        unconstrained[analysis.frontier.unconstrained] = True
+        # Constant mines: flags, and frontier cells the deduction fixed as mines before counting.
+        constant_mine = flat == FLAGGED
+        deduced = np.zeros(n, dtype=bool)
+        deduced[analysis.frontier.system.cells] = True
+        deduced &= comp_of < 0
+        constant_mine |= deduced & (probabilities == 1.0)
+        mines_left = int(self.mines) - int(constant_mine.sum())
+        return comp_of, unconstrained, constant_mine, flat == COVERED, mines_left
 
     # -- the what-if ----------------------------------------------------------------------
     def outcomes(self, row: int, col: int) -> list[RevealOutcome]:

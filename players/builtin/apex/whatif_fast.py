@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from engine import numba_cache
+from engine import COVERED, FLAGGED, numba_cache
 from players.builtin.apex.whatif import summarize_after, summarize_prefix
 from players.solver import ComponentCounts
 from players.solver.enumeration import _BINOM_INT, DEFAULT_PARALLEL_THRESHOLD, EXACT_CELLS, _search
@@ -29,7 +29,7 @@ from players.solver.fast_system import KERNEL_FILES, substitute
 from players.solver.frontier import MAX_ARITY
 from players.solver.ordering import prepare_search
 
-__all__ = ["DECLINED", "INCONSISTENT", "OK", "SystemStore", "outcomes", "unknown_neighbours"]
+__all__ = ["DECLINED", "INCONSISTENT", "OK", "SystemStore", "index_position", "outcomes", "unknown_neighbours"]
 
 #: ``outcomes``' status: values computed; the cell is a certain mine (no outcome); left to the reference.
 OK, INCONSISTENT, DECLINED = 0, 1, 2
@@ -254,6 +254,45 @@ def unknown_neighbours(unknown: np.ndarray, height: int, width: int) -> np.ndarr
                         total += 1
             out[r * width + c] = total
     return out
+
+
+_COVERED, _FLAGGED = int(COVERED), int(FLAGGED)
+
+
+@njit(cache=True)
+def index_position(
+    flat: np.ndarray,
+    probabilities: np.ndarray,
+    starts: np.ndarray,
+    comp_cells: np.ndarray,
+    unconstrained_cells: np.ndarray,
+    frontier_cells: np.ndarray,
+    mines: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """``Outlook._index`` (numpy, the reference) in one pass: ``(comp_of, unconstrained,
+    constant_mine, covered, mines_left)`` of a position whose components' cells are back to back
+    (``comp_cells``, component ``k``'s from ``starts[k]``)."""
+    n = flat.shape[0]
+    comp_of = np.full(n, -1, np.int64)
+    for k in range(starts.shape[0] - 1):
+        for j in range(starts[k], starts[k + 1]):
+            comp_of[comp_cells[j]] = k
+    unconstrained = np.zeros(n, np.bool_)
+    for x in unconstrained_cells:
+        unconstrained[x] = True
+    constant_mine = np.empty(n, np.bool_)
+    covered = np.empty(n, np.bool_)
+    for x in range(n):
+        constant_mine[x] = flat[x] == _FLAGGED
+        covered[x] = flat[x] == _COVERED
+    for x in frontier_cells:  # deduced mines: frontier cells left out of the components, certain
+        if comp_of[x] < 0 and probabilities[x] == 1.0:
+            constant_mine[x] = True
+    mines_left = mines
+    for x in range(n):
+        if constant_mine[x]:
+            mines_left -= 1
+    return comp_of, unconstrained, constant_mine, covered, mines_left
 
 
 numba_cache.stamp_dependencies(
