@@ -141,6 +141,7 @@ def test_candidates_equal_the_cell_by_cell_reference(spec: BoardSpec, boards: in
             continue
         got = player.candidates(outlook)
         assert got == _candidates_reference(outlook)
+        assert got == player.candidates_numpy(outlook)
         checked += 1
         away += any(outlook.unconstrained[r * outlook.width + c] for r, c in got)
     assert checked > 30
@@ -229,3 +230,21 @@ def test_compiled_unknown_neighbours_equal_the_numpy_reference(height: int, widt
     want = player_module._unknown_neighbours(unknown, height, width)
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
+
+
+def test_the_compiled_shortlist_leaves_a_position_without_a_possible_safe_cell_to_numpy() -> None:
+    # Every covered cell a certain mine: no shortlist, and the numpy reference raises as it always did.
+    n = 12
+    p = np.full(n, np.nan)
+    covered = np.zeros(n, dtype=bool)
+    covered[[0, 5, 7]] = True
+    p[[0, 5, 7]] = 1.0
+    none = np.zeros(n, dtype=bool)
+    ok, frontier, away, counts = whatif_fast.shortlist(p, covered, none, np.full(n, -1), none, 3, 4, 0.1, 2)
+    assert not ok and frontier.size == 0 and away.size == 0
+    p[5] = 0.25  # one possible safe cell, away from the numbers: the only one listed
+    unconstrained = np.zeros(n, dtype=bool)
+    unconstrained[5] = True
+    ok, frontier, away, counts = whatif_fast.shortlist(p, covered, none, np.full(n, -1), unconstrained, 3, 4, 0.1, 2)
+    assert ok and frontier.size == 0 and away.tolist() == [5]
+    assert counts.tolist() == [1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0]  # cell 5's neighbours see it

@@ -15,7 +15,7 @@ from players.api import Player
 from players.builtin.apex.endgame import solve_endgame
 from players.builtin.apex.outlook import Cell, CellOutlook, Outlook
 from players.builtin.apex.patterns import pseudo_fifty, unavoidable_pair
-from players.builtin.apex.whatif_fast import unknown_neighbours
+from players.builtin.apex.whatif_fast import shortlist, unknown_neighbours
 from players.builtin.common import ThreadingOptions, opening_move
 from players.deduction import certain_actions
 from players.solver import InconsistentPositionError, analyze
@@ -152,6 +152,21 @@ class ApexPlayer(Player):
 
     def candidates(self, outlook: Outlook) -> list[Cell]:
         """Near-safest cells, safest first: frontier cells, then a few cells away from it."""
+        p = outlook.probabilities
+        width = outlook.width
+        ok, frontier, away, counts = shortlist(
+            p, outlook.covered, outlook.constant_mine, outlook.comp_of, outlook.unconstrained, outlook.height,
+            width, _TOLERANCE, _OFF_FRONTIER,
+        )  # fmt: skip
+        if ok:  # the steps below in one compiled pass
+            picked = sorted(_keyed(frontier, p, counts))[:_MAX_CANDIDATES] + _keyed(away, p, counts)
+            picked.sort()
+            return [divmod(x, width) for _, _, x in picked]
+        return self.candidates_numpy(outlook)
+
+    def candidates_numpy(self, outlook: Outlook) -> list[Cell]:
+        """``candidates`` in numpy: the reference ``whatif_fast.shortlist`` is held equal to (and
+        what raises, as before, when no covered cell may be safe)."""
         p = outlook.probabilities
         live = outlook.covered & (p < 1.0)
         cells = np.flatnonzero(live)

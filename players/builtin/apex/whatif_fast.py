@@ -29,7 +29,16 @@ from players.solver.fast_system import KERNEL_FILES, substitute
 from players.solver.frontier import MAX_ARITY
 from players.solver.ordering import prepare_search
 
-__all__ = ["DECLINED", "INCONSISTENT", "OK", "SystemStore", "index_position", "outcomes", "unknown_neighbours"]
+__all__ = [
+    "DECLINED",
+    "INCONSISTENT",
+    "OK",
+    "SystemStore",
+    "index_position",
+    "outcomes",
+    "shortlist",
+    "unknown_neighbours",
+]
 
 #: ``outcomes``' status: values computed; the cell is a certain mine (no outcome); left to the reference.
 OK, INCONSISTENT, DECLINED = 0, 1, 2
@@ -254,6 +263,68 @@ def unknown_neighbours(unknown: np.ndarray, height: int, width: int) -> np.ndarr
                         total += 1
             out[r * width + c] = total
     return out
+
+
+@njit(cache=True)
+def shortlist(
+    p: np.ndarray,
+    covered: np.ndarray,
+    constant_mine: np.ndarray,
+    comp_of: np.ndarray,
+    unconstrained: np.ndarray,
+    height: int,
+    width: int,
+    tolerance: float,
+    off_frontier: int,
+) -> tuple[bool, np.ndarray, np.ndarray, np.ndarray]:
+    """``ApexPlayer.candidates``' numpy steps in one pass: ``(ok, frontier, away, counts)``, the
+    near-safest frontier cells (ascending), the first ``off_frontier`` near-safest cells away from
+    the numbers by (unknown neighbours, cell), and every cell's unknown neighbours; ``ok`` false
+    when no covered cell may be safe (the caller's numpy raises as before)."""
+    n = p.shape[0]
+    live = np.zeros(n, np.bool_)
+    best = np.inf
+    found = False
+    for x in range(n):
+        if covered[x] and p[x] < 1.0:
+            live[x] = True
+            if not found or p[x] < best:
+                best = p[x]
+                found = True
+    counts = np.zeros(n, np.int64)
+    if not found:
+        return False, counts[:0], counts[:0], counts
+    limit = 1.0 - (1.0 - best) * (1.0 - tolerance) + 1e-12
+    for r in range(height):
+        for c in range(width):
+            total = 0
+            for rr in range(max(r - 1, 0), min(r + 2, height)):
+                for cc in range(max(c - 1, 0), min(c + 2, width)):
+                    x = rr * width + cc
+                    if (rr != r or cc != c) and live[x] and not constant_mine[x]:
+                        total += 1
+            counts[r * width + c] = total
+    frontier = np.empty(n, np.int64)
+    n_front = 0
+    away = np.empty(max(off_frontier, 0), np.int64)
+    n_away = 0
+    for x in range(n):
+        if not live[x] or not p[x] <= limit:
+            continue
+        if comp_of[x] >= 0:
+            frontier[n_front] = x
+            n_front += 1
+        if unconstrained[x] and off_frontier > 0:
+            # Keep the off_frontier smallest (count, cell): cells come ascending, so a tie stays behind.
+            at = n_away
+            while at > 0 and counts[away[at - 1]] > counts[x]:
+                at -= 1
+            if at < off_frontier:
+                for j in range(min(n_away, off_frontier - 1), at, -1):
+                    away[j] = away[j - 1]
+                away[at] = x
+                n_away = min(n_away + 1, off_frontier)
+    return True, frontier[:n_front], away[:n_away], counts
 
 
 _COVERED, _FLAGGED = int(COVERED), int(FLAGGED)
