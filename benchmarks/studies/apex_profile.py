@@ -79,7 +79,8 @@ def instrument() -> None:
     p.unavoidable_pair = _timed("50/50", p.unavoidable_pair)
     p.solve_endgame = _timed("endgame search", p.solve_endgame)
     p.pseudo_fifty = _timed("pseudo 50/50", p.pseudo_fifty)
-    for name in ("probabilities_and_weight", "analyze"):  # what the patterns analyse with (before: analyze)
+    # What the patterns analyse with (first analyze, then probabilities_and_weight, now weight_then_probabilities).
+    for name in ("weight_then_probabilities", "probabilities_and_weight", "analyze"):
         if hasattr(patterns, name):
             setattr(patterns, name, _timed("exact analysis", getattr(patterns, name)))
     p.Outlook = _timed("Outlook (index)", p.Outlook)
