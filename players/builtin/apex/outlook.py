@@ -74,8 +74,10 @@ class Outlook:
         packed = analysis.packed
         starts = None if packed is None else np.array(packed[0], dtype=np.int64)
         if packed is not None:  # the components' cells back to back: one compiled pass
+            if not (flat.flags.writeable and flat.flags.c_contiguous):
+                flat = flat.copy()  # one compiled signature: numba types read-only arrays apart
             index = whatif_fast.index_position(
-                np.ascontiguousarray(flat), probabilities, starts, packed[2], frontier.unconstrained,
+                flat, probabilities, starts, packed[2], frontier.unconstrained,
                 frontier.system.cells, int(mines),
             )  # fmt: skip
         else:
