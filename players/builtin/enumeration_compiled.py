@@ -13,7 +13,18 @@ from numba import njit
 
 from engine import BoardSpec, FirstClick, kernels, numba_cache, rng
 from engine import compiled_game as cg
-from engine.compiled_game import CompiledGame, game_over, play_cells, reveal
+from engine.compiled_game import (
+    CLOCK_MONOTONIC,
+    CLOCK_THREAD_CPUTIME,
+    FIGURES,
+    CompiledGame,
+    clock_ns,
+    figures_into,
+    game_over,
+    play_cells,
+    reset_game,
+    reveal,
+)
 from engine.kernels import MOVES
 from players import deduction
 from players.builtin import common
@@ -31,11 +42,15 @@ from players.solver.analysis import (
 from players.solver.enumeration import DEFAULT_NODE_LIMIT, EXACT_CELLS
 from players.solver.fast import finish, guess_parts, prepare
 
-__all__ = ["play_whole_game"]
+__all__ = ["BOARD_COLUMNS", "CPU_NS", "DONE", "WALL_NS", "play_boards", "play_whole_game"]
 
 #: The compiled calls' answers; ``GUESS``: needs numpy's arithmetic, ``GENERAL``: the solver from Python.
 OVER, ANALYSE, DECLINE, GUESS, GENERAL = 0, 1, -1, 2, 3
 START = 4  # ``_analyse_on`` on a game at its start
+#: ``play_boards``' columns after ``CompiledGame.figures``' ten: the game's CPU and wall nanoseconds, and
+#: whether it was played to its end here (0: the arena plays that board again move by move).
+CPU_NS, WALL_NS, DONE = FIGURES, FIGURES + 1, FIGURES + 2
+BOARD_COLUMNS = FIGURES + 3
 #: numpy's exp is exactly 1 at 0 and 0 at -inf (for any SIMD width): ``_exact_shares`` may copy terms.
 _EXACT_SHARES = all(
     (np.exp(np.zeros(n)) == 1.0).all() and (np.exp(np.full(n, -np.inf)) == 0.0).all() for n in range(1, 34)
@@ -176,6 +191,72 @@ def _finish_and_decide(game: tuple, pending: tuple, frontier: np.ndarray, player
     return _decide(game, probabilities, safe, mine, frontier, unconstrained, u, player_rng)
 
 
+@njit(cache=True)
+def _board_done(
+    game: tuple, i: int, figures: np.ndarray, logs: np.ndarray, log_ends: np.ndarray, clock: np.ndarray
+) -> None:
+    """Board ``i`` of ``play_boards`` is over: its figures, its move log appended to ``logs`` (ending at
+    ``log_ends[i]``; a log that overflowed leaves the board not done), its times."""
+    view, labels, counters, log = game[0], game[2], game[10], game[14]
+    at = log_ends[i - 1] if i > 0 else 0
+    log_ends[i] = at
+    row = figures[i]
+    figures_into(view, labels, counters, row)
+    row[DONE] = 1
+    if log.shape[0]:
+        end = log[0]
+        if end < 1:
+            row[DONE] = 0
+        else:
+            logs[at : at + end] = log[:end]
+            log_ends[i] = at + end
+    row[CPU_NS] = clock_ns(CLOCK_THREAD_CPUTIME, clock) - row[CPU_NS]
+    row[WALL_NS] = clock_ns(CLOCK_MONOTONIC, clock) - row[WALL_NS]
+
+
+@njit(cache=True)
+def _play_boards(
+    game: tuple,
+    seed: int,
+    boards: np.ndarray,
+    start: int,
+    name_key: int,
+    figures: np.ndarray,
+    logs: np.ndarray,
+    log_ends: np.ndarray,
+    clock: np.ndarray,
+    log_table: np.ndarray,
+    probe: int,
+    rref_min_cells: int,
+    exact_cells: int,
+    exact_shares: bool,
+) -> tuple:
+    """``play_whole_game`` on ``boards[start:]`` one after the other in ``game``'s arrays, each game timed
+    from its reset; returns at the first game that needs Python (its index, status, ``_analyse_on``'s parts
+    and the player's generator), else ``(len(boards), OVER, None, generator)``."""
+    view, truth, labels, perm, mines, hit, counters, log = (
+        game[0],
+        game[1],
+        game[2],
+        game[3],
+        game[6],
+        game[9],
+        game[10],
+        game[14],
+    )
+    for i in range(start, boards.shape[0]):
+        figures[i, CPU_NS] = clock_ns(CLOCK_THREAD_CPUTIME, clock)
+        figures[i, WALL_NS] = clock_ns(CLOCK_MONOTONIC, clock)
+        reset_game(view, truth, labels, hit, counters, log, perm, mines, seed, boards[i])
+        player_rng = rng.player_state(rng.player_seed_words(seed, boards[i], name_key))
+        status, parts = _analyse_on(game, START, player_rng, log_table, probe, rref_min_cells, exact_cells,
+                                    exact_shares)  # fmt: skip
+        if status != OVER:
+            return i, status, parts, player_rng
+        _board_done(game, i, figures, logs, log_ends, clock)
+    return boards.shape[0], OVER, None, np.zeros(0, np.uint64)
+
+
 def _cells(pairs: list[tuple[int, int]]) -> np.ndarray:
     return np.array(pairs, dtype=np.int64).reshape(-1, 2).T.copy()
 
@@ -191,7 +272,13 @@ def _load_kernels() -> None:
         _loaded = True
         words = np.zeros(4, np.uint64)
         options = ThreadingOptions(parallel=False, parallel_threshold=1 << 30)
-        play_whole_game(CompiledGame(BoardSpec(2, 2, 1), FirstClick.SAFE, 0, 0), words, 100, options)
+        game = CompiledGame(BoardSpec(2, 2, 1), FirstClick.SAFE, 0, 0, record=True)
+        play_whole_game(game, words, 100, options)
+        boards = np.zeros(1, np.int64)
+        figures = np.zeros((1, BOARD_COLUMNS), np.int64)
+        play_boards(
+            game, 0, boards, 0, 100, options, figures, np.zeros(game.log.shape[0], np.int32), np.zeros(1, np.int64)
+        )
 
 
 def _state(game: CompiledGame, move_limit: int) -> tuple:
@@ -210,23 +297,39 @@ def _state(game: CompiledGame, move_limit: int) -> tuple:
 _last: tuple = (None, 0, (), 0, ())
 
 
-def play_whole_game(game: CompiledGame, seed_words: np.ndarray, move_limit: int, options: ThreadingOptions) -> bool:
-    """Play ``game`` to its end as ``EnumerationPlayer`` with ``options`` would; False to decline."""
+def _prepared(game: CompiledGame, move_limit: int, options: ThreadingOptions) -> tuple[tuple, int]:
+    """``game``'s ``_state`` and search probe, kept from the last call while the game, the limit and the
+    options' threshold are the same."""
     global _last
     if not _loaded:
         _load_kernels()
-    player_rng = rng.player_state(seed_words)
     threshold = options.parallel_threshold
     if _last[0] is game and _last[1] == move_limit and _last[3] == threshold:
-        state, probe = _last[2], _last[4]
-    else:
-        state = _state(game, move_limit)
-        probe = min(threshold, DEFAULT_NODE_LIMIT, _FAST_SEARCH_NODES)
-        _last = (game, move_limit, state, threshold, probe)
+        return _last[2], _last[4]
+    state = _state(game, move_limit)
+    probe = min(threshold, DEFAULT_NODE_LIMIT, _FAST_SEARCH_NODES)
+    _last = (game, move_limit, state, threshold, probe)
+    return state, probe
+
+
+def play_whole_game(game: CompiledGame, seed_words: np.ndarray, move_limit: int, options: ThreadingOptions) -> bool:
+    """Play ``game`` to its end as ``EnumerationPlayer`` with ``options`` would; False to decline."""
+    state, probe = _prepared(game, move_limit, options)
+    player_rng = rng.player_state(seed_words)
     solver = (_LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS, _EXACT_SHARES)
     status, parts = _analyse_on(state, START, player_rng, *solver)
     if status == OVER:  # most Beginner games: no guess left to Python
         return True
+    return _go_on(game, state, probe, status, parts, player_rng, options) == OVER
+
+
+def _go_on(
+    game: CompiledGame, state: tuple, probe: int, status: int, parts: tuple, player_rng: np.ndarray,
+    options: ThreadingOptions,
+) -> int:  # fmt: skip
+    """The rest of a game that ``_analyse_on`` left to Python (``GUESS``: numpy's arithmetic, ``GENERAL``:
+    the solver from Python): its last status, ``OVER`` or ``DECLINE``."""
+    solver = (_LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS, _EXACT_SHARES)
     height, width, mines = state[4], state[5], state[6]
     grid = game.view.reshape(height, width)
     while status in (GUESS, GENERAL):
@@ -250,7 +353,48 @@ def play_whole_game(game: CompiledGame, seed_words: np.ndarray, move_limit: int,
                                  result.unconstrained_probability, player_rng)  # fmt: skip
         if status == ANALYSE:
             status, parts = _analyse_on(state, status, player_rng, *solver)
-    return status == OVER
+    return status
+
+
+def play_boards(
+    game: CompiledGame,
+    seed: int,
+    boards: np.ndarray,
+    name_key: int,
+    move_limit: int,
+    options: ThreadingOptions,
+    figures: np.ndarray,
+    logs: np.ndarray,
+    log_ends: np.ndarray,
+) -> None:
+    """``play_whole_game`` on each of ``boards`` (int64, each a valid board index of ``seed``) in turn, in
+    ``game``'s arrays, the player's generator from ``name_key`` (the crc32 of its name): one compiled call
+    for every run of games that needs no Python. Board ``i``'s row of ``figures`` (int64, ``BOARD_COLUMNS``
+    wide) gets ``CompiledGame.figures`` (``won`` as 0 or 1), its CPU and wall nanoseconds from its reset
+    (``time.thread_time_ns``' and ``time.perf_counter_ns``' clocks) and ``DONE``; when ``game`` records,
+    its move log is ``logs[log_ends[i - 1]:log_ends[i]]`` (``log_ends[-1]``: 0), a whole log with its own
+    header slot (``logs`` holds ``len(boards)`` times ``game.log``). A board not ``DONE`` (declined, failed,
+    or its log overflowed) is the arena's to play again move by move."""
+    state, probe = _prepared(game, move_limit, options)
+    solver = (_LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS, _EXACT_SHARES)
+    clock = np.zeros(2, np.int64)
+    i, n = 0, boards.shape[0]
+    while i < n:
+        i, status, parts, player_rng = _play_boards(state, seed, boards, i, name_key, figures, logs, log_ends, clock,
+                                                     *solver)  # fmt: skip
+        if i == n:
+            break
+        try:
+            if status != DECLINE:
+                status = _go_on(game, state, probe, status, parts, player_rng, options)
+        except Exception:  # as play_compiled's caller takes it: the move-by-move game says what went wrong
+            status = DECLINE
+        if status == OVER:
+            _board_done(state, i, figures, logs, log_ends, clock)
+        else:
+            figures[i, DONE] = 0
+            log_ends[i] = log_ends[i - 1] if i > 0 else 0
+        i += 1
 
 
 numba_cache.stamp_dependencies(
