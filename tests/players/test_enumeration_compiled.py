@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -124,11 +129,15 @@ def test_tournament_workers_take_the_compiled_path(monkeypatch: pytest.MonkeyPat
 
 
 def test_the_first_game_loads_every_kernel() -> None:
-    """Whatever the first board (the arena's warm-up), the guess path is compiled by then."""
-    enumeration_compiled._load_kernels()
-    compiled = enumeration_compiled
-    for kernel in (compiled._analyse_on, compiled._finish_and_decide):
-        assert kernel.signatures
+    """Whatever the first board (the arena's warm-up), every path is compiled by then: in a fresh process."""
+    code = (
+        "from players.builtin import enumeration_compiled as c; c._load_kernels(); "
+        "print([bool(k.signatures) for k in (c._analyse_on, c._finish_and_decide, c._play_boards, c._board_done)])"
+    )
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert done.stdout.split() == ["[True,", "True,", "True,", "True]"]
 
 
 def test_guesses_without_the_shortcut_are_the_same_games(monkeypatch: pytest.MonkeyPatch) -> None:
