@@ -257,6 +257,41 @@ def _play_boards(
     return boards.shape[0], OVER, None, np.zeros(0, np.uint64)
 
 
+@njit(cache=True)
+def _resume_boards(
+    game: tuple,
+    pending: tuple,
+    frontier: np.ndarray,
+    player_rng: np.ndarray,
+    seed: int,
+    boards: np.ndarray,
+    i: int,
+    name_key: int,
+    figures: np.ndarray,
+    logs: np.ndarray,
+    log_ends: np.ndarray,
+    clock: np.ndarray,
+    log_table: np.ndarray,
+    probe: int,
+    rref_min_cells: int,
+    exact_cells: int,
+    exact_shares: bool,
+) -> tuple:
+    """``_play_boards`` going on from board ``i``'s guess that Python finished (``_finish_and_decide``'s
+    arguments): the rest of that game, then the next boards, in one call rather than four."""
+    status = _finish_and_decide(game, pending, frontier, player_rng)
+    if status == ANALYSE:
+        status, parts = _analyse_on(game, status, player_rng, log_table, probe, rref_min_cells, exact_cells,
+                                    exact_shares)  # fmt: skip
+        if status != OVER:
+            return i, status, parts, player_rng
+    elif status != OVER:
+        return i, status, None, player_rng
+    _board_done(game, i, figures, logs, log_ends, clock)
+    return _play_boards(game, seed, boards, i + 1, name_key, figures, logs, log_ends, clock, log_table, probe,
+                        rref_min_cells, exact_cells, exact_shares)  # fmt: skip
+
+
 def _cells(pairs: list[tuple[int, int]]) -> np.ndarray:
     return np.array(pairs, dtype=np.int64).reshape(-1, 2).T.copy()
 
@@ -283,8 +318,17 @@ def _load_kernels() -> None:
         player_rng = rng.player_state(words)
         status, parts = _analyse_on(state, START, player_rng, _LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS,
                                     False)  # fmt: skip
+        clock = np.zeros(2, np.int64)
+        if status == GUESS:
+            pending, cells = _guess_pending(parts, game.width)
+            _resume_boards(state, pending, cells, player_rng, 0, np.zeros(1, np.int64), 0, 0, figures, logs, log_ends,
+                           clock, _LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS, False)  # fmt: skip
+        game.reset(0, 0)
+        player_rng = rng.player_state(words)
+        status, parts = _analyse_on(state, START, player_rng, _LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS,
+                                    False)  # fmt: skip
         _go_on(game, state, probe, status, parts, player_rng, options)
-        _board_done(state, 0, figures, logs, log_ends, np.zeros(2, np.int64))
+        _board_done(state, 0, figures, logs, log_ends, clock)
 
 
 def _state(game: CompiledGame, move_limit: int) -> tuple:
@@ -329,6 +373,17 @@ def play_whole_game(game: CompiledGame, seed_words: np.ndarray, move_limit: int,
     return _go_on(game, state, probe, status, parts, player_rng, options) == OVER
 
 
+def _guess_pending(parts: tuple, width: int) -> tuple[tuple, np.ndarray]:
+    """A ``GUESS``'s pieces finished with numpy's arithmetic, as ``fast_prepared`` takes it: ``fast.finish``'s
+    arguments (``pending``) and the frontier's cells."""
+    probabilities, state, p_cells, piece_state, unconstrained, u_state, cells = parts[:7]
+    exponents, ratios, spans, feasible_at, rest = parts[7:]
+    shares = np.exp(exponents)
+    piece_p = piece_probabilities(shares, ratios, spans.tolist())
+    u = unconstrained_probability(shares, feasible_at, rest, u_state, unconstrained.shape[0])
+    return (probabilities, state, p_cells, piece_p, piece_state, unconstrained, u, u_state, width), cells
+
+
 def _go_on(
     game: CompiledGame, state: tuple, probe: int, status: int, parts: tuple, player_rng: np.ndarray,
     options: ThreadingOptions,
@@ -340,12 +395,7 @@ def _go_on(
     grid = game.view.reshape(height, width)
     while status in (GUESS, GENERAL):
         if status == GUESS:
-            probabilities, state_, p_cells, piece_state, unconstrained, u_state, cells = parts[:7]
-            exponents, ratios, spans, feasible_at, rest = parts[7:]
-            shares = np.exp(exponents)  # numpy's arithmetic, as fast_prepared takes it
-            piece_p = piece_probabilities(shares, ratios, spans.tolist())
-            u = unconstrained_probability(shares, feasible_at, rest, u_state, unconstrained.shape[0])
-            pending = (probabilities, state_, p_cells, piece_p, piece_state, unconstrained, u, u_state, width)
+            pending, cells = _guess_pending(parts, width)
             status = _finish_and_decide(state, pending, cells, player_rng)
         else:
             prepared = fast_prepared(grid, mines, False, True, DEFAULT_RREF_MIN_CELLS, probe, EXACT_CELLS)
@@ -385,12 +435,22 @@ def play_boards(
     solver = (_LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS, _EXACT_SHARES)
     clock = np.zeros(2, np.int64)
     i, n = 0, boards.shape[0]
+    width = state[5]
+    resume: tuple | None = None
     while i < n:
-        i, status, parts, player_rng = _play_boards(state, seed, boards, i, name_key, figures, logs, log_ends, clock,
-                                                     *solver)  # fmt: skip
+        if resume is None:
+            i, status, parts, player_rng = _play_boards(state, seed, boards, i, name_key, figures, logs, log_ends,
+                                                         clock, *solver)  # fmt: skip
+        else:
+            i, status, parts, player_rng = _resume_boards(state, *resume, player_rng, seed, boards, i, name_key,
+                                                          figures, logs, log_ends, clock, *solver)  # fmt: skip
+            resume = None
         if i == n:
             break
         try:
+            if status == GUESS:  # numpy's arithmetic here, then back to the compiled loop in one call
+                resume = _guess_pending(parts, width)
+                continue
             if status != DECLINE:
                 status = _go_on(game, state, probe, status, parts, player_rng, options)
         except Exception:  # as play_compiled's caller takes it: the move-by-move game says what went wrong

@@ -77,17 +77,21 @@ def test_games_left_to_python_within_a_batch_are_the_same(monkeypatch: pytest.Mo
     """Every guess through numpy's arithmetic, and every position through the solver from Python: the
     batch hands those games to Python midway and goes on with the next board."""
     config = config_for(BEGINNER, FirstClick.SAFE, 80)
-    want = untimed(batched(config, list(range(80))))
-    handed = []
-    original = enumeration_compiled._go_on
-    monkeypatch.setattr(enumeration_compiled, "_go_on", lambda *a: handed.append(1) or original(*a))
-    monkeypatch.setattr(enumeration_compiled, "_EXACT_SHARES", False)
+    key = config.players[0].key
+    want = untimed([play(config, board, key) for board in range(80)])
+    guesses, rest = [], []
+    compiled = enumeration_compiled
+    originals = compiled._guess_pending, compiled._go_on
+    monkeypatch.setattr(compiled, "_guess_pending", lambda *a: guesses.append(1) or originals[0](*a))
+    monkeypatch.setattr(compiled, "_go_on", lambda *a: rest.append(1) or originals[1](*a))
+    monkeypatch.setattr(compiled, "_EXACT_SHARES", False)
     assert untimed(batched(config, list(range(80)))) == want
-    assert len(handed) > 20
-    handed.clear()
-    monkeypatch.setattr(enumeration_compiled, "_FAST_SEARCH_NODES", -1)
+    assert len(guesses) > 20  # back into the compiled loop in one call (``_resume_boards``)
+    guesses.clear()
+    monkeypatch.setattr(compiled, "_FAST_SEARCH_NODES", -1)
+    monkeypatch.setattr(compiled, "_last", (None, 0, (), 0, ()))  # the probe is kept with the game's state
     assert untimed(batched(config, list(range(80)))) == want
-    assert len(handed) > 20
+    assert len(rest) > 20  # the solver from Python: ``_go_on`` to the game's end
 
 
 def test_declined_boards_are_played_move_by_move() -> None:

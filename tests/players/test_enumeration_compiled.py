@@ -132,12 +132,13 @@ def test_the_first_game_loads_every_kernel() -> None:
     """Whatever the first board (the arena's warm-up), every path is compiled by then: in a fresh process."""
     code = (
         "from players.builtin import enumeration_compiled as c; c._load_kernels(); "
-        "print([bool(k.signatures) for k in (c._analyse_on, c._finish_and_decide, c._play_boards, c._board_done)])"
+        "kernels = (c._analyse_on, c._finish_and_decide, c._play_boards, c._board_done, c._resume_boards); "
+        "print([bool(k.signatures) for k in kernels])"
     )
     root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
-    assert done.stdout.split() == ["[True,", "True,", "True,", "True]"]
+    assert done.stdout.split() == ["[True,", "True,", "True,", "True,", "True]"]
 
 
 def test_guesses_without_the_shortcut_are_the_same_games(monkeypatch: pytest.MonkeyPatch) -> None:
