@@ -6,6 +6,7 @@ Python takes only numpy's floating-point steps; anything unusual declines. See d
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -47,6 +48,8 @@ __all__ = ["BOARD_COLUMNS", "CPU_NS", "DONE", "WALL_NS", "play_boards", "play_wh
 #: The compiled calls' answers; ``GUESS``: needs numpy's arithmetic, ``GENERAL``: the solver from Python.
 OVER, ANALYSE, DECLINE, GUESS, GENERAL = 0, 1, -1, 2, 3
 START = 4  # ``_analyse_on`` on a game at its start
+#: ``_run`` from a position Python finished (``_finish_and_decide``).
+RESUME = 5
 #: ``play_boards``' columns after ``CompiledGame.figures``' ten: the game's CPU and wall nanoseconds, and
 #: whether it was played to its end here (0: the arena plays that board again move by move).
 CPU_NS, WALL_NS, DONE = FIGURES, FIGURES + 1, FIGURES + 2
@@ -215,51 +218,9 @@ def _board_done(
 
 
 @njit(cache=True)
-def _play_boards(
+def _run(
     game: tuple,
-    seed: int,
-    boards: np.ndarray,
-    start: int,
-    name_key: int,
-    figures: np.ndarray,
-    logs: np.ndarray,
-    log_ends: np.ndarray,
-    clock: np.ndarray,
-    log_table: np.ndarray,
-    probe: int,
-    rref_min_cells: int,
-    exact_cells: int,
-    exact_shares: bool,
-) -> tuple:
-    """``play_whole_game`` on ``boards[start:]`` one after the other in ``game``'s arrays, each game timed
-    from its reset; returns at the first game that needs Python (its index, status, ``_analyse_on``'s parts
-    and the player's generator), else ``(len(boards), OVER, None, generator)``."""
-    view, truth, labels, perm, mines, hit, counters, log = (
-        game[0],
-        game[1],
-        game[2],
-        game[3],
-        game[6],
-        game[9],
-        game[10],
-        game[14],
-    )
-    for i in range(start, boards.shape[0]):
-        figures[i, CPU_NS] = clock_ns(CLOCK_THREAD_CPUTIME, clock)
-        figures[i, WALL_NS] = clock_ns(CLOCK_MONOTONIC, clock)
-        reset_game(view, truth, labels, hit, counters, log, perm, mines, seed, boards[i])
-        player_rng = rng.player_state(rng.player_seed_words(seed, boards[i], name_key))
-        status, parts = _analyse_on(game, START, player_rng, log_table, probe, rref_min_cells, exact_cells,
-                                    exact_shares)  # fmt: skip
-        if status != OVER:
-            return i, status, parts, player_rng
-        _board_done(game, i, figures, logs, log_ends, clock)
-    return boards.shape[0], OVER, None, np.zeros(0, np.uint64)
-
-
-@njit(cache=True)
-def _resume_boards(
-    game: tuple,
+    status: int,
     pending: tuple,
     frontier: np.ndarray,
     player_rng: np.ndarray,
@@ -276,20 +237,38 @@ def _resume_boards(
     rref_min_cells: int,
     exact_cells: int,
     exact_shares: bool,
+    loop: bool,
 ) -> tuple:
-    """``_play_boards`` going on from board ``i``'s guess that Python finished (``_finish_and_decide``'s
-    arguments): the rest of that game, then the next boards, in one call rather than four."""
-    status = _finish_and_decide(game, pending, frontier, player_rng)
-    if status == ANALYSE:
+    """The one compiled entry that plays (numba compiles ``prepare`` into each entry, and loading each copy
+    costs a process's start-up a tenth of a second). Goes on with the game in ``game`` from ``status``:
+    ``START`` (just reset, ``player_rng`` its generator), ``RESUME`` (``_finish_and_decide`` of ``pending``
+    and ``frontier``: a position Python finished), ``ANALYSE``, or ``OVER``; then, with ``loop``, the game
+    being board ``i`` of ``boards``, records it (``_board_done``) and plays ``boards[i + 1:]`` one after the
+    other, each timed from its reset. Returns at the first game that needs Python: ``(index, status,
+    _analyse_on's parts, generator)``; else ``(len(boards), OVER, None, generator)`` (without ``loop``:
+    ``(i, OVER, ...)``)."""
+    parts = None
+    if status == RESUME:
+        status = _finish_and_decide(game, pending, frontier, player_rng)
+    if status == START or status == ANALYSE:  # noqa: SIM109 (numba's types)
         status, parts = _analyse_on(game, status, player_rng, log_table, probe, rref_min_cells, exact_cells,
                                     exact_shares)  # fmt: skip
-        if status != OVER:
-            return i, status, parts, player_rng
-    elif status != OVER:
-        return i, status, None, player_rng
+    if status != OVER or not loop:
+        return i, status, parts, player_rng
+    view, truth, labels, perm, mines, hit, counters, log = (game[0], game[1], game[2], game[3], game[6], game[9],
+                                                            game[10], game[14])  # fmt: skip
     _board_done(game, i, figures, logs, log_ends, clock)
-    return _play_boards(game, seed, boards, i + 1, name_key, figures, logs, log_ends, clock, log_table, probe,
-                        rref_min_cells, exact_cells, exact_shares)  # fmt: skip
+    for k in range(i + 1, boards.shape[0]):
+        figures[k, CPU_NS] = clock_ns(CLOCK_THREAD_CPUTIME, clock)
+        figures[k, WALL_NS] = clock_ns(CLOCK_MONOTONIC, clock)
+        reset_game(view, truth, labels, hit, counters, log, perm, mines, seed, boards[k])
+        player_rng = rng.player_state(rng.player_seed_words(seed, boards[k], name_key))
+        status, parts = _analyse_on(game, START, player_rng, log_table, probe, rref_min_cells, exact_cells,
+                                    exact_shares)  # fmt: skip
+        if status != OVER:
+            return k, status, parts, player_rng
+        _board_done(game, k, figures, logs, log_ends, clock)
+    return boards.shape[0], OVER, None, player_rng
 
 
 def _cells(pairs: list[tuple[int, int]]) -> np.ndarray:
@@ -301,8 +280,8 @@ _loaded = False
 
 def _load_kernels() -> None:
     """Load every kernel once per process, on a game sure to guess (2x2, one mine), so that no real
-    game is billed for it: the whole game, the same game many to a call, and the guess that numpy's
-    arithmetic finishes (which the 2x2 game's exact shares would skip: forced here)."""
+    game is billed for it: the game, and the guess that numpy's arithmetic finishes (which the 2x2 game's
+    exact shares would skip: forced here)."""
     global _loaded
     if not _loaded:
         _loaded = True
@@ -310,25 +289,14 @@ def _load_kernels() -> None:
         options = ThreadingOptions(parallel=False, parallel_threshold=1 << 30)
         game = CompiledGame(BoardSpec(2, 2, 1), FirstClick.SAFE, 0, 0, record=True)
         play_whole_game(game, words, 100, options)
-        figures = np.zeros((1, BOARD_COLUMNS), np.int64)
-        logs, log_ends = np.zeros(game.log.shape[0], np.int32), np.zeros(1, np.int64)
-        play_boards(game, 0, np.zeros(1, np.int64), 0, 100, options, figures, logs, log_ends)
         game.reset(0, 0)
         state, probe = _prepared(game, 100, options)
         player_rng = rng.player_state(words)
-        status, parts = _analyse_on(state, START, player_rng, _LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS,
-                                    False)  # fmt: skip
-        clock = np.zeros(2, np.int64)
-        if status == GUESS:
-            pending, cells = _guess_pending(parts, game.width)
-            _resume_boards(state, pending, cells, player_rng, 0, np.zeros(1, np.int64), 0, 0, figures, logs, log_ends,
-                           clock, _LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS, False)  # fmt: skip
-        game.reset(0, 0)
-        player_rng = rng.player_state(words)
-        status, parts = _analyse_on(state, START, player_rng, _LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS,
-                                    False)  # fmt: skip
-        _go_on(game, state, probe, status, parts, player_rng, options)
-        _board_done(state, 0, figures, logs, log_ends, clock)
+        solver = (_LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS, False)
+        _, status, parts, player_rng = _run(state, START, *_nothing_pending(), player_rng, 0, *_NO_BOARDS, *solver,
+                                            False)  # fmt: skip
+        status, pending, frontier = _python_step(game, state, probe, status, parts, player_rng, options)
+        _run(state, status, pending, frontier, player_rng, 0, *_NO_BOARDS, *solver, False)
 
 
 def _state(game: CompiledGame, move_limit: int) -> tuple:
@@ -345,6 +313,15 @@ def _state(game: CompiledGame, move_limit: int) -> tuple:
 #: The last game's ``_state`` and search probe (game, move limit, state, parallel threshold, probe): the arena
 #: resets one ``CompiledGame`` in place game after game.
 _last: tuple = (None, 0, (), 0, ())
+#: ``_run``'s board arguments when it plays one game (seed, boards, index, name key, figures, logs, ends, clock).
+_NO_BOARDS = (np.zeros(0, np.int64), 0, 0, np.zeros((1, BOARD_COLUMNS), np.int64), np.zeros(0, np.int32),
+              np.zeros(1, np.int64), np.zeros(2, np.int64))  # fmt: skip
+
+
+def _nothing_pending() -> tuple:
+    """``_run``'s ``pending`` and ``frontier`` when it has none (their types, no values)."""
+    f, i1, i8 = np.zeros(0), np.zeros(0, np.int8), np.zeros(0, np.int64)
+    return (f, i1, i8, f, i1, i8, 0.0, 0, 0), i8
 
 
 def _prepared(game: CompiledGame, move_limit: int, options: ThreadingOptions) -> tuple[tuple, int]:
@@ -367,10 +344,16 @@ def play_whole_game(game: CompiledGame, seed_words: np.ndarray, move_limit: int,
     state, probe = _prepared(game, move_limit, options)
     player_rng = rng.player_state(seed_words)
     solver = (_LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS, _EXACT_SHARES)
-    status, parts = _analyse_on(state, START, player_rng, *solver)
-    if status == OVER:  # most Beginner games: no guess left to Python
-        return True
-    return _go_on(game, state, probe, status, parts, player_rng, options) == OVER
+    status = START
+    pending, frontier = _nothing_pending()
+    while True:
+        _, status, parts, player_rng = _run(state, status, pending, frontier, player_rng, 0, *_NO_BOARDS, *solver,
+                                            False)  # fmt: skip
+        if status in (OVER, DECLINE):  # most Beginner games end in the first call
+            return status == OVER
+        status, pending, frontier = _python_step(game, state, probe, status, parts, player_rng, options)
+        if status in (OVER, DECLINE):
+            return status == OVER
 
 
 def _guess_pending(parts: tuple, width: int) -> tuple[tuple, np.ndarray]:
@@ -384,32 +367,29 @@ def _guess_pending(parts: tuple, width: int) -> tuple[tuple, np.ndarray]:
     return (probabilities, state, p_cells, piece_p, piece_state, unconstrained, u, u_state, width), cells
 
 
-def _go_on(
+def _python_step(
     game: CompiledGame, state: tuple, probe: int, status: int, parts: tuple, player_rng: np.ndarray,
     options: ThreadingOptions,
-) -> int:  # fmt: skip
-    """The rest of a game that ``_analyse_on`` left to Python (``GUESS``: numpy's arithmetic, ``GENERAL``:
-    the solver from Python): its last status, ``OVER`` or ``DECLINE``."""
-    solver = (_LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS, _EXACT_SHARES)
+) -> tuple[int, tuple, np.ndarray]:  # fmt: skip
+    """What Python does for a game ``_run`` left to it (``GUESS``: numpy's arithmetic; ``GENERAL``: the
+    solver from Python): ``(RESUME, pending, frontier)`` for ``_run`` to go on with, or the status that
+    ``_decide`` left (``ANALYSE``, ``OVER`` or ``DECLINE``) with nothing pending."""
     height, width, mines = state[4], state[5], state[6]
+    if status == GUESS:
+        pending, cells = _guess_pending(parts, width)
+        return RESUME, pending, cells
+    if status != GENERAL:
+        return DECLINE, *_nothing_pending()
     grid = game.view.reshape(height, width)
-    while status in (GUESS, GENERAL):
-        if status == GUESS:
-            pending, cells = _guess_pending(parts, width)
-            status = _finish_and_decide(state, pending, cells, player_rng)
-        else:
-            prepared = fast_prepared(grid, mines, False, True, DEFAULT_RREF_MIN_CELLS, probe, EXACT_CELLS)
-            if prepared is not None:
-                pending, frontier, _ = prepared
-                status = _finish_and_decide(state, pending, frontier, player_rng)
-            else:
-                result = analyze(grid, mines, weighted=False, **options.threading())
-                status = _decide(state, result.probabilities.reshape(-1), _cells(result.safe), _cells(result.mines),
-                                 result.frontier.system.cells, result.frontier.unconstrained,
-                                 result.unconstrained_probability, player_rng)  # fmt: skip
-        if status == ANALYSE:
-            status, parts = _analyse_on(state, status, player_rng, *solver)
-    return status
+    prepared = fast_prepared(grid, mines, False, True, DEFAULT_RREF_MIN_CELLS, probe, EXACT_CELLS)
+    if prepared is not None:
+        pending, frontier, _ = prepared
+        return RESUME, pending, frontier
+    result = analyze(grid, mines, weighted=False, **options.threading())
+    status = _decide(state, result.probabilities.reshape(-1), _cells(result.safe), _cells(result.mines),
+                     result.frontier.system.cells, result.frontier.unconstrained, result.unconstrained_probability,
+                     player_rng)  # fmt: skip
+    return status, *_nothing_pending()
 
 
 def play_boards(
@@ -431,36 +411,37 @@ def play_boards(
     its move log is ``logs[log_ends[i - 1]:log_ends[i]]`` (``log_ends[-1]``: 0), a whole log with its own
     header slot (``logs`` holds ``len(boards)`` times ``game.log``). A board not ``DONE`` (declined, failed,
     or its log overflowed) is the arena's to play again move by move."""
+    if not boards.shape[0]:
+        return
     state, probe = _prepared(game, move_limit, options)
     solver = (_LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS, _EXACT_SHARES)
     clock = np.zeros(2, np.int64)
-    i, n = 0, boards.shape[0]
-    width = state[5]
-    resume: tuple | None = None
+    n = boards.shape[0]
+    # Board 0 starts as every later board does inside the loop: timed from its reset.
+    figures[0, CPU_NS], figures[0, WALL_NS] = time.thread_time_ns(), time.perf_counter_ns()
+    game.reset(seed, int(boards[0]))
+    player_rng = rng.player_state(rng.player_seed_words(seed, int(boards[0]), name_key))
+    i, status = 0, START
+    pending, frontier = _nothing_pending()
     while i < n:
-        if resume is None:
-            i, status, parts, player_rng = _play_boards(state, seed, boards, i, name_key, figures, logs, log_ends,
-                                                         clock, *solver)  # fmt: skip
-        else:
-            i, status, parts, player_rng = _resume_boards(state, *resume, player_rng, seed, boards, i, name_key,
-                                                          figures, logs, log_ends, clock, *solver)  # fmt: skip
-            resume = None
+        i, status, parts, player_rng = _run(state, status, pending, frontier, player_rng, seed, boards, i, name_key,
+                                            figures, logs, log_ends, clock, *solver, True)  # fmt: skip
         if i == n:
             break
         try:
-            if status == GUESS:  # numpy's arithmetic here, then back to the compiled loop in one call
-                resume = _guess_pending(parts, width)
-                continue
-            if status != DECLINE:
-                status = _go_on(game, state, probe, status, parts, player_rng, options)
+            status, pending, frontier = _python_step(game, state, probe, status, parts, player_rng, options)
         except Exception:  # as play_compiled's caller takes it: the move-by-move game says what went wrong
             status = DECLINE
-        if status == OVER:
-            _board_done(state, i, figures, logs, log_ends, clock)
-        else:
+        if status == DECLINE:
             figures[i, DONE] = 0
             log_ends[i] = log_ends[i - 1] if i > 0 else 0
-        i += 1
+            i += 1
+            if i < n:  # the next board, started here as the loop would
+                figures[i, CPU_NS], figures[i, WALL_NS] = time.thread_time_ns(), time.perf_counter_ns()
+                game.reset(seed, int(boards[i]))
+                player_rng = rng.player_state(rng.player_seed_words(seed, int(boards[i]), name_key))
+                status = START
+                pending, frontier = _nothing_pending()
 
 
 numba_cache.stamp_dependencies(

@@ -81,17 +81,17 @@ def test_games_left_to_python_within_a_batch_are_the_same(monkeypatch: pytest.Mo
     want = untimed([play(config, board, key) for board in range(80)])
     guesses, rest = [], []
     compiled = enumeration_compiled
-    originals = compiled._guess_pending, compiled._go_on
+    originals = compiled._guess_pending, compiled._python_step
     monkeypatch.setattr(compiled, "_guess_pending", lambda *a: guesses.append(1) or originals[0](*a))
-    monkeypatch.setattr(compiled, "_go_on", lambda *a: rest.append(1) or originals[1](*a))
+    monkeypatch.setattr(compiled, "_python_step", lambda *a: rest.append(a[3]) or originals[1](*a))
     monkeypatch.setattr(compiled, "_EXACT_SHARES", False)
     assert untimed(batched(config, list(range(80)))) == want
-    assert len(guesses) > 20  # back into the compiled loop in one call (``_resume_boards``)
+    assert len(guesses) > 20  # back into the compiled loop in one call (``_run``)
     guesses.clear()
     monkeypatch.setattr(compiled, "_FAST_SEARCH_NODES", -1)
     monkeypatch.setattr(compiled, "_last", (None, 0, (), 0, ()))  # the probe is kept with the game's state
     assert untimed(batched(config, list(range(80)))) == want
-    assert len(rest) > 20  # the solver from Python: ``_go_on`` to the game's end
+    assert rest.count(enumeration_compiled.GENERAL) > 20  # the solver from Python
 
 
 def test_declined_boards_are_played_move_by_move() -> None:
