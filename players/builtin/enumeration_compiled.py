@@ -15,16 +15,15 @@ from numba import njit
 from engine import BoardSpec, FirstClick, kernels, numba_cache, rng
 from engine import compiled_game as cg
 from engine.compiled_game import (
-    CLOCK_MONOTONIC,
-    CLOCK_THREAD_CPUTIME,
     FIGURES,
     CompiledGame,
-    clock_ns,
+    cpu_ns,
     figures_into,
     game_over,
     play_cells,
     reset_game,
     reveal,
+    wall_ns,
 )
 from engine.kernels import MOVES
 from players import deduction
@@ -213,8 +212,8 @@ def _board_done(
         else:
             logs[at : at + end] = log[:end]
             log_ends[i] = at + end
-    row[CPU_NS] = clock_ns(CLOCK_THREAD_CPUTIME, clock) - row[CPU_NS]
-    row[WALL_NS] = clock_ns(CLOCK_MONOTONIC, clock) - row[WALL_NS]
+    row[CPU_NS] = cpu_ns(clock) - row[CPU_NS]
+    row[WALL_NS] = wall_ns(clock) - row[WALL_NS]
 
 
 @njit(cache=True)
@@ -259,8 +258,8 @@ def _run(
                                                             game[10], game[14])  # fmt: skip
     _board_done(game, i, figures, logs, log_ends, clock)
     for k in range(i + 1, boards.shape[0]):
-        figures[k, CPU_NS] = clock_ns(CLOCK_THREAD_CPUTIME, clock)
-        figures[k, WALL_NS] = clock_ns(CLOCK_MONOTONIC, clock)
+        figures[k, CPU_NS] = cpu_ns(clock)
+        figures[k, WALL_NS] = wall_ns(clock)
         reset_game(view, truth, labels, hit, counters, log, perm, mines, seed, boards[k])
         player_rng = rng.player_state(rng.player_seed_words(seed, boards[k], name_key))
         status, parts = _analyse_on(game, START, player_rng, log_table, probe, rref_min_cells, exact_cells,
