@@ -96,7 +96,7 @@ def _deduce(grid, known):
                 continue
             if mines == grid[r, c]:
                 mark = SAFE
-            elif mines + popcount(mask) == grid[r, c]:
+            elif mines + popcount(np.int64(mask)) == grid[r, c]:  # int64: one compiled popcount
                 mark = MINE
             else:
                 active[kept] = f

@@ -262,7 +262,7 @@ def _run(
         figures[k, WALL_NS] = wall_ns(clock)
         reset_game(view, truth, labels, hit, counters, log, perm, mines, seed, boards[k])
         player_rng = rng.player_state(rng.player_seed_words(seed, boards[k], name_key))
-        status, parts = _analyse_on(game, START, player_rng, log_table, probe, rref_min_cells, exact_cells,
+        status, parts = _analyse_on(game, np.int64(START), player_rng, log_table, probe, rref_min_cells, exact_cells,
                                     exact_shares)  # fmt: skip
         if status != OVER:
             return k, status, parts, player_rng
