@@ -8,9 +8,11 @@ the whole:
   modules the command imports), and the whole one-game command (``arena tournament -n 1``: imports, parsing,
   opening the store, loading the player's compiled kernels, the leaderboard);
 * **per game**, in one process over ``--games`` boards (the same path the one-worker tournament takes):
-  the compiled game alone (``CompiledGame.reset``, the player's seed, ``play_compiled``), the whole of
-  ``arena.play.worker.play`` (the compiled game plus the runner around it: timing, the record's blob, the
-  result), ``Store.save`` of those results in commits of 4,000 games (what the in-process backend hands over
+  the compiled game alone, one a call (``CompiledGame.reset``, the player's seed, ``play_compiled``) and
+  as the tournament plays it, runs of ``RUN_BOARDS`` boards a call (``play_compiled_boards``: each game's
+  reset, seed, play, figures, move log and clocks), the whole of ``arena.play.worker.play_boards`` on
+  those runs (the compiled games plus the runner around them: the records' blobs, the results),
+  ``Store.save`` of those results in commits of 4,000 games (what the in-process backend hands over
   in half a second), of which the games rows with the running totals' trigger, the records, and the rest;
   the cyclic garbage collector's share is counted from ``gc.callbacks``;
 * **the leaderboard** read back at the end.
@@ -34,6 +36,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).parent / "results" / "whole_process_profile.json"
@@ -88,10 +92,11 @@ def per_game(games: int) -> dict[str, Any]:
     from arena.play import runner
     from arena.play.agents import agent_for
     from arena.play.tournament import entrants
-    from arena.play.worker import init_worker, play
+    from arena.play.worker import RUN_BOARDS, init_worker, play, play_boards
     from arena.results.store import _RECORDS, Store, _layout
     from engine import BEGINNER, FirstClick
     from engine.layout import player_seed_words
+    from players.builtin.enumeration_compiled import BOARD_COLUMNS
     from players.registry import Registry
 
     config = TournamentConfig.build(BEGINNER, FirstClick.SAFE, games=games, players=(PlayerRef(name="enumeration"),))
@@ -108,12 +113,25 @@ def per_game(games: int) -> dict[str, Any]:
     for board in range(games):
         game.reset(config.seed, board)
         player.play_compiled(game, player_seed_words(config.seed, board, player.name), limit)
+    one_a_call = time.process_time() - started
+
+    # What the one-worker tournament plays now: runs of RUN_BOARDS boards, each run one compiled call.
+    figures = np.zeros((RUN_BOARDS, BOARD_COLUMNS), np.int64)
+    logs = np.empty(RUN_BOARDS * game.log.shape[0], np.int32)
+    log_ends = np.zeros(RUN_BOARDS, np.int64)
+    runs = [np.arange(start, min(games, start + RUN_BOARDS), dtype=np.int64) for start in range(0, games, RUN_BOARDS)]
+    started = time.process_time()
+    for boards in runs:
+        player.play_compiled_boards(game, config.seed, boards, limit, figures, logs, log_ends)
     compiled = time.process_time() - started
 
     gc_before, started = clock.seconds, time.process_time()
-    results = [play(config, board, key) for board in range(games)]
+    results: list = []
+    for boards in runs:
+        play_boards(config, boards.tolist(), key, results)
     whole_play = time.process_time() - started
     gc_play = clock.seconds - gc_before
+    assert len(results) == games
 
     with tempfile.TemporaryDirectory() as folder:
         stores = []
@@ -161,6 +179,7 @@ def per_game(games: int) -> dict[str, Any]:
     ms = 1000.0 / games
     return {
         "games": games,
+        "compiled_game_one_a_call_ms": round(one_a_call * ms, 4),
         "compiled_game_ms": round(compiled * ms, 4),
         "worker_play_ms": round(whole_play * ms, 4),
         "runner_around_play_ms": round((whole_play - compiled) * ms, 4),

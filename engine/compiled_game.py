@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from engine import kernels, numba_cache, rng
 from engine.board import BoardSpec, FirstClick
@@ -30,11 +30,48 @@ from engine.kernels import (
 from engine.layout import MAX_SEED, check_seed
 from engine.observation import GameStats, GameStatus
 
-__all__ = ["FIRST", "CompiledGame", "game_over", "play_cells", "reveal"]
+__all__ = [
+    "CLOCK_MONOTONIC",
+    "CLOCK_THREAD_CPUTIME",
+    "FIGURES",
+    "FIRST",
+    "CompiledGame",
+    "cpu_ns",
+    "figures_into",
+    "game_over",
+    "play_cells",
+    "reset_game",
+    "reveal",
+    "wall_ns",
+]
 
 #: ``CompiledGame.counters`` after the kernels' eight: first click's cell (-1 before), 3BV, openings.
 FIRST, BBBV, OPENINGS = 8, 9, 10
 _SLOTS = 11
+
+
+#: POSIX clocks, as ``time.perf_counter_ns`` (monotonic) and ``time.thread_time_ns`` read them on Linux.
+CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME = 1, 3
+#: C's ``clock_gettime``, linked by name (so that the kernels calling it stay in numba's cache).
+_clock_gettime = types.ExternalFunction("clock_gettime", types.int32(types.int32, types.voidptr))
+#: The columns ``figures_into`` fills: ``CompiledGame.figures``' ten.
+FIGURES = 10
+
+
+@njit(cache=True)
+def cpu_ns(buf: np.ndarray) -> int:
+    """This thread's CPU time in nanoseconds, as ``time.thread_time_ns`` reads it (``buf``: two int64 of
+    scratch, a ``struct timespec``): lets a compiled loop over games time each game as the runner would.
+    One function per clock: numba would compile a clock given as an argument once per constant."""
+    _clock_gettime(CLOCK_THREAD_CPUTIME, buf.ctypes)
+    return buf[0] * 1_000_000_000 + buf[1]
+
+
+@njit(cache=True)
+def wall_ns(buf: np.ndarray) -> int:
+    """The monotonic clock in nanoseconds, as ``time.perf_counter_ns`` reads it (``buf`` as ``cpu_ns``)."""
+    _clock_gettime(CLOCK_MONOTONIC, buf.ctypes)
+    return buf[0] * 1_000_000_000 + buf[1]
 
 
 @njit(cache=True)
@@ -124,7 +161,16 @@ def _figures(view: np.ndarray, labels: np.ndarray, counters: np.ndarray) -> tupl
 
 
 @njit(cache=True)
-def _reset(
+def figures_into(view: np.ndarray, labels: np.ndarray, counters: np.ndarray, out: np.ndarray) -> None:
+    """``CompiledGame.figures`` written to ``out[:FIGURES]`` (``won`` as 0 or 1): no tuple to box."""
+    won, moves, reveals, flags, chords, guesses, bbbv, solved, revealed, first = _figures(view, labels, counters)
+    out[0] = 1 if won else 0
+    out[1], out[2], out[3], out[4], out[5] = moves, reveals, flags, chords, guesses
+    out[6], out[7], out[8], out[9] = bbbv, solved, revealed, first
+
+
+@njit(cache=True)
+def reset_game(
     view: np.ndarray,
     truth: np.ndarray,
     labels: np.ndarray,
@@ -179,7 +225,7 @@ class CompiledGame:
         """Start over on board ``index`` of ``seed`` in the same arrays (no allocation per game)."""
         if not (type(seed) is int and type(index) is int and 0 <= seed <= MAX_SEED and 0 <= index <= MAX_SEED):
             seed, index = check_seed(seed), check_seed(index, "board index")
-        _reset(self.view, self.truth, self.labels, self.hit, self.counters, self.log, self.perm, self.spec.mines,
+        reset_game(self.view, self.truth, self.labels, self.hit, self.counters, self.log, self.perm, self.spec.mines,
                seed, index)  # fmt: skip
 
     @property

@@ -18,6 +18,7 @@ __all__ = [
     "check_seed",
     "format_layout",
     "format_position",
+    "name_key",
     "parse_layout",
     "parse_position",
     "player_generator",
@@ -56,11 +57,11 @@ def player_seed_words(seed: int, index: int, player: str) -> np.ndarray:
     spawn_key=(1, crc32(player))).generate_state(4, np.uint32)``."""
     if not (type(seed) is int and type(index) is int and 0 <= seed <= MAX_SEED and 0 <= index <= MAX_SEED):
         seed, index = check_seed(seed), check_seed(index, "board index")  # the checks' words for a bad one
-    return rng.player_seed_words(seed, index, _name_key(player))
+    return rng.player_seed_words(seed, index, name_key(player))
 
 
 @functools.lru_cache(maxsize=256)
-def _name_key(player: str) -> int:
+def name_key(player: str) -> int:
     """The crc32 of a player's name: once per name, not once per game (a Beginner game is a tenth of a ms)."""
     return zlib.crc32(player.encode("utf-8"))
 

@@ -93,6 +93,23 @@ class Player(abc.ABC):
         False declines, at any point: the arena replays the board with ``play``."""
         return False
 
+    def play_compiled_boards(
+        self,
+        game: CompiledGame,
+        seed: int,
+        boards: np.ndarray,
+        move_limit: int,
+        figures: np.ndarray,
+        logs: np.ndarray,
+        log_ends: np.ndarray,
+    ) -> bool:
+        """Optional, with ``play_compiled``: ``play_compiled``'s games on each of ``boards`` of ``seed`` in
+        turn, many to a call (a Beginner game costs less than the calls around it). Fills each board's row
+        of ``figures`` and its move log as ``players.builtin.enumeration_compiled.play_boards`` documents;
+        a board it leaves not done is replayed with ``play``. False: not offered (the arena then calls
+        ``play_compiled`` once a game)."""
+        return False
+
     def first_click(self, observation: Observation) -> tuple[int, int]:
         """Where this player opens; the default is ``corner_first_click``."""
         return corner_first_click(observation)

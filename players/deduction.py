@@ -60,34 +60,52 @@ def _number_rule(grid, known, r, c):
 def _deduce(grid, known):
     """The two rules to a fixed point, in place on ``known`` (``MINE``, ``SAFE`` or ``UNKNOWN`` per
     cell); False when nothing is revealed. Row-major sweeps, revisiting only the numbers that
-    still have undecided neighbours."""
+    still have undecided neighbours: ``_number_rule`` on each, written out here (each compiled call
+    taking arrays costs numba two atomic reference counts per array, and this runs on every number of
+    every sweep)."""
     height, width = grid.shape
     revealed = False
     active = np.empty(height * width, np.int64)
     n_active = 0
-    changed = False
     for r in range(height):
         for c in range(width):
             if grid[r, c] >= 0:
                 revealed = True
             if grid[r, c] > 0:
-                done = _number_rule(grid, known, r, c)
-                if done == 1:
-                    changed = True
-                elif done == 0:
-                    active[n_active] = r * width + c
-                    n_active += 1
+                active[n_active] = r * width + c
+                n_active += 1
+    changed = True
     while changed:
         changed = False
         kept = 0
         for i in range(n_active):
             f = active[i]
-            done = _number_rule(grid, known, f // width, f % width)
-            if done == 1:
-                changed = True
-            elif done == 0:
+            r = f // width
+            c = f % width
+            # _number_rule(grid, known, r, c): -1 no undecided neighbour, 1 marked some, 0 neither.
+            mines = 0
+            mask = 0
+            for rr in range(max(r - 1, 0), min(r + 2, height)):
+                for cc in range(max(c - 1, 0), min(c + 2, width)):
+                    g = grid[rr, cc]
+                    if g == FLAGGED or (g == COVERED and known[rr, cc] == MINE):
+                        mines += 1
+                    elif g == COVERED and known[rr, cc] == UNKNOWN:
+                        mask |= 1 << (3 * (rr - r + 1) + (cc - c + 1))
+            if mask == 0:
+                continue
+            if mines == grid[r, c]:
+                mark = SAFE
+            elif mines + popcount(np.int64(mask)) == grid[r, c]:  # int64: one compiled popcount
+                mark = MINE
+            else:
                 active[kept] = f
                 kept += 1
+                continue
+            for b in range(9):
+                if (mask >> b) & 1:
+                    known[r - 1 + b // 3, c - 1 + b % 3] = mark
+            changed = True
         n_active = kept
     return revealed
 
@@ -95,10 +113,20 @@ def _deduce(grid, known):
 @njit(cache=True)
 def _cells_marked(known, mark):
     """The cells ``known`` marks ``mark``, in board order, as a (2, k) array of rows and columns."""
-    rows, cols = np.nonzero(known == mark)
-    out = np.empty((2, rows.shape[0]), np.int64)
-    out[0] = rows
-    out[1] = cols
+    height, width = known.shape
+    k = 0
+    for r in range(height):
+        for c in range(width):
+            if known[r, c] == mark:
+                k += 1
+    out = np.empty((2, k), np.int64)
+    k = 0
+    for r in range(height):
+        for c in range(width):
+            if known[r, c] == mark:
+                out[0, k] = r
+                out[1, k] = c
+                k += 1
     return out
 
 

@@ -24,9 +24,10 @@ from arena.isolation.settings import DEFAULT_LIMITS, Clock, Limits
 from arena.play.agents import Agent, TrustedAgent
 from arena.result import DIAGNOSTICS, ERROR_CHARS, AgentFailure, GameResult, Outcome
 from arena.results import records
+from arena.results.records import log_blobs
 from engine import BEGINNER, Action, BoardSpec, EngineError, FirstClick, Game, GameStats
-from engine.compiled_game import CompiledGame
-from engine.layout import player_generator, player_seed, player_seed_words
+from engine.compiled_game import FIGURES, CompiledGame
+from engine.layout import MAX_SEED, player_generator, player_seed, player_seed_words
 from players import Player
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "default_move_limit",
     "empty_record",
     "is_warm_up",
+    "play_compiled_boards",
     "play_game",
     "warm_up",
 ]
@@ -214,6 +216,49 @@ def _play_compiled(
     row, col = divmod(first, spec.width) if first >= 0 else (None, None)
     return GameResult(key, board, Outcome.WON if won else Outcome.LOST, moves, reveals, flags, chords, guesses, bbbv,
                       solved, revealed, row, col, round(cpu_ms, 4), round(wall_ms, 4), "", blob)  # fmt: skip
+
+
+#: ``Player.play_compiled_boards``' columns after the game's figures: CPU and wall nanoseconds, done.
+_CPU_NS, _WALL_NS, _DONE = FIGURES, FIGURES + 1, FIGURES + 2
+_OUTCOMES = (Outcome.LOST, Outcome.WON)
+
+
+def play_compiled_boards(
+    player: Player, key: str, spec: BoardSpec, rule: FirstClick, seed: int, boards: list[int], limit: int, record: bool
+) -> list[GameResult | None] | None:
+    """``_play_compiled`` on each of ``boards`` through ``player.play_compiled_boards``, many games to a
+    compiled call: the same games, results and records (``tests/arena/test_compiled_boards.py``). None when
+    the player does not offer it; a board it did not finish is None (``play_game`` then plays it). Each
+    game's CPU and wall time run from its reset to its end, as ``_play_compiled``'s do."""
+    if type(player).play_compiled_boards is Player.play_compiled_boards or not boards:
+        return None
+    if not (0 <= seed <= MAX_SEED and min(boards) >= 0 and max(boards) <= MAX_SEED):
+        return None  # the checks' own words come from the game-by-game path
+    n = len(boards)
+    game = _compiled_game(spec, rule, seed, boards[0], record)
+    figures = np.zeros((n, FIGURES + 3), np.int64)
+    logs = np.empty(n * game.log.shape[0], np.int32)
+    log_ends = np.zeros(n, np.int64)
+    try:
+        offered = player.play_compiled_boards(game, seed, np.array(boards, np.int64), limit, figures, logs, log_ends)
+    except Exception:
+        return [None] * n
+    if not offered:
+        return None
+    blobs: list[bytes | None] = log_blobs(logs, log_ends, spec.height, spec.width) if record else [None] * n
+    width = spec.width
+    results: list[GameResult | None] = []
+    for board, row, blob in zip(boards, figures.tolist(), blobs, strict=True):
+        won, moves, reveals, flags, chords, guesses, bbbv, solved, revealed, first, cpu_ns, wall_ns, done = row
+        if not done:
+            results.append(None)
+            continue
+        first_row, first_col = divmod(first, width) if first >= 0 else (None, None)
+        results.append(
+            GameResult(key, board, _OUTCOMES[won], moves, reveals, flags, chords, guesses, bbbv, solved, revealed,
+                       first_row, first_col, round(max(0, cpu_ns) / 1e6, 4), round(wall_ns / 1e6, 4), "", blob)
+        )  # fmt: skip
+    return results
 
 
 def _result(

@@ -19,11 +19,11 @@ from arena.isolation.process import make_undumpable
 from arena.isolation.spin import spin_window
 from arena.play.agents import TrustedAgent, agent_for, close_agents, configure
 from arena.play.memory import release_during_loads, release_unused
-from arena.play.runner import empty_record, play_game, warm_up
+from arena.play.runner import default_move_limit, empty_record, play_compiled_boards, play_game, warm_up
 from arena.result import GameResult, Outcome
 from engine import BoardSpec
 
-__all__ = ["Batch", "init_worker", "play", "prepare_player", "run_batch"]
+__all__ = ["RUN_BOARDS", "Batch", "init_worker", "play", "play_boards", "prepare_player", "run_batch", "runs"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +127,63 @@ def play(config: TournamentConfig, board: int, key: str) -> GameResult:
     )
 
 
+def play_boards(
+    config: TournamentConfig, boards: list[int], key: str, into: list[GameResult], stop: object = None
+) -> list[GameResult]:
+    """Player ``key``'s games on ``boards``, in order, appended to ``into`` as they finish: ``play``'s
+    results, with a trusted player that plays whole games in compiled code playing many to a compiled call
+    (``runner.play_compiled_boards``) once ``play`` has set it up and warmed it up. Stops early, between
+    games, once ``stop`` is true."""
+    if not boards:
+        return into
+    rest = boards
+    agent = _agent(config, key)
+    if not isinstance(agent, TrustedAgent) or agent.cold:
+        into.append(play(config, boards[0], key))
+        rest = boards[1:]
+        agent = _agent(config, key) if rest else None
+    batch = None
+    if isinstance(agent, TrustedAgent) and not agent.cold:
+        spec = _planned(config)[0]
+        record = config.record is RecordMode.MOVES
+        limit = config.move_limit or default_move_limit(spec)
+        batch = play_compiled_boards(agent.player, key, spec, config.rule, config.seed, rest, limit, record)
+    for i, board in enumerate(rest):
+        if stop:
+            break
+        result = batch[i] if batch is not None else None
+        into.append(result if result is not None else play(config, board, key))
+    return into
+
+
+def _agent(config: TournamentConfig, key: str) -> object:
+    """``key``'s agent as ``play`` found it (None when it could not be set up)."""
+    try:
+        return agent_for(_planned(config)[1][key], config)
+    except Exception:
+        return None
+
+
+def runs(work: tuple[tuple[int, tuple[str, ...]], ...], longest: int) -> list[tuple[list[int], str]]:
+    """``work`` as runs of consecutive boards that one player alone still needs, at most ``longest``
+    boards each (a board several players need is a run of its own for each, in order): the games in the
+    order ``run_batch`` plays them."""
+    out: list[tuple[list[int], str]] = []
+    for board, keys in work:
+        if len(keys) == 1 and out and out[-1][1] == keys[0] and len(out[-1][0]) < longest:
+            out[-1][0].append(board)
+        else:
+            out.extend(([board], key) for key in keys)
+    return out
+
+
+#: Boards per ``play_boards`` call in ``run_batch``: a tenth of a second of Beginner games at most.
+RUN_BOARDS = 64
+
+
 def run_batch(batch: Batch) -> list[GameResult]:
     config = batch.config
-    return [play(config, board, key) for board, keys in batch.work for key in keys]
+    results: list[GameResult] = []
+    for boards, key in runs(batch.work, RUN_BOARDS):
+        play_boards(config, boards, key, results)
+    return results

@@ -36,6 +36,7 @@ __all__ = [
     "decode_moves",
     "encode",
     "log_blob",
+    "log_blobs",
     "replay_record",
 ]
 
@@ -277,7 +278,51 @@ def log_blob(
     """The blob of a game's move log (``Game.move_log()``, ``CompiledGame.log``: only the slots in
     use are read) and its notes. Runs once per game in the worker: the common case (no notes, a
     body too short to deflate) is one compiled call."""
-    blob = _encode_log(log, height, width).tobytes()
+    return _packed(_encode_log(log, height, width).tobytes(), notes)
+
+
+@njit(cache=True)
+def _encode_logs(logs: np.ndarray, log_ends: np.ndarray, height: int, width: int) -> tuple:
+    """``_encode_log`` of each log ``logs[log_ends[i - 1]:log_ends[i]]``, end to end: the bytes and where
+    each blob ends."""
+    n = log_ends.shape[0]
+    blobs = []
+    ends = np.empty(n, np.int64)
+    at = 0
+    total = 0
+    for i in range(n):
+        blob = _encode_log(logs[at : log_ends[i]], height, width) if log_ends[i] > at else np.zeros(0, np.uint8)
+        at = log_ends[i]
+        total += blob.shape[0]
+        ends[i] = total
+        blobs.append(blob)
+    out = np.empty(total, np.uint8)
+    at = 0
+    for i in range(n):
+        out[at : ends[i]] = blobs[i]
+        at = ends[i]
+    return out, ends
+
+
+def log_blobs(logs: np.ndarray, log_ends: np.ndarray, height: int, width: int) -> list[bytes]:
+    """``log_blob`` of many logs in one compiled call, each ``logs[log_ends[i - 1]:log_ends[i]]`` (a whole log,
+    its header slot first; ``log_ends[-1]``: 0): a batch of games' records at the cost of one; an empty log's
+    blob is empty (no game: a caller's placeholder)."""
+    if not log_ends.shape[0]:
+        return []
+    out, ends = _encode_logs(logs, log_ends, height, width)
+    data = out.tobytes()
+    blobs = []
+    at = 0
+    for end in ends.tolist():
+        blob = data[at:end]
+        at = end
+        blobs.append(blob if len(blob) < DEFLATE_FROM + 2 else _packed(blob, None))
+    return blobs
+
+
+def _packed(blob: bytes, notes: Mapping[int, tuple[str, float | None]] | None) -> bytes:
+    """A blob from ``_encode_log``'s with ``notes`` added and the body deflated when that is shorter."""
     if not notes and len(blob) < DEFLATE_FROM + 2:
         return blob
     body = blob[2:]

@@ -13,9 +13,10 @@ import numpy as np
 
 from engine import COVERED, Action, Actions, BoardSpec, FirstClick, Observation
 from engine.compiled_game import CompiledGame
+from engine.layout import name_key
 from players.api import Player
 from players.builtin.common import ThreadingOptions, guess_candidates, warm_up_grid
-from players.builtin.enumeration_compiled import play_whole_game
+from players.builtin.enumeration_compiled import play_boards, play_whole_game
 from players.deduction import certain_cells
 from players.solver import Analysis, analyze
 
@@ -81,6 +82,23 @@ class EnumerationPlayer(Player):
         if type(self) is not EnumerationPlayer or options.counting != "joint" or options.interior != "expected":
             return False
         return play_whole_game(game, seed_words, move_limit, options)
+
+    def play_compiled_boards(
+        self,
+        game: CompiledGame,
+        seed: int,
+        boards: np.ndarray,
+        move_limit: int,
+        figures: np.ndarray,
+        logs: np.ndarray,
+        log_ends: np.ndarray,
+    ) -> bool:
+        """``play_compiled`` on many boards a call (``enumeration_compiled.play_boards``), when it would play."""
+        options = self.options
+        if type(self) is not EnumerationPlayer or options.counting != "joint" or options.interior != "expected":
+            return False
+        play_boards(game, seed, boards, name_key(self.name), move_limit, options, figures, logs, log_ends)
+        return True
 
     def _play_rust(self, result: Analysis, observation: Observation) -> Actions | list[Action]:
         """The Rust solver's counting and guessing (see ``Options.counting``)."""

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -124,11 +129,35 @@ def test_tournament_workers_take_the_compiled_path(monkeypatch: pytest.MonkeyPat
 
 
 def test_the_first_game_loads_every_kernel() -> None:
-    """Whatever the first board (the arena's warm-up), the guess path is compiled by then."""
-    enumeration_compiled._load_kernels()
-    compiled = enumeration_compiled
-    for kernel in (compiled._analyse_on, compiled._finish_and_decide):
-        assert kernel.signatures
+    """Whatever the first board (the arena's warm-up), every path a game takes is loaded by then: in a fresh
+    process, 300 Beginner games played after ``_load_kernels`` (many a call, then one a call, guesses that
+    numpy's arithmetic finishes among them) load no compiled function of the module."""
+    code = """
+import numpy as np, numba
+from engine import BEGINNER, FirstClick
+from engine.compiled_game import CompiledGame
+from engine.layout import name_key, player_seed_words
+from players.builtin import enumeration_compiled as c
+from players.builtin.common import ThreadingOptions
+
+def loaded():
+    return {k: len(v.signatures) for k, v in vars(c).items() if isinstance(v, numba.core.registry.CPUDispatcher)}
+
+c._load_kernels()
+before = loaded()
+game = CompiledGame(BEGINNER, FirstClick.SAFE, 3, 0, record=True)
+figures = np.zeros((150, c.BOARD_COLUMNS), np.int64)
+logs, ends = np.zeros(150 * game.log.shape[0], np.int32), np.zeros(150, np.int64)
+c.play_boards(game, 3, np.arange(150), name_key("enumeration"), 1000, ThreadingOptions(), figures, logs, ends)
+for board in range(150, 300):
+    game.reset(3, board)
+    c.play_whole_game(game, player_seed_words(3, board, "enumeration"), 1000, ThreadingOptions())
+print(before == loaded(), before["_run"], int(figures[:, c.DONE].sum()))
+"""
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert done.stdout.split() == ["True", "1", "150"]
 
 
 def test_guesses_without_the_shortcut_are_the_same_games(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -32,7 +32,7 @@ from arena.isolation.process import kill_bot_groups
 from arena.isolation.spin import available_cores as default_workers
 from arena.play.agents import close_agents
 from arena.play.backends.base import StopFlag, WorkerCrashError, batch_label
-from arena.play.worker import Batch, init_worker, play, run_batch
+from arena.play.worker import RUN_BOARDS, Batch, init_worker, play_boards, run_batch, runs
 from arena.result import GameResult
 
 __all__ = [
@@ -99,12 +99,10 @@ class InProcessBackend:
         try:
             for batch in batches:
                 try:
-                    for board, keys in batch.work:
-                        for key in keys:
-                            # One game at a time, so that a stop loses no finished game of the batch.
-                            results.append(play(batch.config, board, key))
-                            if stop:
-                                break
+                    for boards, key in runs(batch.work, RUN_BOARDS):
+                        # Finished games go to ``results`` as they end (a compiled player's many to a call),
+                        # so that a stop loses no finished game of the batch.
+                        play_boards(batch.config, boards, key, results, stop)
                         if stop:
                             break
                 except KeyboardInterrupt:
