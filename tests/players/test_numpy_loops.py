@@ -203,3 +203,47 @@ def test_the_fallback_switch_is_read_at_each_call(loops: bool, monkeypatch: pyte
     compiled.play_boards(game, 5, np.arange(64), key, 1000, ThreadingOptions(), figures, logs, ends)
     assert figures[:, compiled.DONE].sum() == 64
     assert (steps.count(compiled.GUESS) > 3) is not loops
+
+
+_FALLBACK = r"""
+import hashlib, sys
+import numpy as np
+from players.solver import numpy_loops as nl
+from engine import BEGINNER, FirstClick
+from engine.compiled_game import CompiledGame
+from engine.layout import name_key
+from players.builtin import enumeration_compiled as c
+from players.builtin.common import ThreadingOptions
+
+if sys.argv[1] == "stand-ins":  # as when numpy's loops are not found: the kernels link to the do-nothing loop
+    nl.link(nl._placeholder, nl._placeholder)
+    c.NUMPY_LOOPS = False
+c._load_kernels()  # its forced handover is not counted
+steps = []
+original = c._python_step
+c._python_step = lambda *a: steps.append(a[3]) or original(*a)
+game = CompiledGame(BEGINNER, FirstClick.SAFE, 9, 0, record=True)
+figures = np.zeros((64, c.BOARD_COLUMNS), np.int64)
+logs, ends = np.zeros(64 * game.log.shape[0], np.int32), np.zeros(64, np.int64)
+c.play_boards(game, 9, np.arange(64), name_key("enumeration"), 1000, ThreadingOptions(), figures, logs, ends)
+figures[:, [c.CPU_NS, c.WALL_NS]] = 0
+digest = hashlib.sha256(figures.tobytes() + logs[: ends[-1]].tobytes()).hexdigest()
+print(int(figures[:, c.DONE].sum()), steps.count(c.GUESS), digest)
+"""
+
+
+def test_without_numpys_loops_the_kernels_link_and_python_finishes_the_guesses() -> None:
+    """In fresh processes: with the stand-in linked in place of numpy's loops (what happens when they are not
+    found) the kernels still load, Python finishes the guesses, and the 64 games are the ones played with
+    numpy's loops."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    outputs = [
+        subprocess.run(
+            [sys.executable, "-c", _FALLBACK, mode], capture_output=True, text=True, env=env, check=True
+        ).stdout.split()
+        for mode in ("stand-ins", "numpy")
+    ]
+    (done, handed, digest), (done_loops, handed_loops, digest_loops) = outputs
+    assert done == done_loops == "64"
+    assert int(handed) > 3 and handed_loops == "0"
+    assert digest == digest_loops
