@@ -197,6 +197,7 @@ def _default_player(catalog: PlayerCatalog, bots: tuple[EngineBot, ...]) -> str:
     if catalog.plugin_files:
         found = sorted(n for n, e in catalog.players.items() if e.source.startswith("file "))
         if not found:
+            catalog.check_requested(())  # a missing file, or one that cannot be loaded: say which, and why
             raise UsageError("the --plugin files register no player")
         if len(found) > 1:
             raise UsageError(f"the --plugin files offer players {', '.join(found)}: choose one with --player")
