@@ -179,8 +179,13 @@ def new_bot(name: str, language: str, folder: Path | str | None = None) -> NewBo
     target = Path(os.path.abspath(target))
     _check_folder(target)
     replacements = {NAME_TOKEN: name, CRATE_TOKEN: crate_name(name)}
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    missing = [parent for parent in target.parents if not parent.exists()]  # made here, removed on failure
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    except OSError as error:
+        _remove_empty(missing)
+        raise KitError(f"cannot write {target}: {error.strerror or error}; choose another --dir") from None
     try:
         written = []
         for relative, source in files.items():
@@ -196,7 +201,19 @@ def new_bot(name: str, language: str, folder: Path | str | None = None) -> NewBo
         for sub in [staging, *(p for p in staging.rglob("*") if p.is_dir())]:
             sub.chmod(stat.S_IRWXU | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
         os.replace(staging, target)  # an empty folder at the target is replaced whole
-    except BaseException:
+    except BaseException as error:
         shutil.rmtree(staging, ignore_errors=True)
+        _remove_empty(missing)
+        if isinstance(error, OSError):  # a full disk, a folder made read-only meanwhile: one line, not the staging path
+            raise KitError(f"cannot write {target}: {error.strerror or error}; choose another --dir") from None
         raise
     return NewBot(name, language, target, tuple(written))
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove the parents ``new_bot`` made (deepest first) when they are still empty: a failure writes nothing."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return

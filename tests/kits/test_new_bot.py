@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -162,9 +163,23 @@ def test_a_failure_while_writing_leaves_nothing(tmp_path: Path, monkeypatch: pyt
         return original(self, *args, **kwargs)
 
     monkeypatch.setattr(Path, "write_text", failing)
-    with pytest.raises(OSError):
-        new_bot("b", "rust", tmp_path / "b")
+    with pytest.raises(KitError, match=r"^cannot write .*/new/parents/b: No space left on device; choose another"):
+        new_bot("b", "rust", tmp_path / "new" / "parents" / "b")
     assert calls["n"] == 3
+    assert list(tmp_path.iterdir()) == []  # the parents it made are gone too
+
+
+def test_a_folder_it_cannot_make_is_one_line_naming_it_not_a_staging_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, one_error_line: Callable[[Any], str]
+) -> None:
+    """What ``--dir /proc/x`` met as root: the parent looks writable, the staging folder cannot be made."""
+
+    def refused(*args: Any, **kwargs: Any) -> str:
+        raise FileNotFoundError(2, "No such file or directory", str(tmp_path / "deep" / ".b.x1y2z3"))
+
+    monkeypatch.setattr(tempfile, "mkdtemp", refused)
+    line = one_error_line(cli("new-bot", "b", "-l", "python", "--dir", tmp_path / "deep" / "b"))
+    assert line == f"error: cannot write {tmp_path / 'deep' / 'b'}: No such file or directory; choose another --dir"
     assert list(tmp_path.iterdir()) == []
 
 
