@@ -25,12 +25,12 @@ def _shown(path: Path) -> str:
 
 def _next_steps(kit: NewBot) -> list[tuple[str, str]]:
     folder = shlex.quote(_shown(kit.folder))
-    engine = engine_bot_option(kit.name, _shown(kit.run_script))
+    bot_option = engine_bot_option(kit.name, _shown(kit.run_script))
     return [
         (shlex.quote(_shown(kit.build_script)), "check the syntax" if kit.language == "python" else "build it"),
         (f"cd {folder} && {kit.test_command}", "the client's unit tests"),
-        (f"arena tournament -d beginner -n 200 {engine} -p {kit.name},random", "against random"),
-        (f"arena play {engine}", "watch it play one game"),
+        (f"arena tournament -d beginner -n 200 {bot_option} -p {kit.name},random", "against random"),
+        (f"arena play {bot_option}", "watch it play one game"),
     ]
 
 
