@@ -116,7 +116,12 @@ def _layouts(board: Leaderboard) -> Iterator[_Layout]:
         yield layout
     layout = replace(layout, hidden=layout.hidden | {"vs #1"})
     yield layout
-    yield replace(layout, fold_player=True)
+    layout = replace(layout, fold_player=True)
+    yield layout
+    # Narrower still (a split pane, a phone's terminal): the names and win rates, never a name squeezed to nothing.
+    layout = replace(layout, hidden=layout.hidden | {"failed"})
+    yield layout
+    yield replace(layout, hidden=layout.hidden | {"#"})
 
 
 def errors_command(tournament_id: str, player: str | None = None, store: str | Path | None = None) -> str:
@@ -182,7 +187,7 @@ class LeaderboardTable:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[RenderableType]:
         table, layout = self.fit(console, options)
         yield table
-        left_out = sorted(layout.hidden, key=["games", "95% CI", "vs #1", "p", "guess/g", "ms/g"].index)
+        left_out = sorted(layout.hidden, key=["#", "games", "95% CI", "vs #1", "p", "guess/g", "ms/g", "failed"].index)
         if layout.interval == "none" and "vs #1" not in layout.hidden:
             left_out.insert(0, "the interval of vs #1")
         if left_out:
