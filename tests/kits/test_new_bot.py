@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import subprocess
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -21,6 +22,8 @@ from arena.kits.new_bot import STRATEGY_FILES, TEST_COMMANDS, crate_name
 
 #: What every kit holds, whatever its language.
 COMMON = ("README.md", "build.sh", "run.sh", ".gitignore")
+#: What a compiled kit's run.sh starts, which build.sh makes.
+UNBUILT = {"cpp": "build/bot", "rust": "target/release/bot", "java": "build/classes"}
 
 
 def cli(*args: str | Path) -> Any:
@@ -200,3 +203,15 @@ def test_a_missing_language_is_a_usage_error(capsys: pytest.CaptureFixture[str])
 def test_new_bot_is_listed_in_the_help() -> None:
     result = cli("--help")
     assert "new-bot" in result.stdout
+
+
+@pytest.mark.parametrize("language", ["cpp", "rust", "java"])
+def test_an_unbuilt_kit_says_to_run_build_sh_first(tmp_path: Path, language: str) -> None:
+    """A new author's first mistake: ``arena play`` (or ``check-bot``) before ``build.sh``. The arena shows the
+    last line of a bot's stderr, so ``run.sh`` says what is missing and what builds it."""
+    kit = new_bot("b", language, tmp_path / "my kit")
+    result = subprocess.run([str(kit.run_script)], capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 127 and result.stdout == ""
+    assert result.stderr == (
+        f"run.sh: {kit.folder}/{UNBUILT[language]} is not built yet: run {kit.folder}/build.sh first\n"
+    )
