@@ -39,6 +39,7 @@ from arena.play.tournament import (
 )
 from arena.play.warmup import CompileEvent
 from arena.results.store import Store
+from engine.layout import check_seed
 
 
 def _note(text: str) -> None:
@@ -139,6 +140,7 @@ def command(
 ) -> None:
     playing.check_backend(backend, address)
     spec, rule = board_from_options(difficulty, size, mines, first_click)
+    check_seed(seed, "--seed")
     if games < 1:
         raise UsageError(f"--games must be at least 1, got {games}")
     if workers is not None and workers < 1:
