@@ -197,6 +197,10 @@ def player_catalog(
     when it cannot be: ``arena.isolation.revisions``)."""
     plugin = materialize_plugins(plugin or [])
     bots = with_bot_dirs(tuple(EngineBot.parse(text) for text in engine_bot or []), bot_dir)
+    names = [bot.name for bot in bots]
+    twice = next((name for name in names if names.count(name) > 1), None)
+    if twice is not None:  # before any bot is started: each would be probed, then the config refused
+        raise UsageError(f"--engine-bot {twice!r} is given twice; give each engine bot its own name")
     third_party = bool(plugin) or bool(importlib.metadata.entry_points(group=PROJECT))
     if bots or isolation is Isolation.ISOLATED or (isolation is Isolation.AUTO and third_party):
         check_sandbox(sandbox)  # only when a player may run isolated

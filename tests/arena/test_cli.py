@@ -344,6 +344,14 @@ BAD_INPUT = {
     "boards-negative-count": (("boards", "-n", "-1"), "--count"),
     "boards-unknown-difficulty": (("boards", "-d", "huge"), "unknown difficulty"),
     "play-unknown-player": (("play", "--player", "nobody"), "unknown player 'nobody'"),
+    "engine-bot-twice": (
+        ("tournament", "--engine-bot", "a=no-such-program-x", "--engine-bot", "a=no-such-program-y"),
+        "error: --engine-bot 'a' is given twice; give each engine bot its own name",
+    ),
+    "play-engine-bot-twice": (
+        ("play", "--engine-bot", "a=no-such-program-x", "--engine-bot", "a=no-such-program-y"),
+        "error: --engine-bot 'a' is given twice; give each engine bot its own name",
+    ),
     "play-bad-size": (("play", "--size", "0x5", "--mines", "1"), "0x5"),
     "play-negative-board": (("play", "--board", "-1"), "--board"),
     "play-negative-delay": (("play", "--delay", "-1"), "--delay"),
