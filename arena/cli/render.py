@@ -28,6 +28,7 @@ from arena.analysis.leaderboard import Leaderboard, LeaderboardRow
 from engine import COVERED, FLAGGED, MINE
 
 __all__ = [
+    "BoardView",
     "LeaderboardTable",
     "board_text",
     "errors_command",
@@ -240,22 +241,39 @@ def print_leaderboard(console: Console, board: Leaderboard, *, store: str | Path
         console.print(summary[-1], soft_wrap=True)
 
 
-def board_text(grid: np.ndarray, exploded: tuple[int, int] | None = None) -> Text:
-    """A board drawn cell by cell: covered, flags, numbers in their classic colours, mines."""
+def board_text(grid: np.ndarray, exploded: tuple[int, int] | None = None, *, gap: str = " ") -> Text:
+    """A board drawn cell by cell: covered, flags, numbers in their classic colours, mines; ``gap`` after each
+    cell (none: one column a cell, for a terminal narrower than the spaced board)."""
     text = Text()
     for r, row in enumerate(np.asarray(grid)):
         for c, value in enumerate(row):
             v = int(value)
             if v == COVERED:
-                text.append("■ ", style="grey62")
+                text.append("■" + gap, style="grey62")
             elif v == FLAGGED:
-                text.append("⚑ ", style="bold red")
+                text.append("⚑" + gap, style="bold red")
             elif v == MINE:
                 style = "bold white on red" if exploded == (r, c) else "bold red"
-                text.append("✱ ", style=style)
+                text.append("✱" + gap, style=style)
             elif v == 0:
-                text.append("· ", style=_NUMBER_STYLES[0])
+                text.append("·" + gap, style=_NUMBER_STYLES[0])
             else:
-                text.append(f"{v} ", style=_NUMBER_STYLES[v])
+                text.append(f"{v}{gap}", style=_NUMBER_STYLES[v])
         text.append("\n")
     return text
+
+
+class BoardView:
+    """``board_text`` that fits where it is drawn: spaced cells where the terminal has room for them, one column
+    a cell where it has not (an Expert board in a 40-column terminal), never a board row wrapped onto two lines."""
+
+    def __init__(self, grid: np.ndarray, exploded: tuple[int, int] | None = None) -> None:
+        self.grid, self.exploded = np.asarray(grid), exploded
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        width = self.grid.shape[1]
+        return Measurement(width, 2 * width)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[RenderableType]:
+        spaced = 2 * self.grid.shape[1] <= options.max_width
+        yield board_text(self.grid, self.exploded, gap=" " if spaced else "")
