@@ -81,6 +81,49 @@ def test_the_default_folder_is_the_name_in_the_working_folder(tmp_path: Path, mo
     assert f"cd mybot && {TEST_COMMANDS['python']}" in result.stdout
 
 
+def test_the_working_folder_itself_is_filled_and_the_commands_run_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``mkdir mybot && cd mybot && arena new-bot mybot --dir .``: the folder is filled, not replaced (a replaced
+    working folder is a deleted one: the shell's ``ls`` showed nothing, and the arena itself then failed with
+    "[Errno 2] No such file or directory"), and the printed commands run from it (``./run.sh``, not ``run.sh``,
+    which a shell and the arena look up on the PATH)."""
+    folder = tmp_path / "mybot"
+    folder.mkdir()
+    inode = folder.stat().st_ino
+    monkeypatch.chdir(folder)
+    result = cli("new-bot", "mybot", "--language", "python", "--dir", ".")
+    assert result.exit_code == 0, result.output
+    assert folder.stat().st_ino == inode and (folder / "strategy.py").is_file()
+    assert [p.name for p in tmp_path.iterdir()] == ["mybot"]  # no staging folder left beside it
+    lines = [line.strip() for line in result.stdout.strip().splitlines()]
+    assert lines[-1] == 'arena play --engine-bot "mybot=./run.sh"'
+    assert lines[3].startswith("./build.sh ") and lines[4].startswith(f"{TEST_COMMANDS['python']} ")
+    build = subprocess.run(["sh", "-c", lines[3].split("#")[0]], capture_output=True, text=True, check=False)
+    assert build.returncode == 0, build.stderr
+
+
+def test_a_failure_while_filling_an_empty_folder_leaves_it_empty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "b"
+    folder.mkdir()
+    calls = {"n": 0}
+    original = os.replace
+
+    def failing(src: Any, dst: Any) -> None:
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise OSError(28, "No space left on device")
+        original(src, dst)
+
+    monkeypatch.setattr(os, "replace", failing)
+    with pytest.raises(KitError, match="No space left on device"):
+        new_bot("b", "java", folder)
+    assert calls["n"] == 3
+    assert list(folder.iterdir()) == [] and [p.name for p in tmp_path.iterdir()] == ["b"]
+
+
 def test_an_empty_folder_and_missing_parents_are_fine(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     assert (new_bot("a", "java", tmp_path / "empty").folder / "build.sh").is_file()
