@@ -403,3 +403,22 @@ def test_bad_option_is_refused_before_touching_the_store(cli: Cli, tmp_path: Pat
     store = tmp_path / "new.db"
     assert_usage_error(cli("tournament", "-p", "random", "--option", "random.nope=1", "--store", store), "nope")
     assert not store.exists()
+
+
+@pytest.mark.parametrize("command", ["play", "tournament", "check-bot"])
+def test_a_program_in_this_folder_named_without_its_folder_is_told_to_say_dot_slash(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    """In a kit's folder, ``--engine-bot "kk=run.sh"``: a shell and the arena look ``run.sh`` up on the PATH, and
+    the bot 'crashed' with "cannot run 'run.sh'"; now one line says what to type, before anything starts."""
+    monkeypatch.chdir(tmp_path)
+    script = tmp_path / "run.sh"
+    script.write_text("#!/bin/sh\nexit 0\n")
+    script.chmod(0o755)
+    extra = () if command == "check-bot" else ("--store", tmp_path / "a.db")
+    assert_usage_error(
+        cli(command, "--engine-bot", "kk=run.sh --fast", *extra),
+        "error: engine bot 'kk': 'run.sh' is not a program on the PATH; the file in this folder is ./run.sh"
+        ' (--engine-bot "kk=./run.sh --fast")',
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.sh"]
