@@ -41,7 +41,7 @@ from players.solver.analysis import (
     unconstrained_probability,
 )
 from players.solver.enumeration import DEFAULT_NODE_LIMIT, EXACT_CELLS
-from players.solver.fast import finish, guess_parts, prepare
+from players.solver.fast import finish, guess_parts, prepare_parts, work_size
 from players.solver.numpy_loops import guess_probabilities
 
 __all__ = ["BOARD_COLUMNS", "CPU_NS", "DONE", "WALL_NS", "play_boards", "play_whole_game"]
@@ -162,19 +162,20 @@ def _analyse_on(
     exact_shares: bool,
     loops: bool,
 ) -> tuple:
-    """While the position needs the solver: ``fast.prepare``, its certain cells or guesses played
+    """While the position needs the solver: ``fast.prepare_parts``, its certain cells or guesses played
     (the shares exact, or with numpy's loops when ``loops``), ``_advance``; until ``GUESS`` (with
     ``fast.guess_parts``: numpy's arithmetic from Python), ``GENERAL`` or the end.
-    The one compiled entry calling ``prepare``: numba compiles a callee into each entry."""
+    The one compiled entry calling ``prepare_parts``: numba compiles a callee into each entry."""
     if status == START:
         status = _advance(game)
     height, width = game[4], game[5]
     grid = game[0].reshape(height, width)
     while status == ANALYSE and probe >= 0:
-        out = prepare(grid, game[6], np.bool_(False), np.bool_(True), rref_min_cells, probe, exact_cells, log_table)
+        out = prepare_parts(grid, game[6], np.bool_(False), np.bool_(True), rref_min_cells, probe, exact_cells,
+                            log_table, game[16])  # fmt: skip
         if not out[0] or not out[1]:
             break
-        parts = guess_parts(out, height * width)
+        parts = guess_parts(out)
         probabilities, state, p_cells, piece_state, unconstrained, u_state, cells = parts[:7]
         unknown = np.full(p_cells.shape[0], np.nan)
         safe, mine = finish(probabilities, state, p_cells, unknown, piece_state, unconstrained, np.nan, u_state, width)
@@ -313,14 +314,15 @@ def _load_kernels() -> None:
 
 
 def _state(game: CompiledGame, move_limit: int) -> tuple:
-    """What every compiled call starts with: the game, the first click, the move limit, the move log."""
+    """What every compiled call starts with: the game, the first click, the move limit, the move log, and
+    ``fast.prepare``'s work, allocated once for the board."""
     height, width = game.height, game.width
     first_row, first_col = (min(3, height - 1), min(3, width - 1)) if game.rule is FirstClick.OPENING else (0, 0)
     grid = game.view.reshape(height, width)
     grid.flags.writeable = False  # the rules see it as players see an observation's: one compiled signature
     return (game.view, game.truth, game.labels, game.perm, height, width, game.spec.mines, game.rule_code, game.stack,
             game.hit, game.counters, first_row * width + first_col, game.rule is FirstClick.NONE, move_limit,
-            game.log, grid)  # fmt: skip
+            game.log, grid, np.empty(work_size(height * width, EXACT_CELLS), np.int64))  # fmt: skip
 
 
 #: The last game's ``_state`` and search probe (game, move limit, state, parallel threshold, probe): the arena

@@ -171,6 +171,8 @@ _FAST_SEARCH_NODES = 20_000
 #: Options and mine counts beyond this are left to the general path (the kernels take int64).
 _BOUND = 2**62
 _NO_PROBABILITIES = np.zeros(0)
+#: ``fast.prepare``'s work when the caller keeps none: each call allocates what it needs, once.
+_NO_WORK = np.zeros(0, np.int64)
 #: ``np.log(t)`` for counts ``t < 2**16``: numpy's own values, for the fast path to look up.
 with np.errstate(divide="ignore"):
     _LOG_TABLE = np.log(np.arange(2**16, dtype=np.float64))
@@ -231,7 +233,15 @@ def _fast_counted(
     if not 0 <= probe < _BOUND:
         return None
     out = prepare(
-        grid, mines, bool(weighted), bool(use_rref), int(rref_min_cells), int(probe), int(exact_cells), _LOG_TABLE
+        grid,
+        mines,
+        bool(weighted),
+        bool(use_rref),
+        int(rref_min_cells),
+        int(probe),
+        int(exact_cells),
+        _LOG_TABLE,
+        _NO_WORK,
     )
     ok, combined, mines_left, mines_w, log_total, u_state, ints, rows, floats, states, support = out
     if not ok:

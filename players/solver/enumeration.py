@@ -105,12 +105,39 @@ def _search(
     solution to ``total[k]`` and ``counts[k, var]``, credited to every variable at its leaf.
     Returns the nodes visited, or -1 past ``limit``."""
     nv = sizes.shape[0]
-    need = need0.copy()
-    cap = cap0.copy()
-    m = np.zeros(nv, np.int64)
-    hi = np.zeros(nv, np.int64)
+    work = np.empty(3 * nv + 2, np.int64)
     weight = np.empty(nv + 1, total.dtype)
-    mines = np.zeros(nv + 1, np.int64)
+    return _search_into(sizes, var_ptr, var_cons, need0.copy(), cap0.copy(), binom, prefix, max_k, total, counts,
+                        support, track, limit, work, weight)  # fmt: skip
+
+
+@njit(cache=True)
+def _search_into(
+    sizes: np.ndarray,
+    var_ptr: np.ndarray,
+    var_cons: np.ndarray,
+    need: np.ndarray,
+    cap: np.ndarray,
+    binom: np.ndarray,
+    prefix: np.ndarray,
+    max_k: int,
+    total: np.ndarray,
+    counts: np.ndarray,
+    support: np.ndarray,
+    track: bool,
+    limit: int,
+    work: np.ndarray,
+    weight: np.ndarray,
+) -> int:
+    """``_search`` on the caller's arrays: ``need`` and ``cap`` (the rows' mines and cells, used up),
+    ``work`` (int64, ``3 nv + 2`` words at least) and ``weight`` (``nv + 1`` of ``total``'s type)."""
+    nv = sizes.shape[0]
+    m = work[:nv]
+    hi = work[nv : 2 * nv]
+    mines = work[2 * nv : 3 * nv + 1]
+    m[:] = 0
+    hi[:] = 0
+    mines[:] = 0
     weight[0] = 1
     start = prefix.shape[0]
     for d in range(start):

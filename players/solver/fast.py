@@ -9,14 +9,14 @@ import sys
 import numpy as np
 from numba import njit
 
-from players.solver.enumeration import _BINOM_INT, MAX_CELLS, _search
+from players.solver.enumeration import _BINOM_INT, MAX_CELLS, _search_into
 from players.solver.fast_system import deduce_matrix, extract, split, stamp_dependencies, substitute
 from players.solver.frontier import MAX_ARITY
-from players.solver.ordering import prepare_search
+from players.solver.ordering import prepare_search_into, search_work_size
 from players.solver.rref import _propagate
 from players.solver.weighting import forward_backward, log_correlate
 
-__all__ = ["combine", "finish", "guess_parts", "prepare"]
+__all__ = ["combine", "finish", "guess_parts", "prepare", "prepare_parts", "work_size"]
 
 
 @njit(cache=True, no_cpython_wrapper=True, error_model="numpy")
@@ -75,10 +75,13 @@ def _reduce(
 
 @njit(cache=True, no_cpython_wrapper=True, error_model="numpy")
 def _declined() -> tuple:
-    """What ``prepare`` returns when the general path has to take over (same types as a result)."""
+    """What ``prepare_parts`` returns when the general path has to take over (same types as a result)."""
     e = np.zeros(0, np.int64)
     r = np.zeros((0, MAX_ARITY), np.int32)
-    return False, False, 0, 0, 0.0, 0, e, r, np.zeros(0), np.zeros(0, np.int8), np.zeros(0, np.uint8)
+    f = np.zeros(0)
+    s = np.zeros(0, np.int8)
+    ints = (e, e, e, e, e, e, e, e, e, e, e, e, e, e, e, e, e)
+    return False, False, 0, 0, 0.0, 0, ints, r, r, (f, f, f, f, f), s, s, np.zeros(0, np.uint8)
 
 
 @njit(cache=True, no_cpython_wrapper=True, error_model="numpy")
@@ -96,8 +99,22 @@ def _concat(parts: tuple) -> np.ndarray:
     return out
 
 
-@njit(cache=True, error_model="numpy")
-def prepare(
+@njit(cache=True, no_cpython_wrapper=True, error_model="numpy")
+def _count_words(n: int, m: int) -> int:
+    """``prepare``'s work for a component of at most ``n`` cells and ``m`` rows: the search's order,
+    its totals and counts, the rows' mines and cells left, and the search's own arrays."""
+    return search_work_size(n, m, np.int64(MAX_ARITY)) + (n + 1) * (n + 2) + 2 * m + 4 * n + 3
+
+
+def work_size(cells: int, exact_cells: int) -> int:
+    """The words of ``prepare``'s ``work`` that a board of ``cells`` cells can need (components of at
+    most ``exact_cells`` cells are counted; larger ones decline before they take any)."""
+    n = max(0, min(cells, exact_cells, MAX_CELLS))
+    return search_work_size(n, cells, MAX_ARITY) + (n + 1) * (n + 2) + 2 * cells + 4 * n + 3
+
+
+@njit(cache=True, no_cpython_wrapper=True, error_model="numpy")
+def prepare_parts(
     grid: np.ndarray,
     mines: int,
     weighted: bool,
@@ -106,20 +123,24 @@ def prepare(
     probe: int,
     exact_cells: int,
     log_table: np.ndarray,
+    work: np.ndarray,
 ) -> tuple:
     """Frontier, deduction and the int64 counts of every component, or a decline (``ok`` false).
+    ``work``: int64 room for the counting (``work_size``'s words for the board, or fewer: a call then
+    allocates what it needs), its old values ignored; a caller that prepares often keeps one.
 
-    Returns ``(ok, combined, mines_left, mines_w, log_total, u_state, ints, rows, floats, states,
-    support)``. ``ints``: a header of segment ends, then ``cells, rhs, sources, unconstrained, flags,
-    piece_cells, piece_rhs, piece_sources, totals, mine_counts, log_index, feasible, cell_ptr,
-    row_ptr, log_ptr, ratio_ptr, nodes``; ``rows``: the frontier's then the pieces'; ``floats``:
-    ``probabilities, logs, log_of, ratios, exponents``; ``states``: ``state, piece_state``.
-    Component ``k`` owns ``cell_ptr[k]:cell_ptr[k + 1]`` of the cells, ``row_ptr`` likewise of the
-    rows, ``n_k + 1`` totals from ``cell_ptr[k] + k``, ``(n_k + 1) * n_k`` counts and support bytes,
-    log counts at ``log_ptr`` (counts past ``log_table``: in ``log_of``, their logs due at
-    ``log_index``) and ``mine_counts / totals`` at ``ratio_ptr``. ``mines_w`` is the mines left
-    less the deduced ones. When ``combined`` (unweighted, every log from the table) ``combine`` has
-    run; otherwise the caller completes ``logs`` and calls it.
+    Returns ``(ok, combined, mines_left, mines_w, log_total, u_state, ints, rows, piece_rows, floats,
+    state, piece_state, support)``. ``ints``: the int64 arrays ``cells, rhs, sources, unconstrained,
+    flags, piece_cells, piece_rhs, piece_sources, totals, mine_counts, log_index, feasible, cell_ptr,
+    row_ptr, log_ptr, ratio_ptr, nodes``; ``rows``: the frontier's; ``floats``: ``probabilities,
+    logs, log_of, ratios, exponents``. Compiled callers take these as they are (``guess_parts``);
+    ``prepare`` packs them for Python. Component ``k`` owns ``cell_ptr[k]:cell_ptr[k + 1]`` of the
+    cells, ``row_ptr`` likewise of the rows, ``n_k + 1`` totals from ``cell_ptr[k] + k``,
+    ``(n_k + 1) * n_k`` counts and support bytes, log counts at ``log_ptr`` (counts past
+    ``log_table``: in ``log_of``, their logs due at ``log_index``) and ``mine_counts / totals`` at
+    ``ratio_ptr``. ``mines_w`` is the mines left less the deduced ones. When ``combined``
+    (unweighted, every log from the table) ``combine`` has run; otherwise the caller completes
+    ``logs`` and calls it.
     """
     height, width = grid.shape
     size = height * width
@@ -150,11 +171,17 @@ def prepare(
 
     n_rest = keep.shape[0]
     mc_ptr = np.zeros(count + 1, np.int64)
+    big_n = big_m = 0
     for k in range(count):
         nk = cell_ptr[k + 1] - cell_ptr[k]
         if nk > exact_cells or nk > MAX_CELLS:
             return _declined()
         mc_ptr[k + 1] = mc_ptr[k] + (nk + 1) * nk
+        big_n = max(big_n, nk)
+        big_m = max(big_m, row_ptr[k + 1] - row_ptr[k])
+    need_words = _count_words(np.int64(big_n), np.int64(big_m))  # not literals: one compilation
+    if work.shape[0] < need_words:
+        work = np.empty(need_words, np.int64)
     tot_buf = np.zeros(n_rest + count, np.int64)
     mc_buf = np.zeros(mc_ptr[count], np.int64)
     sup_buf = np.zeros(mc_ptr[count], np.uint8)
@@ -163,7 +190,8 @@ def prepare(
     p_rhs = np.empty(r_cons.shape[0], np.int64)
     p_src = np.empty(r_cons.shape[0], np.int64)
     p_cells = np.empty(n_rest, np.int64)
-    no_prefix = np.zeros(0, np.int64)
+    no_prefix = mc_ptr[:0]  # empty views: no allocation
+    no_support = sup_buf[:0].reshape(0, 0)  # not written: the search does not track support here
     log_ptr = np.zeros(count + 1, np.int64)
     for k in range(count):
         c0 = cell_ptr[k]
@@ -178,18 +206,25 @@ def prepare(
             p_src[r0 + p] = r_src[i]
         for j in range(nk):
             p_cells[c0 + j] = cells[keep[piece_cells[c0 + j]]]
-        cons_k = p_rows[r0 : r0 + mk].copy()
-        rhs_k = p_rhs[r0 : r0 + mk].copy()
-        sizes, var_ptr, var_cons, cap, cell_var = prepare_search(cons_k, rhs_k, nk)
+        cons_k = p_rows[r0 : r0 + mk]
+        rhs_k = p_rhs[r0 : r0 + mk]
+        # The search's arrays, one after the other in ``work`` (see ``_count_words``).
+        at = search_work_size(nk, mk, np.int64(MAX_ARITY))
+        sizes, var_ptr, var_cons, cap, cell_var = prepare_search_into(cons_k, rhs_k, nk, work[:at])
         nv = sizes.shape[0]
-        total = np.zeros(nk + 1, np.int64)
-        counts = np.zeros((nk + 1, nv), np.int64)
-        support = np.zeros((nk + 1, nv), np.uint8)
+        total, at = work[at : at + nk + 1], at + nk + 1
+        counts, at = work[at : at + (nk + 1) * nv].reshape(nk + 1, nv), at + (nk + 1) * nv
+        need, at = work[at : at + mk], at + mk
+        cap_left, at = work[at : at + mk], at + mk
+        weight, at = work[at : at + nv + 1], at + nv + 1
+        total[:] = 0
+        counts[:] = 0
+        need[:] = rhs_k
+        cap_left[:] = cap
         max_k = max(0, min(nk, mines_w))
-        track = np.bool_(False)  # not a literal: one compiled _search for this call and the general path's
-        used = _search(
-            sizes, var_ptr, var_cons, rhs_k, cap, _BINOM_INT, no_prefix, max_k, total, counts, support, track, probe
-        )
+        track = np.bool_(False)  # not a literal: one compiled search for this call and the general path's
+        used = _search_into(sizes, var_ptr, var_cons, need, cap_left, _BINOM_INT, no_prefix, max_k, total, counts,
+                            no_support, track, probe, work[at:], weight)  # fmt: skip
         if used < 0:
             return _declined()
         nodes[k] = used
@@ -255,10 +290,52 @@ def prepare(
         )
         if not ok:
             return _declined()
-    ints_parts = (
+    ints = (
         cells, rhs, sources, unconstrained, flags, p_cells, p_rhs, p_src, tot_buf, mc_buf, log_index, feasible,
         cell_ptr, row_ptr, log_ptr, ratio_ptr, nodes,
     )  # fmt: skip
+    floats = (probabilities, logs, log_of, ratios, exponents)
+    return (
+        True,
+        combined,
+        mines_left,
+        mines_w,
+        log_total,
+        u_state,
+        ints,
+        constraints,
+        p_rows,
+        floats,
+        state,
+        piece_state,
+        sup_buf,
+    )
+
+
+@njit(cache=True, error_model="numpy")
+def prepare(
+    grid: np.ndarray,
+    mines: int,
+    weighted: bool,
+    use_rref: bool,
+    rref_min_cells: int,
+    probe: int,
+    exact_cells: int,
+    log_table: np.ndarray,
+    work: np.ndarray,
+) -> tuple:
+    """Frontier, deduction and the int64 counts of every component, or a decline (``ok`` false):
+    ``prepare_parts``, packed in a few flat arrays (Python unboxes one array instead of many).
+
+    Returns ``(ok, combined, mines_left, mines_w, log_total, u_state, ints, rows, floats, states,
+    support)``. ``ints``: a header of segment ends, then ``cells, rhs, sources, unconstrained, flags,
+    piece_cells, piece_rhs, piece_sources, totals, mine_counts, log_index, feasible, cell_ptr,
+    row_ptr, log_ptr, ratio_ptr, nodes``; ``rows``: the frontier's then the pieces'; ``floats``:
+    ``probabilities, logs, log_of, ratios, exponents``; ``states``: ``state, piece_state``; each as
+    ``prepare_parts`` describes it.
+    """
+    out = prepare_parts(grid, mines, weighted, use_rref, rref_min_cells, probe, exact_cells, log_table, work)
+    ints_parts, constraints, p_rows, floats, state, piece_state = out[6], out[7], out[8], out[9], out[10], out[11]
     header = np.empty(len(ints_parts) + 1, np.int64)
     header[0] = header.shape[0]
     for i in range(len(ints_parts)):
@@ -267,22 +344,20 @@ def prepare(
     rows = np.empty((constraints.shape[0] + p_rows.shape[0], MAX_ARITY), np.int32)
     rows[: constraints.shape[0]] = constraints
     rows[constraints.shape[0] :] = p_rows
-    floats = _concat((probabilities, logs, log_of, ratios, exponents))
     return (
-        True, combined, mines_left, mines_w, log_total, u_state,
-        ints, rows, floats, _concat((state, piece_state)), sup_buf,
+        out[0], out[1], out[2], out[3], out[4], out[5],
+        ints, rows, _concat(floats), _concat((state, piece_state)), out[12],
     )  # fmt: skip
 
 
 @njit(cache=True, no_cpython_wrapper=True, error_model="numpy")
-def guess_parts(out: tuple, size: int) -> tuple:
-    """A combined ``prepare`` result cut for ``enumeration_compiled``: ``(probabilities, state,
+def guess_parts(out: tuple) -> tuple:
+    """A combined ``prepare_parts`` result cut for ``enumeration_compiled``: ``(probabilities, state,
     piece_cells, piece_state, unconstrained, u_state, cells, exponents, ratios, spans, feasible_at,
     rest)``, the last three as ``analysis.piece_probabilities`` / ``unconstrained_probability`` take them."""
-    ints, floats, states = out[6], out[8], out[9]
-    cells, unconstrained, p_cells = ints[ints[0] : ints[1]], ints[ints[3] : ints[4]], ints[ints[5] : ints[6]]
-    feasible, starts = ints[ints[11] : ints[12]], ints[ints[12] : ints[13]]
-    log_ptr, ratio_ptr = ints[ints[14] : ints[15]], ints[ints[15] : ints[16]]
+    ints, floats = out[6], out[9]
+    cells, unconstrained, p_cells, feasible = ints[0], ints[3], ints[5], ints[11]
+    starts, log_ptr, ratio_ptr = ints[12], ints[14], ints[15]
     count = starts.shape[0] - 1
     spans = np.empty(6 * count, np.int64)
     for k in range(count):
@@ -292,11 +367,8 @@ def guess_parts(out: tuple, size: int) -> tuple:
         spans[6 * k + 3] = ratio_ptr[k + 1]
         spans[6 * k + 4] = log_ptr[k + 1] - log_ptr[k]
         spans[6 * k + 5] = starts[k + 1] - starts[k]
-    at = size + log_ptr[count] + ints[11] - ints[10]
-    ratios = floats[at : at + ratio_ptr[count]]
-    exponents = floats[at + ratio_ptr[count] :]
     return (
-        floats[:size], states[:size], p_cells, states[size:], unconstrained, out[5], cells, exponents, ratios, spans,
+        floats[0], out[10], p_cells, out[11], unconstrained, out[5], cells, floats[4], floats[3], spans,
         feasible + log_ptr[count], out[3] - feasible,
     )  # fmt: skip
 
@@ -327,7 +399,7 @@ def combine(
     off = 0
     for k in range(count):
         # Length b_len[k + 1] - f_len[k] + 1: the component's own number of log counts.
-        context = log_correlate(forward[k, : f_len[k]].copy(), backward[k + 1, : b_len[k + 1]].copy())
+        context = log_correlate(forward[k, : f_len[k]], backward[k + 1, : b_len[k + 1]])  # C views: no copies
         lp = log_ptr[k]
         nk = cell_ptr[k + 1] - cell_ptr[k]
         for i in range(log_ptr[k + 1] - lp):

@@ -100,7 +100,14 @@ def normalise(
         out_src[k] = sources[i]
         k += 1
         prev = i
-    return True, out_rows[:k].copy(), out_rhs[:k].copy(), out_src[:k].copy()
+    return True, out_rows[:k], out_rhs[:k], out_src[:k]  # views, as C-contiguous as copies: no allocation
+
+
+@njit(cache=True, no_cpython_wrapper=True, error_model="numpy")
+def _not_extracted() -> tuple:
+    """``extract``'s answer for a position it declines (its arrays made only then)."""
+    empty = np.zeros(0, np.int64)
+    return False, empty, np.zeros((0, MAX_ARITY), np.int32), empty, empty, empty, empty, 0
 
 
 @njit(cache=True, no_cpython_wrapper=True, error_model="numpy")
@@ -110,13 +117,11 @@ def extract(grid: np.ndarray, mines: int) -> tuple:
     height, width = grid.shape
     g = grid.reshape(-1)
     size = height * width
-    empty = np.zeros(0, np.int64)
-    no_rows = np.zeros((0, MAX_ARITY), np.int32)
     n_numbers = 0
     for f in range(size):
         v = g[f]
         if v < -2 or v > 8:
-            return False, empty, no_rows, empty, empty, empty, empty, 0
+            return _not_extracted()
         if v >= 0:
             n_numbers += 1
     raw = np.full((n_numbers, MAX_ARITY), -1, np.int64)
@@ -146,7 +151,7 @@ def extract(grid: np.ndarray, mines: int) -> tuple:
                 flags += 1
         left = v - flags
         if left < 0 or left > count:
-            return False, empty, no_rows, empty, empty, empty, empty, 0
+            return _not_extracted()
         if count > 0:
             for t in range(count):
                 seen[raw[m, t]] = True
@@ -179,9 +184,8 @@ def extract(grid: np.ndarray, mines: int) -> tuple:
     ok, constraints, rhs, sources = normalise(rows, need[:m], src[:m])
     mines_left = mines - n_flags
     if not ok or mines_left < 0 or mines_left > n + n_unconstrained:
-        return False, empty, no_rows, empty, empty, empty, empty, 0
-    unconstrained, flag_cells = unconstrained[:n_unconstrained].copy(), flag_cells[:n_flags].copy()
-    return True, cells[:n].copy(), constraints, rhs, sources, unconstrained, flag_cells, mines_left
+        return _not_extracted()
+    return True, cells[:n], constraints, rhs, sources, unconstrained[:n_unconstrained], flag_cells[:n_flags], mines_left
 
 
 @njit(cache=True, no_cpython_wrapper=True, error_model="numpy")

@@ -91,7 +91,7 @@ def forward_backward(
     forward[0, 0] = 0.0
     f_len[0] = 1
     for k in range(count):
-        out = log_convolve(forward[k, : f_len[k]].copy(), logs[log_ptr[k] : log_ptr[k + 1]].copy())
+        out = log_convolve(forward[k, : f_len[k]], logs[log_ptr[k] : log_ptr[k + 1]])  # C views: no copies
         f_len[k + 1] = out.shape[0]
         for i in range(f_len[k + 1]):
             forward[k + 1, i] = out[i]
@@ -99,7 +99,7 @@ def forward_backward(
         backward[count, i] = g[i]
     b_len[count] = n_total + 1
     for k in range(count - 1, -1, -1):
-        out = log_correlate(logs[log_ptr[k] : log_ptr[k + 1]].copy(), backward[k + 1, : b_len[k + 1]].copy())
+        out = log_correlate(logs[log_ptr[k] : log_ptr[k + 1]], backward[k + 1, : b_len[k + 1]])
         b_len[k] = out.shape[0]
         for i in range(b_len[k]):
             backward[k, i] = out[i]
