@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from arena.config import PlayerRef, RecordMode, TournamentConfig
 from arena.play import runner, worker
@@ -150,6 +152,32 @@ def test_many_blobs_in_one_call_are_each_games_blob() -> None:
     beginner = np.concatenate([logs[0][0], logs[2][0]])
     ends = np.array([len(logs[0][0]), len(logs[0][0]), len(beginner)])
     assert records.log_blobs(beginner, ends, 9, 9) == [want[0], b"", want[2]]
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.integers(0, 10**7),  # a Beginner game's nanoseconds
+            st.integers(0, 10**9).map(lambda n: 100 * n + 50),  # exact halves, where the float decides
+            st.integers(-(10**6), 2 * 10**15),  # negative (a wall clock's), and past where the float's error grows
+        ),
+        max_size=70,
+    )
+)
+def test_a_runs_milliseconds_are_pythons_round(ns: list[int]) -> None:
+    """``ns_to_ms`` (a run's clocks at once) is ``round(n / 1e6, 4)`` of each, to the bit."""
+    found = runner.ns_to_ms(np.array(ns, dtype=np.int64))
+    assert [x.hex() for x in found] == [round(n / 1e6, 4).hex() for n in ns]
+    assert all(type(x) is float for x in found)
+
+
+def test_a_result_made_from_its_values_is_the_dataclasses() -> None:
+    values = ("enumeration", 5, Outcome.LOST, 20, 15, 1, 2, 3, 12, 9, 60, None, 4, 0.0612, 0.0633, "", b"\x01\x00")
+    made, reference = runner._new_result(values), GameResult(*values)
+    assert type(made) is GameResult and made == reference and hash(made) == hash(reference)
+    assert [getattr(made, f.name) for f in dataclasses.fields(GameResult)] == list(values)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.board = 6  # type: ignore[misc]
 
 
 def test_clocks_are_pythons() -> None:
