@@ -198,8 +198,8 @@ CREATE TABLE IF NOT EXISTS records (
     # CHUNK_BOARDS boards) the sums of the leaderboard's figures and two masks (boards finished, boards won; bit
     # board % CHUNK_BOARDS, so that a mask stays a positive 64-bit integer), and per (tournament, player, block
     # of CLICK_BLOCK_CHUNKS chunks, first click) how many games began there and the first board that did.
-    # A trigger keeps them as games are inserted (INSERT OR IGNORE's ignored duplicates fire none); the step fills
-    # them from the games already stored.
+    # A trigger kept them as games were inserted (INSERT OR IGNORE's ignored duplicates fire none; the store adds
+    # them itself since totals-at-commit); the step fills them from the games already stored.
     Migration("game-totals", _TOTALS),
     # Versions are part of a player's identity (arena.results.entrants): each players row is one entrant, a
     # player at one version, whose games row key is its ``player``. ``base`` is the player's key without its
