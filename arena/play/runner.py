@@ -17,6 +17,7 @@ import dataclasses
 import functools
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -34,6 +35,7 @@ from players import Player
 __all__ = [
     "EXPECTED",
     "as_actions",
+    "compiled_values",
     "default_move_limit",
     "empty_record",
     "is_warm_up",
@@ -232,6 +234,15 @@ def play_compiled_boards(
     compiled call: the same games, results and records (``tests/arena/test_compiled_boards.py``). None when
     the player does not offer it; a board it did not finish is None (``play_game`` then plays it). Each
     game's CPU and wall time run from its reset to its end, as ``_play_compiled``'s do."""
+    values = compiled_values(player, key, spec, rule, seed, boards, limit, record)
+    return None if values is None else [None if v is None else _new_result(v) for v in values]
+
+
+def compiled_values(
+    player: Player, key: str, spec: BoardSpec, rule: FirstClick, seed: int, boards: list[int], limit: int, record: bool
+) -> list[tuple[Any, ...] | None] | None:
+    """``play_compiled_boards`` with each result as the tuple of its field values (``GameResult(*values)``), for
+    a ``GameBatch`` that keeps them so (``arena.play.worker.play_boards``)."""
     if type(player).play_compiled_boards is Player.play_compiled_boards or not boards:
         return None
     if not (0 <= seed <= MAX_SEED and min(boards) >= 0 and max(boards) <= MAX_SEED):
@@ -251,17 +262,15 @@ def play_compiled_boards(
     width = spec.width
     cpu_ms = ns_to_ms(np.maximum(figures[:, _CPU_NS], 0))
     wall_ms = ns_to_ms(figures[:, _WALL_NS])
-    results: list[GameResult | None] = []
+    results: list[tuple[Any, ...] | None] = []
     for board, row, cpu, wall, blob in zip(boards, figures.tolist(), cpu_ms, wall_ms, blobs, strict=True):
         won, moves, reveals, flags, chords, guesses, bbbv, solved, revealed, first, _, _, done = row
         if not done:
             results.append(None)
             continue
         first_row, first_col = divmod(first, width) if first >= 0 else (None, None)
-        results.append(
-            _new_result((key, board, _OUTCOMES[won], moves, reveals, flags, chords, guesses, bbbv, solved, revealed,
-                         first_row, first_col, cpu, wall, "", blob))
-        )  # fmt: skip
+        results.append((key, board, _OUTCOMES[won], moves, reveals, flags, chords, guesses, bbbv, solved, revealed,
+                        first_row, first_col, cpu, wall, "", blob))  # fmt: skip
     return results
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from arena.config import RULES_VERSION, TournamentConfig
 from arena.paths import LEGACY_STORE, STORE_ENV, default_store, protect
-from arena.result import GameResult, Outcome
+from arena.result import GameBatch, GameResult, Outcome
 from arena.results.guard import APPLICATION_ID, FileGuard, create_private, recovery_path
 from arena.results.migrations import MIGRATIONS, Migration, NewerStore, applied, migrate, pending
 from arena.results.reading import StoreError, StoreReader
@@ -84,6 +84,35 @@ def game_rows(
     # tenth of a millisecond.
     fields = operator.attrgetter(*_names(result_type))
     return [(tournament_id, *fields(r), int(r.outcome is Outcome.WON), now) for r in results]
+
+
+_FIELDS = tuple(f.name for f in dataclasses.fields(GameResult))
+#: Where a ``GameBatch``'s tuple of field values holds the record (the last field: the columns come before it),
+#: the outcome, the player and the board.
+_RECORD_AT, _OUTCOME_AT, _PLAYER_AT, _BOARD_AT = (_FIELDS.index(n) for n in ("record", "outcome", "player", "board"))
+assert _FIELDS[-1] == "record", "the games row takes the fields before the record"
+
+
+def _batch_rows(
+    tournament_id: str, batch: GameBatch, now: str
+) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
+    """``game_rows`` of a ``GameBatch`` of ``GameResult``s, and the rows of its records: its games kept as
+    values made into rows without a ``GameResult`` in between."""
+    fields = operator.attrgetter(*_names(GameResult))
+    won = Outcome.WON
+    rows: list[tuple[object, ...]] = []
+    records: list[tuple[object, ...]] = []
+    for item in batch.items:
+        if type(item) is tuple:
+            rows.append((tournament_id, *item[:_RECORD_AT], int(item[_OUTCOME_AT] is won), now))
+            record = item[_RECORD_AT]
+            if record is not None:
+                records.append((tournament_id, item[_PLAYER_AT], item[_BOARD_AT], record))
+        else:
+            rows.append((tournament_id, *fields(item), int(item.outcome is won), now))  # type: ignore[union-attr]
+            if item.record is not None:  # type: ignore[union-attr]
+                records.append((tournament_id, item.player, item.board, item.record))  # type: ignore[union-attr]
+    return rows, records
 
 
 def project_version() -> str:
@@ -379,9 +408,12 @@ class Store(StoreReader):
     def save(self, tournament_id: str, results: Iterable[GameResult]) -> int:
         """Commit finished games, with the records of those that carry one, in one transaction;
         returns how many games were new (a repeat is ignored, never duplicated)."""
-        results = list(results)
-        rows = game_rows(self.result_type, tournament_id, results, _now())
-        records = [(tournament_id, r.player, r.board, r.record) for r in results if r.record is not None]
+        if isinstance(results, GameBatch) and self.result_type is GameResult:
+            rows, records = _batch_rows(tournament_id, results, _now())
+        else:
+            results = list(results)
+            rows = game_rows(self.result_type, tournament_id, results, _now())
+            records = [(tournament_id, r.player, r.board, r.record) for r in results if r.record is not None]
         if not rows:
             return 0
 
