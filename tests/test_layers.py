@@ -126,6 +126,14 @@ def test_arena_top_level_is_short() -> None:
     assert sorted(f"arena.{f}" for f in folders) == sorted(FAMILIES), folders
 
 
+def test_the_records_codec_depends_on_the_engine_only() -> None:
+    """A stored game's moves are read back by anything that reads the store (pages, replays, exports): the
+    codec must not drag the arena (or the players) in with it."""
+    name = "arena.results.records"
+    found = _imports(_modules()[name], name)
+    assert found and all(m.split(".")[0] == "engine" for m in found), sorted(found)
+
+
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     """The strongly connected components with more than one module (Tarjan's algorithm)."""
     index: dict[str, int] = {}

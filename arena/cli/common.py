@@ -148,6 +148,8 @@ def _one_line(error: BaseException) -> str:
 
     if isinstance(error, ValidationError):
         return "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors())
+    if isinstance(error, OSError) and error.filename and error.strerror:
+        return f"{error.filename}: {error.strerror}"  # as a shell says it, not "[Errno 2] No such file ...: 'x'"
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
 

@@ -18,6 +18,7 @@ from arena.config import TournamentConfig
 from arena.experiments.match import MatchResult, parse_player_spec, run_match
 from arena.isolation import Clock, Isolation, Limits
 from arena.results.store import Store
+from engine.layout import check_seed
 
 
 def _verdict_line(result: MatchResult, a: str, b: str) -> str:
@@ -67,6 +68,7 @@ def command(
     json_out: common.JsonOpt = False,
 ) -> None:
     spec, rule = board_from_options(difficulty, size, mines, first_click)
+    check_seed(seed, "--seed")
     if not 0 < delta < 100:
         raise UsageError(f"--delta is in points and must lie between 0 and 100, got {delta}")
     for name, value in (("--alpha", alpha), ("--beta", beta)):

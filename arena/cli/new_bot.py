@@ -14,23 +14,26 @@ from arena.cli.common import UsageError, cli_errors, print_json
 from arena.kits.new_bot import LANGUAGES, KitError, NewBot, engine_bot_option, new_bot
 
 
-def _shown(path: Path) -> str:
-    """``path`` as the user would type it here: relative to the working folder when it is inside it."""
+def _shown(path: Path, *, program: bool = True) -> str:
+    """``path`` as the user would type it here: relative to the working folder when it is inside it, with a
+    leading ``./`` on a bare ``program`` name (``run.sh`` alone is looked up on the PATH, by a shell and by the
+    arena)."""
     try:
         relative = path.relative_to(Path.cwd())
     except ValueError:
         return str(path)
-    return str(relative) if str(relative) != "." else "."
+    text = str(relative)
+    return text if not program or text == "." or os.sep in text else f".{os.sep}{text}"
 
 
 def _next_steps(kit: NewBot) -> list[tuple[str, str]]:
-    folder = shlex.quote(_shown(kit.folder))
-    engine = engine_bot_option(kit.name, _shown(kit.run_script))
+    folder = shlex.quote(_shown(kit.folder, program=False))
+    bot_option = engine_bot_option(kit.name, _shown(kit.run_script))
     return [
         (shlex.quote(_shown(kit.build_script)), "check the syntax" if kit.language == "python" else "build it"),
-        (f"cd {folder} && {kit.test_command}", "the client's unit tests"),
-        (f"arena tournament -d beginner -n 200 {engine} -p {kit.name},random", "against random"),
-        (f"arena play {engine}", "watch it play one game"),
+        (kit.test_command if folder == "." else f"cd {folder} && {kit.test_command}", "the client's unit tests"),
+        (f"arena tournament -d beginner -n 200 {bot_option} -p {kit.name},random", "against random"),
+        (f"arena play {bot_option}", "watch it play one game"),
     ]
 
 
@@ -66,9 +69,9 @@ def command(
         return
     width = max(len(command) for command, _ in steps[:2])
     lines = [
-        f"wrote the {kit.language} starter kit of {kit.name!r} to {_shown(kit.folder)}{os.sep} "
+        f"wrote the {kit.language} starter kit of {kit.name!r} to {_shown(kit.folder, program=False)}{os.sep} "
         f"({len(kit.files)} files)",
-        f"your strategy, the one file to edit: {_shown(kit.strategy_file)}",
+        f"your strategy, the one file to edit: {_shown(kit.strategy_file, program=False)}",
         "next:",
         *(f"  {command:<{width}}  # {why}" for command, why in steps[:2]),
         f"  # {steps[2][1]}:",

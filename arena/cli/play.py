@@ -26,7 +26,7 @@ from rich.text import Text
 from arena.cli import common, playing
 from arena.cli.common import UsageError, board_from_options, cli_errors, console, err_console, print_json
 from arena.cli.playing import checked_players, limits_from, player_catalog
-from arena.cli.render import board_text
+from arena.cli.render import BoardView, board_text
 from arena.cli.replaying import replay_frames
 from arena.cli.stored import stored_game, tournament_id
 from arena.config import PlayerRef, TournamentConfig
@@ -197,6 +197,7 @@ def _default_player(catalog: PlayerCatalog, bots: tuple[EngineBot, ...]) -> str:
     if catalog.plugin_files:
         found = sorted(n for n, e in catalog.players.items() if e.source.startswith("file "))
         if not found:
+            catalog.check_requested(())  # a missing file, or one that cannot be loaded: say which, and why
             raise UsageError("the --plugin files register no player")
         if len(found) > 1:
             raise UsageError(f"the --plugin files offer players {', '.join(found)}: choose one with --player")
@@ -265,7 +266,7 @@ class _View:
         status = f"{state} · move {game.moves} · {game.safe_left} safe cells left"
         last = f"last: {self.moves[-1]}" if self.moves else "first move"
         title = f"{escape(self.key)} · {self.spec.label} · {self.rule.value} · seed {self.seed} board {self.board}"
-        grid = board_text(game.final_grid() if game.over else game.grid, game.exploded)
+        grid = BoardView(game.final_grid() if game.over else game.grid, game.exploded)
         return Panel(Group(grid, Text(f"{status} · {last}"), legend()), title=title, expand=False)
 
 

@@ -45,6 +45,7 @@ __all__ = [
     "SandboxOpt",
     "WorkersOpt",
     "check_backend",
+    "check_bare_names",
     "check_plugins",
     "checked_players",
     "games_stopped",
@@ -197,6 +198,11 @@ def player_catalog(
     when it cannot be: ``arena.isolation.revisions``)."""
     plugin = materialize_plugins(plugin or [])
     bots = with_bot_dirs(tuple(EngineBot.parse(text) for text in engine_bot or []), bot_dir)
+    names = [bot.name for bot in bots]
+    twice = next((name for name in names if names.count(name) > 1), None)
+    if twice is not None:  # before any bot is started: each would be probed, then the config refused
+        raise UsageError(f"--engine-bot {twice!r} is given twice; give each engine bot its own name")
+    check_bare_names(bots)
     third_party = bool(plugin) or bool(importlib.metadata.entry_points(group=PROJECT))
     if bots or isolation is Isolation.ISOLATED or (isolation is Isolation.AUTO and third_party):
         check_sandbox(sandbox)  # only when a player may run isolated
@@ -248,6 +254,23 @@ def note_broad_folders(plugins: Sequence[str | Path]) -> None:
                 highlight=False,
                 markup=False,
                 soft_wrap=True,
+            )
+
+
+def check_bare_names(bots: Iterable[EngineBot]) -> None:
+    """A program named without a folder is looked up on the PATH, by a shell and by the arena: an author in
+    the kit's folder who types ``NAME=run.sh`` means ``./run.sh``, and is told so before anything starts."""
+    import os
+    import shlex
+    import shutil
+
+    for bot in bots:
+        name = bot.command[0] if bot.command else ""
+        if name and "/" not in name and shutil.which(name) is None and os.path.isfile(name):
+            fixed = shlex.join([f"./{name}", *bot.command[1:]])
+            raise UsageError(
+                f"engine bot {bot.name!r}: {name!r} is not a program on the PATH; the file in this folder is "
+                f'./{name} (--engine-bot "{bot.name}={fixed}")'
             )
 
 

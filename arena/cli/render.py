@@ -28,6 +28,7 @@ from arena.analysis.leaderboard import Leaderboard, LeaderboardRow
 from engine import COVERED, FLAGGED, MINE
 
 __all__ = [
+    "BoardView",
     "LeaderboardTable",
     "board_text",
     "errors_command",
@@ -116,7 +117,12 @@ def _layouts(board: Leaderboard) -> Iterator[_Layout]:
         yield layout
     layout = replace(layout, hidden=layout.hidden | {"vs #1"})
     yield layout
-    yield replace(layout, fold_player=True)
+    layout = replace(layout, fold_player=True)
+    yield layout
+    # Narrower still (a split pane, a phone's terminal): the names and win rates, never a name squeezed to nothing.
+    layout = replace(layout, hidden=layout.hidden | {"failed"})
+    yield layout
+    yield replace(layout, hidden=layout.hidden | {"#"})
 
 
 def errors_command(tournament_id: str, player: str | None = None, store: str | Path | None = None) -> str:
@@ -182,7 +188,7 @@ class LeaderboardTable:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[RenderableType]:
         table, layout = self.fit(console, options)
         yield table
-        left_out = sorted(layout.hidden, key=["games", "95% CI", "vs #1", "p", "guess/g", "ms/g"].index)
+        left_out = sorted(layout.hidden, key=["#", "games", "95% CI", "vs #1", "p", "guess/g", "ms/g", "failed"].index)
         if layout.interval == "none" and "vs #1" not in layout.hidden:
             left_out.insert(0, "the interval of vs #1")
         if left_out:
@@ -235,22 +241,39 @@ def print_leaderboard(console: Console, board: Leaderboard, *, store: str | Path
         console.print(summary[-1], soft_wrap=True)
 
 
-def board_text(grid: np.ndarray, exploded: tuple[int, int] | None = None) -> Text:
-    """A board drawn cell by cell: covered, flags, numbers in their classic colours, mines."""
+def board_text(grid: np.ndarray, exploded: tuple[int, int] | None = None, *, gap: str = " ") -> Text:
+    """A board drawn cell by cell: covered, flags, numbers in their classic colours, mines; ``gap`` after each
+    cell (none: one column a cell, for a terminal narrower than the spaced board)."""
     text = Text()
     for r, row in enumerate(np.asarray(grid)):
         for c, value in enumerate(row):
             v = int(value)
             if v == COVERED:
-                text.append("■ ", style="grey62")
+                text.append("■" + gap, style="grey62")
             elif v == FLAGGED:
-                text.append("⚑ ", style="bold red")
+                text.append("⚑" + gap, style="bold red")
             elif v == MINE:
                 style = "bold white on red" if exploded == (r, c) else "bold red"
-                text.append("✱ ", style=style)
+                text.append("✱" + gap, style=style)
             elif v == 0:
-                text.append("· ", style=_NUMBER_STYLES[0])
+                text.append("·" + gap, style=_NUMBER_STYLES[0])
             else:
-                text.append(f"{v} ", style=_NUMBER_STYLES[v])
+                text.append(f"{v}{gap}", style=_NUMBER_STYLES[v])
         text.append("\n")
     return text
+
+
+class BoardView:
+    """``board_text`` that fits where it is drawn: spaced cells where the terminal has room for them, one column
+    a cell where it has not (an Expert board in a 40-column terminal), never a board row wrapped onto two lines."""
+
+    def __init__(self, grid: np.ndarray, exploded: tuple[int, int] | None = None) -> None:
+        self.grid, self.exploded = np.asarray(grid), exploded
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        width = self.grid.shape[1]
+        return Measurement(width, 2 * width)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[RenderableType]:
+        spaced = 2 * self.grid.shape[1] <= options.max_width
+        yield board_text(self.grid, self.exploded, gap=" " if spaced else "")

@@ -16,7 +16,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from arena.analysis.replay import Choice, Replay, ReplayGame, note_text, replay
-from arena.cli.render import board_text
+from arena.cli.render import BoardView
 
 __all__ = ["choice_text", "replay_frames"]
 
@@ -79,7 +79,7 @@ def replay_frames(game: ReplayGame | Replay, *, probabilities: bool = True) -> I
             status.append(f" · {rep.outcome}", style="bold green" if rep.outcome == "won" else "bold red")
             if g.error.strip():
                 status.append(f": {g.error.strip().splitlines()[0]}")
-        parts: list[RenderableType] = [board_text(grid, rep.exploded if end else None), status]
+        parts: list[RenderableType] = [BoardView(grid, rep.exploded if end else None), status]
         choice = rep.choice(step.number + 1)
         if choice is not None:
             parts.append(choice_text(choice))

@@ -26,6 +26,7 @@ from arena.experiments.sweep import (
 from arena.isolation import Isolation
 from arena.results.store import Store
 from engine import FirstClick
+from engine.layout import check_seed
 
 _SIZE = re.compile(r"^\s*(\d+)\s*x\s*(\d+)\s*$", re.IGNORECASE)
 
@@ -92,6 +93,7 @@ def command(
         raise UsageError(f"--workers must be at least 1, got {workers}")
     if plot is not None and plot.suffix.lower() not in (".svg", ".png"):
         raise UsageError(f"--plot {str(plot)!r}: the file must end in .svg or .png")
+    check_seed(seed, "--seed")
     rule = FirstClick.parse(first_click)
     try:
         cells = plan_cells(_sizes(size), rule, density_range(density) if density else (), _mines(mines))

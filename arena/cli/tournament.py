@@ -28,7 +28,6 @@ from arena.cli.playing import checked_players, limits_from, player_catalog
 from arena.cli.render import print_leaderboard
 from arena.config import PlayerRef, RecordMode, TournamentConfig, parse_player_list
 from arena.isolation import DEFAULT_LIMITS, Clock, Isolation, SandboxMode
-from arena.play.backends.dask_cluster import ADDRESS_ENV, INSTALL_HINT, dask_available
 from arena.play.tournament import (
     BackendUnavailable,
     TournamentError,
@@ -40,6 +39,7 @@ from arena.play.tournament import (
 )
 from arena.play.warmup import CompileEvent
 from arena.results.store import Store
+from engine.layout import check_seed
 
 
 def _note(text: str) -> None:
@@ -127,22 +127,8 @@ def command(
     clock: playing.ClockOpt = Clock.WALL,
     engine_bot: playing.EngineBotOpt = None,
     bot_dir: playing.BotDirOpt = None,
-    backend: Annotated[
-        str,
-        typer.Option(
-            "--backend",
-            help="local: worker processes on this machine; dask: a Dask cluster (--address, else a LocalCluster "
-            "of --workers processes). Needs the 'dask' extra.",
-        ),
-    ] = "local",
-    address: Annotated[
-        str | None,
-        typer.Option(
-            "--address",
-            help=f"Dask scheduler, e.g. tcp://host:8786 (default: ${ADDRESS_ENV}; none: start a LocalCluster).",
-            show_default=False,
-        ),
-    ] = None,
+    backend: playing.BackendOpt = "local",
+    address: playing.AddressOpt = None,
     record: Annotated[
         RecordMode,
         typer.Option(
@@ -152,13 +138,9 @@ def command(
         ),
     ] = RecordMode.MOVES,
 ) -> None:
-    if backend not in ("local", "dask"):
-        raise UsageError(f"--backend must be local or dask, got {backend!r}")
-    if backend == "dask" and not dask_available():
-        raise UsageError(INSTALL_HINT)
-    if address and backend != "dask":
-        raise UsageError("--address needs --backend dask")
+    playing.check_backend(backend, address)
     spec, rule = board_from_options(difficulty, size, mines, first_click)
+    check_seed(seed, "--seed")
     if games < 1:
         raise UsageError(f"--games must be at least 1, got {games}")
     if workers is not None and workers < 1:

@@ -2,7 +2,8 @@
 
 Everything is checked before anything is written (a name the arena would refuse, an unknown language, a
 folder that exists and is not empty), and the kit is written to a temporary folder beside the target and
-renamed into place, so a failure halfway leaves nothing behind.
+renamed into place (an empty folder that exists is filled, not replaced), so a failure halfway leaves nothing
+behind.
 """
 
 from __future__ import annotations
@@ -179,8 +180,14 @@ def new_bot(name: str, language: str, folder: Path | str | None = None) -> NewBo
     target = Path(os.path.abspath(target))
     _check_folder(target)
     replacements = {NAME_TOKEN: name, CRATE_TOKEN: crate_name(name)}
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    missing = [parent for parent in target.parents if not parent.exists()]  # made here, removed on failure
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    except OSError as error:
+        _remove_empty(missing)
+        raise KitError(f"cannot write {target}: {error.strerror or error}; choose another --dir") from None
+    moved: list[Path] = []
     try:
         written = []
         for relative, source in files.items():
@@ -195,8 +202,38 @@ def new_bot(name: str, language: str, folder: Path | str | None = None) -> NewBo
             written.append(target.joinpath(*relative.split("/")))
         for sub in [staging, *(p for p in staging.rglob("*") if p.is_dir())]:
             sub.chmod(stat.S_IRWXU | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
-        os.replace(staging, target)  # an empty folder at the target is replaced whole
-    except BaseException:
+        if target.is_dir():  # empty (checked): filled, not replaced, for it may be a shell's working folder
+            _fill(staging, target, moved)
+        else:
+            os.replace(staging, target)
+    except BaseException as error:
         shutil.rmtree(staging, ignore_errors=True)
+        for path in moved:  # what a failure halfway through filling an empty folder had moved in
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+        _remove_empty(missing)
+        if isinstance(error, OSError):  # a full disk, a folder made read-only meanwhile: one line, not the staging path
+            raise KitError(f"cannot write {target}: {error.strerror or error}; choose another --dir") from None
         raise
     return NewBot(name, language, target, tuple(written))
+
+
+def _fill(staging: Path, target: Path, moved: list[Path]) -> None:
+    """Move the kit's top-level entries from ``staging`` into the empty folder ``target`` (noting each in
+    ``moved``), then remove ``staging``. Renaming ``staging`` over ``target`` would be atomic, but it would
+    leave a shell whose working folder is ``target`` (``arena new-bot NAME --dir .``) in a deleted folder."""
+    for entry in sorted(staging.iterdir()):
+        os.replace(entry, target / entry.name)
+        moved.append(target / entry.name)
+    staging.rmdir()
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove the parents ``new_bot`` made (deepest first) when they are still empty: a failure writes nothing."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 from arena.analysis.failures import PlayerFailures, build_failure_report
 from arena.analysis.leaderboard import Leaderboard, build_leaderboard
-from arena.analysis.pairs import split_boards as split_of
+from arena.analysis.pairs import split_boards
 from arena.analysis.replay import ReplayGame, ReplayMove
 from arena.analysis.replay.model import Note
 from arena.result import FAILURES, GameResult
@@ -57,7 +57,7 @@ __all__ = [
     "records",
     "replay_game",
     "signature",
-    "split_boards",
+    "split_figures",
     "sweeps",
     "tournament",
     "tournaments",
@@ -319,10 +319,10 @@ def records(db: Store, tid: str) -> Iterator[tuple[str, int, bytes]]:
     return db.record_blobs(tid)
 
 
-def split_boards(db: Store, tid: str, a: str, b: str) -> dict[str, Any]:
+def split_figures(db: Store, tid: str, a: str, b: str) -> dict[str, Any]:
     """``arena diff``'s figures (``arena.analysis.pairs``): over the boards both played, which only ``a`` won,
     which only ``b``, and how many both or neither won."""
-    return dataclasses.asdict(split_of(db, tid, a, b))
+    return dataclasses.asdict(split_boards(db, tid, a, b))
 
 
 def diverged_at(db: Store, tid: str, a: str, b: str, board: int) -> int | None:

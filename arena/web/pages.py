@@ -338,7 +338,7 @@ def diff_page(db: Store, tid: str, a: str, b: str, links: Links, *, boards: bool
         raise data.BadRequest(f"compare two different players, got {a!r} twice")
     key_a = data.find_player(db, tid, a)["player"]
     key_b = data.find_player(db, tid, b)["player"]
-    split = data.split_boards(db, tid, key_a, key_b)
+    split = data.split_figures(db, tid, key_a, key_b)
     listed = boards
     boards_won = sorted([(x, key_a) for x in split["only_a"]] + [(x, key_b) for x in split["only_b"]])
     diverged = data.diverged(db, tid, key_a, key_b, [x for x, _ in boards_won]) if listed else {}

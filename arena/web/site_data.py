@@ -50,7 +50,7 @@ class GamesWritten:
 
 
 def _encode(codes: list[int], cells: list[int], width: int) -> str:
-    """The moves as ``page.encode_moves`` writes them, for a whole game at once."""
+    """The moves as ``page.encode_page_moves`` writes them, for a whole game at once."""
     if not codes:
         return ""
     code = np.asarray(codes, dtype=np.int64)

@@ -1,6 +1,7 @@
 """Acceleration of ``EnumerationPlayer.play``: whole games in compiled code, for the arena's
 in-process runs; held equal to it move for move by ``tests/players/test_enumeration_compiled.py``.
-Python takes only numpy's floating-point steps; anything unusual declines. See docs/solver.md.
+numpy's floating-point steps run in numpy's own loops (``numpy_loops``), or in Python when those are
+not found; anything unusual declines. See docs/solver.md.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from players import deduction
 from players.builtin import common
 from players.builtin.common import ThreadingOptions, guess_candidates
 from players.deduction import certain_cells
-from players.solver import analyze, fast
+from players.solver import analyze, fast, numpy_loops
 from players.solver.analysis import (
     _FAST_SEARCH_NODES,
     _LOG_TABLE,
@@ -41,6 +42,7 @@ from players.solver.analysis import (
 )
 from players.solver.enumeration import DEFAULT_NODE_LIMIT, EXACT_CELLS
 from players.solver.fast import finish, guess_parts, prepare
+from players.solver.numpy_loops import guess_probabilities
 
 __all__ = ["BOARD_COLUMNS", "CPU_NS", "DONE", "WALL_NS", "play_boards", "play_whole_game"]
 
@@ -57,6 +59,9 @@ BOARD_COLUMNS = FIGURES + 3
 _EXACT_SHARES = all(
     (np.exp(np.zeros(n)) == 1.0).all() and (np.exp(np.full(n, -np.inf)) == 0.0).all() for n in range(1, 34)
 )
+#: Whether a guess's shares go through numpy's own loops in compiled code (``numpy_loops``); else a guess
+#: whose shares are not exactly 0 or 1 is handed to Python. Read at each call (a benchmark switches it).
+NUMPY_LOOPS = numpy_loops.AVAILABLE
 
 
 @njit(cache=True)
@@ -155,9 +160,11 @@ def _analyse_on(
     rref_min_cells: int,
     exact_cells: int,
     exact_shares: bool,
+    loops: bool,
 ) -> tuple:
-    """While the position needs the solver: ``fast.prepare``, its certain cells or exact guesses
-    played, ``_advance``; until ``GUESS`` (with ``fast.guess_parts``), ``GENERAL`` or the end.
+    """While the position needs the solver: ``fast.prepare``, its certain cells or guesses played
+    (the shares exact, or with numpy's loops when ``loops``), ``_advance``; until ``GUESS`` (with
+    ``fast.guess_parts``: numpy's arithmetic from Python), ``GENERAL`` or the end.
     The one compiled entry calling ``prepare``: numba compiles a callee into each entry."""
     if status == START:
         status = _advance(game)
@@ -173,13 +180,15 @@ def _analyse_on(
         safe, mine = finish(probabilities, state, p_cells, unknown, piece_state, unconstrained, np.nan, u_state, width)
         u = np.nan
         if not safe.shape[1] and not mine.shape[1]:
-            if not exact_shares:
-                return GUESS, parts
             exponents, ratios, spans, feasible_at, rest = parts[7:]
             n = unconstrained.shape[0]
-            exact, piece_p, u = _exact_shares(exponents, ratios, spans, feasible_at, rest, u_state, n)
+            exact = False
+            if exact_shares:
+                exact, piece_p, u = _exact_shares(exponents, ratios, spans, feasible_at, rest, u_state, n)
             if not exact:
-                return GUESS, parts
+                if not loops:
+                    return GUESS, parts
+                piece_p, u = guess_probabilities(exponents, ratios, spans, feasible_at, rest, u_state, n)
             finish(probabilities, state, p_cells, piece_p, piece_state, unconstrained, u, u_state, width)
         status = _decide(game, probabilities, safe, mine, cells, unconstrained, u, player_rng)
     return (GENERAL if status == ANALYSE else status), None  # not empty arrays: Python would box each
@@ -236,6 +245,7 @@ def _run(
     rref_min_cells: int,
     exact_cells: int,
     exact_shares: bool,
+    loops: bool,
     loop: bool,
 ) -> tuple:
     """The one compiled entry that plays (numba compiles ``prepare`` into each entry, and loading each copy
@@ -251,7 +261,7 @@ def _run(
         status = _finish_and_decide(game, pending, frontier, player_rng)
     if status == START or status == ANALYSE:  # noqa: SIM109 (numba's types)
         status, parts = _analyse_on(game, status, player_rng, log_table, probe, rref_min_cells, exact_cells,
-                                    exact_shares)  # fmt: skip
+                                    exact_shares, loops)  # fmt: skip
     if status != OVER or not loop:
         return i, status, parts, player_rng
     view, truth, labels, perm, mines, hit, counters, log = (game[0], game[1], game[2], game[3], game[6], game[9],
@@ -263,7 +273,7 @@ def _run(
         reset_game(view, truth, labels, hit, counters, log, perm, mines, seed, boards[k])
         player_rng = rng.player_state(rng.player_seed_words(seed, boards[k], name_key))
         status, parts = _analyse_on(game, np.int64(START), player_rng, log_table, probe, rref_min_cells, exact_cells,
-                                    exact_shares)  # fmt: skip
+                                    exact_shares, loops)  # fmt: skip
         if status != OVER:
             return k, status, parts, player_rng
         _board_done(game, k, figures, logs, log_ends, clock)
@@ -280,7 +290,7 @@ _loaded = False
 def _load_kernels() -> None:
     """Load every kernel once per process, on a game sure to guess (2x2, one mine), so that no real
     game is billed for it: the game, and the guess that numpy's arithmetic finishes (which the 2x2 game's
-    exact shares would skip: forced here)."""
+    exact shares would skip: forced here, handed to Python and, when found, through numpy's loops)."""
     global _loaded
     if not _loaded:
         _loaded = True
@@ -291,11 +301,15 @@ def _load_kernels() -> None:
         game.reset(0, 0)
         state, probe = _prepared(game, 100, options)
         player_rng = rng.player_state(words)
-        solver = (_LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS, False)
+        solver = (_LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS, False, False)
         _, status, parts, player_rng = _run(state, START, *_nothing_pending(), player_rng, 0, *_NO_BOARDS, *solver,
                                             False)  # fmt: skip
         status, pending, frontier = _python_step(game, state, probe, status, parts, player_rng, options)
         _run(state, status, pending, frontier, player_rng, 0, *_NO_BOARDS, *solver, False)
+        if NUMPY_LOOPS:
+            game.reset(0, 0)
+            solver = (_LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS, False, True)
+            _run(state, START, *_nothing_pending(), rng.player_state(words), 0, *_NO_BOARDS, *solver, False)
 
 
 def _state(game: CompiledGame, move_limit: int) -> tuple:
@@ -342,7 +356,7 @@ def play_whole_game(game: CompiledGame, seed_words: np.ndarray, move_limit: int,
     """Play ``game`` to its end as ``EnumerationPlayer`` with ``options`` would; False to decline."""
     state, probe = _prepared(game, move_limit, options)
     player_rng = rng.player_state(seed_words)
-    solver = (_LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS, _EXACT_SHARES)
+    solver = (_LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS, _EXACT_SHARES, NUMPY_LOOPS)
     status = START
     pending, frontier = _nothing_pending()
     while True:
@@ -413,7 +427,7 @@ def play_boards(
     if not boards.shape[0]:
         return
     state, probe = _prepared(game, move_limit, options)
-    solver = (_LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS, _EXACT_SHARES)
+    solver = (_LOG_TABLE, probe, DEFAULT_RREF_MIN_CELLS, EXACT_CELLS, _EXACT_SHARES, NUMPY_LOOPS)
     clock = np.zeros(2, np.int64)
     n = boards.shape[0]
     # Board 0 starts as every later board does inside the loop: timed from its reset.
@@ -445,5 +459,5 @@ def play_boards(
 
 numba_cache.stamp_dependencies(
     sys.modules[__name__],
-    [Path(m.__file__) for m in (kernels, cg, rng, fast, deduction, common)] + [Path(__file__)],
+    [Path(m.__file__) for m in (kernels, cg, rng, fast, deduction, common, numpy_loops)] + [Path(__file__)],
 )

@@ -326,7 +326,13 @@ BAD_INPUT = {
     "negative-games": (("tournament", "-n", "-3"), "--games"),
     "zero-games": (("tournament", "-n", "0"), "--games"),
     "zero-workers": (("tournament", "--workers", "0"), "--workers"),
-    "negative-seed": (("tournament", "--seed", "-1"), "seed"),
+    "negative-seed": (("tournament", "--seed", "-1"), "--seed must be between 0 and 2**63-1, got -1"),
+    "seed-too-large": (("tournament", "--seed", str(2**63)), f"--seed must be between 0 and 2**63-1, got {2**63}"),
+    "match-negative-seed": (("match", "a", "b", "--seed", "-1"), "--seed must be between 0 and 2**63-1, got -1"),
+    "sweep-negative-seed": (
+        ("sweep", "--size", "5x5", "--mines", "2", "--seed", "-1"),
+        "--seed must be between 0 and 2**63-1, got -1",
+    ),
     "unknown-option": (("tournament", "-p", "random", "--option", "random.nope=1", "-q"), "nope"),
     "unknown-option-json": (("tournament", "-p", "random", "--option", "random.nope=1", "--json"), "nope"),
     "bad-option-value": (("tournament", "-p", "random", "-o", "random.random_first_click=[1]", "-q"), "random"),
@@ -338,6 +344,14 @@ BAD_INPUT = {
     "boards-negative-count": (("boards", "-n", "-1"), "--count"),
     "boards-unknown-difficulty": (("boards", "-d", "huge"), "unknown difficulty"),
     "play-unknown-player": (("play", "--player", "nobody"), "unknown player 'nobody'"),
+    "engine-bot-twice": (
+        ("tournament", "--engine-bot", "a=no-such-program-x", "--engine-bot", "a=no-such-program-y"),
+        "error: --engine-bot 'a' is given twice; give each engine bot its own name",
+    ),
+    "play-engine-bot-twice": (
+        ("play", "--engine-bot", "a=no-such-program-x", "--engine-bot", "a=no-such-program-y"),
+        "error: --engine-bot 'a' is given twice; give each engine bot its own name",
+    ),
     "play-bad-size": (("play", "--size", "0x5", "--mines", "1"), "0x5"),
     "play-negative-board": (("play", "--board", "-1"), "--board"),
     "play-negative-delay": (("play", "--delay", "-1"), "--delay"),
@@ -389,3 +403,22 @@ def test_bad_option_is_refused_before_touching_the_store(cli: Cli, tmp_path: Pat
     store = tmp_path / "new.db"
     assert_usage_error(cli("tournament", "-p", "random", "--option", "random.nope=1", "--store", store), "nope")
     assert not store.exists()
+
+
+@pytest.mark.parametrize("command", ["play", "tournament", "check-bot"])
+def test_a_program_in_this_folder_named_without_its_folder_is_told_to_say_dot_slash(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    """In a kit's folder, ``--engine-bot "kk=run.sh"``: a shell and the arena look ``run.sh`` up on the PATH, and
+    the bot 'crashed' with "cannot run 'run.sh'"; now one line says what to type, before anything starts."""
+    monkeypatch.chdir(tmp_path)
+    script = tmp_path / "run.sh"
+    script.write_text("#!/bin/sh\nexit 0\n")
+    script.chmod(0o755)
+    extra = () if command == "check-bot" else ("--store", tmp_path / "a.db")
+    assert_usage_error(
+        cli(command, "--engine-bot", "kk=run.sh --fast", *extra),
+        "error: engine bot 'kk': 'run.sh' is not a program on the PATH; the file in this folder is ./run.sh"
+        ' (--engine-bot "kk=./run.sh --fast")',
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.sh"]

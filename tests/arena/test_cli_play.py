@@ -101,6 +101,19 @@ def test_play_shows_a_legend_of_the_symbols(cli: Cli) -> None:
     assert "the mine that was hit" in out
 
 
+@pytest.mark.parametrize(("columns", "gap"), [(80, " "), (40, "")])
+def test_a_board_row_is_one_line_whatever_the_terminal(cli: Cli, columns: int, gap: str) -> None:
+    """An Expert board (30 cells, 60 columns spaced) in a 40-column terminal is drawn one column a cell; with the
+    spaces it would wrap each row onto two lines, and read as a board of 32 rows of 18."""
+    out = ok(cli("play", "--player", "random", "-d", "expert", "--delay", "0", columns=columns)).stdout
+    cells = set("■⚑✱·12345678 ")
+    stripped = [line.strip("│ ") for line in out.splitlines()]
+    rows = [row for row in stripped if row and set(row) <= cells]
+    assert len(rows) == 16, out
+    assert all(len(row) == len(gap.join("x" * 30)) for row in rows), rows  # 59 spaced, 30 without
+    assert max(len(line) for line in out.splitlines()) <= columns
+
+
 def test_a_normal_loss_exits_0(cli: Cli) -> None:
     args = ("play", "--player", "random", "--size", "5x5", "--mines", "20", "--seed", "0")
     data = json.loads(ok(cli(*args, "--json")).stdout)

@@ -20,7 +20,7 @@ from rich.console import Console
 from typer.testing import CliRunner, Result
 
 from arena.analysis.replay import first_divergence
-from arena.analysis.replay.page import decode_layout, decode_moves
+from arena.analysis.replay.page import decode_layout, decode_page_moves
 from arena.cli import app
 from arena.cli.render import board_text
 from arena.results.store import Store
@@ -79,7 +79,7 @@ def assert_is_stored_game(game: dict[str, Any], store: Path, tid: str, player: s
         stored = db.replay(tid, player, board)
         outcome = db.game(tid, player, board).outcome
     assert (game["player"], game["board"], game["outcome"]) == (player, board, outcome)
-    moves = decode_moves(game["moves"], game["cols"], game["w"])
+    moves = decode_page_moves(game["moves"], game["cols"], game["w"])
     assert moves == [(m.kind.value, m.row, m.col, m.guess) for m in stored.record.moves]
     layout = decode_layout(game["layout"], game["rows"], game["cols"])
     assert (layout == stored.game.mine_layout()).all()

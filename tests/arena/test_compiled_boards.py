@@ -76,8 +76,9 @@ def test_batched_games_are_the_game_by_game_games(spec: BoardSpec, rule: FirstCl
 
 
 def test_games_left_to_python_within_a_batch_are_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every guess through numpy's arithmetic, and every position through the solver from Python: the
-    batch hands those games to Python midway and goes on with the next board."""
+    """Every guess through numpy's arithmetic finished in Python (numpy's loops off, as when they are not
+    found), and every position through the solver from Python: the batch hands those games to Python
+    midway and goes on with the next board."""
     config = config_for(BEGINNER, FirstClick.SAFE, 80)
     key = config.players[0].key
     want = untimed([play(config, board, key) for board in range(80)])
@@ -87,6 +88,7 @@ def test_games_left_to_python_within_a_batch_are_the_same(monkeypatch: pytest.Mo
     monkeypatch.setattr(compiled, "_guess_pending", lambda *a: guesses.append(1) or originals[0](*a))
     monkeypatch.setattr(compiled, "_python_step", lambda *a: rest.append(a[3]) or originals[1](*a))
     monkeypatch.setattr(compiled, "_EXACT_SHARES", False)
+    monkeypatch.setattr(compiled, "NUMPY_LOOPS", False)
     assert untimed(batched(config, list(range(80)))) == want
     assert len(guesses) > 20  # back into the compiled loop in one call (``_run``)
     guesses.clear()
@@ -94,6 +96,21 @@ def test_games_left_to_python_within_a_batch_are_the_same(monkeypatch: pytest.Mo
     monkeypatch.setattr(compiled, "_last", (None, 0, (), 0, ()))  # the probe is kept with the game's state
     assert untimed(batched(config, list(range(80)))) == want
     assert rest.count(enumeration_compiled.GENERAL) > 20  # the solver from Python
+
+
+def test_guesses_through_numpys_loops_within_a_batch_are_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every guess through numpy's arithmetic, in compiled code with numpy's own loops: no game is handed to
+    Python, and every game is the game-by-game one."""
+    config = config_for(BEGINNER, FirstClick.SAFE, 80)
+    key = config.players[0].key
+    want = untimed([play(config, board, key) for board in range(80)])
+    steps = []
+    original = enumeration_compiled._python_step
+    monkeypatch.setattr(enumeration_compiled, "_python_step", lambda *a: steps.append(a[3]) or original(*a))
+    monkeypatch.setattr(enumeration_compiled, "_EXACT_SHARES", False)
+    monkeypatch.setattr(enumeration_compiled, "NUMPY_LOOPS", True)
+    assert untimed(batched(config, list(range(80)))) == want
+    assert enumeration_compiled.GUESS not in steps
 
 
 def test_declined_boards_are_played_move_by_move() -> None:

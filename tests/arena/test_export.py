@@ -67,6 +67,8 @@ def test_export_first_boards_only(cli: Cli, played: Path, tmp_path: Path) -> Non
         ((), "--output"),
         (("--output", "x.csv", "-n", "0"), "--games"),
         (("nosuchtournament", "--output", "x.csv"), "no tournament"),
+        # A file that cannot be written is named as a shell names it, not "[Errno 2] ...: '...'".
+        (("--output", "missing/x.csv"), "error: missing/x.csv: No such file or directory"),
     ],
 )
 def test_export_bad_input(

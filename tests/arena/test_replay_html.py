@@ -22,7 +22,7 @@ from arena.analysis.replay import (
     replay,
     replay_payload,
 )
-from arena.analysis.replay.page import decode_layout, decode_moves
+from arena.analysis.replay.page import decode_layout, decode_page_moves
 from arena.cli.replaying import replay_frames
 from arena.result import Outcome
 from engine import BEGINNER, COVERED, EXPERT, FLAGGED, INTERMEDIATE, Action, BoardSpec, FirstClick
@@ -76,7 +76,7 @@ def test_page_data_holds_the_moves_and_the_layout(record_game):
     data = page_data(build_replay_html([played.game]))
     (game,) = data["games"]
     assert data["version"] == 2 and game["w"] == 2
-    moves = decode_moves(game["moves"], game["cols"], game["w"])
+    moves = decode_page_moves(game["moves"], game["cols"], game["w"])
     assert moves == [(m.kind.value, m.row, m.col, m.guess) for m in played.game.moves]
     assert any(kind == "flag" for kind, *_ in moves), "the game should have flags to show"
     assert (decode_layout(game["layout"], 9, 9) == rep.layout).all() and rep.layout.sum() == BEGINNER.mines

@@ -90,3 +90,43 @@ def test_recent_commits_are_the_last_ones_within_the_window_newest_first(
             (when[100], 2),
         ]
         assert db.recent_commits(cfg.id, seconds=300.0, limit=2) == [(when[400], 5), (when[200], 4)]
+
+
+def test_the_store_reads_back_types_not_rows(tmp_path: Path) -> None:
+    """Issue 25: what the store returns is typed (a misspelt field is an error where it is written, not a
+    ``KeyError`` at a user's terminal), and no public reader is declared to return a row or ``Any``."""
+    import dataclasses
+    import inspect
+    import typing
+
+    from arena.results.reading import StoreReader
+    from arena.results.stored import StoredPlayer, StoredTournament
+
+    cfg = config(3)
+    with Store(tmp_path / "a.db") as db:
+        db.ensure_tournament(cfg, {})
+        db.save(cfg.id, [game(p, b, Outcome.WON) for p in PLAYERS for b in range(3)])
+        values = [
+            db.tournament(cfg.id),
+            *db.tournaments(),
+            *db.players(cfg.id),
+            *(p for _, p in db.players_everywhere()),
+            *db.games(cfg.id),
+            db.game(cfg.id, "beta", 1),
+        ]
+        kinds = {type(v) for v in values}
+        assert kinds == {StoredTournament, StoredPlayer, GameResult}, kinds
+        assert db.tournament(cfg.id).spec == BEGINNER and db.tournament(cfg.id).rule is FirstClick.SAFE
+        for value in values:
+            assert dataclasses.is_dataclass(value) and not hasattr(value, "keys")  # not a row
+            with pytest.raises(AttributeError):
+                value.outcom  # type: ignore[union-attr]  # noqa: B018  (a misspelt field fails where it is read)
+    readers = [name for name, _ in inspect.getmembers(StoreReader, inspect.isfunction) if not name.startswith("_")]
+    loose = []
+    for name in readers:
+        hint = typing.get_type_hints(getattr(StoreReader, name)).get("return")
+        text = repr(hint)
+        if hint is None or "Any" in text or "Row" in text or text.startswith("dict[str, typing.Any"):
+            loose.append((name, text))
+    assert len(readers) >= 15, readers
+    assert not loose, loose

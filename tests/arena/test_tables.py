@@ -104,6 +104,29 @@ def test_every_win_rate_and_name_is_visible(board: Leaderboard, width: int) -> N
         assert name.replace(" ", "") == row.player.replace(" ", ""), block
 
 
+@pytest.mark.parametrize("width", [20, 26, 34])
+def test_on_a_very_narrow_terminal_every_name_and_win_rate_stays(board: Leaderboard, width: int) -> None:
+    """Below any usual terminal (a split pane, a phone): columns go, the rank and the failures last, but a
+    name is never squeezed to nothing (at 20 columns it was, with ``failed`` still shown)."""
+    text = rendered(width, lambda c: print_leaderboard(c, board))
+    lines = text.splitlines()
+    header = cells(next(line for line in lines if line.startswith("┃")))
+    assert "player" in header and "win %" in header, header
+    body = lines[next(i for i, line in enumerate(lines) if line.startswith("┡")) + 1 :]
+    body = body[: next(i for i, line in enumerate(body) if line.startswith("└"))]
+    rows: list[tuple[str, str]] = []  # (name, win rate), a row's folded lines joined
+    for line in body:
+        row = dict(zip(header, cells(line), strict=True))
+        if row["win %"]:
+            rows.append((row["player"], row["win %"]))
+        else:
+            rows[-1] = (rows[-1][0] + row["player"], rows[-1][1])
+    expected = [(r.player.replace(" ", ""), f"{100 * r.win_rate:.2f}") for r in board.rows]
+    assert [(name.replace(" ", ""), rate) for name, rate in rows] == expected
+    assert len(rows) == len(KEYS) == 5
+    assert max(len(line) for line in lines if not line.startswith("See why:")) <= width
+
+
 def test_at_120_columns_every_column_is_there(board: Leaderboard) -> None:
     text = rendered(120, lambda c: print_leaderboard(c, board))
     header = next(line for line in text.splitlines() if "player" in line)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import re
 import stat
+import subprocess
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,8 @@ from arena.kits.new_bot import STRATEGY_FILES, TEST_COMMANDS, crate_name
 
 #: What every kit holds, whatever its language.
 COMMON = ("README.md", "build.sh", "run.sh", ".gitignore")
+#: What a compiled kit's run.sh starts, which build.sh makes.
+UNBUILT = {"cpp": "build/bot", "rust": "target/release/bot", "java": "build/classes"}
 
 
 def cli(*args: str | Path) -> Any:
@@ -75,6 +79,49 @@ def test_the_default_folder_is_the_name_in_the_working_folder(tmp_path: Path, mo
     assert 'arena tournament -d beginner -n 200 --engine-bot "mybot=mybot/run.sh" -p mybot,random' in lines[-3]
     assert "your strategy, the one file to edit: mybot/strategy.py" in result.stdout
     assert f"cd mybot && {TEST_COMMANDS['python']}" in result.stdout
+
+
+def test_the_working_folder_itself_is_filled_and_the_commands_run_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``mkdir mybot && cd mybot && arena new-bot mybot --dir .``: the folder is filled, not replaced (a replaced
+    working folder is a deleted one: the shell's ``ls`` showed nothing, and the arena itself then failed with
+    "[Errno 2] No such file or directory"), and the printed commands run from it (``./run.sh``, not ``run.sh``,
+    which a shell and the arena look up on the PATH)."""
+    folder = tmp_path / "mybot"
+    folder.mkdir()
+    inode = folder.stat().st_ino
+    monkeypatch.chdir(folder)
+    result = cli("new-bot", "mybot", "--language", "python", "--dir", ".")
+    assert result.exit_code == 0, result.output
+    assert folder.stat().st_ino == inode and (folder / "strategy.py").is_file()
+    assert [p.name for p in tmp_path.iterdir()] == ["mybot"]  # no staging folder left beside it
+    lines = [line.strip() for line in result.stdout.strip().splitlines()]
+    assert lines[-1] == 'arena play --engine-bot "mybot=./run.sh"'
+    assert lines[3].startswith("./build.sh ") and lines[4].startswith(f"{TEST_COMMANDS['python']} ")
+    build = subprocess.run(["sh", "-c", lines[3].split("#")[0]], capture_output=True, text=True, check=False)
+    assert build.returncode == 0, build.stderr
+
+
+def test_a_failure_while_filling_an_empty_folder_leaves_it_empty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "b"
+    folder.mkdir()
+    calls = {"n": 0}
+    original = os.replace
+
+    def failing(src: Any, dst: Any) -> None:
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise OSError(28, "No space left on device")
+        original(src, dst)
+
+    monkeypatch.setattr(os, "replace", failing)
+    with pytest.raises(KitError, match="No space left on device"):
+        new_bot("b", "java", folder)
+    assert calls["n"] == 3
+    assert list(folder.iterdir()) == [] and [p.name for p in tmp_path.iterdir()] == ["b"]
 
 
 def test_an_empty_folder_and_missing_parents_are_fine(tmp_path: Path) -> None:
@@ -162,9 +209,23 @@ def test_a_failure_while_writing_leaves_nothing(tmp_path: Path, monkeypatch: pyt
         return original(self, *args, **kwargs)
 
     monkeypatch.setattr(Path, "write_text", failing)
-    with pytest.raises(OSError):
-        new_bot("b", "rust", tmp_path / "b")
+    with pytest.raises(KitError, match=r"^cannot write .*/new/parents/b: No space left on device; choose another"):
+        new_bot("b", "rust", tmp_path / "new" / "parents" / "b")
     assert calls["n"] == 3
+    assert list(tmp_path.iterdir()) == []  # the parents it made are gone too
+
+
+def test_a_folder_it_cannot_make_is_one_line_naming_it_not_a_staging_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, one_error_line: Callable[[Any], str]
+) -> None:
+    """What ``--dir /proc/x`` met as root: the parent looks writable, the staging folder cannot be made."""
+
+    def refused(*args: Any, **kwargs: Any) -> str:
+        raise FileNotFoundError(2, "No such file or directory", str(tmp_path / "deep" / ".b.x1y2z3"))
+
+    monkeypatch.setattr(tempfile, "mkdtemp", refused)
+    line = one_error_line(cli("new-bot", "b", "-l", "python", "--dir", tmp_path / "deep" / "b"))
+    assert line == f"error: cannot write {tmp_path / 'deep' / 'b'}: No such file or directory; choose another --dir"
     assert list(tmp_path.iterdir()) == []
 
 
@@ -185,3 +246,15 @@ def test_a_missing_language_is_a_usage_error(capsys: pytest.CaptureFixture[str])
 def test_new_bot_is_listed_in_the_help() -> None:
     result = cli("--help")
     assert "new-bot" in result.stdout
+
+
+@pytest.mark.parametrize("language", ["cpp", "rust", "java"])
+def test_an_unbuilt_kit_says_to_run_build_sh_first(tmp_path: Path, language: str) -> None:
+    """A new author's first mistake: ``arena play`` (or ``check-bot``) before ``build.sh``. The arena shows the
+    last line of a bot's stderr, so ``run.sh`` says what is missing and what builds it."""
+    kit = new_bot("b", language, tmp_path / "my kit")
+    result = subprocess.run([str(kit.run_script)], capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 127 and result.stdout == ""
+    assert result.stderr == (
+        f"run.sh: {kit.folder}/{UNBUILT[language]} is not built yet: run {kit.folder}/build.sh first\n"
+    )

@@ -160,16 +160,19 @@ print(before == loaded(), before["_run"], int(figures[:, c.DONE].sum()))
     assert done.stdout.split() == ["True", "1", "150"]
 
 
-def test_guesses_without_the_shortcut_are_the_same_games(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every guess through numpy's arithmetic (no ``_exact_shares``): the same games."""
+@pytest.mark.parametrize("loops", [False, True], ids=["python", "numpy-loops"])
+def test_guesses_without_the_shortcut_are_the_same_games(loops: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every guess through numpy's arithmetic (no ``_exact_shares``): the same games, whether Python
+    finishes the guess or compiled code calls numpy's loops (then Python finishes none)."""
     player = EnumerationPlayer()
-    want = rows(player, BEGINNER, FirstClick.SAFE, range(60))
+    want = rows(player, BEGINNER, FirstClick.SAFE, range(60), compiled=False)
     products = []
     original = enumeration_compiled.piece_probabilities
     monkeypatch.setattr(enumeration_compiled, "piece_probabilities", lambda *a: products.append(1) or original(*a))
     monkeypatch.setattr(enumeration_compiled, "_EXACT_SHARES", False)
+    monkeypatch.setattr(enumeration_compiled, "NUMPY_LOOPS", loops)
     assert rows(player, BEGINNER, FirstClick.SAFE, range(60)) == want
-    assert len(products) > 20
+    assert len(products) > 20 if not loops else products == []
 
 
 def test_exact_shares_are_numpys_products() -> None:

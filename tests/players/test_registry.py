@@ -589,3 +589,41 @@ def test_cli_tournament_refuses_two_plugins_with_one_name(one_error_line: OneErr
     )
     line = one_error_line(result)
     assert "'dup-bot'" in line and "second.py" in line and "first.py" in line
+
+
+#: Every command that takes ``--plugin`` and plays or checks its player, with what else it needs.
+PLUGIN_COMMANDS = {
+    "tournament": ["tournament", "-n", "2", "-w", "1", "-q"],
+    "play": ["play", "-d", "beginner", "--json"],
+    "check-bot": ["check-bot", "--json"],
+    "match": ["match", "a", "b"],
+    "sweep": ["sweep", "--size", "5x5", "--density", "0.1:0.2:0.1", "-n", "2"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(PLUGIN_COMMANDS))
+@pytest.mark.parametrize(
+    ("source", "cause"),
+    [
+        ("import no_such_module_here\n", "ModuleNotFoundError: No module named 'no_such_module_here'"),
+        ("x = (\n", "SyntaxError: '(' was never closed"),
+        (None, "does not exist"),
+    ],
+    ids=["import-error", "syntax-error", "missing"],
+)
+def test_a_plugin_that_cannot_be_loaded_is_one_line_with_its_cause_in_every_command(
+    one_error_line: OneErrorLine,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+    source: str | None,
+    cause: str,
+) -> None:
+    """Not a warning then "unknown player", nor "register no player" without saying why (issue 27)."""
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "broken.py" if source is None else write(tmp_path, "broken.py", source)
+    store = tmp_path / "s.db"
+    extra = [] if command == "check-bot" else ["--store", str(store)]
+    line = one_error_line(runner.invoke(app, [*PLUGIN_COMMANDS[command], "--plugin", str(path), *extra]))
+    assert str(path) in line and cause in line, line
+    assert not store.exists()

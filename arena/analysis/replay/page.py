@@ -31,9 +31,9 @@ __all__ = [
     "build_index_html",
     "build_replay_html",
     "decode_layout",
-    "decode_moves",
+    "decode_page_moves",
     "encode_layout",
-    "encode_moves",
+    "encode_page_moves",
     "error_line",
     "game_data",
     "move_width",
@@ -101,7 +101,7 @@ def move_width(cells: int) -> int:
     return width
 
 
-def encode_moves(moves: Sequence[tuple[str, int, int, bool]], cols: int, width: int) -> str:
+def encode_page_moves(moves: Sequence[tuple[str, int, int, bool]], cols: int, width: int) -> str:
     """Moves ``(kind, row, col, guess)`` as ``width`` digits each (``move_width``)."""
     return "".join(
         _digits((row * cols + col) * 8 + _KIND_CODE[str(kind)] * 2 + int(bool(guess)), width)
@@ -116,8 +116,8 @@ def decode_layout(text: str, height: int, width: int) -> np.ndarray:
     return bits[: height * width].astype(bool).reshape(height, width)
 
 
-def decode_moves(text: str, cols: int, width: int) -> list[tuple[str, int, int, bool]]:
-    """``encode_moves`` read back (what the page's ``decodeMoves`` does): ``(kind, row, col, guess)`` per move."""
+def decode_page_moves(text: str, cols: int, width: int) -> list[tuple[str, int, int, bool]]:
+    """``encode_page_moves`` read back (what the page's ``decodeMoves`` does): ``(kind, row, col, guess)`` per move."""
     kinds = list(_KIND_CODE)
     out = []
     for at in range(0, len(text), width):
@@ -148,7 +148,7 @@ def game_data(game: ReplayGame, layout: np.ndarray | None) -> dict[str, Any]:
         "error": error_line(game.error),
         "layout": None if layout is None else encode_layout(layout),
         "w": width,
-        "moves": encode_moves([(m.kind.value, m.row, m.col, m.guess) for m in game.moves], spec.width, width),
+        "moves": encode_page_moves([(m.kind.value, m.row, m.col, m.guess) for m in game.moves], spec.width, width),
         "notes": notes,
     }
 
