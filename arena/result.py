@@ -8,9 +8,20 @@ result without importing the game loop (``arena.play.runner``).
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, fields
+from typing import Any, overload
 
-__all__ = ["COLUMN_FIELDS", "DIAGNOSTICS", "ERROR_CHARS", "FAILURES", "AgentFailure", "GameResult", "Outcome"]
+__all__ = [
+    "COLUMN_FIELDS",
+    "DIAGNOSTICS",
+    "ERROR_CHARS",
+    "FAILURES",
+    "AgentFailure",
+    "GameBatch",
+    "GameResult",
+    "Outcome",
+]
 
 #: Room for the stderr lines an isolated bot left behind, after the message itself.
 ERROR_CHARS = 2000
@@ -84,6 +95,52 @@ class GameResult:
 #: The fields the store keeps as columns of its games table, in order: all but the record, which has a
 #: table of its own.
 COLUMN_FIELDS = tuple(f.name for f in fields(GameResult) if f.name != "record")
+
+
+class GameBatch(Sequence[GameResult]):
+    """Finished games in the order they finished, as ``GameResult``s or, for the games of a compiled run
+    (``arena.play.runner.compiled_values``), as the tuple of a ``GameResult``'s field values, in the order of its
+    fields: what the one-worker tournament hands the store. Read as a sequence, every game is a ``GameResult``
+    (made when it is read); ``Store.save`` takes a tuple's values as they are. A ``GameResult`` costs 2 us to
+    make (a frozen dataclass sets each of its seventeen slots through ``object.__setattr__``), a fortieth of a
+    Beginner game, and the store would only read its fields back into a row."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, results: Iterable[GameResult] = ()) -> None:
+        #: Each game: a ``GameResult``, or a ``GameResult``'s field values.
+        self.items: list[GameResult | tuple[Any, ...]] = list(results)
+
+    def append(self, result: GameResult) -> None:
+        self.items.append(result)
+
+    def append_values(self, values: tuple[Any, ...]) -> None:
+        """A game as ``GameResult(*values)``, kept as its values."""
+        self.items.append(values)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    @overload
+    def __getitem__(self, index: int) -> GameResult: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[GameResult]: ...
+
+    def __getitem__(self, index: int | slice) -> GameResult | list[GameResult]:
+        if isinstance(index, slice):
+            return [_result(item) for item in self.items[index]]
+        return _result(self.items[index])
+
+    def __iter__(self) -> Iterator[GameResult]:
+        return map(_result, self.items)
+
+    def __repr__(self) -> str:
+        return f"GameBatch({len(self.items)} games)"
+
+
+def _result(item: GameResult | tuple[Any, ...]) -> GameResult:
+    return GameResult(*item) if type(item) is tuple else item  # type: ignore[return-value]
 
 
 class AgentFailure(Exception):

@@ -11,9 +11,11 @@ the whole:
   the compiled game alone, one a call (``CompiledGame.reset``, the player's seed, ``play_compiled``) and
   as the tournament plays it, runs of ``RUN_BOARDS`` boards a call (``play_compiled_boards``: each game's
   reset, seed, play, figures, move log and clocks), the whole of ``arena.play.worker.play_boards`` on
-  those runs (the compiled games plus the runner around them: the records' blobs, the results),
+  those runs into a ``GameBatch`` (the compiled games plus the runner around them: the records' blobs, the
+  results),
   ``Store.save`` of those results in commits of 4,000 games (what the in-process backend hands over
-  in half a second), of which the games rows with the running totals' trigger, the records, and the rest;
+  in half a second), of which the games rows with the running totals added (``arena.results.running``), the
+  games rows alone, the records, and the rest;
   the cyclic garbage collector's share is counted from ``gc.callbacks``;
 * **the leaderboard** read back at the end.
 
@@ -28,7 +30,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import operator
 import os
 import subprocess
 import sys
@@ -86,6 +87,13 @@ class GcClock:
             self.seconds += time.process_time() - self._start
 
 
+def commit(results: Any, start: int) -> Any:
+    """The games of one commit, as the in-process backend hands them over (a ``GameBatch``)."""
+    part = type(results)()
+    part.items = results.items[start : start + COMMIT_GAMES]
+    return part
+
+
 def per_game(games: int) -> dict[str, Any]:
     from arena.analysis.leaderboard import build_leaderboard
     from arena.config import PlayerRef, TournamentConfig
@@ -93,7 +101,9 @@ def per_game(games: int) -> dict[str, Any]:
     from arena.play.agents import agent_for
     from arena.play.tournament import entrants
     from arena.play.worker import RUN_BOARDS, init_worker, play, play_boards
-    from arena.results.store import _RECORDS, Store, _layout
+    from arena.result import GameBatch, GameResult
+    from arena.results.running import add_games
+    from arena.results.store import _RECORDS, Store, _batch_rows, _layout, _row_layout
     from engine import BEGINNER, FirstClick
     from engine.layout import player_seed_words
     from players.builtin.enumeration_compiled import BOARD_COLUMNS
@@ -126,7 +136,7 @@ def per_game(games: int) -> dict[str, Any]:
     compiled = time.process_time() - started
 
     gc_before, started = clock.seconds, time.process_time()
-    results: list = []
+    results = GameBatch()  # what the in-process backend collects: the compiled games kept as their values
     for boards in runs:
         play_boards(config, boards.tolist(), key, results)
     whole_play = time.process_time() - started
@@ -144,7 +154,7 @@ def per_game(games: int) -> dict[str, Any]:
         (store, tournament), (bare, bare_id) = stores
         gc_before, started = clock.seconds, time.process_time()
         for start in range(0, games, COMMIT_GAMES):
-            store.save(tournament, results[start : start + COMMIT_GAMES])
+            store.save(tournament, commit(results, start))
         save = time.process_time() - started
         gc_save = clock.seconds - gc_before
         started = time.process_time()
@@ -152,27 +162,25 @@ def per_game(games: int) -> dict[str, Any]:
         leaderboard = time.process_time() - started
         assert board.rows[0].games == games, board.rows[0]
 
-        # The parts of a save, on a second store: the games rows (and the totals' trigger), then the records.
-        columns, insert = _layout(type(results[0]))
-        fields = operator.attrgetter(*(c for c in columns if c != "won"))  # as Store.save builds its rows
-        rows = [(bare_id, *fields(r), int(r.won), "now") for r in results]
-        records = [(bare_id, r.player, r.board, r.record) for r in results]
-        parts = {}
-        for label, statement, values in (("games_rows", insert, rows), ("records", _RECORDS, records)):
+        # The parts of a save, on a second store: the games rows with the running totals added (what Store.save
+        # writes: arena.results.running), the records, and then the games rows alone (on an emptied games table).
+        insert, layout = _layout(GameResult)[1], _row_layout(GameResult)
+        rows, records = _batch_rows(bare_id, results, "now")
+
+        def committed(values: list, write: Any) -> float:
             started = time.process_time()
             for start in range(0, games, COMMIT_GAMES):
                 with bare.db:
                     bare.db.execute("BEGIN IMMEDIATE")
-                    bare.db.executemany(statement, values[start : start + COMMIT_GAMES])
-            parts[label] = time.process_time() - started
-        bare.db.execute("DROP TRIGGER games_totals")
+                    write(values[start : start + COMMIT_GAMES])
+            return time.process_time() - started
+
+        parts = {
+            "games_rows_and_totals": committed(rows, lambda part: add_games(bare.db, insert, part, layout)),
+            "records": committed(records, lambda part: bare.db.executemany(_RECORDS, part)),
+        }
         bare.db.execute("DELETE FROM games")
-        started = time.process_time()
-        for start in range(0, games, COMMIT_GAMES):
-            with bare.db:
-                bare.db.execute("BEGIN IMMEDIATE")
-                bare.db.executemany(insert, rows[start : start + COMMIT_GAMES])
-        parts["games_rows_without_trigger"] = time.process_time() - started
+        parts["games_rows_alone"] = committed(rows, lambda part: bare.db.executemany(insert, part))
         for db, _ in stores:
             db.close()
 

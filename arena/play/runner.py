@@ -13,9 +13,11 @@ whichever way a player runs, and an honest deterministic player's games are iden
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -33,9 +35,11 @@ from players import Player
 __all__ = [
     "EXPECTED",
     "as_actions",
+    "compiled_values",
     "default_move_limit",
     "empty_record",
     "is_warm_up",
+    "ns_to_ms",
     "play_compiled_boards",
     "play_game",
     "warm_up",
@@ -230,6 +234,15 @@ def play_compiled_boards(
     compiled call: the same games, results and records (``tests/arena/test_compiled_boards.py``). None when
     the player does not offer it; a board it did not finish is None (``play_game`` then plays it). Each
     game's CPU and wall time run from its reset to its end, as ``_play_compiled``'s do."""
+    values = compiled_values(player, key, spec, rule, seed, boards, limit, record)
+    return None if values is None else [None if v is None else _new_result(v) for v in values]
+
+
+def compiled_values(
+    player: Player, key: str, spec: BoardSpec, rule: FirstClick, seed: int, boards: list[int], limit: int, record: bool
+) -> list[tuple[Any, ...] | None] | None:
+    """``play_compiled_boards`` with each result as the tuple of its field values (``GameResult(*values)``), for
+    a ``GameBatch`` that keeps them so (``arena.play.worker.play_boards``)."""
     if type(player).play_compiled_boards is Player.play_compiled_boards or not boards:
         return None
     if not (0 <= seed <= MAX_SEED and min(boards) >= 0 and max(boards) <= MAX_SEED):
@@ -247,18 +260,55 @@ def play_compiled_boards(
         return None
     blobs: list[bytes | None] = log_blobs(logs, log_ends, spec.height, spec.width) if record else [None] * n
     width = spec.width
-    results: list[GameResult | None] = []
-    for board, row, blob in zip(boards, figures.tolist(), blobs, strict=True):
-        won, moves, reveals, flags, chords, guesses, bbbv, solved, revealed, first, cpu_ns, wall_ns, done = row
+    cpu_ms = ns_to_ms(np.maximum(figures[:, _CPU_NS], 0))
+    wall_ms = ns_to_ms(figures[:, _WALL_NS])
+    results: list[tuple[Any, ...] | None] = []
+    for board, row, cpu, wall, blob in zip(boards, figures.tolist(), cpu_ms, wall_ms, blobs, strict=True):
+        won, moves, reveals, flags, chords, guesses, bbbv, solved, revealed, first, _, _, done = row
         if not done:
             results.append(None)
             continue
         first_row, first_col = divmod(first, width) if first >= 0 else (None, None)
-        results.append(
-            GameResult(key, board, _OUTCOMES[won], moves, reveals, flags, chords, guesses, bbbv, solved, revealed,
-                       first_row, first_col, round(max(0, cpu_ns) / 1e6, 4), round(wall_ns / 1e6, 4), "", blob)
-        )  # fmt: skip
+        results.append((key, board, _OUTCOMES[won], moves, reveals, flags, chords, guesses, bbbv, solved, revealed,
+                        first_row, first_col, cpu, wall, "", blob))  # fmt: skip
     return results
+
+
+#: Nanoseconds from which ``ns_to_ms`` leaves the rounding to ``round``: there a float's error could reach half a
+#: tenth of a microsecond (1e15 ns: eleven days).
+_EXACT_NS = 10**15
+
+
+def ns_to_ms(ns: np.ndarray) -> list[float]:
+    """``round(n / 1e6, 4)`` of each integer ``n`` of ``ns``, the same floats, for a run of games at once: the
+    nearest multiple of a tenth of a microsecond is ``n`` to the nearest hundred, whose quotient by 1e4 is the
+    float ``round`` returns; only an exact half (``n % 100 == 50``, where ``round`` decides by the float
+    ``n / 1e6``), a negative ``n`` or an enormous one is left to ``round`` itself
+    (``tests/arena/test_compiled_boards.py`` holds the two equal). Two rounds a game cost 1.6 us."""
+    hundreds, rest = np.divmod(ns, 100)
+    out = ((hundreds + (rest > 50)) / 1e4).tolist()
+    for i in np.flatnonzero((rest == 50) | (ns < 0) | (ns >= _EXACT_NS)).tolist():
+        out[i] = round(int(ns[i]) / 1e6, 4)
+    return out
+
+
+#: Each ``GameResult`` slot's setter, in the order of its fields.
+_SETTERS = tuple(getattr(GameResult, f.name).__set__ for f in dataclasses.fields(GameResult))
+_NEW = object.__new__
+
+
+def _new_result(values: tuple[object, ...]) -> GameResult:
+    """``GameResult(*values)``, a quarter cheaper: the dataclass's ``__init__`` sets each of its seventeen slots
+    through ``object.__setattr__`` (as a frozen dataclass must), this through the slots' descriptors. For the
+    compiled runs, one result a game (``tests/arena/test_compiled_boards.py`` holds the two equal); a
+    ``__post_init__``, should ``GameResult`` gain one, would need ``__init__``."""
+    result = _NEW(GameResult)
+    for set_slot, value in zip(_SETTERS, values, strict=True):
+        set_slot(result, value)
+    return result
+
+
+assert not hasattr(GameResult, "__post_init__"), "_new_result would skip it"
 
 
 def _result(

@@ -12,6 +12,7 @@ import atexit
 import multiprocessing.util
 import signal
 from dataclasses import dataclass
+from typing import TypeVar
 
 from arena.answer import WARM_UP_SEED
 from arena.config import PlayerRef, RecordMode, TournamentConfig
@@ -19,8 +20,15 @@ from arena.isolation.process import make_undumpable
 from arena.isolation.spin import spin_window
 from arena.play.agents import TrustedAgent, agent_for, close_agents, configure
 from arena.play.memory import release_during_loads, release_unused
-from arena.play.runner import default_move_limit, empty_record, play_compiled_boards, play_game, warm_up
-from arena.result import GameResult, Outcome
+from arena.play.runner import (
+    compiled_values,
+    default_move_limit,
+    empty_record,
+    play_compiled_boards,
+    play_game,
+    warm_up,
+)
+from arena.result import GameBatch, GameResult, Outcome
 from engine import BoardSpec
 
 __all__ = ["RUN_BOARDS", "Batch", "init_worker", "play", "play_boards", "prepare_player", "run_batch", "runs"]
@@ -41,6 +49,8 @@ class Batch:
 #: The config of the games being played and what each game needs from it, worked out once per config.
 _plan: tuple[TournamentConfig, BoardSpec, dict[str, PlayerRef]] | None = None
 _cleanup_registered = False
+#: Where ``play_boards`` appends its games.
+_Into = TypeVar("_Into", list[GameResult], GameBatch)
 #: Whether this process gives back the pages it no longer uses once a player is set up (``arena.play.memory``):
 #: pool workers do, as they hold every player's kernels; a tournament played in the arena's own process does
 #: not (a one-worker run is about speed, and its process lives on after the games).
@@ -127,13 +137,11 @@ def play(config: TournamentConfig, board: int, key: str) -> GameResult:
     )
 
 
-def play_boards(
-    config: TournamentConfig, boards: list[int], key: str, into: list[GameResult], stop: object = None
-) -> list[GameResult]:
+def play_boards(config: TournamentConfig, boards: list[int], key: str, into: _Into, stop: object = None) -> _Into:
     """Player ``key``'s games on ``boards``, in order, appended to ``into`` as they finish: ``play``'s
     results, with a trusted player that plays whole games in compiled code playing many to a compiled call
     (``runner.play_compiled_boards``) once ``play`` has set it up and warmed it up. Stops early, between
-    games, once ``stop`` is true."""
+    games, once ``stop`` is true. A ``GameBatch`` keeps the compiled games as their values (``GameBatch``)."""
     if not boards:
         return into
     rest = boards
@@ -143,16 +151,23 @@ def play_boards(
         rest = boards[1:]
         agent = _agent(config, key) if rest else None
     batch = None
+    as_values = isinstance(into, GameBatch)
     if isinstance(agent, TrustedAgent) and not agent.cold:
         spec = _planned(config)[0]
         record = config.record is RecordMode.MOVES
         limit = config.move_limit or default_move_limit(spec)
-        batch = play_compiled_boards(agent.player, key, spec, config.rule, config.seed, rest, limit, record)
+        found = compiled_values if as_values else play_compiled_boards
+        batch = found(agent.player, key, spec, config.rule, config.seed, rest, limit, record)
     for i, board in enumerate(rest):
         if stop:
             break
         result = batch[i] if batch is not None else None
-        into.append(result if result is not None else play(config, board, key))
+        if result is None:
+            into.append(play(config, board, key))
+        elif as_values:
+            into.append_values(result)  # type: ignore[union-attr, arg-type]
+        else:
+            into.append(result)  # type: ignore[arg-type]
     return into
 
 

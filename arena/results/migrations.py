@@ -198,8 +198,8 @@ CREATE TABLE IF NOT EXISTS records (
     # CHUNK_BOARDS boards) the sums of the leaderboard's figures and two masks (boards finished, boards won; bit
     # board % CHUNK_BOARDS, so that a mask stays a positive 64-bit integer), and per (tournament, player, block
     # of CLICK_BLOCK_CHUNKS chunks, first click) how many games began there and the first board that did.
-    # A trigger keeps them as games are inserted (INSERT OR IGNORE's ignored duplicates fire none); the step fills
-    # them from the games already stored.
+    # A trigger kept them as games were inserted (INSERT OR IGNORE's ignored duplicates fire none; the store adds
+    # them itself since totals-at-commit); the step fills them from the games already stored.
     Migration("game-totals", _TOTALS),
     # Versions are part of a player's identity (arena.results.entrants): each players row is one entrant, a
     # player at one version, whose games row key is its ``player``. ``base`` is the player's key without its
@@ -213,6 +213,11 @@ ALTER TABLE players ADD COLUMN fingerprint TEXT NOT NULL DEFAULT '';
 ALTER TABLE players ADD COLUMN seen INTEGER NOT NULL DEFAULT 0;
 """,
     ),
+    # The running totals added at commit (arena.results.running: a commit's new games summed in Python, the same
+    # figures to the bit) instead of by the trigger, which cost as much CPU as the games row itself. The tables
+    # stay as they are: the trigger kept them up to date until now. A version that still has the trigger does not
+    # know this step and refuses the store, so no writer can leave the totals behind.
+    Migration("totals-at-commit", "DROP TRIGGER IF EXISTS games_totals;"),
 )
 
 #: The steps every schema-1 store has, whatever version wrote it (it kept its version in ``user_version`` or,

@@ -1,13 +1,13 @@
 """The store's running totals: what the leaderboard needs of a tournament, without reading every game.
 
-A trigger on the games table (the schema step ``game-totals`` in ``arena.results.migrations``) keeps, per
-(tournament, player, chunk of ``CHUNK_BOARDS`` boards), the sums of the leaderboard's figures and two masks
-(boards finished, boards won), and per block of ``CLICK_BLOCK_CHUNKS`` chunks how many games began at each first
-click. A leaderboard over the first ``limit`` boards then reads about ``limit / 63`` rows per player, all summed
-in SQLite, plus the raw games of the last, partial block (fewer than 4,032 per player); paired counts come from
-popcounts of the masks (numpy, one row per chunk and player). What it returns are the same integers as a count
-over every game, and float sums that differ from Python's only in their last bits (SQLite adds in the order
-games were stored).
+The store keeps (the schema step ``game-totals`` in ``arena.results.migrations``; ``arena.results.running`` adds
+each commit's new games), per (tournament, player, chunk of ``CHUNK_BOARDS`` boards), the sums of the
+leaderboard's figures and two masks (boards finished, boards won), and per block of ``CLICK_BLOCK_CHUNKS`` chunks
+how many games began at each first click. A leaderboard over the first ``limit`` boards then reads about
+``limit / 63`` rows per player, all summed in SQLite, plus the raw games of the last, partial block (fewer than
+4,032 per player); paired counts come from popcounts of the masks (numpy, one row per chunk and player). What it
+returns are the same integers as a count over every game, and float sums that differ from Python's only in their
+last bits (they are added in the order games were stored).
 
 A store made before the step and opened read-only has no totals: ``tournament_totals`` returns None and the
 caller reads the games (the reference path, which the tests hold this one equal to).

@@ -10,12 +10,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from arena.config import PlayerRef, RecordMode, TournamentConfig
 from arena.play import runner, worker
 from arena.play.tournament import run_tournament
 from arena.play.worker import init_worker, play, play_boards, runs
-from arena.result import GameResult, Outcome
+from arena.result import GameBatch, GameResult, Outcome
 from arena.results import records
 from arena.results.store import Store
 from engine import BEGINNER, EXPERT, INTERMEDIATE, BoardSpec, FirstClick
@@ -169,6 +171,59 @@ def test_many_blobs_in_one_call_are_each_games_blob() -> None:
     assert records.log_blobs(beginner, ends, 9, 9) == [want[0], b"", want[2]]
 
 
+@given(
+    st.lists(
+        st.one_of(
+            st.integers(0, 10**7),  # a Beginner game's nanoseconds
+            st.integers(0, 10**9).map(lambda n: 100 * n + 50),  # exact halves, where the float decides
+            st.integers(-(10**6), 2 * 10**15),  # negative (a wall clock's), and past where the float's error grows
+        ),
+        max_size=70,
+    )
+)
+def test_a_runs_milliseconds_are_pythons_round(ns: list[int]) -> None:
+    """``ns_to_ms`` (a run's clocks at once) is ``round(n / 1e6, 4)`` of each, to the bit."""
+    found = runner.ns_to_ms(np.array(ns, dtype=np.int64))
+    assert [x.hex() for x in found] == [round(n / 1e6, 4).hex() for n in ns]
+    assert all(type(x) is float for x in found)
+
+
+def test_a_result_made_from_its_values_is_the_dataclasses() -> None:
+    values = ("enumeration", 5, Outcome.LOST, 20, 15, 1, 2, 3, 12, 9, 60, None, 4, 0.0612, 0.0633, "", b"\x01\x00")
+    made, reference = runner._new_result(values), GameResult(*values)
+    assert type(made) is GameResult and made == reference and hash(made) == hash(reference)
+    assert [getattr(made, f.name) for f in dataclasses.fields(GameResult)] == list(values)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.board = 6  # type: ignore[misc]
+
+
+def test_a_game_batch_holds_the_same_games_and_stores_the_same_rows(tmp_path: Path) -> None:
+    """``play_boards`` into a ``GameBatch`` (the one-worker tournament's) keeps the compiled games as their values:
+    read back they are the games played into a list, and the store writes the same rows and records from it as
+    from its ``GameResult``s."""
+    config = config_for(BEGINNER, FirstClick.SAFE, 200)
+    key = config.players[0].key
+    batch = GameBatch()
+    for start in range(0, 200, 64):
+        play_boards(config, list(range(start, min(200, start + 64))), key, batch)
+    as_values = sum(type(item) is tuple for item in batch.items)
+    assert len(batch) == 200 and as_values >= 190  # the first game of the player by play(), a GameResult
+    results = list(batch)
+    assert all(type(r) is GameResult for r in results) and [r.board for r in results] == list(range(200))
+    assert batch[5] == results[5] and batch[-1] == results[-1] and batch[10:13] == results[10:13]
+    assert untimed(results) == untimed(batched(config, list(range(200))))
+    tables = []
+    for name, games in (("batch", batch), ("list", results)):
+        with Store(tmp_path / f"{name}.db") as store:
+            store.ensure_tournament(config, {})
+            assert store.save(config.id, games) == 200
+            rows = [tuple(r) for r in store.db.execute("SELECT * FROM games ORDER BY player, board")]
+            kept = [tuple(r) for r in store.db.execute("SELECT * FROM records ORDER BY player, board")]
+            totals = [tuple(r) for r in store.db.execute("SELECT * FROM game_totals ORDER BY chunk")]
+            tables.append(([row[:-1] for row in rows], kept, totals))  # but the time of the commit
+    assert tables[0] == tables[1] and len(tables[0][0]) == len(tables[0][1]) == 200
+
+
 def test_clocks_are_pythons() -> None:
     buf = np.zeros(2, np.int64)
     before = time.perf_counter_ns()
@@ -184,11 +239,13 @@ def test_a_one_worker_store_is_the_game_by_game_store(tmp_path: Path, monkeypatc
     records a store written game by game through the move-by-move player holds."""
     config = config_for(BEGINNER, FirstClick.SAFE, 300)
     batches = []
-    original = worker.play_compiled_boards
-    monkeypatch.setattr(worker, "play_compiled_boards", lambda *a: batches.append(len(a[5])) or original(*a))
+    # The one-worker tournament's runs: their games kept as values in a GameBatch (compiled_values).
+    original = worker.compiled_values
+    monkeypatch.setattr(worker, "compiled_values", lambda *a: batches.append(len(a[5])) or original(*a))
     with Store(tmp_path / "fast.db") as store:
         run_tournament(config, store, Registry(), workers=1)
     assert sum(batches) == 299  # the first game by play(), which sets the player up
+    monkeypatch.setattr(worker, "compiled_values", lambda *a: None)
     monkeypatch.setattr(worker, "play_compiled_boards", lambda *a: None)
     monkeypatch.setattr(EnumerationPlayer, "play_compiled", lambda *a: False)
     with Store(tmp_path / "reference.db") as store:

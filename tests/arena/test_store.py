@@ -356,7 +356,7 @@ def old_store(path: Path, version: str, make_result: MakeResult) -> TournamentCo
     with contextlib.closing(sqlite3.connect(path)) as db, db:
         db.execute("DROP TABLE migrations")
         db.execute("DROP TABLE records")
-        db.execute("DROP TRIGGER games_totals")
+        db.execute("DROP TRIGGER IF EXISTS games_totals")
         db.execute("DROP TABLE game_totals")
         db.execute("DROP TABLE first_clicks")
         for column in ("base", "fingerprint", "seen"):  # the player-versions step's

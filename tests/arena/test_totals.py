@@ -170,7 +170,7 @@ def remove_totals(path: Path) -> None:
     steps after it (player-versions' columns)."""
     step = [m.name for m in MIGRATIONS].index("game-totals")
     with contextlib.closing(sqlite3.connect(path)) as db, db:
-        db.execute("DROP TRIGGER games_totals")
+        db.execute("DROP TRIGGER IF EXISTS games_totals")  # the step totals-at-commit dropped it
         db.execute("DROP TABLE game_totals")
         db.execute("DROP TABLE first_clicks")
         for column in ("base", "fingerprint", "seen"):  # the player-versions step's, after game-totals

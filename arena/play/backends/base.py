@@ -8,7 +8,7 @@ primary key plus ``INSERT OR IGNORE`` turn any batch delivered twice into a no-o
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Protocol, runtime_checkable
 
 from arena.play.worker import Batch
@@ -74,7 +74,7 @@ class Backend(Protocol):
 
     def run(
         self, batches: Iterator[Batch], plugin_files: tuple[str, ...], stop: StopFlag
-    ) -> Iterator[list[GameResult]]: ...
+    ) -> Iterator[Sequence[GameResult]]: ...
 
     def close(self) -> None: ...
 

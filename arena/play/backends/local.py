@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
@@ -33,7 +33,7 @@ from arena.isolation.spin import available_cores as default_workers
 from arena.play.agents import close_agents
 from arena.play.backends.base import StopFlag, WorkerCrashError, batch_label
 from arena.play.worker import RUN_BOARDS, Batch, init_worker, play_boards, run_batch, runs
-from arena.result import GameResult
+from arena.result import GameBatch, GameResult
 
 __all__ = [
     "COMMIT_SECONDS",
@@ -84,7 +84,7 @@ class InProcessBackend:
 
     def run(
         self, batches: Iterator[Batch], plugin_files: tuple[str, ...], stop: StopFlag
-    ) -> Iterator[list[GameResult]]:
+    ) -> Iterator[Sequence[GameResult]]:
         init_worker(plugin_files, single_thread=False, pool=False, workers=1)
         frozen = False
         # Until the first batch is played (the players set up, their numba code loaded: many objects, none of
@@ -94,7 +94,8 @@ class InProcessBackend:
             gc.disable()
         # Finished games are handed over (and committed) every COMMIT_SECONDS rather than every batch: a Beginner
         # batch takes a few milliseconds, and each commit costs the store a transaction and a check of its file.
-        results: list[GameResult] = []
+        # A GameBatch: the compiled runs' games kept as their values, which the store writes without a GameResult.
+        results = GameBatch()
         handed = time.monotonic()
         try:
             for batch in batches:
@@ -120,7 +121,7 @@ class InProcessBackend:
                         paused = False
                 if results and (stop or time.monotonic() - handed >= COMMIT_SECONDS):
                     yield results
-                    results = []
+                    results = GameBatch()
                     handed = time.monotonic()
                 if stop:
                     return
