@@ -27,16 +27,20 @@ __all__ = ["command", "print_report"]
 
 @cli_errors
 def command(
-    engine_bot: Annotated[
-        str | None,
+    engine_bots: Annotated[
+        list[str] | None,
         typer.Option(
-            "--engine-bot", help="NAME=COMMAND [ARGS]: the bot to check (docs/protocol.md).", show_default=False
+            "--engine-bot",
+            metavar="NAME=COMMAND",
+            help="NAME=COMMAND [ARGS]: the bot to check (docs/protocol.md).",
+            show_default=False,
         ),
     ] = None,
-    plugin: Annotated[
-        Path | None,
+    plugins: Annotated[
+        list[Path] | None,
         typer.Option(
             "--plugin",
+            metavar="FILE",
             help="A plugin file or folder to check, behind the arena's Python host (PATH@REV: as it was at a git "
             "revision).",
             show_default=False,
@@ -55,8 +59,15 @@ def command(
     memory_mb: playing.MemoryOpt = DEFAULT_LIMITS.memory_mb,
     json_out: common.JsonOpt = False,
 ) -> None:
-    if (engine_bot is None) == (plugin is None):
+    given = [f"--engine-bot {b.split('=', 1)[0]}" for b in engine_bots or ()] + [f"--plugin {p}" for p in plugins or ()]
+    if not given:
         raise UsageError("name the bot to check: --engine-bot NAME=COMMAND or --plugin FILE (one of them)")
+    if len(given) > 1:
+        raise UsageError(
+            f"check-bot checks one bot at a time, not {len(given)} ({', '.join(given)}): run it once for each"
+        )
+    engine_bot = engine_bots[0] if engine_bots else None
+    plugin = plugins[0] if plugins else None
     limits = limits_from(move_time, game_time, memory_mb)
     check_sandbox(sandbox)
     sandboxed = sandboxes.use_sandbox(sandbox)

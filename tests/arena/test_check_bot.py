@@ -165,6 +165,25 @@ def test_a_plugin_is_checked_behind_the_arenas_host(
     assert line == "error: name the bot to check: --engine-bot NAME=COMMAND or --plugin FILE (one of them)"
 
 
+def test_one_bot_at_a_time(tmp_path: Path, one_error_line: Any) -> None:
+    """Two bots are refused before either starts (typer would otherwise keep the last option silently)."""
+    started = tmp_path / "started"
+    bot = f"{sys.executable} -c \"open('{started}', 'w')\""
+    cases = [
+        (["--engine-bot", f"a={bot}", "--engine-bot", f"b={bot}"], "2 (--engine-bot a, --engine-bot b)"),
+        (["--engine-bot", f"a={bot}", "--plugin", "x.py"], "2 (--engine-bot a, --plugin x.py)"),
+        (
+            ["--plugin", "x.py", "--plugin", "y.py", "--plugin", "z.py"],
+            "3 (--plugin x.py, --plugin y.py, --plugin z.py)",
+        ),
+    ]
+    for options, listed in cases:
+        line = one_error_line(runner.invoke(app, ["check-bot", *options]))
+        assert line == f"error: check-bot checks one bot at a time, not {listed}: run it once for each"
+    assert not started.exists()
+    assert len(cases) == 3
+
+
 def test_the_report_is_readable_at_80_columns() -> None:
     results = [
         CheckResult("hello", "answers hello", True, '{"protocol": 1, "name": ..., "version": ...}', "name 'x'"),
