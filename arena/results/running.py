@@ -177,17 +177,18 @@ def _remake(db: sqlite3.Connection, blocks: set[tuple[str, str, int]]) -> None:
         db.execute("DELETE FROM first_clicks WHERE tournament_id = ? AND player = ? AND block = ?", span[:3])
         db.execute(
             f"INSERT INTO game_totals (tournament_id, player, chunk, {', '.join(_TOTALS)})"
-            " SELECT tournament_id, player, board / 63, COUNT(*), SUM(won), SUM(1 << (board % 63)),"
-            " SUM(won << (board % 63)), SUM(cpu_ms), SUM(guesses), SUM(won * moves), SUM(won * bbbv),"
+            f" SELECT tournament_id, player, board / {CHUNK_BOARDS}, COUNT(*), SUM(won),"
+            f" SUM(1 << (board % {CHUNK_BOARDS})), SUM(won << (board % {CHUNK_BOARDS})),"
+            " SUM(cpu_ms), SUM(guesses), SUM(won * moves), SUM(won * bbbv),"
             " SUM(CASE WHEN won THEN cpu_ms ELSE 0.0 END),"
             " SUM(CASE WHEN bbbv <> 0 THEN CAST(bbbv_solved AS REAL) / bbbv ELSE 0.0 END), SUM(bbbv <> 0), "
             + ", ".join(f"SUM(outcome = '{name}')" for name in _COUNTED)
-            + f" FROM games WHERE {where} GROUP BY board / 63",
+            + f" FROM games WHERE {where} GROUP BY board / {CHUNK_BOARDS}",
             span,
         )
         db.execute(
             "INSERT INTO first_clicks (tournament_id, player, block, first_row, first_col, games, first_board)"
-            " SELECT tournament_id, player, board / 4032, COALESCE(first_row, -1), COALESCE(first_col, -1),"
+            f" SELECT tournament_id, player, board / {boards}, COALESCE(first_row, -1), COALESCE(first_col, -1),"
             f" COUNT(*), MIN(board) FROM games WHERE {where} GROUP BY 4, 5",
             span,
         )
