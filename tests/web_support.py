@@ -1,4 +1,4 @@
-"""What the pages' tests share besides fixtures (``tests/web/conftest.py``): the hostile bot, the CLI in a
+"""What the pages' tests share besides fixtures (``tests/arena/web/conftest.py``): the hostile bot, the CLI in a
 subprocess, the browser's settings. A module of its own: under ``--import-mode=importlib`` a conftest cannot be
 imported.
 

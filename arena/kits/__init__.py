@@ -2,7 +2,7 @@
 
 ``arena new-bot`` writes one (``new_bot.new_bot``); the projects themselves are package data under
 ``templates/<language>/``. Every kit plays the shared starting strategy with the shared generator of
-docs/protocol.md, so all of them, and ``examples/standalone_bot.py``, play the same moves (tests/kits/).
+docs/protocol.md, so all of them, and ``examples/standalone_bot.py``, play the same moves (tests/arena/kits/).
 """
 
 from __future__ import annotations

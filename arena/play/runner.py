@@ -231,7 +231,7 @@ def play_compiled_boards(
     player: Player, key: str, spec: BoardSpec, rule: FirstClick, seed: int, boards: list[int], limit: int, record: bool
 ) -> list[GameResult | None] | None:
     """``_play_compiled`` on each of ``boards`` through ``player.play_compiled_boards``, many games to a
-    compiled call: the same games, results and records (``tests/arena/test_compiled_boards.py``). None when
+    compiled call: the same games, results and records (``tests/arena/play/test_compiled_boards.py``). None when
     the player does not offer it; a board it did not finish is None (``play_game`` then plays it). Each
     game's CPU and wall time run from its reset to its end, as ``_play_compiled``'s do."""
     values = compiled_values(player, key, spec, rule, seed, boards, limit, record)
@@ -284,7 +284,7 @@ def ns_to_ms(ns: np.ndarray) -> list[float]:
     nearest multiple of a tenth of a microsecond is ``n`` to the nearest hundred, whose quotient by 1e4 is the
     float ``round`` returns; only an exact half (``n % 100 == 50``, where ``round`` decides by the float
     ``n / 1e6``), a negative ``n`` or an enormous one is left to ``round`` itself
-    (``tests/arena/test_compiled_boards.py`` holds the two equal). Two rounds a game cost 1.6 us."""
+    (``tests/arena/play/test_compiled_boards.py`` holds the two equal). Two rounds a game cost 1.6 us."""
     hundreds, rest = np.divmod(ns, 100)
     out = ((hundreds + (rest > 50)) / 1e4).tolist()
     for i in np.flatnonzero((rest == 50) | (ns < 0) | (ns >= _EXACT_NS)).tolist():
@@ -300,7 +300,7 @@ _NEW = object.__new__
 def _new_result(values: tuple[object, ...]) -> GameResult:
     """``GameResult(*values)``, a quarter cheaper: the dataclass's ``__init__`` sets each of its seventeen slots
     through ``object.__setattr__`` (as a frozen dataclass must), this through the slots' descriptors. For the
-    compiled runs, one result a game (``tests/arena/test_compiled_boards.py`` holds the two equal); a
+    compiled runs, one result a game (``tests/arena/play/test_compiled_boards.py`` holds the two equal); a
     ``__post_init__``, should ``GameResult`` gain one, would need ``__init__``."""
     result = _NEW(GameResult)
     for set_slot, value in zip(_SETTERS, values, strict=True):

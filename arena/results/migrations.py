@@ -97,7 +97,7 @@ CHUNK_BOARDS = 63
 #: clicked first, so even a player clicking at random adds far fewer rows than games.
 CLICK_BLOCK_CHUNKS = 64
 
-# Literal text, as every released step must stay; tests/arena/test_totals.py holds it to GameResult's outcomes
+# Literal text, as every released step must stay; tests/arena/results/test_totals.py holds it to GameResult's outcomes
 # and to CHUNK_BOARDS and CLICK_BLOCK_CHUNKS. A first click NULL (a game that never clicked) is kept as -1: a key
 # column cannot be NULL. Masks add (+) rather than OR: a board is inserted once per player, so the two agree. The
 # totals are made anew from the games, whatever a store that lacks the step holds under these names.

@@ -8,7 +8,7 @@ a whole Beginner game. Now the store adds a commit's games in Python, in the sam
 each, one upsert per first-click cell. The trigger's figures come out to the bit: the float sums start from the
 stored value and add each new game's figure in the order the games are stored, as the trigger's upserts did (a
 sum taken over the commit first and added after would round differently); the integer sums and masks are exact in
-any order. ``tests/arena/test_running_totals.py`` holds the tables to those the trigger writes.
+any order. ``tests/arena/results/test_running_totals.py`` holds the tables to those the trigger writes.
 
 Which games are new is read from the finished masks, which say which boards a player has stored: a game whose bit
 is set is a repeat (a batch delivered twice, or a board twice in one batch), which ``INSERT OR IGNORE`` would have

@@ -1,7 +1,7 @@
 // The replay's engine and solver in the page: a game's moves played again on its mine layout, and the exact mine
 // probabilities of any position, computed when the position is shown. The Python reference is
 // arena.analysis.replay.model (the engine's rules) and players.solver.analyze (the probabilities): tests run this
-// file in node on positions of many seeded games and hold it equal to them (tests/arena/test_replay_js.py).
+// file in node on positions of many seeded games and hold it equal to them (tests/arena/analysis/test_replay_js.py).
 //
 // The probabilities are those of `arena analyze` with the flags taken off: every layout that fits the numbers and
 // the mine count is equally likely. The covered cells next to numbers split into independent components; each

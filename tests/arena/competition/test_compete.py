@@ -12,12 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from repo import ROOT
 
 from arena.isolation import sandbox
 from arena.isolation.check import CheckResult
 from arena.play.backends import local
 
-EXAMPLE = Path(__file__).parents[2] / "examples" / "competition"
+EXAMPLE = ROOT / "examples" / "competition"
 #: What a run of the example leaves beside it (ignored by git), never copied.
 _RUN_FILES = shutil.ignore_patterns("competition.db*", "competition-results", "__pycache__")
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from repo import ROOT
 from typer.testing import Result
 
 from arena.analysis.leaderboard import build_leaderboard
@@ -258,7 +259,7 @@ def test_the_leaderboard_command_shows_the_latest_version_or_all(
 
 
 def test_an_engine_bots_hello_version_is_its_version(tmp_path: Path, cli: Callable[..., Result]) -> None:
-    source = (Path(__file__).resolve().parents[2] / "examples" / "standalone_bot.py").read_text()
+    source = (ROOT / "examples" / "standalone_bot.py").read_text()
     assert 'VERSION = "1"' in source
     path = tmp_path / "s.db"
     keys = []

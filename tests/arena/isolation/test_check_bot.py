@@ -1,7 +1,7 @@
 """``arena check-bot`` (``arena.isolation.check``): a bot wrong in exactly one way fails exactly its own
 check, a correct bot passes every one, and a command that does not start is one line, exit 2.
 
-The broken bots (``broken_bots/``) are ``broken_bots/base.py`` with one thing changed each; they run
+The broken bots (``tests/bots/broken/``) are ``tests/bots/broken/base.py`` with one thing changed each; they run
 as a tournament would run them (in the sandbox where this machine has one, else without).
 """
 
@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from repo import BOTS, ROOT
 from rich.console import Console
 from typer.testing import CliRunner
 
@@ -21,8 +22,8 @@ from arena.cli.check_bot import print_report
 from arena.isolation import driver
 from arena.isolation.check import CheckResult, Target
 
-BOTS = Path(__file__).parent / "broken_bots"
-STANDALONE = Path(__file__).parents[2] / "examples" / "standalone_bot.py"
+BOTS = BOTS / "broken"
+STANDALONE = ROOT / "examples" / "standalone_bot.py"
 CHECKS = [
     "hello",
     "one-line",

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from repo import ROOT
 
 from arena.analysis.leaderboard import build_leaderboard
 from arena.config import PlayerRef, TournamentConfig
@@ -213,7 +214,7 @@ def test_totals_that_lost_a_game_are_made_again_from_the_games(make_result: Make
 def test_every_writer_of_games_rows_goes_through_the_store() -> None:
     """The arena's only statement that inserts games rows is the store's (whose ``_insert`` adds the totals);
     a store made new has no trigger left."""
-    root = Path(__file__).resolve().parents[2] / "arena"
+    root = ROOT / "arena"
     writers = [
         str(path.relative_to(root))
         for path in root.rglob("*.py")

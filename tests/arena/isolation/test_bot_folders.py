@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from repo import BOTS
 from typer.testing import CliRunner
 
 from arena.cli import app
@@ -40,7 +41,7 @@ from arena.results.store import Store
 
 needs_sandbox = pytest.mark.skipif(sandbox.unavailable() is not None, reason=f"no sandbox: {sandbox.unavailable()}")
 
-PEEK = Path(__file__).parent / "sandbox_bots" / "peek.py"
+PEEK = BOTS / "sandbox" / "peek.py"
 runner = CliRunner()
 
 

@@ -9,6 +9,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from repo import ROOT
 
 from arena.analysis.leaderboard import Leaderboard, PublishError, build_leaderboard, publish
 from arena.analysis.stats import paired_difference, wilson_interval
@@ -241,7 +242,7 @@ def test_boards_limit_beyond_the_tournament_reports_the_real_number(three_player
 
 # -- publishing over published results -----------------------------------------------------------------------------
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = ROOT
 
 
 def record_tournament(store: Store, make_result: MakeResult, seed: int, boards: int, players: tuple[str, ...]) -> str:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from repo import BOTS
 
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import Isolation, Limits, SandboxMode, sandbox
@@ -28,8 +29,8 @@ from engine import BEGINNER, FirstClick
 
 needs_sandbox = pytest.mark.skipif(sandbox.unavailable() is not None, reason=f"no sandbox: {sandbox.unavailable()}")
 
-TEMPLATE = Path(__file__).parent / "sandbox_bots" / "escaper.py"
-#: The ways out the escaper players try, one player each (``sandbox_bots/escaper.py``).
+TEMPLATE = BOTS / "sandbox" / "escaper.py"
+#: The ways out the escaper players try, one player each (``tests/bots/sandbox/escaper.py``).
 ATTACKS = ("daemon", "fork-bomb", "proc", "store", "channels", "network", "write-outside")
 LIMITS = Limits(move_time=30.0, game_time=300.0, memory_mb=1024, startup_time=120, processes=64)
 TIMINGS = ("cpu_ms", "wall_ms")

@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from repo import ROOT
 
 from arena.competition.locate import key_lines, line_of
 from arena.competition.spec import CompetitionError, load_competition
 
-EXAMPLE = Path(__file__).parents[2] / "examples" / "competition"
+EXAMPLE = ROOT / "examples" / "competition"
 
 PLUGIN = """
 from players import hookimpl

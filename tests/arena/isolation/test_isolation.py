@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from repo import BOTS, ROOT
 from typer.testing import Result
 
 from arena.config import PlayerRef, TournamentConfig
@@ -30,7 +31,6 @@ from arena.results.store import Store
 from engine import BEGINNER, EXPERT, BoardSpec, FirstClick
 from players.registry import PluginLoadError, Registry
 
-ROOT = Path(__file__).parents[2]
 STANDALONE = (sys.executable, str(ROOT / "examples" / "standalone_bot.py"))
 TIMINGS = ("cpu_ms", "wall_ms")
 LINUX = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux /proc and prctl")
@@ -226,7 +226,7 @@ def test_the_kernel_limits_are_set_and_the_arena_is_not_readable() -> None:
 
 @LINUX
 def test_the_cheater_finds_nothing_in_its_own_process() -> None:
-    cheater = ROOT / "tests" / "arena" / "hostile_bots" / "cheater.py"
+    cheater = BOTS / "hostile" / "cheater.py"
     command = host_command("hostile-cheater", plugin_files=[str(cheater)], warm_up_time=0)
     agent = RemoteAgent("hostile-cheater", command, GENEROUS)
     try:

@@ -1,7 +1,7 @@
 """Hostile bots: each is recorded as its own outcome, the tournament always finishes, the honest players'
 games are exactly what they are without the hostile ones, and a bot hunting for the layout finds nothing.
 
-Every bot is a small plugin file under ``hostile_bots/`` (one is an external executable). The move limit is
+Every bot is a small plugin file under ``tests/bots/hostile/`` (one is an external executable). The move limit is
 small (2 s) so that the bots that hang cost little, yet far above the milliseconds an honest move takes on
 a loaded machine; the game limit is out of the way. The cheater's test is not about limits: it has none
 that a slow machine could reach.
@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from repo import BOTS, ROOT
 
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import EngineBot, Isolation, Limits, sandbox
@@ -25,8 +26,8 @@ from arena.results.records import RecordError
 from arena.results.store import Store
 from engine import BEGINNER, EXPERT, BoardSpec, FirstClick
 
-HOSTILE = Path(__file__).parent / "hostile_bots"
-EXAMPLES = Path(__file__).parents[2] / "examples"
+HOSTILE = BOTS / "hostile"
+EXAMPLES = ROOT / "examples"
 LIMITS = Limits(move_time=2.0, game_time=60.0, grace=0.25, memory_mb=1024, startup_time=60)
 GENEROUS = Limits(move_time=60.0, game_time=600.0, memory_mb=1024, startup_time=120)
 GAMES = 3

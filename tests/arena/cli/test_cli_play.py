@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from repo import ROOT
 from typer.testing import Result
 
 from arena.play.runner import play_game
@@ -25,7 +26,6 @@ from engine import BoardSpec, FirstClick
 from players.registry import Registry
 
 Cli = Callable[..., Result]
-ROOT = Path(__file__).resolve().parents[2]
 STANDALONE = f"standalone={sys.executable} {ROOT / 'examples' / 'standalone_bot.py'}"
 
 #: One well-behaved player: reveals the first covered cell in reading order, and says where it runs.

@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from repo import ROOT
 
 from arena.kits import LANGUAGES
 from arena.results.store import Store
 
 from .conftest import KIT_NAME
 
-ROOT = Path(__file__).parents[2]
 STANDALONE = f"{sys.executable} {ROOT / 'examples' / 'standalone_bot.py'}"
 #: (label, tournament options): 200 Beginner boards, and a few boards of the other first-click rules
 #: (an opening click away from the corner; a first click that is a guess, with its note) on larger boards.

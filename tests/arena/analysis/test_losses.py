@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from repo import BOTS
 from rich.console import Console
 from typer.testing import CliRunner, Result
 
@@ -25,7 +26,7 @@ from players.solver import analyze
 Cli = Callable[..., Result]
 RULES = ("safe", "opening", "none", "windows")
 PLAYERS = ("random", "enumeration")
-HOSTILE = Path(__file__).parent / "hostile_bots" / "raiser.py"
+HOSTILE = BOTS / "hostile" / "raiser.py"
 
 
 @pytest.fixture(scope="module")

@@ -64,7 +64,7 @@ class KitBuilds:
                 except BuildError as error:
                     self._failed[language] = str(error)
                     pytest.fail(str(error))
-                (folder / ".built").write_text("built by tests/kits\n")
+                (folder / ".built").write_text("built by tests/arena/kits\n")
         self._built[language] = folder
         return folder
 

@@ -14,13 +14,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from repo import ROOT
 from typer.testing import Result
 
 from arena.isolation.process import BotCpuTimeout, BotProcess, BotTimeout, tree_cpu_seconds
 from arena.isolation.settings import Clock, Limits
 from arena.results.store import Store
-
-ROOT = Path(__file__).resolve().parents[2]
 
 #: examples/standalone_bot.py, but its first reply of every game comes after SLEEP seconds of sleep (no CPU).
 SLEEPY = f"""

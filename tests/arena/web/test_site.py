@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from repo import ROOT
 from web_support import Stored
 
 from arena.web.site import MANIFEST
@@ -169,7 +170,7 @@ def test_the_published_site_shows_the_published_leaderboards() -> None:
     """leaderboards/site/ is the four published tournaments written by `arena site`: each tournament's page holds
     the same players with the same games, wins and intervals as its leaderboards/*.json (ms per game is the
     machine's and may differ), so the committed pages cannot drift from the committed figures."""
-    root = Path(__file__).parents[2] / "leaderboards"
+    root = ROOT / "leaderboards"
     checked = 0
     for published in sorted(root.glob("*.json")):
         board = json.loads(published.read_text())

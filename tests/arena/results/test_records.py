@@ -15,6 +15,7 @@ import pytest
 import typer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from repo import ROOT
 
 from arena.cli.common import cli_errors
 from arena.config import PlayerRef, RecordMode, TournamentConfig
@@ -31,7 +32,6 @@ from players import Player
 from players.builtin import BUILTIN_PLAYERS
 from players.registry import Registry
 
-ROOT = Path(__file__).parents[2]
 BUILTIN = tuple(sorted(cls.name for cls in BUILTIN_PLAYERS))
 SMALL = BoardSpec(6, 7, 8)
 

@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from repo import ROOT
 
-SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "ci_gate.sh"
-ROOT = SCRIPT.parents[1]
+SCRIPT = ROOT / "examples" / "ci_gate.sh"
 
 BOT = """
 from players import hookimpl

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from repo import ROOT
 from typer.testing import Result
 
 from arena.play.runner import play_game
@@ -273,7 +274,7 @@ def test_players_lists_a_plugin_without_importing_it_in_the_arena(
 
 
 def test_players_lists_engine_bots_and_those_that_do_not_start(cli: Cli) -> None:
-    standalone = Path(__file__).parents[2] / "examples" / "standalone_bot.py"
+    standalone = ROOT / "examples" / "standalone_bot.py"
     data = ok_json(
         cli(
             "players",

@@ -1,5 +1,5 @@
 // Runs the replay's engine and solver (arena/analysis/replay/assets/solver.js) on games read from a JSON file and
-// writes what it finds, for tests/arena/test_replay_js.py to compare with the Python reference:
+// writes what it finds, for tests/arena/analysis/test_replay_js.py to compare with the Python reference:
 //   node replay_js_runner.js solver.js games.json out.json
 // Per game: each step's grid (as a string of cells), the cells each move opened, the status, the exploded cell,
 // the 3BV and the 3BV solved, and per step the analysis (probabilities, marks) or its note.
