@@ -4,8 +4,14 @@ The tournament id hashes only what defines the *boards* (size, mines, first-clic
 the engine's rules version). Players and the number of boards are the extent of the work, so a
 rerun with more games or another player extends the same tournament instead of starting anew,
 and every player's games stay paired on identical boards. How players run (isolation and sandbox modes,
-time and memory limits, engine-bot commands) is recorded with the config but is not part of the id either: it
-changes timings, never an honest deterministic player's games.
+engine-bot commands) is recorded with the config but is not part of the id either: it changes timings, never
+an honest deterministic player's games.
+
+Two things set a tournament apart from the ordinary one of its boards, and enter the id only when present (so
+the ordinary tournament's id never moved): limits other than the defaults (move time, game time, the clock,
+memory, CPU time), because a bot's result under one second a move is not its result under ten, and rows of
+both in one table would be read as one; and a ``purpose`` (``arena match`` keeps each match's games in a
+tournament of its own, never in the rows of the ordinary leaderboard). Both show in the title.
 """
 
 from __future__ import annotations
@@ -17,11 +23,23 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from arena.isolation.settings import EngineBot, Isolation, Limits, SandboxMode
+from arena.isolation.settings import DEFAULT_LIMITS, EngineBot, Isolation, Limits, SandboxMode
 from engine import BoardSpec, FirstClick
 from engine.layout import MAX_SEED
 
-__all__ = ["RULES_VERSION", "PlayerRef", "RecordMode", "TournamentConfig", "board_spec", "parse_player_list"]
+__all__ = [
+    "RULES_VERSION",
+    "PlayerRef",
+    "RecordMode",
+    "TournamentConfig",
+    "board_spec",
+    "distinction",
+    "parse_player_list",
+]
+
+#: The limits that change what a result means; the others (grace, start-up time, the CPU clock's backstop) are
+#: allowances around them.
+MEANINGFUL_LIMITS = ("move_time", "game_time", "clock", "memory_mb", "cpu_time")
 
 #: Bumped whenever a change to the engine could change any board or any game's outcome.
 #: 2: a player's generator is seeded from ``engine.layout.player_seed`` (the same 128-bit seed an
@@ -85,6 +103,9 @@ class TournamentConfig(BaseModel):
     engine_bots: tuple[EngineBot, ...] = ()
     #: Like the isolation settings, not part of the id: it changes what is stored of a game, never the game.
     record: RecordMode = RecordMode.MOVES
+    #: What this tournament is for when it is not the ordinary one of its boards (``match CAND vs BASE``): part of
+    #: the id when set, so its games never share the ordinary tournament's rows.
+    purpose: str = ""
 
     @field_validator("engine_bots")
     @classmethod
@@ -109,7 +130,9 @@ class TournamentConfig(BaseModel):
 
     @property
     def board_set(self) -> dict[str, Any]:
-        return {
+        """What the id hashes: the boards, and what sets the tournament apart (limits other than the defaults,
+        a purpose) when there is any."""
+        data: dict[str, Any] = {
             "height": self.height,
             "width": self.width,
             "mines": self.mines,
@@ -117,6 +140,12 @@ class TournamentConfig(BaseModel):
             "seed": self.seed,
             "rules_version": RULES_VERSION,
         }
+        limits = changed_limits(self.limits)
+        if limits:
+            data["limits"] = limits
+        if self.purpose:
+            data["purpose"] = self.purpose
+        return data
 
     @property
     def id(self) -> str:
@@ -126,7 +155,35 @@ class TournamentConfig(BaseModel):
     @property
     def title(self) -> str:
         size = f"{self.height}x{self.width}, {self.mines} mines"
-        return f"{self.difficulty} ({size}), first click {self.rule.value}, seed {self.seed}"
+        apart = distinction(self.model_dump(mode="json"))
+        return f"{self.difficulty} ({size}), first click {self.rule.value}, seed {self.seed}{apart}"
+
+
+def changed_limits(limits: Limits) -> dict[str, Any]:
+    """The meaningful limits that differ from the defaults, as JSON values ({} for the default limits)."""
+    now, default = limits.model_dump(mode="json"), DEFAULT_LIMITS.model_dump(mode="json")
+    return {key: now[key] for key in MEANINGFUL_LIMITS if now[key] != default[key]}
+
+
+def distinction(config: dict[str, Any]) -> str:
+    """What sets a tournament apart, as the end of its title (`` · match a vs b · move time 1s``; "" for the
+    ordinary tournament), from its config as stored (JSON); a store from before either existed reads as ordinary."""
+    parts = []
+    if config.get("purpose"):
+        parts.append(str(config["purpose"]))
+    try:
+        limits = changed_limits(Limits.model_validate(config.get("limits") or {}))
+    except ValueError:
+        limits = {}
+    words = {"move_time": "move time", "game_time": "game time", "memory_mb": "memory MiB", "cpu_time": "CPU time"}
+    for key, value in limits.items():
+        if key == "clock":
+            parts.append(f"{value} clock")
+        else:
+            unit = "s" if key != "memory_mb" else ""
+            shown = "none" if value is None else f"{value:g}{unit}"
+            parts.append(f"{words[key]} {shown}")
+    return "".join(f" · {part}" for part in parts)
 
 
 def board_spec(difficulty: str, height: int, width: int, mines: int) -> BoardSpec:

@@ -1,11 +1,13 @@
 """Is `arena match`'s sequential test a correct test? Its error rates, measured by simulation.
 
 A match is simulated as `arena match` plays it: boards in batches, each board a trinomial outcome
-(only A won, a tie, only B won) with known probabilities, the GSPRT of `arena.analysis.sequential` checked
+(only A won, a tie, only B won) with known probabilities, the test of `arena.analysis.sequential` checked
 after every batch. With A as good as B (true difference 0), accepting "A better" is an error of
 the first kind and must happen in about `alpha` of the matches or fewer; with A better by exactly
 `delta`, accepting "no better" is an error of the second kind (`beta`). Also reported: the average
-number of boards a match needs, and what happens between the hypotheses (A better by delta / 2).
+number of boards a match needs, what happens between the hypotheses (A better by delta / 2), and how soon a
+large effect either way is decided (fifteen points better or worse with a one-point delta, the case that
+the simple GSPRT left undecided after 300 boards).
 
     python benchmarks/sprt_error_rates.py              # 2000 matches per scenario
     python benchmarks/sprt_error_rates.py --runs 200   # a quick look
@@ -20,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from arena.analysis.sequential import log_likelihood_ratio, wald_bounds
+from arena.analysis.sequential import decide
 from arena.analysis.stats import wilson_interval
 
 RESULTS = Path(__file__).parent / "results" / "sprt_error_rates.json"
@@ -31,7 +33,6 @@ def simulate(
 ) -> dict[str, object]:
     """``runs`` matches whose boards are split A-only / B-only with these probabilities."""
     rng = np.random.default_rng(seed)
-    lower, upper = wald_bounds(alpha, beta)
     counts = np.zeros((runs, 3), dtype=np.int64)  # only B, tie, only A
     boards = np.zeros(runs, dtype=np.int64)
     verdict = np.zeros(runs, dtype=np.int8)  # 0 undecided, 1 accept H1, -1 accept H0
@@ -41,10 +42,9 @@ def simulate(
         idx = np.flatnonzero(active)
         counts[idx] += rng.multinomial(batch, probs, size=idx.size)
         boards[idx] += batch
-        llr = log_likelihood_ratio(counts[idx, 2], counts[idx, 0], boards[idx], delta)
-        verdict[idx[llr >= upper]] = 1
-        verdict[idx[llr <= lower]] = -1
-        active[idx[(llr >= upper) | (llr <= lower)]] = False
+        decided = decide(counts[idx, 2], counts[idx, 0], boards[idx], delta, alpha, beta)[0]
+        verdict[idx] = decided
+        active[idx[decided != 0]] = False
     accept_h1 = int((verdict == 1).sum())
     accept_h0 = int((verdict == -1).sum())
     return {
@@ -78,9 +78,13 @@ def main() -> None:
     for delta, split in ((0.005, 0.10), (0.005, 0.03), (0.01, 0.10), (0.01, 0.03)):
         for true in (0.0, delta / 2, delta):
             scenarios.append((delta, split, true))
+    # Large effects with the default one-point delta: a fifth of the boards split, 15.7 points either way.
+    for true in (0.157, -0.157, -0.01):
+        scenarios.append((0.01, 0.20 if abs(true) < 0.1 else 0.25, true))
     started = time.perf_counter()
     results = []
-    print(f"GSPRT, alpha = beta = {alpha}, a look every {args.batch} boards, {args.runs} matches per scenario")
+    rules = "GSPRT and large-effect rule"
+    print(f"{rules}, alpha = beta = {alpha}, a look every {args.batch} boards, {args.runs} matches per scenario")
     header = f"{'delta':>6} {'split':>6} {'true':>6} | {'accept A better':>24} | {'accept no better':>24}"
     print(f"{header} | boards mean (p95)")
     for i, (delta, split, true) in enumerate(scenarios):

@@ -1,7 +1,18 @@
 """A sequential test for "is A better than B?": stop a paired match as soon as the answer is known.
 
-The GSPRT on paired trinomial outcomes (only A won, a tie, only B won) that ``arena match`` runs;
-the test and why its error rates hold: docs/analysis.md (`arena match`).
+Two stopping rules on paired trinomial outcomes (only A won, a tie, only B won), looked at together after each
+batch, that ``arena match`` runs:
+
+- the GSPRT of "A better by ``delta``" against "A no better": the rule that decides a difference near ``delta``
+  with the fewest boards, and the one whose error rates ``alpha`` and ``beta`` are;
+- a large-effect rule: an anytime-valid confidence sequence for the difference (a normal mixture, Robbins;
+  Howard et al. 2021) at a tenth of ``alpha`` and of ``beta``, which says "better" once it lies above 0 and
+  "not better" once it lies below ``delta``. Against a one-point ``delta`` the GSPRT's ratio grows only as fast
+  as one point allows, so a change fifteen points better or worse would take as many boards as a one-point
+  change; this rule decides it after a batch or two.
+
+The union of the two rules errs at most ``alpha + alpha / 10`` (and ``beta + beta / 10``) by its construction;
+measured, within ``alpha`` and ``beta`` (``benchmarks/sprt_error_rates.py``, docs/statistics.md).
 """
 
 from __future__ import annotations
@@ -12,9 +23,25 @@ from typing import Literal
 
 import numpy as np
 
-__all__ = ["SprtState", "Verdict", "gsprt", "log_likelihood_ratio", "wald_bounds"]
+__all__ = [
+    "EFFECT_SHARE",
+    "SprtState",
+    "Verdict",
+    "decide",
+    "effect_bounds",
+    "gsprt",
+    "log_likelihood_ratio",
+    "wald_bounds",
+]
 
-Verdict = Literal["H1", "H0", "continue"]
+#: ``better``: A better (by ``delta``, or by a large effect); ``not_better``: A no better (or worse);
+#: ``continue``: neither yet.
+Verdict = Literal["better", "not_better", "continue"]
+#: The large-effect rule's share of each error rate.
+EFFECT_SHARE = 0.1
+#: The normal mixture's prior variance, in boards' worth of variance: its confidence sequence is tightest about
+#: where this much variance has accumulated (a few hundred boards at a usual split), where a large effect shows.
+_MIXTURE_RHO = 25.0
 
 #: Added to each outcome's count before the maximum-likelihood fit: keeps an outcome never seen yet
 #: (no split board after the first batch) from forcing an infinite log-likelihood ratio.
@@ -36,6 +63,11 @@ class SprtState:
     lower: float
     upper: float
     verdict: Verdict
+    #: The large-effect rule's anytime-valid interval for the difference (fractions), and which rule decided
+    #: (``sprt``, ``effect``; "" while undecided).
+    effect_low: float = -1.0
+    effect_high: float = 1.0
+    rule: str = ""
 
     @property
     def difference(self) -> float:
@@ -78,9 +110,46 @@ def log_likelihood_ratio(only_a: np.ndarray, only_b: np.ndarray, boards: np.ndar
     return np.where(observed > 0, observed * np.log(p1 / p0), 0.0).sum(axis=1)
 
 
+def effect_bounds(
+    only_a: np.ndarray, only_b: np.ndarray, boards: np.ndarray, alpha: float, beta: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The large-effect rule's interval for the difference, valid at every look at once: below the first with
+    chance at most ``EFFECT_SHARE * alpha``, above the second at most ``EFFECT_SHARE * beta``.
+
+    The one-sided normal-mixture boundary for a sum of bounded differences: ``sqrt(2 (V + rho) log(sqrt((V +
+    rho) / rho) / a))`` with ``V`` the variance seen so far (boards times the per-board variance, estimated from
+    the splits)."""
+    n = np.maximum(boards.astype(float), 1.0)
+    diff = (only_a - only_b) / n
+    variance = n * np.maximum((only_a + only_b) / n - diff**2, 0.0) + _MIXTURE_RHO
+    spread = np.log(np.sqrt(variance / _MIXTURE_RHO))
+
+    def width(error: float) -> np.ndarray:
+        return np.sqrt(2.0 * variance * (spread - math.log(EFFECT_SHARE * error))) / n
+
+    low, high = diff - width(alpha), diff + width(beta)
+    return np.where(boards > 0, low, -1.0), np.where(boards > 0, high, 1.0)
+
+
+def decide(
+    only_a: np.ndarray, only_b: np.ndarray, boards: np.ndarray, delta: float, alpha: float, beta: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """For arrays of counts, the verdict of both rules together (1 better, -1 not better, 0 continue) and the
+    log-likelihood ratio. Where the rules disagree ("better" by one, "not better" by the other: a difference
+    shown above 0 but below ``delta``), the verdict is "not better": not by the least difference that matters."""
+    lower, upper = wald_bounds(alpha, beta)
+    llr = log_likelihood_ratio(only_a, only_b, boards, delta)
+    low, high = effect_bounds(only_a, only_b, boards, alpha, beta)
+    better = (llr >= upper) | (low > 0.0)
+    worse = (llr <= lower) | (high < delta)
+    verdict = np.where(worse, -1, np.where(better, 1, 0))
+    return np.where(boards > 0, verdict, 0), llr
+
+
 def gsprt(only_a: int, only_b: int, boards: int, delta: float, alpha: float = 0.05, beta: float = 0.05) -> SprtState:
-    """The GSPRT of H0 ``delta = 0`` against H1 ``delta = d`` after ``boards`` paired boards, of which
-    A alone won ``only_a`` and B alone ``only_b``; ``delta`` is a fraction (0.005 for half a point)."""
+    """The test of "A no better" against "A better by ``delta``" after ``boards`` paired boards, of which A alone
+    won ``only_a`` and B alone ``only_b``; ``delta`` is a fraction (0.005 for half a point). Both rules of the
+    module decide: ``rule`` says which did."""
     if min(only_a, only_b) < 0 or only_a + only_b > boards:
         raise ValueError(f"need 0 <= only_a, only_b and only_a + only_b <= boards, got {only_a}, {only_b}, {boards}")
     if not 0.0 < delta < 1.0:
@@ -91,6 +160,10 @@ def gsprt(only_a: int, only_b: int, boards: int, delta: float, alpha: float = 0.
     lower, upper = wald_bounds(alpha, beta)
     if boards == 0:
         return SprtState(only_a, only_b, 0, delta, alpha, beta, 0.0, lower, upper, "continue")
-    llr = float(log_likelihood_ratio(np.array([only_a]), np.array([only_b]), np.array([boards]), delta)[0])
-    verdict: Verdict = "H1" if llr >= upper else "H0" if llr <= lower else "continue"
-    return SprtState(only_a, only_b, boards, delta, alpha, beta, llr, lower, upper, verdict)
+    a, b, n = np.array([only_a]), np.array([only_b]), np.array([boards])
+    code, llrs = decide(a, b, n, delta, alpha, beta)
+    low, high = (float(x[0]) for x in effect_bounds(a, b, n, alpha, beta))
+    llr = float(llrs[0])
+    verdict: Verdict = "better" if code[0] > 0 else "not_better" if code[0] < 0 else "continue"
+    rule = "" if verdict == "continue" else "sprt" if llr >= upper or llr <= lower else "effect"
+    return SprtState(only_a, only_b, boards, delta, alpha, beta, llr, lower, upper, verdict, low, high, rule)

@@ -28,8 +28,9 @@ COMMANDS: dict[str, str] = {
     "tournament": "Play a tournament: every player on the same seeded boards; prints the leaderboard.",
     "compete": "Run a competition file (docs/competitions.md): build the kits, check every entrant (one that fails "
     "is left out, with the reason), play, resumably, and publish the leaderboard (markdown, JSON, a static site).",
-    "match": "Is A better than B? Play both on the same boards, in batches, until a sequential probability ratio "
-    "test decides 'A better by at least --delta points' or 'no better'.",
+    "match": "Is CAND better than BASE? Play both on the same boards, in batches, until a sequential test decides "
+    "'better by --delta points or more' or 'no better'. Exit code: 0 better, 1 not better, 3 undecided at "
+    "--max-games, 2 an error.",
     "sweep": "Win rate against mine density: a grid of tournaments (sizes x densities), a table, a CSV and a plot.",
     "leaderboard": "Show a stored tournament's leaderboard (default: the latest), list tournaments, or publish one.",
     "history": "A player's win rate per version, across tournaments of the same board and rule, and each "

@@ -13,6 +13,7 @@ from arena.analysis.leaderboard import build_leaderboard, publish
 from arena.cli import common
 from arena.cli.common import UsageError, cli_errors, console, plain_table, print_json
 from arena.cli.render import print_leaderboard
+from arena.config import distinction
 from arena.results.store import Store
 from arena.results.stored import StoredTournament
 
@@ -78,6 +79,7 @@ def tournaments_table(rows: list[StoredTournament], store: Path) -> Table:
     table.add_column("updated (UTC)", no_wrap=True)
     for r in rows:
         updated = r.updated.replace("T", " ")[:16]
-        cells = (r.id, f"{r.difficulty}, {r.rule.value}", r.seed, r.boards, r.games_stored, updated)
+        apart = distinction(r.config_data) if r.config.startswith("{") else ""  # a match, other limits
+        cells = (r.id, f"{r.difficulty}, {r.rule.value}{apart}", r.seed, r.boards, r.games_stored, updated)
         table.add_row(*(Text(str(c)) for c in cells))
     return table

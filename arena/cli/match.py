@@ -1,6 +1,7 @@
 """`arena match CAND BASE`: play a candidate and a baseline on the same boards until a sequential test knows whether
-the candidate is better, and say so in the exit code (0 accepted as better, 1 not, 2 on error) so that a bot's own
-CI can gate on it."""
+the candidate is better, and say so in the exit code (0 better, 1 not better, 3 undecided, 2 an error) so that a
+bot's own CI can gate on it. The candidate and baseline are any players a tournament takes: built-in, plugins
+(with aliases and ``@REV``), installed packages and engine bots."""
 
 from __future__ import annotations
 
@@ -13,21 +14,45 @@ from arena.analysis.sequential import SprtState
 from arena.analysis.stats import paired_difference
 from arena.cli import common, playing
 from arena.cli.common import UsageError, board_from_options, cli_errors, console, err_console, print_json
-from arena.cli.playing import checked_players, games_stopped, player_catalog
+from arena.cli.playing import checked_players, games_stopped, limits_from, player_catalog
 from arena.config import TournamentConfig
-from arena.experiments.match import MatchResult, parse_player_spec, run_match
-from arena.isolation import Clock, Isolation, Limits
+from arena.experiments.match import parse_player_spec, run_match
+from arena.isolation import DEFAULT_LIMITS, Clock, Isolation, SandboxMode
 from arena.results.store import Store
 from engine.layout import check_seed
 
+#: The exit codes, one per answer: a gate tells them apart (examples/ci_gate.sh); 2 is an error (bad input, a run
+#: that failed), 130 an interrupt (the games so far are kept; the same command resumes).
+EXIT_BETTER, EXIT_NOT_BETTER, EXIT_ERROR, EXIT_UNDECIDED = 0, 1, 2, 3
+EXIT_CODES = {"better": EXIT_BETTER, "not_better": EXIT_NOT_BETTER, "continue": EXIT_UNDECIDED}
 
-def _verdict_line(result: MatchResult, a: str, b: str) -> str:
-    s = result.state
-    if s.verdict == "H1":
-        return f"{a} is better than {b} by at least {_points(100 * s.delta)} (H1 accepted)"
-    if s.verdict == "H0":
-        return f"{a} is not better than {b} by {_points(100 * s.delta)} (H0 accepted)"
-    return f"undecided after {s.boards} boards (--max-games); the difference is below what this many boards can show"
+
+def verdict_line(state: SprtState, a: str, b: str, low: float, high: float) -> str:
+    """The verdict in words, each claim one the boards show: "by at least DELTA" only when the whole 95%
+    interval (``low``, ``high``, fractions) lies at DELTA or above, "not better by DELTA" only when it lies below,
+    "worse" only when it lies below 0, "by less than DELTA" only when it lies between 0 and DELTA."""
+    d = 100 * state.delta
+    figures = f"{100 * state.difference:+.2f} points, 95% CI [{100 * low:+.2f}, {100 * high:+.2f}]"
+    if state.verdict == "better":
+        by = f" by at least {_points(d)}" if low >= state.delta else ""
+        return f"better: {a} is better than {b}{by} ({figures})"
+    if state.verdict == "not_better":
+        if high < 0:
+            return f"not better: {a} is worse than {b} ({figures})"
+        if low > 0 and high < state.delta:
+            return f"not better: {a} is better than {b} by less than {_points(d)} ({figures})"
+        if high < state.delta:
+            return f"not better: {a} is not better than {b} by {_points(d)} ({figures})"
+        return f"not better: the test favours 'no better' over 'better by {_points(d)}' ({figures})"
+    more = (
+        "the interval lies above 0, but the test needs more boards to tell 'better by "
+        f"{_points(d)} or more' from 'no better'"
+        if low > 0
+        else "the interval lies below 0, but the test needs more boards to call it"
+        if high < 0
+        else f"the boards do not yet tell 'better by {_points(d)} or more' from 'no better'"
+    )
+    return f"undecided after {state.boards} boards (--max-games): {figures}; {more}"
 
 
 def _look_line(s: SprtState) -> str:
@@ -48,10 +73,13 @@ def command(
     ],
     b: Annotated[str, typer.Argument(metavar="BASE", help="The baseline the candidate must beat.", show_default=False)],
     delta: Annotated[
-        float, typer.Option("--delta", help="The least difference that matters, in win-rate points (A minus B).")
+        float,
+        typer.Option("--delta", help="The least difference that matters, in win-rate points (CAND minus BASE)."),
     ] = 1.0,
-    alpha: Annotated[float, typer.Option("--alpha", help="Chance of calling A better when it is not.")] = 0.05,
-    beta: Annotated[float, typer.Option("--beta", help="Chance of missing a difference of --delta.")] = 0.05,
+    alpha: Annotated[float, typer.Option("--alpha", help="Chance of 'better' when CAND is no better.")] = 0.05,
+    beta: Annotated[
+        float, typer.Option("--beta", help="Chance of 'not better' when CAND is better by --delta.")
+    ] = 0.05,
     batch: Annotated[int, typer.Option("--batch", help="Boards between two looks at the test.")] = 200,
     max_games: Annotated[int, typer.Option("--max-games", help="Stop undecided after this many boards.")] = 1_000_000,
     difficulty: common.Difficulty = None,
@@ -59,14 +87,26 @@ def command(
     mines: common.Mines = None,
     first_click: common.FirstClickOpt = "safe",
     seed: common.Seed = 0,
+    option: playing.OptionOpt = None,
     workers: playing.WorkersOpt = None,
+    isolation: playing.IsolationOpt = Isolation.AUTO,
+    sandbox: playing.SandboxOpt = SandboxMode.AUTO,
+    move_time: playing.MoveTimeOpt = DEFAULT_LIMITS.move_time,
+    game_time: playing.GameTimeOpt = DEFAULT_LIMITS.game_time,
+    memory_mb: playing.MemoryOpt = DEFAULT_LIMITS.memory_mb,
     clock: playing.ClockOpt = Clock.WALL,
+    engine_bot: playing.EngineBotOpt = None,
+    bot_dir: playing.BotDirOpt = None,
     backend: playing.BackendOpt = "local",
     address: playing.AddressOpt = None,
     store: common.StoreOpt = None,
     plugin: common.PluginOpt = None,
     json_out: common.JsonOpt = False,
 ) -> None:
+    """Is CAND better than BASE? Both play the same boards until a sequential test decides.
+
+    Exit code: 0 better, 1 not better (no better, or worse), 3 undecided at --max-games, 2 an error.
+    """
     spec, rule = board_from_options(difficulty, size, mines, first_click)
     check_seed(seed, "--seed")
     if not 0 < delta < 100:
@@ -84,23 +124,36 @@ def command(
     except ValueError as error:
         raise UsageError(str(error)) from None
     if refs[0].key == refs[1].key:
-        raise UsageError(f"A and B are the same player ({refs[0].key}); give one of them other options")
-    registry, _ = player_catalog(plugin, None, Isolation.AUTO)
-    refs = checked_players(registry, refs)
-    config = TournamentConfig.build(spec, rule, seed=seed, games=batch, players=refs, limits=Limits(clock=clock))
+        raise UsageError(f"CAND and BASE are the same player ({refs[0].key}); give one of them other options")
+    limits = limits_from(move_time, game_time, memory_mb, clock)
+    registry, bots = player_catalog(plugin, engine_bot, isolation, sandbox=sandbox, bot_dir=bot_dir)
+    refs = checked_players(registry, refs, option)
+    config = TournamentConfig.build(
+        spec,
+        rule,
+        seed=seed,
+        games=batch,
+        players=refs,
+        isolation=isolation,
+        sandbox=sandbox,
+        limits=limits,
+        engine_bots=bots,
+        purpose=f"match {refs[0].base} vs {refs[1].base}",
+    )
     if not json_out:
         err_console.print(
             f"{refs[0].key} vs {refs[1].key} · {config.difficulty} · first click {rule.value} · seed {seed} · "
-            f"H1: A better by {_points(delta)}, H0: no better · alpha {alpha:g}, beta {beta:g}",
+            f"'better by {_points(delta)} or more' against 'no better' · alpha {alpha:g}, beta {beta:g}",
             highlight=False,
             markup=False,
+            soft_wrap=True,
         )
 
     def show(state: SprtState) -> None:
         if not json_out:
-            err_console.print(_look_line(state), highlight=False, markup=False)
+            err_console.print(_look_line(state), highlight=False, markup=False, soft_wrap=True)
 
-    with Store(store) as db, games_stopped("match", error_code=2):
+    with Store(store) as db, games_stopped("match", error_code=EXIT_ERROR):
         result = run_match(
             config,
             db,
@@ -119,7 +172,9 @@ def command(
         split = split_boards(db, result.tournament_id, *result.rows, 0, result.state.boards)
     s = result.state
     diff, low, high = paired_difference(s.only_a, s.only_b, s.boards)
-    code = 0 if s.verdict == "H1" else 1
+    code = EXIT_CODES[s.verdict]
+    a_row, b_row = result.rows
+    line = verdict_line(s, a_row, b_row, low, high)
     if json_out:
         print_json(
             {
@@ -136,8 +191,12 @@ def command(
                 "llr": s.llr,
                 "lower": s.lower,
                 "upper": s.upper,
-                "verdict": {"H1": "a_better", "H0": "not_better", "continue": "undecided"}[s.verdict],
-                "accepted": code == 0,
+                "effect_interval": [100 * s.effect_low, 100 * s.effect_high],
+                "decided_by": s.rule,
+                "verdict": "undecided" if s.verdict == "continue" else s.verdict,
+                "exit_code": code,
+                "says": line,
+                "accepted": code == EXIT_BETTER,
                 "played": result.played,
                 "rows": list(result.rows),
                 "paired_difference": {"diff": 100 * diff, "low": 100 * low, "high": 100 * high},
@@ -146,18 +205,22 @@ def command(
             }
         )
         raise typer.Exit(code)
-    a_row, b_row = result.rows
     lines = [
-        ("accepted: " if code == 0 else "not accepted: ") + _verdict_line(result, a_row, b_row),
+        line,
         f"boards played: {s.boards} (tournament {result.tournament_id}, {result.played} games played now)",
         f"paired difference: {100 * diff:+.2f} points, 95% CI [{100 * low:+.2f}, {100 * high:+.2f}]",
         f"split boards: {_boards(split.only_a)} won by {a_row} only",
         f"              {_boards(split.only_b)} won by {b_row} only",
-        f"sequential test: LLR {s.llr:+.3f}, bounds [{s.lower:+.3f}, {s.upper:+.3f}]",
+        f"sequential test: LLR {s.llr:+.3f}, bounds [{s.lower:+.3f}, {s.upper:+.3f}]; large-effect interval "
+        f"[{100 * s.effect_low:+.2f}, {100 * s.effect_high:+.2f}]{_decided_by(s)}",
     ]
-    for line in lines:
-        console.print(line, highlight=False, markup=False)
+    for text in lines:
+        console.print(text, highlight=False, markup=False, soft_wrap=True)
     raise typer.Exit(code)
+
+
+def _decided_by(state: SprtState) -> str:
+    return {"sprt": " (the ratio decided)", "effect": " (the large-effect rule decided)"}.get(state.rule, "")
 
 
 def _warn(text: str) -> None:

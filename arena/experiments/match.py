@@ -1,8 +1,10 @@
 """A match: two players on the same boards, batch after batch, until the sequential test decides.
 
-A match is an ordinary tournament of two players whose extent grows a batch at a time, so its
-games land in the store like any other: a rerun of the same match resumes it (and finds the
-verdict again without playing, if it was reached), and `arena leaderboard` shows it. The test is
+A match is a tournament of two players whose extent grows a batch at a time, kept apart from the ordinary
+tournament of its boards (``TournamentConfig.purpose``, ``match CAND vs BASE``, set by the caller): its games
+land in the store like any other, a rerun of the same match resumes it (and finds the verdict again without
+playing, if it was reached), and `arena leaderboard TOURNAMENT` shows it, but the ordinary leaderboard of those
+boards never holds a match's rows. The test is
 looked at only at the ends of batches (``batch``, ``2 batch``, ...), in board order, whatever order
 the games were played in; so a resumed, extended or re-read match gives the same verdict at the
 same board.
@@ -87,10 +89,10 @@ def run_match(
     on_look: Callable[[SprtState], None] | None = None,
     notify: Callable[[str], None] | None = None,
 ) -> MatchResult:
-    """Play ``config``'s two players batch by batch until the GSPRT of "A better by ``delta``"
-    against "no better" decides or ``max_games`` boards are played. ``config.games`` is ignored:
-    the match sets the extent. ``on_look`` sees the test after each batch. ``backend`` and ``address`` are
-    ``run_tournament``'s (a Dask cluster plays a match as it plays a tournament);
+    """Play ``config``'s two players batch by batch until the sequential test of "A better by ``delta`` or more"
+    against "no better" (``arena.analysis.sequential``) decides or ``max_games`` boards are played.
+    ``config.games`` is ignored: the match sets the extent. ``on_look`` sees the test after each batch.
+    ``backend`` and ``address`` are ``run_tournament``'s (a Dask cluster plays a match as it plays a tournament);
     ``notify`` is ``run_tournament``'s."""
     if len(config.players) != 2 or config.players[0].key == config.players[1].key:
         raise ValueError("a match needs two different players")

@@ -9,6 +9,7 @@ sets when it opens the file.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import sqlite3
 from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
@@ -111,10 +112,20 @@ class StoreReader:
         return [StoredTournament.from_row(r) for r in rows]
 
     def latest(self) -> str:
-        row = self.db.execute("SELECT id FROM tournaments ORDER BY touched DESC, id LIMIT 1").fetchone()
-        if row is None:
+        """The tournament last played, the ordinary ones first: a match's games (``arena match``, a tournament of
+        its own) are what the default leaderboard shows only when the store holds nothing else."""
+        first: str | None = None
+        for row in self.db.execute("SELECT id, config FROM tournaments ORDER BY touched DESC, id"):
+            first = first or str(row[0])
+            try:
+                purpose = json.loads(row[1] or "{}").get("purpose")
+            except (ValueError, AttributeError):
+                purpose = None
+            if not purpose:
+                return str(row[0])
+        if first is None:
             raise StoreError(f"{str(self.path)!r} holds no tournament yet; run `arena tournament` first")
-        return str(row[0])
+        return first
 
     def players_everywhere(self) -> list[tuple[str, StoredPlayer]]:
         """Every entrant of every tournament, as (tournament id, entrant), in the order the store first saw them."""

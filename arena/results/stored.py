@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.config import board_spec
+from arena.config import board_spec, distinction
 from engine import BoardSpec, FirstClick
 
 __all__ = ["StoredPlayer", "StoredTournament"]
@@ -84,7 +84,19 @@ class StoredTournament:
     @property
     def title(self) -> str:
         size = f"{self.spec.height}x{self.spec.width}, {self.spec.mines} mines"
-        return f"{self.difficulty} ({size}), first click {self.rule.value}, seed {self.seed}"
+        try:
+            apart = distinction(self.config_data)
+        except ValueError:  # a config that is not JSON: an old or damaged row reads as the ordinary tournament
+            apart = ""
+        return f"{self.difficulty} ({size}), first click {self.rule.value}, seed {self.seed}{apart}"
+
+    @property
+    def purpose(self) -> str:
+        """``match CAND vs BASE`` for a match's tournament, "" for the ordinary one (``TournamentConfig.purpose``)."""
+        try:
+            return str(self.config_data.get("purpose") or "")
+        except ValueError:
+            return ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from arena.analysis.sequential import _constrained_mle, gsprt, log_likelihood_ratio, wald_bounds
+from arena.analysis.sequential import _constrained_mle, decide, effect_bounds, gsprt, log_likelihood_ratio, wald_bounds
 
 
 def test_wald_bounds_for_five_percent_errors() -> None:
@@ -50,11 +50,36 @@ def test_matches_the_normal_approximation_on_many_boards() -> None:
 
 def test_verdicts() -> None:
     assert gsprt(0, 0, 0, 0.01).verdict == "continue"
-    assert gsprt(1300, 1000, 20000, 0.01).verdict == "H1"
-    assert gsprt(1000, 1000, 20000, 0.01).verdict == "H0"
+    assert gsprt(1300, 1000, 20000, 0.01).verdict == "better"
+    assert gsprt(1000, 1000, 20000, 0.01).verdict == "not_better"
     assert gsprt(60, 50, 1000, 0.01).verdict == "continue"
     # Boards with no split at all are evidence against a difference of a whole point.
-    assert gsprt(0, 0, 2000, 0.01).verdict == "H0"
+    assert gsprt(0, 0, 2000, 0.01).verdict == "not_better"
+
+
+@pytest.mark.parametrize(("only_a", "only_b", "verdict"), [(61, 14, "better"), (14, 61, "not_better")])
+def test_a_large_effect_is_decided_by_the_effect_rule_after_one_batch(only_a: int, only_b: int, verdict: str) -> None:
+    # The case: 15.7 points either way over 300 boards, a one-point delta. The GSPRT alone is undecided.
+    state = gsprt(only_a, only_b, 300, 0.01)
+    assert state.lower < state.llr < state.upper
+    assert (state.verdict, state.rule) == (verdict, "effect")
+    # The effect rule's interval is wider than the fixed-sample one (it holds at every look) and holds the estimate.
+    assert state.effect_low < state.difference < state.effect_high
+    assert state.effect_high - state.effect_low > 2 * 1.96 * math.sqrt((only_a + only_b) / 300**2)
+
+
+def test_the_effect_rule_says_better_only_above_zero_and_not_better_only_below_delta() -> None:
+    a, b, n = np.arange(0, 200), np.full(200, 50), np.full(200, 1000)
+    low, high = effect_bounds(a, b, n, 0.05, 0.05)
+    verdict, _ = decide(a, b, n, 0.01, 0.05, 0.05)
+    checked = 0
+    for i in range(200):
+        if low[i] > 0:
+            assert verdict[i] == 1
+            checked += 1
+        if high[i] < 0.01 and verdict[i] == -1:
+            checked += 1
+    assert checked > 100
 
 
 def test_vectorised_equals_scalar() -> None:

@@ -1,5 +1,6 @@
 """``examples/ci_gate.sh``: a bot's CI gating on ``arena match``: exit 0 for a better candidate, 1 for one that is not
-better, 2 when the match cannot run."""
+better, 3 undecided, 2 when the match cannot run; for plugins and for starter kits (engine bots), each at a git
+revision or as it is."""
 
 from __future__ import annotations
 
@@ -90,11 +91,11 @@ def test_the_gate_passes_a_better_bot_and_fails_a_worse_one(gate, tmp_path: Path
     strong = bot(tmp_path, "strong", "single_constraint", "MaxSingleConstraintPlayer")
     better = gate(weak, strong)
     assert better.returncode == 0, better.stdout + better.stderr
-    assert "accepted: cand is better than base" in better.stdout and "gate: passed" in better.stdout
+    assert "better: cand is better than base" in better.stdout and "gate: passed" in better.stdout
     assert "split boards:" in better.stdout and "paired difference:" in better.stdout
     worse = gate(strong, weak)
     assert worse.returncode == 1, worse.stdout + worse.stderr
-    assert "not accepted" in worse.stdout and "gate: failed" in worse.stdout
+    assert "not better: cand is worse than base" in worse.stdout and "gate: failed" in worse.stdout
     assert list(tmp_path.glob("**/gate.db")) == []  # each run's own store, gone
 
 
@@ -114,3 +115,41 @@ def test_the_gate_is_exit_2_when_the_match_cannot_run(gate, tmp_path: Path) -> N
     assert "nowhere.py" in missing.stderr
     usage = subprocess.run([str(SCRIPT)], capture_output=True, text=True)
     assert usage.returncode == 2 and "usage:" in usage.stderr
+
+
+def test_the_gate_takes_a_starter_kit_at_a_git_revision(gate, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # The Python kit `arena new-bot` writes, committed with a weakened strategy (it never uses its certain
+    # moves); the work tree's strategy is the kit's own. Baseline: the kit at HEAD, read with git; candidate: the
+    # folder as it is. Both are built with build.sh and played with run.sh as engine bots.
+    made = subprocess.run(
+        [sys.executable, "-c", "from arena.cli import main; main()", "new-bot", "kbot", "--language", "python"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert made.returncode == 0, made.stderr
+    strategy = tmp_path / "kbot" / "strategy.py"
+    good = strategy.read_text()
+    weak = good.replace("safe, mines = certain_moves(board)", "safe, mines = set(), set()")
+    assert weak != good
+    strategy.write_text(weak)
+    git = ["git", "-c", "user.email=gate@example.org", "-c", "user.name=gate"]
+    for args in (["init", "-q", "."], ["add", "-A"], ["commit", "-qm", "weak"]):
+        subprocess.run([*git, *args], cwd=tmp_path, check=True)
+    strategy.write_text(good)
+    better = gate("kbot@HEAD", "kbot")
+    assert better.returncode == 0, better.stdout + better.stderr
+    assert "better: cand is better than base" in better.stdout and "gate: passed" in better.stdout
+    worse = gate("kbot", "kbot@HEAD")
+    assert worse.returncode == 1, worse.stdout + worse.stderr
+    assert "gate: failed" in worse.stdout
+    assert subprocess.run(["git", "status", "--porcelain"], cwd=tmp_path, capture_output=True, text=True).stdout == (
+        " M kbot/strategy.py\n"
+    )  # the work tree untouched but for the author's own change
+
+
+def test_the_gate_refuses_a_folder_that_is_no_kit(gate, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "empty").mkdir()
+    result = gate("empty", "empty")
+    assert result.returncode == 2 and "neither a plugin file nor a kit's folder" in result.stderr

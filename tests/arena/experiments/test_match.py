@@ -18,11 +18,11 @@ Cli = Callable[..., Result]
 
 
 def match(cli: Cli, store: Path, *args: str) -> dict:
-    """The match's JSON, its exit code checked: 0 when the candidate is accepted as better, else 1."""
+    """The match's JSON, its exit code checked: 0 better, 1 not better, 3 undecided."""
     result = cli("match", *args, "-d", "beginner", "-w", "1", "--store", store, "--json")
-    assert result.exit_code in (0, 1), result.output
+    assert result.exit_code in (0, 1, 3), result.output
     data = json.loads(result.stdout)
-    assert result.exit_code == (0 if data["verdict"] == "a_better" else 1)
+    assert result.exit_code == {"better": 0, "not_better": 1, "undecided": 3}[data["verdict"]] == data["exit_code"]
     assert data["accepted"] is (result.exit_code == 0)
     return data
 
@@ -30,10 +30,10 @@ def match(cli: Cli, store: Path, *args: str) -> dict:
 def test_a_clear_difference_is_found_and_the_verdict_is_the_tests(cli: Cli, tmp_path: Path) -> None:
     store = tmp_path / "arena.db"
     first = match(cli, store, "max-single-constraint", "random", "--delta", "1", "--batch", "100")
-    assert first["verdict"] == "a_better"
+    assert first["verdict"] == "better"
     assert first["boards"] % 100 == 0
     assert first["played"] == 2 * first["boards"]
-    assert first["llr"] >= first["upper"]
+    assert first["llr"] >= first["upper"] or first["decided_by"] == "effect"
     # The verdict is the test's on the stored boards, and no earlier look had decided.
     with Store(store, create=False) as db:
         rows = db.games(first["tournament"], first["boards"])
@@ -66,21 +66,126 @@ def test_the_same_player_is_not_better_than_itself_with_a_no_op_option(cli: Cli,
     assert result["verdict"] == "not_better"
 
 
-def test_undecided_at_max_games(cli: Cli, tmp_path: Path) -> None:
-    result = match(
-        cli, tmp_path / "a.db", "mean-constraint", "max-single-constraint", "--max-games", "30", "--batch", "20"
-    )
-    assert result["boards"] == 30
-    assert result["verdict"] in ("undecided", "a_better", "not_better")
-    if result["verdict"] == "undecided":
-        assert result["lower"] < result["llr"] < result["upper"]
+def test_undecided_at_max_games_is_exit_3_with_what_the_boards_show(cli: Cli, tmp_path: Path) -> None:
+    # Identical games (a no-op option) and too few boards to tell a five-point difference from none.
+    args = ("random[random_first_click=false]", "random", "--delta", "5", "--max-games", "20", "--batch", "20")
+    result = match(cli, tmp_path / "a.db", *args)
+    assert (result["verdict"], result["boards"], result["exit_code"]) == ("undecided", 20, 3)
+    assert result["lower"] < result["llr"] < result["upper"]
+    table = cli("match", *args, "-d", "beginner", "-w", "1", "--store", tmp_path / "a.db")
+    assert table.exit_code == 3, table.output
+    assert table.stdout.startswith("undecided after 20 boards (--max-games): +0.00 points, 95% CI [")
+    assert "below what this many boards can show" not in table.stdout
 
 
 def test_table_output_names_the_verdict(cli: Cli, tmp_path: Path) -> None:
     result = cli("match", "max-single-constraint", "random", "-d", "beginner", "-w", "1", "--store", tmp_path / "a.db")
     assert result.exit_code == 0, result.output
-    assert "accepted: max-single-constraint is better than random by at least 1 point (H1 accepted)" in result.stdout
+    assert result.stdout.startswith("better: max-single-constraint is better than random by at least 1 point (+")
     assert "LLR" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("cand", "base", "code", "start"),
+    [
+        ("mean-constraint", "random", 0, "better: mean-constraint is better than random by at least 1 point"),
+        ("random", "mean-constraint", 1, "not better: random is worse than mean-constraint"),
+    ],
+)
+def test_a_large_effect_either_way_is_decided_within_two_looks(
+    cli: Cli, tmp_path: Path, cand: str, base: str, code: int, start: str
+) -> None:
+    # A one-point delta and a difference of tens of points: decided within 200 boards (the GSPRT alone needs
+    # far more: its ratio grows as fast as one point allows), never left undecided at the budget.
+    result = cli(
+        "match",
+        cand,
+        base,
+        "-d",
+        "beginner",
+        "-w",
+        "1",
+        "--batch",
+        "100",
+        "--max-games",
+        "300",
+        "--store",
+        tmp_path / "a.db",
+        "--json",
+    )
+    data = json.loads(result.stdout)
+    assert (result.exit_code, data["decided_by"]) == (code, "effect"), result.output
+    assert data["boards"] <= 200
+    assert data["says"].startswith(start)
+
+
+def test_the_verdict_claims_only_what_its_interval_shows() -> None:
+    from arena.analysis.sequential import gsprt
+    from arena.cli.match import verdict_line
+
+    seen: set[str] = set()
+    cases = [
+        (a, b, n, d)
+        for a, b, n in (
+            (300, 200, 2000),
+            (61, 14, 300),
+            (1300, 1000, 20000),
+            (30, 0, 40),
+            (14, 61, 300),
+            (1000, 1000, 20000),
+            (100, 80, 20000),
+        )
+        for d in (0.01, 0.05)
+    ]
+    for only_a, only_b, boards, delta in cases:
+        state = gsprt(only_a, only_b, boards, delta)
+        _, low, high = paired_difference(only_a, only_b, boards)
+        line = verdict_line(state, "a", "b", low, high)
+        points = f"{100 * delta:g} point"
+        assert line.startswith(
+            {"better": "better:", "not_better": "not better:", "continue": "undecided"}[state.verdict]
+        )
+        assert (f"by at least {points}" in line) <= (low >= delta), line
+        assert ("worse" in line) <= (high < 0), line
+        assert (f"not better than b by {points}" in line) <= (high < delta), line
+        assert (f"by less than {points}" in line) <= (low > 0 and high < delta), line
+        seen.add(line.split(" (")[0].replace(points + "s", "D").replace(points, "D"))
+    # Every wording of a decided verdict came up.
+    assert seen >= {
+        "better: a is better than b by at least D",
+        "better: a is better than b",
+        "not better: a is worse than b",
+        "not better: a is better than b by less than D",
+        "not better: a is not better than b by D",
+    }, seen
+
+
+def test_a_match_is_a_tournament_of_its_own_not_rows_of_the_ordinary_leaderboard(cli: Cli, tmp_path: Path) -> None:
+    store = tmp_path / "a.db"
+    ordinary = cli(
+        "tournament",
+        "-d",
+        "beginner",
+        "-n",
+        "20",
+        "-p",
+        "random,mean-constraint",
+        "-w",
+        "1",
+        "--store",
+        store,
+        "--json",
+    )
+    assert ordinary.exit_code == 0, ordinary.output
+    data = match(cli, store, "max-single-constraint", "random", "--batch", "100")
+    assert data["tournament"] != json.loads(ordinary.stdout)["config"]["tournament_id"]
+    board = cli("leaderboard", "--store", store, "--json")
+    rows = {row["player"]: row["games"] for row in json.loads(board.stdout)["rows"]}
+    assert rows == {"random": 20, "mean-constraint": 20}
+    listed = cli("leaderboard", "--list", "--store", store)
+    assert "match max-single-constraint vs random" in listed.stdout
+    own = json.loads(cli("leaderboard", data["tournament"], "--store", store, "--json").stdout)
+    assert {row["player"] for row in own["rows"]} == {"max-single-constraint", "random"}
 
 
 def test_looks_every_batch_and_at_the_end() -> None:
@@ -123,7 +228,7 @@ def test_the_gate_prints_decision_boards_difference_and_splits(cli: Cli, tmp_pat
     better = cli("match", "max-single-constraint", "random", "-d", "beginner", "-w", "1", "--store", store)
     worse = cli("match", "random", "max-single-constraint", "-d", "beginner", "-w", "1", "--store", store)
     assert (better.exit_code, worse.exit_code) == (0, 1), better.output + worse.output
-    assert worse.stdout.startswith("not accepted: random is not better than max-single-constraint")
+    assert worse.stdout.startswith("not better: random is worse than max-single-constraint")
     for result in (better, worse):
         lines = result.stdout.splitlines()
         assert [line.split(":")[0] for line in lines[:4]] == [

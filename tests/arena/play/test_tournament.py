@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +12,7 @@ from boards import draw_layout
 
 import arena.play.tournament
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import Isolation
+from arena.isolation import Isolation, Limits
 from arena.play.tournament import TournamentInterrupted, pending_work, plan_workers, run_tournament
 from arena.result import GameResult, Outcome
 from arena.results.store import Store
@@ -281,3 +282,21 @@ def test_run_tournament_starts_no_more_workers_than_cores(tmp_path: Path, monkey
     summary, rows = play(tmp_path / "a.db", make_config(("random",), games=3), workers=500)
     assert summary.workers == 1
     assert len(rows) == 3
+
+
+def test_games_under_other_limits_are_a_tournament_of_their_own(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # The same boards and player under the default limits and under one second a move: two tournaments, each
+    # titled with what sets it apart, never one row mixing both; the default's id is the one it always had.
+    store = tmp_path / "a.db"
+    args = ("tournament", "-d", "beginner", "-n", "5", "-p", "random", "-w", "1", "--store", store, "--json")
+    default = json.loads(cli(*args).stdout)["config"]["tournament_id"]
+    quick = json.loads(cli(*args, "--move-time", "1", "--clock", "cpu").stdout)["config"]["tournament_id"]
+    plain = TournamentConfig.build(BEGINNER, FirstClick.SAFE, seed=0, games=5)
+    assert default == plain.id != quick
+    assert plain.model_copy(update={"limits": Limits(grace=2.0)}).id == plain.id  # an allowance, not a limit
+    with Store(store, read_only=True) as db:
+        titles = {t.id: t.title for t in db.tournaments()}
+        assert [len(db.games(tid)) for tid in (default, quick)] == [5, 5]
+    assert titles[quick].endswith("seed 0 · move time 1s · cpu clock") and titles[default].endswith("seed 0")
+    listed = cli("leaderboard", "--list", "--store", store)
+    assert "move time 1s" in listed.stdout
