@@ -14,7 +14,14 @@ from rich.text import Text
 
 from arena.cli import common, playing
 from arena.cli.common import UsageError, cli_errors, console, err_console, plain_table, print_json
-from arena.cli.playing import check_bare_names, check_programs, check_sandbox, limits_from, with_bot_dirs
+from arena.cli.playing import (
+    check_bare_names,
+    check_commands,
+    check_programs,
+    check_sandbox,
+    limits_from,
+    with_bot_dirs,
+)
 from arena.isolation import DEFAULT_LIMITS, EngineBot, Isolation, Limits, SandboxMode
 from arena.isolation import sandbox as sandboxes
 from arena.isolation.catalog import PlayerCatalog
@@ -76,6 +83,7 @@ def command(
             raise UsageError("--player names a plugin's player; an engine bot is named by --engine-bot NAME=...")
         (bot,) = with_bot_dirs((EngineBot.parse(engine_bot),), bot_dir)
         check_bare_names([bot])
+        check_commands([bot])
         if sandboxed:
             check_programs([bot])
         target = engine_target(bot, limits, sandboxed)

@@ -157,7 +157,9 @@ def command(
             raise typer.Exit(1)
         engine, folders = engine_bot_options(playing_now)
         plugins = [Path(p.plugin) for p in playing_now if p.plugin is not None]
-        catalog, bots = player_catalog(plugins, engine, Isolation.AUTO, sandbox=c.sandbox, bot_dir=folders)
+        catalog, bots = player_catalog(
+            plugins, engine, Isolation.AUTO, sandbox=c.sandbox, bot_dir=folders, require_commands=False
+        )
         refs = checked_players(catalog, [PlayerRef(name=p.name) for p in playing_now])
         config = TournamentConfig.build(
             spec,

@@ -46,6 +46,7 @@ __all__ = [
     "WorkersOpt",
     "check_backend",
     "check_bare_names",
+    "check_commands",
     "check_plugins",
     "checked_players",
     "games_stopped",
@@ -190,12 +191,14 @@ def player_catalog(
     probe: bool = True,
     sandbox: SandboxMode = SandboxMode.AUTO,
     bot_dir: Sequence[str] | None = None,
+    require_commands: bool = True,
 ) -> tuple[PlayerCatalog, tuple[EngineBot, ...]]:
     """The players the command may name, and the engine bots among them (with their ``--bot-dir``).
     ``probe=False`` skips the engine bots' trial handshake: for a command that starts the bot right
     away anyway, and reports its failure to start as the game's result. Call ``check_plugins`` once
     the players are known. A ``--plugin PATH@REV`` is read at its git revision first (one line and exit 2
-    when it cannot be: ``arena.isolation.revisions``)."""
+    when it cannot be: ``arena.isolation.revisions``). An engine bot whose program or script is missing is bad
+    input (``check_commands``) unless ``require_commands`` is off (a competition leaves such an entrant out)."""
     plugin = materialize_plugins(plugin or [])
     bots = with_bot_dirs(tuple(EngineBot.parse(text) for text in engine_bot or []), bot_dir)
     names = [bot.name for bot in bots]
@@ -203,6 +206,8 @@ def player_catalog(
     if twice is not None:  # before any bot is started: each would be probed, then the config refused
         raise UsageError(f"--engine-bot {twice!r} is given twice; give each engine bot its own name")
     check_bare_names(bots)
+    if require_commands:
+        check_commands(bots)
     third_party = bool(plugin) or bool(importlib.metadata.entry_points(group=PROJECT))
     if bots or isolation is Isolation.ISOLATED or (isolation is Isolation.AUTO and third_party):
         check_sandbox(sandbox)  # only when a player may run isolated
@@ -272,6 +277,29 @@ def check_bare_names(bots: Iterable[EngineBot]) -> None:
                 f"engine bot {bot.name!r}: {name!r} is not a program on the PATH; the file in this folder is "
                 f'./{name} (--engine-bot "{bot.name}={fixed}")'
             )
+
+
+#: Arguments with these endings name a script the program runs: one that does not exist is a typo, not a bot.
+_SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".jar", ".rb", ".pl", ".sh", ".ts")
+
+
+def check_commands(bots: Iterable[EngineBot]) -> None:
+    """Each engine bot's program exists (on the PATH or as a file), and so does each script its command names:
+    a missing one is bad input, one line and exit 2, never a bot that "crashed" before its hello."""
+    import os
+    import shutil
+
+    for bot in bots:
+        if not bot.command:
+            continue
+        program = bot.command[0]
+        found = shutil.which(program) if "/" not in program else (program if os.path.isfile(program) else None)
+        if found is None:
+            where = "no such file" if "/" in program else "not a program on the PATH"
+            raise UsageError(f"engine bot {bot.name!r}: {program!r}: {where}")
+        for arg in bot.command[1:]:
+            if not arg.startswith("-") and arg.endswith(_SCRIPT_SUFFIXES) and not os.path.exists(arg):
+                raise UsageError(f"engine bot {bot.name!r}: {program} runs {arg!r}, which does not exist")
 
 
 def check_programs(bots: Iterable[EngineBot]) -> None:

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from arena.isolation import driver, protocol
-from arena.isolation.driver import BotDidNotStart, Checker, Played, Session, Target, ignored, shown
+from arena.isolation.driver import BotDidNotStart, BotSaidGarbage, Checker, Played, Session, Target, ignored, shown
 from arena.isolation.process import BotProcess, BotTimeout
 from arena.isolation.remote import bot_environment, engine_bot_sandbox, host_command, sandbox_for
 from arena.isolation.sandbox import host_files
@@ -125,9 +125,12 @@ def check_bot(target: Target, limits: Limits) -> Iterator[CheckResult]:
             yield CheckResult(key, title, False, "the bot starts again", f"it did not: {error}")
         except BotTimeout:
             yield CheckResult(key, title, False, "an answer to hello", f"none within {limits.startup_time:g} s")
-    if checker.silent:
+        except BotSaidGarbage as error:
+            yield CheckResult(key, title, False, "an answer to hello", str(error))
+    if checker.silent or not checker.replies:
+        why = "no reply to an observation (one-line check)" if checker.silent else "no check got a reply to check"
         for key, title in (("legal-actions", "its actions are legal"), ("guess-cells", _GUESS_TITLE)):
-            yield CheckResult(key, title, False, "", "not run: no reply to an observation (one-line check)")
+            yield CheckResult(key, title, False, "", f"not run: {why}")
         return
     yield CheckResult(
         "legal-actions",
@@ -165,12 +168,14 @@ def _one_line(checker: Checker, session: Session) -> CheckResult:
     if after_hello:
         return CheckResult("one-line", title, False, expected, f"after its hello it also wrote {shown(after_hello[0])}")
     played = checker.play(session, BEGINNER, FirstClick.SAFE, 0, quiet_after=8)
+    if played.outcome in ("timeout", "protocol error") and not played.moves:
+        checker.silent = True  # every other check would wait as long for nothing, or read the same garbage
+    if played.outcome == "protocol error":
+        return CheckResult("one-line", title, False, expected, played.summary())
     if session.stray:
         return CheckResult(
             "one-line", title, False, expected, f"{played.label}: it also wrote {shown(session.stray[0])}"
         )
-    if played.outcome == "timeout" and not played.moves:
-        checker.silent = True  # every other check would wait as long for nothing
     if played.outcome in ("chatty", "timeout", "exited"):
         return CheckResult("one-line", title, False, expected, played.summary())
     return CheckResult("one-line", title, True, expected, f"{len(played.moves)} replies, one line each")

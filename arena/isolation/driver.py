@@ -23,7 +23,19 @@ from engine import BoardSpec, FirstClick, Game, InvalidActionError
 from engine.errors import EngineError
 from engine.layout import player_seed
 
-__all__ = ["QUIET", "QUIT_TIME", "SEED", "BotDidNotStart", "Checker", "Played", "Session", "Target", "ignored", "shown"]
+__all__ = [
+    "QUIET",
+    "QUIT_TIME",
+    "SEED",
+    "BotDidNotStart",
+    "BotSaidGarbage",
+    "Checker",
+    "Played",
+    "Session",
+    "Target",
+    "ignored",
+    "shown",
+]
 
 #: Seconds the checker watches for output that should not come.
 QUIET = 0.25
@@ -35,6 +47,22 @@ SEED = 20261128
 
 class BotDidNotStart(Exception):
     """The command did not start, or ended before writing anything: one line saying why."""
+
+
+class BotSaidGarbage(Exception):
+    """Where a JSON object was due (a hello, a reply), the bot wrote something else: a protocol error, which a
+    tournament scores at once (``illegal``), and so does the checker, with what the bot said."""
+
+    def __init__(self, line: str, what: str) -> None:
+        super().__init__(f"it wrote {shown(line)} where {what} was due")
+        self.line = line
+
+
+#: Seconds the checker waits, after a line that is not JSON where a hello was due, for the hello itself (a bot
+#: may print a banner first): a hello follows its banner at once.
+BANNER_TIME = 2.0
+#: Lines that are not JSON read before a hello, at most, before the bot is said to speak no protocol.
+BANNER_LINES = 20
 
 
 @dataclass(frozen=True)
@@ -83,12 +111,20 @@ class Session:
             self.hello_line = self.process.receive(deadline)
             while not strict and not self.hello_line.startswith(b"{"):
                 self.stray.append(self.hello_line.decode("utf-8", "replace"))
-                self.hello_line = self.process.receive(deadline)
+                if len(self.stray) >= BANNER_LINES:
+                    raise BotSaidGarbage(self.stray[0], "its answer to hello")
+                try:  # a banner is followed by the hello at once; a bot that wrote garbage instead says no more
+                    self.hello_line = self.process.receive(min(deadline, time.monotonic() + BANNER_TIME))
+                except BotTimeout:
+                    raise BotSaidGarbage(self.stray[0], "its answer to hello") from None
         except (BotExited, BotOutputError):
             how = self.process.exit_description()
             self.process.kill()
             tail = " | ".join(self.process.stderr_tail()[-3:])
             raise BotDidNotStart(f"{self.label} {how} before its hello" + (f": {tail}" if tail else "")) from None
+        except BaseException:  # no answer in time, garbage, a Ctrl-C: this process is no one's to keep
+            self.process.kill()
+            raise
 
     @property
     def label(self) -> str:
@@ -124,17 +160,31 @@ class Session:
         return lines
 
     def reply(self, seconds: float) -> dict[str, Any]:
-        """The next JSON object the bot writes (lines that are not one are kept as stray output)."""
+        """The bot's reply: the next JSON object it writes. A line that is not one is kept as stray output (the
+        one-line check's to report) when the reply follows it at once; when none follows within
+        ``BANNER_TIME``, ``BotSaidGarbage`` says what the bot wrote instead of a reply: a bot that writes
+        garbage is told so in seconds, not after waiting out the move's time for a reply that never comes."""
         deadline = time.monotonic() + seconds
+        first = ""
         while True:
-            line = self.process.receive(deadline)
+            try:
+                line = self.process.receive(deadline)
+            except BotTimeout:
+                if first:
+                    raise BotSaidGarbage(first, "a reply") from None
+                raise
             try:
                 message = json.loads(line)
             except ValueError:
                 message = None
             if isinstance(message, dict):
                 return message
-            self.stray.append(line.decode("utf-8", "replace"))
+            text = line.decode("utf-8", "replace")
+            self.stray.append(text)
+            first = first or text
+            if len(self.stray) >= BANNER_LINES:
+                raise BotSaidGarbage(first, "a reply")
+            deadline = min(deadline, time.monotonic() + BANNER_TIME)
 
     def close(self) -> None:
         self.process.close(protocol.quit_message(), wait=QUIT_TIME)
@@ -168,10 +218,15 @@ class Checker:
         self.bad_guesses: list[str] = []
         #: The bot answered no observation in time: the checks that play games are not run.
         self.silent = False
+        #: Replies to observations read and checked, over every check: the legal-actions and guess-cells
+        #: checks pass only when there were some.
+        self.replies = 0
 
     def session(self, hello: str | None = None) -> Session:
+        """A new process of the bot, past its hello (``Session.start``, not strict: a bad hello is the hello
+        check's to report, not every check's); a process that does not get there is gone."""
         session = Session(self.target, self.limits)
-        session.start(hello, strict=False)  # a bad hello is the hello check's to report, not every check's
+        session.start(hello, strict=False)
         return session
 
     def play(
@@ -211,6 +266,7 @@ class Checker:
                 if "error" in message:
                     played.outcome, played.detail = "error", f"the bot answered {shown(json.dumps(message))}"
                     break
+                self.replies += 1
                 where = f"{label}, reply {len(played.moves) + 1}"
                 self._check_guess(message, where)
                 try:
@@ -224,6 +280,8 @@ class Checker:
                 if not game.over and game.moves > limit:
                     played.outcome, played.detail = "unfinished", f"no result after {limit} moves"
                     break
+        except BotSaidGarbage as error:
+            played.outcome, played.detail = "protocol error", str(error)
         except BotTimeout:
             played.outcome = "timeout"
             played.detail = f"no reply within {self.limits.budget(used):.1f} s (is stdout flushed after each line?)"
@@ -234,7 +292,7 @@ class Checker:
             played.detail += f": {tail[0]}" if tail else ""
         if not played.outcome:
             played.outcome = "won" if game.won else "lost"
-        if played.outcome not in ("timeout", "exited"):
+        if played.outcome not in ("timeout", "exited", "protocol error"):
             with ignored():
                 session.send(extra(protocol.game_over(played.outcome if played.ended else "error", played.detail)))
         return played

@@ -113,12 +113,66 @@ def test_a_correct_bot_passes_every_check(bot: Path, patient: pytest.MonkeyPatch
 
 
 def test_a_command_that_does_not_start_is_one_line_with_its_stderr(tmp_path: Path, one_error_line: Any) -> None:
-    missing = tmp_path / "nope.py"
-    line = one_error_line(runner.invoke(app, ["check-bot", "--engine-bot", f"x=python3 {missing}"]))
-    assert line.startswith(f"error: engine bot 'x' did not start: 'python3 {missing}' exited with code 2 before")
-    assert "can't open file" in line
-    line = one_error_line(runner.invoke(app, ["check-bot", "--engine-bot", "x=no-such-program-for-check-bot"]))
-    assert "'no-such-program-for-check-bot'" in line and "No such file or directory" in line
+    script = tmp_path / "dies.py"
+    script.write_text("import sys\nsys.exit('no luck today')\n")
+    line = one_error_line(runner.invoke(app, ["check-bot", "--engine-bot", f"x=python3 {script}"]))
+    assert line.startswith(f"error: engine bot 'x' did not start: 'python3 {script}' exited with code 1 before")
+    assert "no luck today" in line
+
+
+@pytest.mark.parametrize("command", ["play", "tournament", "match", "check-bot"])
+def test_a_missing_bot_command_is_bad_input_not_a_crash(command: str, tmp_path: Path, one_error_line: Any) -> None:
+    players = {"tournament": ["-p", "x"], "match": ["x", "random"]}.get(command, [])
+    for bot, needle in (
+        (f"python3 {tmp_path / 'nope.py'}", f"python3 runs '{tmp_path / 'nope.py'}', which does not exist"),
+        (str(tmp_path / "kit" / "run.sh"), f"'{tmp_path / 'kit' / 'run.sh'}': no such file"),
+        ("no-such-program-for-check-bot", "'no-such-program-for-check-bot': not a program on the PATH"),
+    ):
+        args = [command, *players, "--engine-bot", f"x={bot}"]
+        if command != "check-bot":
+            args += ["--store", str(tmp_path / "a.db")]
+        line = one_error_line(runner.invoke(app, args))
+        assert line == f"error: engine bot 'x': {needle}"
+    assert not (tmp_path / "a.db").exists()
+
+
+def test_a_bot_answering_garbage_is_rejected_in_seconds_without_a_pass_or_a_pile_up(tmp_path: Path) -> None:
+    # Every line answered with garbage: the hello check fails with what it said, the one-line check with the
+    # protocol error, every other check says it was not run, none passes, and no process waits for another.
+    notes = tmp_path / "pids"
+    notes.mkdir()
+    bot = f"garbage={sys.executable} {BOTS / 'garbage.py'} {notes}"
+    code, report = check("--engine-bot", bot, "--sandbox", "off")
+    rows = {c["id"]: c for c in report["checks"]}
+    assert code == 1 and list(rows) == CHECKS and not any(r["passed"] for r in rows.values())
+    assert rows["hello"]["got"].startswith("'garbage!': ")
+    assert rows["one-line"]["got"].endswith("protocol error (it wrote 'garbage!' where a reply was due)")
+    later = [r for key, r in rows.items() if key not in ("hello", "one-line")]
+    assert len(later) == 11 and all(r["got"].startswith("not run: ") for r in later), later
+    started = sorted(notes.glob("pid-*"))
+    alive_at_start = [int(p.read_text()) for p in notes.glob("alive-*")]
+    assert len(started) == 1 and alive_at_start == [0]
+    for noted in started:  # and none is left behind
+        pid = int(noted.name.removeprefix("pid-"))
+        assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
+
+
+def test_a_bot_whose_hello_is_garbage_fails_each_check_fast_and_alone(tmp_path: Path) -> None:
+    # Garbage to hello, a correct player after it: each check's own process fails at its hello within seconds
+    # (never "none within 60 s"), and each is gone before the next one starts: no pile-up.
+    notes = tmp_path / "pids"
+    notes.mkdir()
+    bot = f"late={sys.executable} {BOTS / 'garbage_hello.py'} {notes}"
+    code, report = check("--engine-bot", bot, "--sandbox", "off")
+    rows = {c["id"]: c for c in report["checks"]}
+    assert code == 1 and rows["hello"]["got"].startswith("'garbage!': ") and rows["one-line"]["passed"]
+    later = [rows[key] for key in CHECKS[2:-2]]
+    assert len(later) == 9 and all(
+        not r["passed"] and r["got"] == "it wrote 'garbage!' where its answer to hello was due" for r in later
+    ), later
+    assert [rows["legal-actions"]["passed"], rows["guess-cells"]["passed"]] == [True, True]  # one-line's game
+    alive_at_start = [int(p.read_text()) for p in notes.glob("alive-*")]
+    assert len(alive_at_start) == 10 and max(alive_at_start) == 0, alive_at_start
 
 
 PLUGIN = """
