@@ -111,7 +111,7 @@ class Session:
             self.hello_line = self.process.receive(deadline)
             while not strict and not self.hello_line.startswith(b"{"):
                 self.stray.append(self.hello_line.decode("utf-8", "replace"))
-                if len(self.stray) >= BANNER_LINES:
+                if len(self.stray) >= BANNER_LINES:  # a new session: its stray lines are its hello's
                     raise BotSaidGarbage(self.stray[0], "its answer to hello")
                 try:  # a banner is followed by the hello at once; a bot that wrote garbage instead says no more
                     self.hello_line = self.process.receive(min(deadline, time.monotonic() + BANNER_TIME))
@@ -166,6 +166,7 @@ class Session:
         garbage is told so in seconds, not after waiting out the move's time for a reply that never comes."""
         deadline = time.monotonic() + seconds
         first = ""
+        skipped = 0
         while True:
             try:
                 line = self.process.receive(deadline)
@@ -182,7 +183,8 @@ class Session:
             text = line.decode("utf-8", "replace")
             self.stray.append(text)
             first = first or text
-            if len(self.stray) >= BANNER_LINES:
+            skipped += 1
+            if skipped >= BANNER_LINES:
                 raise BotSaidGarbage(first, "a reply")
             deadline = min(deadline, time.monotonic() + BANNER_TIME)
 

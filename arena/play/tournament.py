@@ -108,7 +108,8 @@ def entrants(
     for ref in config.players:
         entry = registry.get(ref.name)
         entry.cls.parse_options(ref.options)
-        running[ref.base] = Running(entry.version, entry.source, fingerprint_of(entry.source, ref.name, config))
+        seen = fingerprint_of(entry.source, ref.name, config)
+        running[ref.base] = Running(entry.version, entry.source, seen.hash, seen.files)
     resolved, notes = resolve_entrants(config, store.players(config.id), running)
     for note in notes:
         if notify is not None:
@@ -206,6 +207,7 @@ def run_tournament(
     config, running = entrants(config, store, registry, notify)
     sources = {ref.key: (running[ref.base].version, running[ref.base].source) for ref in config.players}
     fingerprints = {ref.key: running[ref.base].fingerprint for ref in config.players}
+    files = {ref.key: running[ref.base].files for ref in config.players}
     work, skipped = pending_work(config, store)
     if order is not None:
         work = _reorder(work, order)
@@ -214,7 +216,7 @@ def run_tournament(
         count = plan_workers(workers, len(work), backend, address)[0]
         backend = make_backend(backend, workers=count, address=address)  # fails before anything is stored
     try:
-        store.ensure_tournament(config, sources, fingerprints)
+        store.ensure_tournament(config, sources, fingerprints, files)
     except StoreDamaged as damage:
         if owned:
             backend.close()

@@ -9,8 +9,11 @@ players, whose version rarely moves, read as before. The newest entrant of a pla
 played) is its latest version: what a leaderboard shows by default.
 
 A version is what the player declares (a plugin's ``version``, an installed package's version, the version an
-engine bot sends in its hello). A fingerprint of the files that ran is recorded beside it, and a version that
-runs again with other files is said once (a bot changed without a bump of its version).
+engine bot sends in its hello). A fingerprint of the files it can run is recorded beside it
+(``arena.play.fingerprint``). A version that runs again with other files (a bot changed without a bump of its
+version) is not the code whose games the row holds: it plays as an entrant of its own, ``KEY@VERSION+HASH``
+(``mybot@1+3f9a2c1``: the version, and the first seven characters of the new fingerprint), and a warning names
+the changed files and the version to bump. Code changed back finds its own row again.
 """
 
 from __future__ import annotations
@@ -18,12 +21,12 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from arena.config import PlayerRef, TournamentConfig
 from arena.results.stored import StoredPlayer
 
-__all__ = ["Running", "latest_keys", "resolve_entrants", "version_tag"]
+__all__ = ["Running", "changed_files", "latest_keys", "resolve_entrants", "version_tag"]
 
 #: A version that reads as itself in a key; any other is tagged by a hash of it (keys stay one short word).
 _PLAIN_VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,39}")
@@ -39,11 +42,13 @@ def version_tag(version: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Running:
-    """What runs as a player now: its version, its source and the fingerprint of its files ("" when unknown)."""
+    """What runs as a player now: its version, its source, the fingerprint of its files ("" when unknown) and each
+    file's own hash (``arena.play.fingerprint.Fingerprint``)."""
 
     version: str
     source: str
     fingerprint: str = ""
+    files: Mapping[str, str] = field(default_factory=dict)
 
 
 def resolve_entrants(
@@ -63,22 +68,57 @@ def resolve_entrants(
         if now is None or not seen:
             refs.append(ref.model_copy(update={"tag": ""}))
             continue
-        same = next((e for e in seen if e.version == now.version), None)
-        if same is None:
-            taken = {e.key for e in seen}
-            tag = version_tag(now.version)
-            while f"{ref.base}@{tag}" in taken:  # two versions with one tag: only through the hash's collision
-                tag += "_"
-            refs.append(ref.model_copy(update={"tag": tag}))
+        versions = [e for e in seen if e.version == now.version]
+        same = _same_code(versions, now.fingerprint)
+        if same is not None:
+            refs.append(ref.model_copy(update={"tag": same.key.removeprefix(ref.base).removeprefix("@")}))
             continue
-        refs.append(ref.model_copy(update={"tag": same.key.removeprefix(ref.base).removeprefix("@")}))
-        if same.fingerprint and now.fingerprint and same.fingerprint != now.fingerprint:
+        taken = {e.key for e in seen}
+        tag = version_tag(now.version)
+        if versions:  # this version, other code: a row of its own, named by its files
+            tag = f"{tag}+{now.fingerprint[:7]}"
+        while f"{ref.base}@{tag}" in taken:  # two versions with one tag: only through the hash's collision
+            tag += "_"
+        refs.append(ref.model_copy(update={"tag": tag}))
+        if versions:
+            last = max(versions, key=lambda e: e.seen)
+            changed = _changed(last.files, now.files)
             notes.append(
-                f"{ref.base} version {now.version} runs with other files than when it last played in this tournament"
-                f" (fingerprint {same.fingerprint} then, {now.fingerprint} now); its games share a row: give the"
-                " changed bot a new version to tell them apart"
+                f"{ref.base} version {now.version} runs other code than its games here ({changed}): its games"
+                f" go to a row of their own, {ref.base}@{tag}; bump the bot's version to name the change"
             )
     return config.model_copy(update={"players": tuple(refs)}), notes
+
+
+def _same_code(versions: Sequence[StoredPlayer], fingerprint: str) -> StoredPlayer | None:
+    """The entrant of this version that ran the same files: the one with this fingerprint, else one whose files
+    are not known (a built-in player, a store from before fingerprints, a run that could not read them)."""
+    exact = [e for e in versions if e.fingerprint == fingerprint]
+    unknown = [e for e in versions if not e.fingerprint or not fingerprint]
+    for candidates in (exact, unknown):
+        if candidates:
+            return min(candidates, key=lambda e: (len(e.key), e.key))  # the plain key first
+    return None
+
+
+def changed_files(before: Mapping[str, str], now: Mapping[str, str], shown: int = 5) -> str:
+    """The files that differ, as a person reads them: ``strategy.py``, ``helpers.py (new)``, ``old.py (gone)``,
+    the first ``shown`` and how many more; "" when nothing is known of the files before."""
+    if not before:
+        return ""
+    names = sorted(set(before) | set(now))
+    changed = [
+        f"{n} (new)" if n not in before else f"{n} (gone)" if n not in now else n
+        for n in names
+        if before.get(n) != now.get(n)
+    ]
+    more = f" and {len(changed) - shown} more" if len(changed) > shown else ""
+    return ", ".join(changed[:shown]) + more
+
+
+def _changed(before: Mapping[str, str], now: Mapping[str, str]) -> str:
+    listed = changed_files(before, now)
+    return f"changed: {listed}" if listed else "its files changed"
 
 
 def latest_keys(entrants: Iterable[StoredPlayer], keys: Iterable[str]) -> set[str]:

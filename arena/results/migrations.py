@@ -218,6 +218,9 @@ ALTER TABLE players ADD COLUMN seen INTEGER NOT NULL DEFAULT 0;
     # stay as they are: the trigger kept them up to date until now. A version that still has the trigger does not
     # know this step and refuses the store, so no writer can leave the totals behind.
     Migration("totals-at-commit", "DROP TRIGGER IF EXISTS games_totals;"),
+    # Each entrant's files as the fingerprint saw them (JSON: name -> short hash; '' when unknown), so that a
+    # version that runs with other files can be told which ones changed (arena.results.entrants).
+    Migration("player-files", "ALTER TABLE players ADD COLUMN files TEXT NOT NULL DEFAULT '';"),
 )
 
 #: The steps every schema-1 store has, whatever version wrote it (it kept its version in ``user_version`` or,

@@ -347,12 +347,15 @@ class Store(StoreReader):
         config: TournamentConfig,
         sources: Mapping[str, tuple[str, str]],
         fingerprints: Mapping[str, str] | None = None,
+        files: Mapping[str, Mapping[str, str]] | None = None,
     ) -> str:
         """Record the tournament and its entrants (``arena.results.entrants``); ``sources`` maps player key ->
-        (version, source), ``fingerprints`` player key -> the hash of the files that ran. Every entrant of this
+        (version, source), ``fingerprints`` player key -> the hash of the files that ran, ``files`` player key ->
+        each of those files' short hash by name. Every entrant of this
         run is marked as seen last, which makes it its player's latest version."""
         now = _now()
         fingerprints = fingerprints or {}
+        files = files or {}
 
         def write(db: sqlite3.Connection) -> int:
             db.execute(
@@ -387,12 +390,14 @@ class Store(StoreReader):
             for ref in config.players:
                 version, source = sources.get(ref.key, ("", ""))
                 fingerprint = fingerprints.get(ref.key, "")
+                listed = json.dumps(dict(files[ref.key]), sort_keys=True) if files.get(ref.key) else ""
                 db.execute(
                     "INSERT INTO players (tournament_id, player, name, options, version, source, base, fingerprint,"
-                    " seen) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT (tournament_id, player) DO UPDATE SET"
+                    " seen, files) VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT (tournament_id, player) DO UPDATE SET"
                     " version = excluded.version, source = excluded.source, base = excluded.base,"
                     " fingerprint = CASE WHEN excluded.fingerprint = '' THEN fingerprint ELSE excluded.fingerprint"
-                    " END, seen = excluded.seen",
+                    " END, files = CASE WHEN excluded.files = '' THEN files ELSE excluded.files END,"
+                    " seen = excluded.seen",
                     (
                         config.id,
                         ref.key,
@@ -403,6 +408,7 @@ class Store(StoreReader):
                         ref.base,
                         fingerprint,
                         seen,
+                        listed,
                     ),
                 )
             return 0

@@ -114,6 +114,8 @@ class StoredPlayer:
     base: str = ""
     #: A hash of the files that ran as this version ("" for built-in players and older stores).
     fingerprint: str = ""
+    #: Each of its files' short hash by name, as its fingerprint saw them ({} when unknown).
+    files: dict[str, str] = field(default_factory=dict)
     #: The run of the tournament that last played this entrant: the newest of a base is its latest version.
     seen: int = 0
 
@@ -128,5 +130,15 @@ class StoredPlayer:
             row["source"],
             base=(row["base"] if "base" in keys else "") or row["player"],
             fingerprint=row["fingerprint"] if "fingerprint" in keys else "",
+            files=_files(row["files"]) if "files" in keys else {},
             seen=int(row["seen"]) if "seen" in keys else 0,
         )
+
+
+def _files(text: str) -> dict[str, str]:
+    """A players row's ``files``: {} when empty or unreadable (the list only names what changed)."""
+    try:
+        data = json.loads(text) if text else {}
+    except ValueError:
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}

@@ -99,13 +99,15 @@ def test_the_gate_passes_a_better_bot_and_fails_a_worse_one(gate, tmp_path: Path
     assert list(tmp_path.glob("**/gate.db")) == []  # each run's own store, gone
 
 
-def test_a_kept_store_warns_of_a_bot_changed_without_a_new_version(gate, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_kept_store_keeps_a_bot_changed_without_a_new_version_apart(gate, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     weak = bot(tmp_path, "weak")
     strong = bot(tmp_path, "strong", "single_constraint", "MaxSingleConstraintPlayer")
     store = str(tmp_path / "kept.db")
     assert gate(weak, strong, store=store).returncode == 0
     swapped = gate(strong, weak, store=store)
-    assert "cand version 1 runs with other files than when it last played" in swapped.stderr
+    # The same names and versions, other code: the old games are not the new code's, and the gate says so.
+    assert "cand version 1 runs other code than its games here (changed: my_bot.py)" in swapped.stderr
+    assert swapped.returncode == 1 and "not better: cand@1+" in swapped.stdout
 
 
 def test_the_gate_is_exit_2_when_the_match_cannot_run(gate, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -21,7 +21,7 @@ from arena.config import PlayerRef, TournamentConfig
 from arena.isolation import Isolation
 from arena.play.fingerprint import fingerprint_files
 from arena.play.tournament import run_tournament
-from arena.results.entrants import Running, latest_keys, resolve_entrants, version_tag
+from arena.results.entrants import Running, changed_files, latest_keys, resolve_entrants, version_tag
 from arena.results.migrations import MIGRATIONS
 from arena.results.store import Store
 from arena.results.stored import StoredPlayer
@@ -121,18 +121,23 @@ def test_leaderboards_show_the_latest_version_unless_all_are_asked(tmp_path: Pat
     assert sorted(r.player for r in back.rows) == ["random", "vbot"] and back.hidden_versions == 1
 
 
-def test_the_same_version_with_other_files_is_said_once(tmp_path: Path, vbot: Callable[..., Path]) -> None:
+def test_the_same_version_with_other_files_is_a_row_of_its_own(tmp_path: Path, vbot: Callable[..., Path]) -> None:
     notes: list[str] = []
     with Store(tmp_path / "s.db") as store:
         run_tournament(config(3), store, Registry([vbot("a", "2")]), workers=1, notify=notes.append)
         assert notes == []
         changed = Registry([vbot("b", "2", "changed without a new version")])
         summary = run_tournament(config(4), store, changed, workers=1, notify=notes.append)
-        assert len(notes) == 1 and "vbot version 2" in notes[0] and "other files" in notes[0]
-        assert summary.keys["vbot"] == "vbot"  # the same version: the same row
-        run_tournament(config(5), store, Registry([vbot("b", "2", "changed without a new version")]), workers=1,
-                       notify=notes.append)  # fmt: skip
-        assert len(notes) == 1  # said once
+        key = summary.keys["vbot"]
+        assert key.startswith("vbot@2+") and len(key) == len("vbot@2+") + 7  # not the old code's row
+        assert notes == [
+            f"vbot version 2 runs other code than its games here (changed: vbot.py): its games go to a row of"
+            f" their own, {key}; bump the bot's version to name the change"
+        ]
+        assert summary.played == 5 and rows(store, summary.tournament_id)["vbot"] == 3  # 4 new, 1 of random
+        again = run_tournament(config(5), store, Registry([vbot("b", "2", "changed without a new version")]),
+                               workers=1, notify=notes.append)  # fmt: skip
+        assert len(notes) == 1 and again.keys["vbot"] == key  # its own row again, said once
         fingerprints = {p.key: p.fingerprint for p in store.players(summary.tournament_id)}
     assert fingerprints["vbot"] and fingerprints["random"] == ""  # a built-in player has none
 
@@ -145,7 +150,7 @@ def test_an_older_store_reads_and_resumes_its_rows(tmp_path: Path, vbot: Callabl
         summary = run_tournament(config(4), store, Registry([vbot("v1", "1")]), workers=1)
     step = [m.name for m in MIGRATIONS].index("player-versions")
     with sqlite3.connect(path) as db:  # back to the store the version before this step wrote
-        for column in ("base", "fingerprint", "seen"):
+        for column in ("base", "fingerprint", "seen", "files"):
             db.execute(f"ALTER TABLE players DROP COLUMN {column}")
         db.execute("DELETE FROM migrations WHERE position >= ?", (step,))
         db.execute(f"PRAGMA user_version = {step}")
@@ -180,8 +185,31 @@ def test_resolve_names_each_version_once() -> None:
     assert len(cases) == 4
     resolved, notes = resolve_entrants(cfg, [], {"vbot": Running("7", "file x", "zzz")})
     assert resolved.players[0].key == "vbot" and notes == []  # a player the tournament has not seen: plain key
-    _, notes = resolve_entrants(cfg, stored, {"vbot": Running("2", "file x", "other")})
-    assert len(notes) == 1 and "bbb" in notes[0] and "other" in notes[0]
+    resolved, notes = resolve_entrants(cfg, stored, {"vbot": Running("2", "file x", "other00000")})
+    assert resolved.players[0].key == "vbot@2+other00"  # this version, other code: a row of its own
+    assert notes == [
+        "vbot version 2 runs other code than its games here (its files changed): its games go to a row of their"
+        " own, vbot@2+other00; bump the bot's version to name the change"
+    ]
+    # Code changed back finds its own row again; a row without a fingerprint (an older store) is the same code.
+    assert resolve_entrants(cfg, stored, {"vbot": Running("2", "file x", "bbb")})[0].players[0].key == "vbot@2"
+    old = [entrant("vbot", "1", 1, "")]
+    resolved, notes = resolve_entrants(cfg, old, {"vbot": Running("1", "file x", "new")})
+    assert (resolved.players[0].key, notes) == ("vbot", [])
+
+
+def test_the_changed_files_are_named() -> None:
+    cfg = config(3, ("vbot",))
+    before = {"strategy.py": "aaa", "client.py": "ccc", "old.py": "ddd"}
+    stored = [StoredPlayer("vbot", "vbot", {}, "1", "x", base="vbot", fingerprint="f1", seen=1, files=before)]
+    now = {"strategy.py": "bbb", "client.py": "ccc", "helper.py": "eee"}
+    _, notes = resolve_entrants(cfg, stored, {"vbot": Running("1", "file x", "f2f2f2f2f2", now)})
+    assert notes == [
+        "vbot version 1 runs other code than its games here (changed: helper.py (new), old.py (gone), strategy.py):"
+        " its games go to a row of their own, vbot@1+f2f2f2f; bump the bot's version to name the change"
+    ]
+    many = {f"f{i}.py": "x" for i in range(9)}
+    assert changed_files({}, many) == "" and changed_files(many, {}).endswith("(gone) and 4 more")
 
 
 def test_resolve_keeps_options_in_the_base() -> None:

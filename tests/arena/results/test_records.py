@@ -276,7 +276,7 @@ def test_a_store_from_before_records_loads_and_says_records_are_missing(tmp_path
     with contextlib.closing(sqlite3.connect(path)) as db, db:
         db.execute("DROP TABLE records")
         db.execute("DROP TABLE migrations")
-        for column in ("base", "fingerprint", "seen"):  # the player-versions step's
+        for column in ("base", "fingerprint", "seen", "files"):  # the player-versions and player-files steps
             db.execute(f"ALTER TABLE players DROP COLUMN {column}")
         db.execute("PRAGMA user_version = 1")
     with Store(path, read_only=True) as store:  # as the replay commands open it: no table is created

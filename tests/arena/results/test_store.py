@@ -359,7 +359,7 @@ def old_store(path: Path, version: str, make_result: MakeResult) -> TournamentCo
         db.execute("DROP TRIGGER IF EXISTS games_totals")
         db.execute("DROP TABLE game_totals")
         db.execute("DROP TABLE first_clicks")
-        for column in ("base", "fingerprint", "seen"):  # the player-versions step's
+        for column in ("base", "fingerprint", "seen", "files"):  # the player-versions and player-files steps
             db.execute(f"ALTER TABLE players DROP COLUMN {column}")
         db.execute("PRAGMA user_version = 0")
         db.execute("PRAGMA application_id = 0")

@@ -173,7 +173,7 @@ def remove_totals(path: Path) -> None:
         db.execute("DROP TRIGGER IF EXISTS games_totals")  # the step totals-at-commit dropped it
         db.execute("DROP TABLE game_totals")
         db.execute("DROP TABLE first_clicks")
-        for column in ("base", "fingerprint", "seen"):  # the player-versions step's, after game-totals
+        for column in ("base", "fingerprint", "seen", "files"):  # player-versions and player-files, later steps
             db.execute(f"ALTER TABLE players DROP COLUMN {column}")
         db.execute("DELETE FROM migrations WHERE position >= ?", (step,))
         db.execute(f"PRAGMA user_version = {step}")
