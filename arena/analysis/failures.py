@@ -55,9 +55,11 @@ class PlayerFailures(BaseModel):
 
 class FailureReport(BaseModel):
     config: LeaderboardConfig
-    #: Engine bots of the tournament (they cannot be replayed in process).
+    #: Engine bots of the tournament (they run as processes: ``arena play --engine-bot`` replays them).
     engine_bots: list[str]
     players: list[PlayerFailures]
+    #: Each engine bot's command and folder (``--bot-dir``, None for its default), to start it again.
+    engine_commands: dict[str, tuple[list[str], str | None]] = {}
 
 
 def _split(error: str) -> tuple[str, list[str]]:
@@ -82,7 +84,10 @@ def build_failure_report(
     for game in store.iter_games(tid, player=player, outcomes=FAILURES):
         failed_games.setdefault(game.player, []).append(game)
     bots = stored.config_data.get("engine_bots", [])
-    report = FailureReport(config=config, engine_bots=sorted(b["name"] for b in bots), players=[])
+    commands = {b["name"]: (list(b.get("command", [])), b.get("folder")) for b in bots}
+    report = FailureReport(
+        config=config, engine_bots=sorted(b["name"] for b in bots), players=[], engine_commands=commands
+    )
     for key in sorted(counts) if player is None else [player]:
         failures = failure_counts(failed_games.get(key, []))
         failed = sum(failures.values())

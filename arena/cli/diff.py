@@ -40,8 +40,9 @@ def command(
         raise UsageError(f"compare two different players, got {a!r} twice")
     with Store(store, read_only=True) as db:
         tid = tournament_id(db, tournament)
-        check_player(db, tid, a)
-        check_player(db, tid, b)
+        a, b = check_player(db, tid, a), check_player(db, tid, b)  # ``my-bot@1`` as --all-versions shows it
+        if a == b:
+            raise UsageError(f"compare two different players, got {args[-2]!r} and {args[-1]!r}: the same row")
         split = split_boards(db, tid, a, b)
         diverged = {board: _diverged_at(db, tid, a, b, board) for board in sorted(split.only_a + split.only_b)}
         games = {}

@@ -87,7 +87,7 @@ def _print_player(entry: PlayerFailures) -> None:
             line.append(failure.reproduce, style="bold")
             console.print(line, soft_wrap=True)  # one line, to copy and paste
         else:
-            console.print(Text("   (an engine bot, or a player with options: `arena play` cannot replay it)"))
+            console.print(Text("   (a player with options: `arena play` cannot replay it)"))
 
 
 def outcome_table(entry: PlayerFailures) -> Table:
@@ -107,13 +107,21 @@ def _play_takes_options() -> bool:
 
 
 def replay_command(report: FailureReport, entry: PlayerFailures, board: int) -> str | None:
-    """``arena play`` on ``board`` for this player, or None where `arena play` cannot run it (an engine
-    bot; a player with options while `arena play` takes none)."""
-    if entry.name in report.engine_bots or (entry.options and not _play_takes_options()):
+    """``arena play`` on ``board`` for this player (an engine bot started again by its stored command), or None
+    where `arena play` cannot run it (a player with options while `arena play` takes none, an engine bot whose
+    command was not stored)."""
+    if entry.options and not _play_takes_options():
         return None
     c = report.config
     words = ["arena", "play", "--player", entry.name]
-    if entry.source.startswith(FILE_SOURCE):
+    if entry.name in report.engine_bots:
+        command, folder = report.engine_commands.get(entry.name, ([], None))
+        if not command:
+            return None
+        words += ["--engine-bot", f"{entry.name}={shlex.join(command)}"]
+        if folder:
+            words += ["--bot-dir", f"{entry.name}={folder}"]
+    elif entry.source.startswith(FILE_SOURCE):
         words += ["--plugin", plugin_argument(entry.source.removeprefix(FILE_SOURCE))]
     words += ["-d", c.difficulty]
     if c.rule != "safe":

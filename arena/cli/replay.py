@@ -52,6 +52,7 @@ def command(
         raise UsageError("give either --board N or --latest-loss")
     with Store(store, read_only=True) as db:
         tid = tournament_id(db, tournament)
+        names = [check_player(db, tid, name) for name in names]  # ``my-bot@1`` as --all-versions shows it
         if latest_loss:
             board = last_loss(db, tid, names[0])
         assert board is not None

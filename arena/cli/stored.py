@@ -13,6 +13,7 @@ import re
 from arena.analysis.replay import ReplayGame, ReplayMove
 from arena.analysis.replay.model import Note
 from arena.cli.common import UsageError
+from arena.results.entrants import version_tag
 from arena.results.records import Move
 from arena.results.store import Store
 
@@ -26,10 +27,17 @@ def tournament_id(db: Store, tournament: str | None) -> str:
     return tid
 
 
-def check_player(db: Store, tid: str, player: str) -> None:
-    names = [p.key for p in db.players(tid)]
-    if player not in names:
-        raise UsageError(f"tournament {tid} has no player {player!r}; its players: {', '.join(names) or 'none'}")
+def check_player(db: Store, tid: str, player: str) -> str:
+    """The games row ``player`` names: its key, or the label ``--all-versions`` shows for a first version
+    (``my-bot@1``, whose row is the plain ``my-bot``); one line naming the players otherwise."""
+    entrants = db.players(tid)
+    names = [p.key for p in entrants]
+    if player in names:
+        return player
+    for entrant in entrants:
+        if entrant.version and f"{entrant.base or entrant.key}@{version_tag(entrant.version)}" == player:
+            return entrant.key
+    raise UsageError(f"tournament {tid} has no player {player!r}; its players: {', '.join(names) or 'none'}")
 
 
 def check_board(db: Store, tid: str, board: int) -> None:
@@ -59,7 +67,7 @@ def replay_move(move: Move) -> ReplayMove:
 
 def stored_game(db: Store, tid: str, player: str, board: int) -> ReplayGame:
     """``player``'s game on ``board``, checked against its stored result (``RecordError`` otherwise)."""
-    check_player(db, tid, player)
+    player = check_player(db, tid, player)
     check_board(db, tid, board)
     checked = db.replay(tid, player, board)
     stored = db.tournament(tid)

@@ -295,3 +295,23 @@ def test_arena_errors_with_nothing_failed_and_bad_input(cli: Cli, mixed_store: t
         assert "Traceback" not in result.output
         assert re.match(r"^error: .*", result.stderr.strip()) and needle in result.stderr
         assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_an_engine_bots_failure_gets_a_replay_command_that_replays_it(cli: Cli, tmp_path: Path) -> None:
+    # `arena errors` used to say an engine bot cannot be replayed; `arena play --engine-bot` replays it.
+    from repo import BOTS
+
+    bot = f"{sys.executable} {BOTS / 'broken' / 'illegal.py'}"
+    store = tmp_path / "a.db"
+    engine = ("--engine-bot", f"ill={bot}", "--sandbox", "off")
+    played = cli("tournament", *engine, "-p", "ill", "-n", "2", "-w", "1", "-q", "--store", store)
+    assert played.exit_code == 0, played.output
+    shown = cli("errors", "-p", "ill", "--store", store)
+    assert shown.exit_code == 0, shown.output
+    assert "cannot replay" not in shown.stdout
+    (line,) = [line for line in shown.stdout.splitlines() if "replay: " in line]
+    replay = line.split("replay: ", 1)[1]
+    assert replay.startswith(f"arena play --player ill --engine-bot 'ill={bot}'")
+    again = cli(*shlex.split(replay)[1:], "--sandbox", "off", "--json")  # the bot fails again: exit 1
+    assert again.exit_code == 1, again.output
+    assert json.loads(again.stdout)["problem"]

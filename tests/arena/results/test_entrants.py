@@ -304,3 +304,23 @@ def test_an_engine_bots_hello_version_is_its_version(tmp_path: Path, cli: Callab
     with Store(path, read_only=True) as store:
         entrants = {p.key: (p.version, bool(p.fingerprint)) for p in store.players(store.latest())}
     assert entrants == {"sb": ("1", True), "sb@2": ("2", True)}
+
+
+def test_the_name_all_versions_shows_is_a_name_diff_and_replay_take(
+    tmp_path: Path, vbot: Callable[..., Path], cli: Callable[..., Result]
+) -> None:
+    path = tmp_path / "s.db"
+    with Store(path) as store:
+        run_tournament(config(4), store, Registry([vbot("v1", "1")]), workers=1)
+        run_tournament(config(4), store, Registry([vbot("v2", "2")]), workers=1)
+    every = json.loads(cli("leaderboard", "--store", path, "--all-versions", "--json").stdout)
+    labels = sorted(row["label"] for row in every["rows"])
+    assert labels == ["random", "vbot@1", "vbot@2"]
+    diff = cli("diff", "vbot@1", "vbot@2", "--store", path, "--json")
+    assert diff.exit_code == 0, diff.output
+    assert (json.loads(diff.stdout)["a"], json.loads(diff.stdout)["b"]) == ("vbot", "vbot@2")  # the rows
+    page = tmp_path / "r.html"
+    replay = cli("replay", "-p", "vbot@1", "--board", "0", "--store", path, "--output", page)
+    assert replay.exit_code == 0 and page.exists(), replay.output
+    same = cli("diff", "vbot", "vbot@1", "--store", path)
+    assert same.exit_code == 2 and "the same row" in same.stderr
