@@ -83,10 +83,38 @@ def load_command(name: str) -> TyperCommand:
             gc.freeze()
             gc.enable()
     single = typer.Typer(add_completion=False)
-    single.command(name, help=COMMANDS[name])(module.command)
+    single.command(name, cls=FoldingCommand, help=COMMANDS[name])(module.command)
     command = typer.main.get_command(single)
     assert isinstance(command, TyperCommand)
     return command
+
+
+class FoldingCommand(TyperCommand):
+    """A command whose help folds a word too long for its column onto the next line (a store's path, an
+    example like ``base=bots/my_bot.py@HEAD~1``) instead of cutting it with an ellipsis at 80 columns."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        _fold_help_text()
+        super().format_help(ctx, formatter)
+
+
+def _fold_help_text() -> None:
+    """Make typer's help text fold rather than cut (``rich_utils._make_rich_text``; once, at the first help)."""
+    from rich.text import Text
+    from typer import rich_utils
+
+    made = rich_utils._make_rich_text
+    if getattr(made, "folds", False):
+        return
+
+    def folding(*, text: str, style: str = "", markup_mode: Any) -> Any:
+        rendered = made(text=text, style=style, markup_mode=markup_mode)
+        if isinstance(rendered, Text):
+            rendered.overflow = "fold"
+        return rendered
+
+    folding.folds = True  # type: ignore[attr-defined]
+    rich_utils._make_rich_text = folding
 
 
 class LazyGroup(TyperGroup):

@@ -90,3 +90,20 @@ def test_an_unreadable_store_is_the_usual_one_line_error(
     assert (code, out) == (2, "")
     assert err.startswith("error: "), err
     assert len(err.splitlines()) == 1, err
+
+
+def test_every_commands_help_fits_80_columns_without_cutting_a_word() -> None:
+    from typer.testing import CliRunner
+
+    from arena.cli import COMMANDS, app
+
+    runner = CliRunner()
+    checked = 0
+    for name in COMMANDS:
+        result = runner.invoke(app, [name, "--help"], env={"COLUMNS": "80", "TERMINAL_WIDTH": "80"})
+        assert result.exit_code == 0, (name, result.output)
+        lines = result.output.splitlines()
+        assert lines and all(len(line) <= 80 for line in lines), (name, max(lines, key=len))
+        assert "…" not in result.output, (name, [line for line in lines if "…" in line])
+        checked += 1
+    assert checked == len(COMMANDS) >= 19

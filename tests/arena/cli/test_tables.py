@@ -203,3 +203,21 @@ def test_tournament_list_fits_80_columns(store_path: Path) -> None:
     line = next(line for line in text.splitlines() if rows[0].id in line)
     assert "beginner, safe" in line
     assert rows[0].updated[:16].replace("T", " ") in line
+
+
+def test_the_readmes_sample_leaderboard_has_the_columns_the_table_has(
+    cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    from repo import ROOT
+
+    readme = (ROOT / "README.md").read_text()
+    sample = readme.split("```", 2)[1]
+    header = next(line for line in sample.splitlines() if line.startswith("┃ # ┃"))
+    shown = [cell.strip() for cell in header.strip("┃").split("┃")]
+    result = cli("tournament", "-d", "beginner", "-n", "3", "-p", "random,mean-constraint", "-w", "1",
+                 "--store", tmp_path / "a.db", columns=160)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    now = next(line for line in result.stdout.splitlines() if line.startswith("┃ # ┃"))
+    assert shown == [cell.strip() for cell in now.strip("┃").split("┃")] and len(shown) >= 10
+    title = sample.strip().splitlines()[0]
+    assert title.startswith("beginner (9x9, 10 mines) · first click safe · seed 0 · 200 boards")

@@ -137,3 +137,15 @@ def test_a_sandboxed_players_cache_starts_with_the_arenas_compiled_code(tmp_path
     assert sandbox.seed_cache(tmp_path) > 0
     assert list(folder.glob("kernels.reveal_cells-*.nbi")) and list(folder.glob("kernels.reveal_cells-*.nbc"))
     assert sandbox.seed_cache(tmp_path) == 0  # up to date: nothing copied again
+
+
+def test_the_protocols_word_on_isolation_agrees_with_the_sandbox() -> None:
+    # docs/protocol.md once said, without a condition, that a bot "can read files the user can": true only
+    # without the sandbox. What it says now names the modes, and what a sandboxed bot cannot reach.
+    from repo import ROOT
+
+    text = (ROOT / "docs" / "protocol.md").read_text()
+    section = text[text.index("## What isolation does and does not protect") :]
+    assert "It is not a sandbox against malicious code" not in section
+    assert "--sandbox off" in section and "--sandbox require" in section
+    assert "not the\n  results store" in section or "not the results store" in " ".join(section.split())
