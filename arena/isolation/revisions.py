@@ -46,6 +46,7 @@ __all__ = [
     "revision_of",
     "revisions_dir",
     "shown_at_revision",
+    "source_at_revision",
     "split_revision",
 ]
 
@@ -224,6 +225,20 @@ def revision_of(path: str | os.PathLike[str]) -> PluginRevision | None:
         return None
     inside = "/".join(p for p in (data["folder"], *rest[1:]) if p) or "."
     return PluginRevision(data["repo"], inside, data["commit"], data["changed"])
+
+
+def source_at_revision(source: str) -> str:
+    """A player's ``source`` as the store keeps it: for a plugin read at a git revision, its file in its
+    repository and the commit that last changed it (``file base=/repo/bots/my_bot.py@3f2a1bc4d5e6``, which
+    ``--plugin`` reads again), never the arena's cached copy; any other source as it is."""
+    if not source.startswith(FILE_SOURCE):
+        return source
+    alias, path = plugin_spec(source.removeprefix(FILE_SOURCE))
+    revision = revision_of(path)
+    if revision is None:
+        return source
+    where = f"{Path(revision.repo, revision.path)}@{revision.changed[:12]}"
+    return FILE_SOURCE + (f"{alias}={where}" if alias else where)
 
 
 def shown_at_revision(entry: PlayerEntry) -> PlayerEntry:

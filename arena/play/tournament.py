@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from arena.config import TournamentConfig
 from arena.isolation.process import make_undumpable
+from arena.isolation.revisions import source_at_revision
 from arena.play.backends import (
     Backend,
     BackendUnavailable,
@@ -109,7 +110,7 @@ def entrants(
         entry = registry.get(ref.name)
         entry.cls.parse_options(ref.options)
         seen = fingerprint_of(entry.source, ref.name, config)
-        running[ref.base] = Running(entry.version, entry.source, seen.hash, seen.files)
+        running[ref.base] = Running(entry.version, source_at_revision(entry.source), seen.hash, seen.files)
     resolved, notes = resolve_entrants(config, store.players(config.id), running)
     for note in notes:
         if notify is not None:

@@ -226,10 +226,18 @@ def test_a_tournament_plays_two_revisions_side_by_side_isolated(
     short = {rev: git(repo, "rev-parse", "--short=7", rev) for rev in ("HEAD~1", "HEAD")}
     expected = {"base": f"1+g{short['HEAD~1']}", "cand": f"1+g{short['HEAD']}"}
     assert {key: p.version for key, p in players.items()} == expected
-    assert players["base"].fingerprint == players["cand"].fingerprint  # a file plugin's fingerprint is its file
+    # A plugin's fingerprint is its folder: the same my_bot.py with another helpers.py beside it is other code.
+    assert players["base"].fingerprint != players["cand"].fingerprint
+    assert sorted(players["base"].files) == ["helpers.py", "my_bot.py", "pkg/bot.py", "pkg/helpers.py"]
+    assert players["base"].files["my_bot.py"] == players["cand"].files["my_bot.py"]
     board = cli("leaderboard", "--store", store, "--json")
     versions = {row["player"]: row["version"] for row in json.loads(board.stdout)["rows"]}
     assert versions == expected
+    # The source names the file in its repository and the revision, never the arena's cached copy.
+    sources = {row["player"]: row["source"] for row in json.loads(board.stdout)["rows"]}
+    for key, rev in (("base", "HEAD~1"), ("cand", "HEAD")):
+        assert sources[key] == f"file {key}={bot}@{git(repo, 'rev-parse', rev)[:12]}", sources
+        assert str(revisions_dir()) not in sources[key]
 
 
 def test_an_isolated_host_loads_only_the_plugin_its_alias_names(monkeypatch: pytest.MonkeyPatch) -> None:
