@@ -259,7 +259,10 @@ def test_a_shared_store_shows_the_competitions_entrants_only(tmp_path: Path, cli
     # Its limits (30 s a move) are not the ordinary tournament's: the boards are the same, the tournaments two.
     listed = json.loads(cli("leaderboard", "--list", "--store", shared, "--json").stdout)
     assert len(listed) == 2 and len({t["id"] for t in listed}) == 2
-    rows = {t["id"]: {r["player"] for r in json.loads(cli("leaderboard", t["id"], "--store", shared, "--json").stdout)["rows"]} for t in listed}  # fmt: skip
+    rows = {}
+    for t in listed:
+        shown = json.loads(cli("leaderboard", t["id"], "--store", shared, "--json").stdout)
+        rows[t["id"]] = {r["player"] for r in shown["rows"]}
     assert sorted(map(sorted, rows.values())) == [["bea", "bob"], ["random"]]
     for mine, theirs in zip(board["rows"], own["rows"], strict=True):
         keys = ("wins", "games", "diff", "diff_low", "diff_high", "p_value", "only_player", "only_leader")
