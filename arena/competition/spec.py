@@ -56,6 +56,14 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class _KeyValueError(ValueError):
+    """A table's check that is about one of its keys: the error names that key's line, not the table's."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(message)
+        self.key = key
+
+
 class Boards(_Strict):
     """The board set: a preset ``difficulty`` or ``width``, ``height`` and ``mines``; rule, seed and count."""
 
@@ -77,15 +85,22 @@ class Boards(_Strict):
 
     @model_validator(mode="after")
     def _board(self) -> Boards:
-        size = (self.width, self.height, self.mines)
-        if self.difficulty is not None and any(v is not None for v in size):
-            raise ValueError("give difficulty, or width, height and mines, not both")
-        if self.difficulty is None and any(v is None for v in size):
-            raise ValueError("give difficulty (beginner, intermediate, expert), or width, height and mines")
+        size = {"width": self.width, "height": self.height, "mines": self.mines}
+        if self.difficulty is not None and any(v is not None for v in size.values()):
+            given = next(k for k, v in size.items() if v is not None)
+            raise _KeyValueError(given, "give difficulty, or width, height and mines, not both")
+        if self.difficulty is None and any(v is None for v in size.values()):
+            missing = [k for k, v in size.items() if v is None]
+            key = "" if len(missing) == len(size) else next(k for k, v in size.items() if v is not None)
+            raise _KeyValueError(key, "give difficulty (beginner, intermediate, expert), or width, height and mines")
         try:
-            self.spec.check_rule(self.first_click)
+            spec = self.spec
+        except ValueError as error:
+            raise _KeyValueError("difficulty" if self.difficulty is not None else "mines", str(error)) from None
+        try:
+            spec.check_rule(self.first_click)
         except BoardConfigError as error:
-            raise ValueError(str(error)) from None
+            raise _KeyValueError("first_click", str(error)) from None
         return self
 
     @property
@@ -239,6 +254,9 @@ def _key_text(path: tuple[str | int, ...]) -> str:
 def _validation_error(file: Path, lines: dict[tuple[str | int, ...], int], error: ValidationError) -> CompetitionError:
     first = error.errors()[0]
     path = tuple(first["loc"])
+    cause = first.get("ctx", {}).get("error")
+    if isinstance(cause, _KeyValueError) and cause.key:  # a table's check about one of its keys: that key's line
+        path = (*path, cause.key)
     while len(path) > 1 and isinstance(path[-1], str) and _UNION_TAG.fullmatch(path[-1]):
         path = path[:-1]  # the member of a union pydantic tried (``str``, ``list[str]``): not a key of the file
     message = str(first["msg"]).removeprefix("Value error, ")

@@ -202,7 +202,7 @@ def test_bad_input_names_the_file_line_and_key(
 def test_bad_boards_and_toml(tmp_path: Path) -> None:
     path = competition(tmp_path, "", head="")
     path.write_text(path.read_text().replace('difficulty = "beginner"', 'difficulty = "huge"'))
-    with pytest.raises(CompetitionError, match=r"cup.toml:\d+: boards: .*unknown difficulty 'huge'"):
+    with pytest.raises(CompetitionError, match=r"cup.toml:\d+: boards.difficulty: .*unknown difficulty 'huge'"):
         load_competition(path)
     path.write_text('name = "x"\n[boards\n')
     with pytest.raises(CompetitionError, match=r"cup.toml:2: not valid TOML"):
@@ -212,6 +212,24 @@ def test_bad_boards_and_toml(tmp_path: Path) -> None:
 
 
 # -- through the command line: exit 2, one line, nothing stored -------------------------------------------------
+
+
+def test_a_wrong_board_key_is_named_on_its_own_line_not_the_tables(tmp_path: Path, cli, one_error_line) -> None:
+    cases = [
+        ('difficulty = "huge"', "difficulty =", "boards.difficulty: unknown difficulty 'huge'"),
+        ('difficulty = "beginner"\nmines = 500', "mines =", "boards.mines: give difficulty, or width"),
+        ("width = 5\nheight = 5\nmines = 100", "mines =", "boards.mines: 100 mines do not fit"),
+        ("width = 9\nheight = 9", "width =", "boards.width: give difficulty"),
+    ]
+    for body, marker, expected in cases:
+        path = tmp_path / "cup.toml"
+        path.write_text(
+            f'name = "c"\n\n[boards]\n{body}\ncount = 2\n\n[[entrants]]\nname = "a"\nowner = "A"\ncommand = "x"\n'
+        )
+        line = one_error_line(cli("compete", path))
+        assert line.startswith(f"error: {path}:{line_with(path, marker)}: {expected}"), line
+        assert line_with(path, marker) != line_with(path, "[boards]")
+    assert len(cases) == 4
 
 
 def _nothing_stored(folder: Path) -> None:
