@@ -33,7 +33,7 @@ from players.hookspecs import PROJECT
 __all__ = ["FORMS", "Boards", "Competition", "CompetitionError", "Entrant", "LimitsSpec", "Loaded", "load_competition"]
 
 #: The ways an entrant can be given, exactly one per entrant.
-FORMS = ("plugin", "package", "command", "kit")
+FORMS = ("plugin", "package", "command", "kit", "builtin")
 #: What a kit folder must hold (``arena new-bot`` writes both).
 KIT_SCRIPTS = ("build.sh", "run.sh")
 #: Arguments of a command that name a file to run, checked like paths.
@@ -54,6 +54,12 @@ class CompetitionError(Exception):
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _builtin_names() -> set[str]:
+    from players.builtin import BUILTIN_PLAYERS
+
+    return {player.name for player in BUILTIN_PLAYERS}
 
 
 class _KeyValueError(ValueError):
@@ -136,9 +142,11 @@ class LimitsSpec(_Strict):
 
 
 class Entrant(_Strict):
-    """Who plays: its ``name`` (the name it plays under), its ``owner``, and exactly one form."""
+    """Who plays: its ``name`` (the name it plays under), its ``owner``, and exactly one form. A ``builtin``
+    entrant is one of the arena's own players (a house player every table has): it plays under its own name,
+    trusted, like a built-in in ``arena tournament``, without a build or a check."""
 
-    name: str
+    name: str = ""
     owner: str = Field(min_length=1)
     plugin: str | None = None
     package: str | None = None
@@ -146,16 +154,13 @@ class Entrant(_Strict):
     #: With ``command``: the bot's folder, which it sees in the sandbox (default: its program's, as --bot-dir).
     folder: str | None = None
     kit: str | None = None
+    builtin: str | None = None
 
     @field_validator("name")
     @classmethod
     def _name(cls, name: str) -> str:
-        if not NAME_PATTERN.match(name):
+        if name and not NAME_PATTERN.match(name):
             raise ValueError(f"{name!r} is not a player name: {_NAME_RULE}")
-        from players.builtin import BUILTIN_PLAYERS
-
-        if name in {cls.name for cls in BUILTIN_PLAYERS}:
-            raise ValueError(f"{name!r} is a built-in player's name; choose another")
         return name
 
     @field_validator("command")
@@ -179,10 +184,25 @@ class Entrant(_Strict):
             raise ValueError(f"an entrant needs exactly one of {', '.join(FORMS)} ({found})")
         if self.folder is not None and self.command is None:
             raise ValueError("folder goes with command (a plugin's or a kit's folder is the one it lies in)")
+        builtins = _builtin_names()
+        if self.builtin is not None:
+            if self.builtin not in builtins:
+                raise _KeyValueError(
+                    "builtin", f"{self.builtin!r} is not a built-in player; use one of {', '.join(sorted(builtins))}"
+                )
+            if self.name and self.name != self.builtin:
+                raise _KeyValueError("name", f"a built-in player plays under its own name, {self.builtin!r}")
+            return self.model_copy(update={"name": self.builtin})
+        if not self.name:
+            raise _KeyValueError("", "missing: name is required")
+        if self.name in builtins:
+            raise _KeyValueError(
+                "name", f"{self.name!r} is a built-in player's name; choose another (builtin = {self.name!r} enters it)"
+            )
         return self
 
     @property
-    def form(self) -> Literal["plugin", "package", "command", "kit"]:
+    def form(self) -> Literal["plugin", "package", "command", "kit", "builtin"]:
         return next(f for f in FORMS if getattr(self, f) is not None)  # type: ignore[return-value]
 
     @property
@@ -327,7 +347,7 @@ def _check_entrants(loaded: Loaded) -> None:
             _check_own_folder(loaded, index, "kit", folder)
         elif entrant.package is not None:
             _check_package(loaded, index, entrant.package)
-        else:
+        elif entrant.command is not None:
             _check_command(loaded, index, entrant)
 
 

@@ -3,6 +3,7 @@ answer to bad input: one line naming FILE:LINE and the key, exit code 2, nothing
 
 from __future__ import annotations
 
+import json
 import textwrap
 import tomllib
 from pathlib import Path
@@ -171,7 +172,7 @@ def test_the_example_competition_loads() -> None:
         ('[[entrants]]\nname = "random"\nowner = "A"\nplugin = "p.py"\n', "entrants[1].name", "name =#2",
          "a built-in player's name"),
         ('[[entrants]]\nname = "a"\nowner = "A"\nplugin = "p.py"\ncommand = "x"\n', "entrants[1]", "[[entrants]]",
-         "exactly one of plugin, package, command, kit (got plugin and command)"),
+         "exactly one of plugin, package, command, kit, builtin (got plugin and command)"),
         ('[[entrants]]\nname = "a"\nowner = "A"\ncommand = "python3 gone/bot.py"\n', "entrants[1].command",
          "command =", "gone/bot.py does not exist"),
         ('[[entrants]]\nname = "a"\nowner = "A"\npackage = "no-such-arena-bot"\n', "entrants[1].package",
@@ -295,3 +296,27 @@ def test_the_markdown_shows_what_entrants_wrote_as_text(tmp_path: Path) -> None:
     assert "<" not in row and ">" not in row
     assert row.count("|") - row.count("\\|") == 5  # four cells: every '|' of the entrant's text is escaped
     assert "&lt;script&gt;" in row and "\\[x\\]" in row and "\\`code\\`" in row
+
+
+def test_a_built_in_player_is_an_entrant_of_its_own(tmp_path: Path, cli, one_error_line) -> None:
+    path = tmp_path / "cup.toml"
+    head = 'name = "house cup"\n[boards]\ndifficulty = "beginner"\ncount = 4\n\n'
+    path.write_text(
+        head + '[[entrants]]\nowner = "House"\nbuiltin = "mean-constraint"\n\n'
+        '[[entrants]]\nname = "random"\nowner = "House"\nbuiltin = "random"\n'
+    )
+    result = cli("compete", path, "--workers", "1", "--json", "--store", tmp_path / "cup.db")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert {row["player"]: row["games"] for row in data["leaderboard"]["rows"]} == {"mean-constraint": 4, "random": 4}
+    bad = [
+        ('[[entrants]]\nowner = "H"\nbuiltin = "nosuch"\n', "builtin =", "entrants[1].builtin: 'nosuch' is not"),
+        ('[[entrants]]\nname = "x"\nowner = "H"\nbuiltin = "random"\n', "name =#2", "entrants[1].name: a built-in"),
+        ('[[entrants]]\nname = "random"\nowner = "H"\ncommand = "x"\n', "name =#2", "(builtin = 'random' enters it)"),
+    ]
+    for body, marker, expected in bad:
+        path.write_text(head + body)
+        line = one_error_line(cli("compete", path))
+        text, _, occurrence = marker.partition("#")
+        assert line.startswith(f"error: {path}:{line_with(path, text, int(occurrence or 1))}: "), line
+        assert expected in line, line
