@@ -60,7 +60,7 @@ from arena.isolation.remote import RemoteAgent, bot_environment, host_command, s
 from arena.isolation.spin import DEFAULT_SPIN
 from arena.play.agents import Agent, TrustedAgent
 from arena.play.runner import play_game, warm_up
-from arena.play.tournament import run_tournament
+from arena.play.tournament import plan_tournament, run_tournament
 from arena.result import Outcome
 from arena.results.store import Store
 from engine import EXPERT, Action, BoardSpec, FirstClick, Game, Observation
@@ -244,7 +244,7 @@ def tournament_seconds(name: str, games: int) -> dict[str, dict[str, float]]:
             )
             with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "bench.db") as store:
                 start = time.perf_counter()
-                run_tournament(config, store, Registry(), workers=workers)
+                run_tournament(plan_tournament(config, store, Registry(), workers=workers), store)
                 seconds = time.perf_counter() - start
             rows[f"{isolation.value}_{workers}_worker{'s' if workers > 1 else ''}"] = {
                 "seconds": round(seconds, 3),
