@@ -16,8 +16,8 @@ from arena.cli import common, playing
 from arena.cli.common import UsageError, board_from_options, cli_errors, console, err_console, print_json
 from arena.cli.playing import checked_players, games_stopped, limits_from, player_catalog
 from arena.config import TournamentConfig
-from arena.experiments.match import parse_player_spec, run_match
-from arena.isolation import DEFAULT_LIMITS, Clock, Isolation, SandboxMode
+from arena.experiments.match import MatchEvents, parse_player_spec, run_match
+from arena.limits import DEFAULT_LIMITS, Clock, Isolation, SandboxMode
 from arena.results.store import Store
 from engine.layout import check_seed
 
@@ -149,9 +149,15 @@ def command(
             soft_wrap=True,
         )
 
-    def show(state: SprtState) -> None:
-        if not json_out:
-            err_console.print(_look_line(state), highlight=False, markup=False, soft_wrap=True)
+    class Shown(MatchEvents):
+        """Each look at the test a line (none with --json); a note of the tournament's a warning."""
+
+        def note(self, text: str) -> None:
+            _warn(text)
+
+        def looked(self, state: SprtState) -> None:
+            if not json_out:
+                err_console.print(_look_line(state), highlight=False, markup=False, soft_wrap=True)
 
     with Store(store) as db, games_stopped("match", error_code=EXIT_ERROR):
         result = run_match(
@@ -166,8 +172,7 @@ def command(
             workers=workers,
             backend=backend,
             address=address,
-            on_look=show,
-            notify=_warn,
+            events=Shown(),
         )
         split = split_boards(db, result.tournament_id, *result.rows, 0, result.state.boards)
     s = result.state

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.config import TournamentConfig
-from arena.isolation.botfiles import Hidden, broad_folder, engine_bot_folder, hidden, plugin_folder
-from arena.isolation.sandbox import command_files
+from arena.isolation.sandbox.botfiles import Hidden, broad_folder, engine_bot_folder, hidden, plugin_folder
+from arena.isolation.sandbox.bubblewrap import command_files
 from players.registry import FILE_SOURCE, plugin_path
 
 __all__ = ["Fingerprint", "fingerprint_files", "fingerprint_of", "scan"]
