@@ -31,7 +31,11 @@ def _next_steps(kit: NewBot) -> list[tuple[str, str]]:
     bot_option = engine_bot_option(kit.name, _shown(kit.run_script))
     return [
         (shlex.quote(_shown(kit.build_script)), "check the syntax" if kit.language == "python" else "build it"),
-        (kit.test_command if folder == "." else f"cd {folder} && {kit.test_command}", "the client's unit tests"),
+        (
+            kit.test_command if folder == "." else f"cd {folder} && {kit.test_command}",
+            "the client's and your strategy's tests",
+        ),
+        (f"arena check-bot {bot_option}", "check that it speaks the protocol as a tournament needs"),
         (f"arena tournament -d beginner -n 200 {bot_option} -p {kit.name},random", "against random"),
         (f"arena play {bot_option}", "watch it play one game"),
     ]
@@ -74,9 +78,6 @@ def command(
         f"your strategy, the one file to edit: {_shown(kit.strategy_file, program=False)}",
         "next:",
         *(f"  {command:<{width}}  # {why}" for command, why in steps[:2]),
-        f"  # {steps[2][1]}:",
-        f"  {steps[2][0]}",
-        f"  # {steps[3][1]}:",
-        f"  {steps[3][0]}",
+        *(line for command, why in steps[2:] for line in (f"  # {why}:", f"  {command}")),
     ]
     typer.echo("\n".join(lines))

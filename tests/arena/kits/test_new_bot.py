@@ -258,3 +258,23 @@ def test_an_unbuilt_kit_says_to_run_build_sh_first(tmp_path: Path, language: str
     assert result.stderr == (
         f"run.sh: {kit.folder}/{UNBUILT[language]} is not built yet: run {kit.folder}/build.sh first\n"
     )
+
+
+def test_the_next_steps_include_check_bot(tmp_path: Path) -> None:
+    import json
+
+    result = cli("new-bot", "nb", "-l", "python", "--dir", tmp_path / "nb", "--json")
+    steps = json.loads(result.stdout)["next"]
+    option = engine_bot_option("nb", str(tmp_path / "nb" / "run.sh"))
+    assert f"arena check-bot {option}" in steps
+    assert steps.index(f"arena check-bot {option}") < next(i for i, s in enumerate(steps) if "tournament" in s)
+    shown = cli("new-bot", "nb2", "-l", "python", "--dir", tmp_path / "nb2")
+    assert "arena check-bot --engine-bot" in shown.stdout
+
+
+@pytest.mark.parametrize("language", ["rust", "java"])
+def test_the_compiled_kits_build_sh_says_when_it_built(kit_builds, language: str) -> None:  # type: ignore[no-untyped-def]
+    folder = kit_builds.get(language)
+    built = subprocess.run([str(folder / "build.sh")], capture_output=True, text=True, timeout=900, check=False)
+    assert built.returncode == 0, built.stderr[-2000:]
+    assert built.stdout.strip().splitlines()[-1].startswith("ready: run.sh starts ")

@@ -4,4 +4,5 @@ cd "$(dirname "$0")" || exit 1
 command -v javac >/dev/null 2>&1 || { echo "build.sh: needs javac, JDK 17 or later (Debian: apt-get install default-jdk-headless)" >&2; exit 1; }
 rm -rf build/classes
 mkdir -p build/classes
-exec javac --release 17 -encoding UTF-8 -Xlint:all -d build/classes src/main/java/bot/*.java
+javac --release 17 -encoding UTF-8 -Xlint:all -d build/classes src/main/java/bot/*.java || exit $?
+echo "ready: run.sh starts bot.Main from build/classes"

@@ -8,4 +8,5 @@ if [ -f .cargo/config.toml ] && ! ls -d /usr/share/cargo/registry/serde_json-* >
         "(apt-get install librust-serde-json-dev); or delete .cargo/config.toml to fetch it from crates.io" >&2
     exit 1
 fi
-exec cargo build --release --quiet
+cargo build --release --quiet || exit $?
+echo "ready: run.sh starts target/release/bot"
