@@ -32,27 +32,57 @@ def test_the_kits_unit_tests_pass(kit_builds, language: str) -> None:  # type: i
     assert passed >= 8, f"only {passed} tests ran:\n{output[-2000:]}"
 
 
-def test_a_changed_strategy_fails_none_of_the_python_clients_tests(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    """The client's tests test the client: an author's first change to the strategy (here: another first click
-    and no certain moves) leaves them passing; the strategy's own example tests, the author's to change, see it."""
-    import sys
+#: Each kit's first change of an author's: another first click, and no certain moves. (file, [(old, new)])
+CHANGES = {
+    "python": (
+        "strategy.py",
+        [
+            ("return reply.reveal(0, 0)\n", "return reply.reveal(board.height - 1, board.width - 1)\n"),
+            ("safe, mines = certain_moves(board)", "safe, mines = set(), set()"),
+        ],
+    ),
+    "javascript": (
+        "src/strategy.js",
+        [
+            ("      return reply.reveal(0, 0);\n", "      return reply.reveal(board.height - 1, board.width - 1);\n"),
+            ("const { safe, mines } = certainMoves(board);", "const safe = [], mines = [];"),
+        ],
+    ),
+}
+#: Each kit's two test commands: the client's tests alone, and the strategy's.
+SPLIT_TESTS = {
+    "python": ("python3 -m unittest -v tests.test_client", "python3 -m unittest -v tests.test_strategy"),
+    "javascript": ("node --test test/client.test.js", "node --test test/strategy.test.js"),
+}
+
+
+@pytest.mark.parametrize("language", sorted(CHANGES))
+def test_a_changed_strategy_fails_none_of_the_clients_tests(tmp_path, language: str) -> None:  # type: ignore[no-untyped-def]
+    """The client's tests test the client: an author's first change to the strategy (another first click, no
+    certain moves) leaves them passing; the strategy's own example tests, the author's to change, see it."""
+    import shutil
 
     from arena.kits.new_bot import new_bot
 
-    kit = new_bot("changed", "python", tmp_path / "changed")
-    strategy = kit.folder / "strategy.py"
+    tool = {"python": "python3", "javascript": "node"}[language]
+    if shutil.which(tool) is None:
+        pytest.skip(f"no {tool}")
+    kit = new_bot("changed", language, tmp_path / "changed")
+    name, edits = CHANGES[language]
+    strategy = kit.folder / name
     text = strategy.read_text()
-    changed = text.replace("return reply.reveal(0, 0)\n", "return reply.reveal(board.height - 1, board.width - 1)\n")
-    changed = changed.replace("safe, mines = certain_moves(board)", "safe, mines = set(), set()")
-    assert changed.count("board.height - 1, board.width - 1") == 1 and "set(), set()" in changed
-    strategy.write_text(changed)
+    for old, new in edits:
+        assert text.count(old) == 1, (language, old)
+        text = text.replace(old, new)
+    strategy.write_text(text)
+    client_tests, strategy_tests = SPLIT_TESTS[language]
 
-    def run(module: str) -> subprocess.CompletedProcess[str]:
-        command = [sys.executable, "-m", "unittest", "-v", module]
-        return subprocess.run(command, cwd=kit.folder, capture_output=True, text=True, timeout=300, check=False)
+    def run(command: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(command, shell=True, cwd=kit.folder, capture_output=True, text=True, timeout=300)
 
-    client = run("tests.test_client")
-    assert client.returncode == 0, client.stderr[-3000:]
-    assert int(re.findall(r"Ran (\d+) tests?", client.stderr)[0]) >= 9
-    own = run("tests.test_strategy")
-    assert own.returncode != 0 and "test_first_clicks_by_rule" in own.stderr
+    client = run(client_tests)
+    output = client.stdout + client.stderr
+    assert client.returncode == 0, output[-3000:]
+    assert sum(int(n) for n in re.findall(PASSED[language], output)) >= 8, output[-2000:]
+    own = run(strategy_tests)
+    assert own.returncode != 0 and "first click" in (own.stdout + own.stderr).replace("_", " ")
