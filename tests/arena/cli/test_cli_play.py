@@ -224,10 +224,18 @@ def test_a_trusted_bot_that_raises_exits_1_too(cli: Cli, bad_bots: Path) -> None
 
 
 def test_an_engine_bot_that_cannot_start_exits_1(cli: Cli, tmp_path: Path) -> None:
-    missing = tmp_path / "no-such-bot"
-    line = failure_line(cli("play", "--engine-bot", f"ghost={missing}", *SMALL))
+    dies = tmp_path / "dies.sh"
+    dies.write_text("#!/bin/sh\necho 'no-such-luck' >&2\nexit 3\n")
+    dies.chmod(0o755)
+    line = failure_line(cli("play", "--engine-bot", f"ghost={dies}", *SMALL))
     assert "ghost failed (crashed)" in line
-    assert "no-such-bot" in line
+    assert "no-such-luck" in line
+
+
+def test_an_engine_bot_whose_command_is_missing_is_bad_input(cli: Cli, tmp_path: Path, one_error_line) -> None:  # type: ignore[no-untyped-def]
+    missing = tmp_path / "no-such-bot"
+    line = one_error_line(cli("play", "--engine-bot", f"ghost={missing}", *SMALL))
+    assert line == f"error: engine bot 'ghost': '{missing}': no such file"
 
 
 def test_a_hanging_bot_is_stopped_by_the_move_time_limit(

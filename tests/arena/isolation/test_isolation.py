@@ -189,7 +189,7 @@ def test_third_party_code_never_runs_in_the_arena_unless_trusted(tmp_path: Path)
 def test_an_engine_bot_that_cannot_start_is_reported_before_the_tournament(tmp_path: Path) -> None:
     result = run_cli("tournament", "-n", "2", "--engine-bot", "ghost=/nonexistent/bot", "-p", "ghost")
     assert result.exit_code == 2
-    assert "engine bot 'ghost'" in result.stderr and "unknown player 'ghost'" in result.stderr
+    assert result.stderr == "error: engine bot 'ghost': '/nonexistent/bot': no such file\n"  # one line, before any game
 
 
 # -- limits and the sandbox ---------------------------------------------------------------------------------------

@@ -226,8 +226,12 @@ def test_how_players_run_is_not_part_of_the_tournament_id() -> None:
         seed=1,
         players=(PlayerRef(name="random"),),
         isolation=Isolation.ISOLATED,
-        limits=Limits(move_time=1.0),
+        limits=Limits(grace=2.0, startup_time=30.0),
         engine_bots=(EngineBot(name="x", command=("x",)),),
     )
     assert base.id == other.id
+    # The limits that change what a result means (move time, game time, the clock, memory) make a tournament of
+    # their own: a bot's result under one second a move is not its result under ten.
+    quick = base.model_copy(update={"limits": Limits(move_time=1.0)})
+    assert quick.id != base.id and quick.title.endswith("· move time 1s")
     assert json.loads(other.model_dump_json())["isolation"] == "isolated"

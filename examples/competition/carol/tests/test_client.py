@@ -1,4 +1,8 @@
-"""Tests of the protocol client and the shared generator: ``python3 -m unittest discover tests``."""
+"""Tests of the protocol client and the shared generator: ``python3 -m unittest discover tests``.
+
+They test the client, not your strategy: every conversation here is played by ``Scripted``, a strategy of the
+tests' own, so changing ``strategy.py`` never fails them. Your strategy's tests are ``test_strategy.py``.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +10,31 @@ import contextlib
 import io
 import json
 import unittest
+from typing import ClassVar
 
 from client import Board, Client, GameInfo, Reply
 from rng import SplitMix64
-from strategy import Strategy
 
 
-def converse(*messages: object, make=Strategy) -> list:
+class Scripted:
+    """A strategy for testing the client: it records what the client gave it (the game's facts, each board, the
+    generator's first number) and reveals the first covered cell, a guess with a note when nothing is revealed."""
+
+    seen: ClassVar[list] = []
+
+    def __init__(self, info: GameInfo, rng: SplitMix64) -> None:
+        self.info = info
+        Scripted.seen.append(("new_game", info, rng.next()))
+
+    def play(self, board: Board) -> Reply:
+        Scripted.seen.append(("board", board.rows, board.mines, board.flags, board.moves))
+        covered = [cell for cell in board.cells() if board.is_covered(*cell)]
+        if not board.any_revealed():
+            return Reply().reveal(*covered[0], guess=True, note="first")
+        return Reply().reveal(*covered[0]).flag(*covered[-1])
+
+
+def converse(*messages: object, make=Scripted) -> list:
     """Run the client over these messages (dicts, or raw lines) and return its answers, parsed."""
     lines = [m if isinstance(m, str) else json.dumps(m) for m in messages]
     out = io.StringIO()
@@ -87,21 +109,24 @@ class ReplyTest(unittest.TestCase):
 
 class ConversationTest(unittest.TestCase):
     def test_the_protocols_example_exchange(self) -> None:
+        Scripted.seen = []
         answers = converse(
             {"type": "hello", "protocol": 1},
             NEW_GAME,
             observation("####", "####", "####"),
-            observation("0000", "1111", "####"),
             observation("0000", "1111", "#1##"),
             {"type": "game_over", "outcome": "won", "message": ""},
             {"type": "quit"},
         )
         self.assertEqual(answers[0], {"protocol": 1, "name": "tester", "version": "7"})
-        self.assertEqual(answers[1], {"actions": [["reveal", 0, 0]]})
-        note = "no certain move: one of 4 covered cells at random"
-        self.assertEqual(answers[2], {"actions": [["reveal", 2, 1]], "guess": [[2, 1]], "notes": [[0, note]]})
-        self.assertEqual(answers[3], {"actions": [["reveal", 2, 2], ["flag", 2, 0], ["flag", 2, 3]]})
-        self.assertEqual(len(answers), 4)
+        self.assertEqual(answers[1], {"actions": [["reveal", 0, 0]], "guess": [[0, 0]], "notes": [[0, "first"]]})
+        self.assertEqual(answers[2], {"actions": [["reveal", 2, 0], ["flag", 2, 3]]})
+        self.assertEqual(len(answers), 3)
+        # What the strategy was given: the game's facts, a generator seeded from the game's seed, each board.
+        (_, info, first), *boards = Scripted.seen
+        self.assertEqual((info.height, info.width, info.mines, info.rule), (3, 4, 2, "safe"))
+        self.assertEqual(first, SplitMix64(NEW_GAME["seed"]).next())
+        self.assertEqual(boards[1], ("board", ["0000", "1111", "#1##"], 2, 0, 0))
 
     def test_ignores_empty_lines_unknown_messages_and_fields_and_stops_at_quit(self) -> None:
         answers = converse(
@@ -138,17 +163,17 @@ class ConversationTest(unittest.TestCase):
         self.assertIn("not JSON", err.getvalue())
 
     def test_each_game_restarts_the_generator_from_its_seed(self) -> None:
+        Scripted.seen = []
         first = observation("0000", "1111", "####")
-        answers = converse(NEW_GAME, first, NEW_GAME, first)
-        self.assertEqual(answers[0], answers[1])
+        converse(NEW_GAME, first, NEW_GAME, first)
+        draws = [entry[2] for entry in Scripted.seen if entry[0] == "new_game"]
+        self.assertEqual(draws, [SplitMix64(NEW_GAME["seed"]).next()] * 2)
 
-    def test_first_clicks_by_rule(self) -> None:
-        cases = {"safe": [0, 0], "windows": [0, 0], "opening": [2, 3], "none": [0, 0]}
-        for rule, cell in cases.items():
-            [answer] = converse(dict(NEW_GAME, rule=rule), observation("####", "####", "####"))
-            self.assertEqual(answer["actions"], [["reveal", *cell]], rule)
-            self.assertEqual("guess" in answer, rule == "none", rule)
-        self.assertEqual(len(cases), 4)
+    def test_the_rule_reaches_the_strategy(self) -> None:
+        for rule in ("safe", "windows", "opening", "none"):
+            Scripted.seen = []
+            converse(dict(NEW_GAME, rule=rule), observation("####", "####", "####"))
+            self.assertEqual(Scripted.seen[0][1].rule, rule)
 
 
 if __name__ == "__main__":
