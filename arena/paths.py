@@ -23,6 +23,7 @@ __all__ = [
     "protect",
     "protected_folders",
     "protected_paths",
+    "revisions_dir",
     "user_cache_dir",
     "user_data_dir",
 ]
@@ -72,6 +73,13 @@ def user_cache_dir(app: str = APP_NAME) -> Path:
     xdg = os.environ.get("XDG_CACHE_HOME", "")
     base = Path(xdg) if xdg and Path(xdg).is_absolute() else _home() / ".cache"
     return base / app
+
+
+def revisions_dir() -> Path:
+    """The arena's cache folder of plugins read at a git revision (``arena.isolation.discovery.revisions``). Named
+    here, not there, because the sandbox (``arena.isolation.sandbox.botfiles``) hides the arena's folders but
+    shows a bot its own folder in this one, and must not import how players are found to know where it is."""
+    return user_cache_dir() / "revisions"
 
 
 def default_store() -> Path:

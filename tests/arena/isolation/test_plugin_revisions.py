@@ -25,13 +25,12 @@ from arena.isolation.discovery.revisions import (
     RevisionError,
     materialize_plugins,
     revision_of,
-    revisions_dir,
     split_revision,
 )
 from arena.isolation.sandbox import bubblewrap as sandbox
 from arena.isolation.sandbox.botfiles import hidden
 from arena.limits import Isolation
-from arena.paths import user_cache_dir
+from arena.paths import revisions_dir, user_cache_dir
 from arena.results.store import Store
 
 BOT = """
