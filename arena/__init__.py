@@ -25,18 +25,18 @@ if TYPE_CHECKING:
     from arena.analysis.pairs import Split, split_boards
     from arena.analysis.stats import PairedComparison, compare_paired, wilson_interval
     from arena.config import PlayerRef, RecordMode, TournamentConfig
+    from arena.outcome import GameResult, Outcome
     from arena.play.tournament import TournamentSummary, run_tournament
-    from arena.result import GameResult, Outcome
     from arena.results.store import Store, StoreError
     from arena.results.stored import StoredPlayer, StoredTournament
     from players.registry import Registry
 
 #: Each public name and the module that defines it.
 _HOMES = {
-    "GameResult": "arena.result",
+    "GameResult": "arena.outcome",
     "Leaderboard": "arena.analysis.leaderboard",
     "LeaderboardRow": "arena.analysis.leaderboard",
-    "Outcome": "arena.result",
+    "Outcome": "arena.outcome",
     "PairedComparison": "arena.analysis.stats",
     "PlayerRef": "arena.config",
     "RecordMode": "arena.config",

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from arena.config import PlayerRef, TournamentConfig  # noqa: E402
-from arena.result import GameResult, Outcome  # noqa: E402
+from arena.outcome import GameResult, Outcome  # noqa: E402
 from arena.results.store import Store  # noqa: E402
 from engine import EXPERT, FirstClick  # noqa: E402
 

@@ -97,11 +97,11 @@ def commit(results: Any, start: int) -> Any:
 def per_game(games: int) -> dict[str, Any]:
     from arena.analysis.leaderboard import build_leaderboard
     from arena.config import PlayerRef, TournamentConfig
+    from arena.outcome import GameBatch, GameResult
     from arena.play import runner
     from arena.play.agents import agent_for
     from arena.play.tournament import entrants
     from arena.play.worker import RUN_BOARDS, init_worker, play, play_boards
-    from arena.result import GameBatch, GameResult
     from arena.results.running import add_games
     from arena.results.store import _RECORDS, Store, _batch_rows, _layout, _row_layout
     from engine import BEGINNER, FirstClick

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from arena.analysis.pairs import paired_wins, wins_by_board
 from arena.analysis.stats import PairedComparison, compare_paired, compare_paired_counts, wilson_interval
-from arena.result import FAILURES, GameResult
+from arena.outcome import FAILURES, GameResult
 from arena.results.entrants import latest_keys, version_tag
 from arena.results.store import Store
 from arena.results.stored import StoredPlayer, StoredTournament

@@ -32,11 +32,11 @@ from arena.cli.stored import stored_game, tournament_id
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation.discovery.catalog import PlayerCatalog
 from arena.limits import DEFAULT_LIMITS, Clock, EngineBot, Isolation, SandboxMode
+from arena.outcome import DIAGNOSTICS, GameResult, Outcome
 from arena.play.agents import agent_for, close_agents
 from arena.play.runner import play_game
 from arena.play.signals import Terminated, sigterm_stops
 from arena.play.worker import init_worker
-from arena.result import DIAGNOSTICS, GameResult, Outcome
 from arena.results.store import Store
 from engine import COVERED, FLAGGED, MINE, Action, BoardSpec, FirstClick, Game
 from engine.layout import check_seed

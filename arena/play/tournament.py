@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from arena.config import TournamentConfig
 from arena.isolation.processes.bot_process import make_undumpable
+from arena.outcome import GameResult
 from arena.play.backends import (
     Backend,
     BackendUnavailable,
@@ -33,7 +34,6 @@ from arena.play.fingerprint import fingerprint_of
 from arena.play.signals import Terminated, ctrl_c_stops, sigterm_stops
 from arena.play.warmup import CompileEvent, compile_players, stale_players
 from arena.play.worker import Batch
-from arena.result import GameResult
 from arena.results.entrants import Running, resolve_entrants
 from arena.results.store import Store, StoreDamaged, StoreError
 from players.registry import Registry

@@ -18,6 +18,7 @@ from arena.answer import WARM_UP_SEED
 from arena.config import PlayerRef, RecordMode, TournamentConfig
 from arena.isolation.processes.bot_process import make_undumpable
 from arena.isolation.processes.spin import spin_window
+from arena.outcome import GameBatch, GameResult, Outcome
 from arena.play.agents import TrustedAgent, agent_for, close_agents, configure
 from arena.play.memory import release_during_loads, release_unused
 from arena.play.runner import (
@@ -28,7 +29,6 @@ from arena.play.runner import (
     play_game,
     warm_up,
 )
-from arena.result import GameBatch, GameResult, Outcome
 from engine import BoardSpec
 
 __all__ = ["RUN_BOARDS", "Batch", "init_worker", "play", "play_boards", "prepare_player", "run_batch", "runs"]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from arena.result import GameResult, Outcome
+from arena.outcome import GameResult, Outcome
 from arena.results.migrations import CHUNK_BOARDS
 from arena.results.records import GameRecord, RecordMissing, Replayed, decode, replay_record
 from arena.results.stored import StoredPlayer, StoredTournament

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from arena.result import Outcome
+from arena.outcome import Outcome
 from engine import COVERED, FLAGGED, MINE, Action, ActionKind, BoardSpec, EngineError, FirstClick, Game, GameStatus
 from players.solver import Analysis, SolverError, analyze
 

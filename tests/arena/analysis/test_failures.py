@@ -21,9 +21,9 @@ from arena.cli.render import print_leaderboard
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation.protocol.remote import RemoteAgent, host_command
 from arena.limits import Limits
+from arena.outcome import FAILURES, GameResult, Outcome
 from arena.play.agents import TrustedAgent
 from arena.play.runner import play_game
-from arena.result import FAILURES, GameResult, Outcome
 from arena.results.store import Store
 from engine import BEGINNER, FirstClick
 from players.registry import Registry

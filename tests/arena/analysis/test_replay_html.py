@@ -24,7 +24,7 @@ from arena.analysis.replay import (
 )
 from arena.analysis.replay.page import decode_layout, decode_page_moves
 from arena.cli.replaying import replay_frames
-from arena.result import Outcome
+from arena.outcome import Outcome
 from engine import BEGINNER, COVERED, EXPERT, FLAGGED, INTERMEDIATE, Action, BoardSpec, FirstClick
 from players import Player
 

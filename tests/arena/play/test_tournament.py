@@ -12,8 +12,8 @@ from boards import draw_layout
 import arena.play.tournament
 from arena.config import PlayerRef, TournamentConfig
 from arena.limits import Isolation
+from arena.outcome import GameResult, Outcome
 from arena.play.tournament import TournamentInterrupted, pending_work, plan_workers, run_tournament
-from arena.result import GameResult, Outcome
 from arena.results.store import Store
 from engine import BEGINNER, BoardSpec, FirstClick
 from players.api import PlayerOptionsError

@@ -19,7 +19,7 @@ import pytest
 
 import arena.results.store as store_module
 from arena.config import PlayerRef, TournamentConfig
-from arena.result import GameResult, Outcome
+from arena.outcome import GameResult, Outcome
 from arena.results.guard import APPLICATION_ID
 from arena.results.migrations import MIGRATIONS
 from arena.results.store import GAME_COLUMNS, SCHEMA_VERSION, Store, StoreError, default_store
