@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from arena.analysis.pairs import paired_wins, wins_by_board
 from arena.analysis.stats import PairedComparison, compare_paired, compare_paired_counts, wilson_interval
-from arena.outcome import FAILURES, GameResult
+from arena.outcome import FAILURES, GameResult, PlayerKey
 from arena.results.entrants import latest_keys, version_tag
 from arena.results.store import Store
 from arena.results.stored import StoredPlayer, StoredTournament
@@ -154,7 +154,7 @@ def label_rows(rows: list[LeaderboardRow], info: dict[str, StoredPlayer]) -> Non
     for base, group in bases.items():
         for row in group:
             tagged = len(group) > 1 and row.player == base and row.version
-            row.label = f"{base}@{version_tag(row.version)}" if tagged else row.player
+            row.label = PlayerKey(base).tagged(version_tag(row.version)) if tagged else row.player
 
 
 def build_leaderboard(

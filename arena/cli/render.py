@@ -12,7 +12,6 @@ prints the first that fits, with a note of what it left out.
 
 from __future__ import annotations
 
-import re
 import shlex
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -25,6 +24,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.analysis.leaderboard import Leaderboard, LeaderboardRow
+from arena.outcome import PlayerKey
 from engine import COVERED, FLAGGED, MINE
 
 __all__ = [
@@ -49,8 +49,6 @@ _NUMBER_STYLES = {
     7: "bold white",
     8: "bold grey70",
 }
-#: Where a player key's options may be split over lines: before each ``key=`` after a comma.
-_OPTION_BREAK = re.compile(r",(?=[A-Za-z_][A-Za-z0-9_]*=)")
 
 
 def _pct(x: float | None) -> str:
@@ -60,13 +58,13 @@ def _pct(x: float | None) -> str:
 def player_lines(key: str, *, stack: bool) -> Text:
     """A leaderboard key as text: on one line, or (``stack``) its name then each option on a line
     of its own, so that ``random[random_first_click=true]`` stays whole in a narrow column."""
-    name, bracket, options = key.partition("[")
-    if not stack or not bracket:
+    parsed = PlayerKey(key)
+    if not stack or not parsed.options:
         return Text(key, style="bold")
-    parts = _OPTION_BREAK.split(options.removesuffix("]"))
+    parts = parsed.option_texts
     lines = [f"[{part}," if i == 0 else f" {part}," for i, part in enumerate(parts)]
-    lines[-1] = lines[-1][:-1] + "]"
-    text = Text(name, style="bold")
+    lines[-1] = lines[-1][:-1] + "]" + (f"@{parsed.tag}" if parsed.tag else "")
+    text = Text(parsed.name, style="bold")
     for line in lines:
         text.append("\n" + line)
     return text
