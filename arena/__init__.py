@@ -9,7 +9,7 @@ without the CLI (docs/architecture.md shows it in a short example)::
     config = TournamentConfig.build(BEGINNER, FirstClick.SAFE, seed=0, games=100, players=(PlayerRef(name="random"),))
     with Store("results.db") as store:
         run_tournament(config, store, Registry())
-        board = build_leaderboard(store, config.id)
+        leaderboard = build_leaderboard(store, config.id)
 
 The names load lazily, on first use: ``import arena`` costs nothing, so the command line and the worker
 processes that import a part of the arena pay only for that part.

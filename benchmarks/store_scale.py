@@ -129,10 +129,10 @@ from arena.analysis.leaderboard import build_leaderboard
 from arena.results.store import Store
 with Store(sys.argv[1], read_only=True) as store:
     started = time.perf_counter()
-    board = build_leaderboard(store, None, int(sys.argv[2]) if len(sys.argv) > 2 else None)
+    leaderboard = build_leaderboard(store, None, int(sys.argv[2]) if len(sys.argv) > 2 else None)
     elapsed = time.perf_counter() - started
 print(json.dumps({"inside_s": elapsed, "rows": [[r.player, r.games, r.wins, r.paired_games, r.only_player,
-    r.only_leader, r.p_value] for r in board.rows]}))
+    r.only_leader, r.p_value] for r in leaderboard.rows]}))
 """
 
 

@@ -158,9 +158,9 @@ def per_game(games: int) -> dict[str, Any]:
         save = time.process_time() - started
         gc_save = clock.seconds - gc_before
         started = time.process_time()
-        board = build_leaderboard(store, tournament, games)
+        leaderboard = build_leaderboard(store, tournament, games)
         leaderboard = time.process_time() - started
-        assert board.rows[0].games == games, board.rows[0]
+        assert leaderboard.rows[0].games == games, leaderboard.rows[0]
 
         # The parts of a save, on a second store: the games rows with the running totals added (what Store.save
         # writes: arena.results.running), the records, and then the games rows alone (on an emptied games table).
