@@ -39,7 +39,7 @@ PROTECTED_ENV = "ARENA_PROTECTED"
 #: The folder that holds the ``arena`` package (a source checkout's root, or site-packages): a bot's Python
 #: host imports the arena from there (``arena.isolation.protocol.remote.bot_environment``).
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-#: Overrides the folder of the compile records (``arena.warmup``).
+#: Overrides the folder of the compile stamps (``arena.warmup``).
 CACHE_ENV = "ARENA_CACHE_DIR"
 
 
@@ -116,7 +116,7 @@ def protected_paths() -> list[Path]:
 
 def protected_folders() -> list[Path]:
     """The arena's own folders, which a bot never sees: its data (the default store's), its cache
-    (compile records, sandboxed players' caches) and ``$ARENA_CACHE_DIR``."""
+    (compile stamps, sandboxed players' caches) and ``$ARENA_CACHE_DIR``."""
     folders = [user_data_dir(), user_cache_dir()]
     configured = os.environ.get(CACHE_ENV, "").strip()
     if configured:
