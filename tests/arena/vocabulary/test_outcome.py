@@ -5,6 +5,7 @@ name, options and tag a player can have come back from its key unchanged, whatev
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,9 +13,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arena.cli.render import player_lines
-from arena.config import PlayerRef
+from arena.config import PlayerRef, TournamentConfig
 from arena.experiments.match import parse_player_spec
 from arena.outcome import PlayerKey
+from arena.play import worker
+from arena.play.tournament import run_tournament
+from arena.results.store import Store
+from engine import BEGINNER, FirstClick
+from players.registry import Registry
 
 NAMES = st.from_regex(r"[a-z0-9][a-z0-9._-]{0,20}", fullmatch=True)
 OPTION_KEYS = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,10}", fullmatch=True)
@@ -88,3 +94,17 @@ def test_a_stacked_key_shows_each_option_on_a_line_and_keeps_its_tag() -> None:
     assert player_lines(key, stack=True).plain.splitlines() == ["random", '[a="x,y",', " b=[1, 2]]@v2"]
     assert player_lines(key, stack=False).plain == key
     assert player_lines(PlayerKey("apex"), stack=True).plain == "apex"
+
+
+def test_games_played_and_games_read_back_name_their_player_by_a_key(tmp_path: Path) -> None:
+    """The key is typed where games are made (whatever text the work named the player by) and where the
+    store reads them back."""
+    ref = PlayerRef(name="random", options={"random_first_click": False})
+    config = TournamentConfig.build(BEGINNER, FirstClick.SAFE, seed=0, games=3, players=(ref,))
+    played = worker.play(config, 0, str(ref.key))
+    assert type(played.player) is PlayerKey and played.player == ref.key
+    with Store(tmp_path / "arena.db") as store:
+        run_tournament(config, store, Registry(), workers=1)
+        games = store.games(config.id)
+    assert len(games) == 3 and all(type(g.player) is PlayerKey for g in games)
+    assert {g.player.options["random_first_click"] for g in games} == {False}
