@@ -263,8 +263,8 @@ def test_the_readme_template_bot_gets_a_reason_and_a_command_that_reproduces_it(
 def test_the_reproduce_command_of_a_player_under_an_alias_keeps_its_alias(
     cli: Cli, tmp_path: Path, write_plugin: Callable[..., Path]
 ) -> None:
-    """``--plugin oops=PATH``: the player is named ``oops`` only under that alias, so the command that reproduces its failure says it,
-    and runs as printed."""
+    """``--plugin oops=PATH``: the player is named ``oops`` only under that alias, so the command that reproduces
+    its failure says it, and runs as printed."""
     plugin = write_plugin(TEMPLATE_BOT, "my_bot")
     store = tmp_path / "a.db"
     played = cli("tournament", "--plugin", f"oops={plugin}", "-p", "oops", "-n", "1", "-w", "1", "-q", "--store", store)

@@ -26,7 +26,7 @@ from arena.isolation.protocol.remote import MAX_SETUP_FAILURES, RemoteAgent, hos
 from arena.limits import Isolation, Limits, SandboxMode
 from arena.outcome import GameResult, Outcome
 from arena.play.runner import play_game
-from arena.play.tournament import run_tournament
+from arena.play.tournament import plan_tournament, run_tournament
 from arena.results.store import Store
 from engine import BEGINNER, EXPERT, BoardSpec, FirstClick
 from players.registry import PluginLoadError, Registry
@@ -75,7 +75,7 @@ def deterministic(games: list[GameResult]) -> list[GameResult]:
 
 def play_tournament(path: Path, config: TournamentConfig, registry: Any = None, workers: int = 1) -> list[GameResult]:
     with Store(path) as store:
-        run_tournament(config, store, registry or Registry(), workers=workers)
+        run_tournament(plan_tournament(config, store, registry or Registry(), workers=workers), store)
         return store.games(config.id)
 
 

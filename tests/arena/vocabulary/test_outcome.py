@@ -17,6 +17,7 @@ from arena.config import PlayerRef, TournamentConfig
 from arena.experiments.match import parse_player_spec
 from arena.outcome import PlayerKey
 from arena.play import worker
+from arena.play.plan import plan_tournament
 from arena.play.tournament import run_tournament
 from arena.results.store import Store
 from engine import BEGINNER, FirstClick
@@ -104,7 +105,7 @@ def test_games_played_and_games_read_back_name_their_player_by_a_key(tmp_path: P
     played = worker.play(config, 0, str(ref.key))
     assert type(played.player) is PlayerKey and played.player == ref.key
     with Store(tmp_path / "arena.db") as store:
-        run_tournament(config, store, Registry(), workers=1)
+        run_tournament(plan_tournament(config, store, Registry(), workers=1), store)
         games = store.games(config.id)
     assert len(games) == 3 and all(type(g.player) is PlayerKey for g in games)
     assert {g.player.options["random_first_click"] for g in games} == {False}
