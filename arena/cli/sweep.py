@@ -25,7 +25,7 @@ from arena.experiments.sweep import (
     write_csv,
     write_plot,
 )
-from arena.isolation import Isolation
+from arena.limits import Isolation
 from arena.play.plan import TournamentSummary
 from arena.results.store import Store
 from engine import FirstClick

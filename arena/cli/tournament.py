@@ -26,7 +26,7 @@ from arena.cli.playing import checked_players, limits_from, player_catalog
 from arena.cli.progress import RunDisplay
 from arena.cli.render import print_leaderboard
 from arena.config import PlayerRef, RecordMode, TournamentConfig, parse_player_list
-from arena.isolation import DEFAULT_LIMITS, Clock, Isolation, SandboxMode
+from arena.limits import DEFAULT_LIMITS, Clock, Isolation, SandboxMode
 from arena.play.tournament import (
     BackendUnavailable,
     TournamentError,

@@ -15,7 +15,7 @@ import signal
 import sqlite3
 from collections.abc import Iterator, Sequence
 
-from arena.isolation.process import make_undumpable
+from arena.isolation.processes.bot_process import make_undumpable
 from arena.play.backends import (
     Backend,
     BackendUnavailable,

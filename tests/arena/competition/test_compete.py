@@ -15,8 +15,8 @@ import pytest
 from recorder import Recorder
 from repo import ROOT
 
-from arena.isolation import sandbox
-from arena.isolation.check import CheckResult
+from arena.isolation.check_bot.check import CheckResult
+from arena.isolation.sandbox import bubblewrap as sandbox
 from arena.play.backends import local
 
 EXAMPLE = ROOT / "examples" / "competition"

@@ -12,7 +12,7 @@ from recorder import Recorder
 
 import arena.play.plan
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import Isolation
+from arena.limits import Isolation
 from arena.play.tournament import TournamentInterrupted, plan_tournament, run_tournament
 from arena.result import GameResult, Outcome
 from arena.results.store import Store
