@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 from repo import ROOT
 
-from arena.isolation import sandbox
 from arena.isolation.check import CheckResult
 from arena.play.backends import local
 
@@ -263,7 +262,7 @@ def test_a_shared_store_shows_the_competitions_entrants_only(tmp_path: Path, cli
         assert {k: mine[k] for k in keys} == {k: theirs[k] for k in keys}
 
 
-@pytest.mark.skipif(sandbox.unavailable() is not None, reason=f"no sandbox: {sandbox.unavailable()}")
+@pytest.mark.sandbox
 def test_results_a_sandboxed_bot_would_see_are_refused(tmp_path: Path, cli, one_error_line) -> None:
     """A plugin file beside the competition file sees that folder, where the results (and their replays, the
     boards' layouts) would go: refused before anything runs; another --out plays."""
