@@ -50,7 +50,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if item.get_closest_marker("sandbox") is not None:
-        from arena.isolation import sandbox
+        from arena.isolation.sandbox import bubblewrap as sandbox
 
         why = sandbox.unavailable()
         if why is not None:

@@ -20,7 +20,7 @@ import pytest
 from process_support import default_sigint
 
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import Isolation
+from arena.limits import Isolation
 from arena.play.warmup import STAMP_DIR_ENV, CompileEvent, compile_players, stale_players
 from engine import BEGINNER, EXPERT, FirstClick
 
