@@ -12,9 +12,9 @@ import typer
 from arena.analysis.pairs import split_boards
 from arena.analysis.sequential import SprtState
 from arena.analysis.stats import paired_difference
-from arena.cli import common, playing
+from arena.cli import common, player_options
 from arena.cli.common import UsageError, board_from_options, cli_errors, console, err_console, print_json
-from arena.cli.playing import checked_players, games_stopped, limits_from, player_catalog
+from arena.cli.player_options import checked_players, games_stopped, limits_from, player_catalog
 from arena.config import TournamentConfig
 from arena.experiments.match import MatchEvents, parse_player_spec, run_match
 from arena.limits import DEFAULT_LIMITS, Clock, Isolation, SandboxMode
@@ -87,18 +87,18 @@ def command(
     mines: common.Mines = None,
     first_click: common.FirstClickOpt = "safe",
     seed: common.Seed = 0,
-    option: playing.OptionOpt = None,
-    workers: playing.WorkersOpt = None,
-    isolation: playing.IsolationOpt = Isolation.AUTO,
-    sandbox: playing.SandboxOpt = SandboxMode.AUTO,
-    move_time: playing.MoveTimeOpt = DEFAULT_LIMITS.move_time,
-    game_time: playing.GameTimeOpt = DEFAULT_LIMITS.game_time,
-    memory_mb: playing.MemoryOpt = DEFAULT_LIMITS.memory_mb,
-    clock: playing.ClockOpt = Clock.WALL,
-    engine_bot: playing.EngineBotOpt = None,
-    bot_dir: playing.BotDirOpt = None,
-    backend: playing.BackendOpt = "local",
-    address: playing.AddressOpt = None,
+    option: player_options.OptionOpt = None,
+    workers: player_options.WorkersOpt = None,
+    isolation: player_options.IsolationOpt = Isolation.AUTO,
+    sandbox: player_options.SandboxOpt = SandboxMode.AUTO,
+    move_time: player_options.MoveTimeOpt = DEFAULT_LIMITS.move_time,
+    game_time: player_options.GameTimeOpt = DEFAULT_LIMITS.game_time,
+    memory_mb: player_options.MemoryOpt = DEFAULT_LIMITS.memory_mb,
+    clock: player_options.ClockOpt = Clock.WALL,
+    engine_bot: player_options.EngineBotOpt = None,
+    bot_dir: player_options.BotDirOpt = None,
+    backend: player_options.BackendOpt = "local",
+    address: player_options.AddressOpt = None,
     store: common.StoreOpt = None,
     plugin: common.PluginOpt = None,
     json_out: common.JsonOpt = False,
@@ -118,7 +118,7 @@ def command(
         raise UsageError(f"need 1 <= --batch <= --max-games, got --batch {batch} and --max-games {max_games}")
     if workers is not None and workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
-    playing.check_backend(backend, address)
+    player_options.check_backend(backend, address)
     try:
         refs = (parse_player_spec(a), parse_player_spec(b))
     except ValueError as error:

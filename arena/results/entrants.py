@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from arena.config import PlayerRef, TournamentConfig
+from arena.outcome import PlayerKey
 from arena.results.stored import StoredPlayer
 
 __all__ = ["Running", "changed_files", "latest_keys", "resolve_entrants", "version_tag"]
@@ -71,13 +72,13 @@ def resolve_entrants(
         versions = [e for e in seen if e.version == now.version]
         same = _same_code(versions, now.fingerprint)
         if same is not None:
-            refs.append(ref.model_copy(update={"tag": same.key.removeprefix(ref.base).removeprefix("@")}))
+            refs.append(ref.model_copy(update={"tag": PlayerKey(same.key).tag}))
             continue
         taken = {e.key for e in seen}
         tag = version_tag(now.version)
         if versions:  # this version, other code: a row of its own, named by its files
             tag = f"{tag}+{now.fingerprint[:7]}"
-        while f"{ref.base}@{tag}" in taken:  # two versions with one tag: only through the hash's collision
+        while ref.base.tagged(tag) in taken:  # two versions with one tag: only through the hash's collision
             tag += "_"
         refs.append(ref.model_copy(update={"tag": tag}))
         if versions:
@@ -85,7 +86,7 @@ def resolve_entrants(
             changed = _changed(last.files, now.files)
             notes.append(
                 f"{ref.base} version {now.version} runs other code than its games here ({changed}): its games"
-                f" go to a row of their own, {ref.base}@{tag}; bump the bot's version to name the change"
+                f" go to a row of their own, {ref.base.tagged(tag)}; bump the bot's version to name the change"
             )
     return config.model_copy(update={"players": tuple(refs)}), notes
 
