@@ -41,6 +41,16 @@ CHANGES = {
             ("safe, mines = certain_moves(board)", "safe, mines = set(), set()"),
         ],
     ),
+    "rust": (
+        "src/strategy.rs",
+        [
+            ("_ => reply.reveal(0, 0),", "_ => reply.reveal(board.height - 1, board.width - 1),"),
+            (
+                "let (safe, mines) = certain_moves(board);",
+                "let (safe, mines) = (Vec::<Cell>::new(), Vec::<Cell>::new());",
+            ),
+        ],
+    ),
     "javascript": (
         "src/strategy.js",
         [
@@ -53,6 +63,7 @@ CHANGES = {
 SPLIT_TESTS = {
     "python": ("python3 -m unittest -v tests.test_client", "python3 -m unittest -v tests.test_strategy"),
     "javascript": ("node --test test/client.test.js", "node --test test/strategy.test.js"),
+    "rust": ("cargo test --test client", "cargo test --test strategy"),
 }
 
 
@@ -64,7 +75,7 @@ def test_a_changed_strategy_fails_none_of_the_clients_tests(tmp_path, language: 
 
     from arena.kits.new_bot import new_bot
 
-    tool = {"python": "python3", "javascript": "node"}[language]
+    tool = {"python": "python3", "javascript": "node", "rust": "cargo"}[language]
     if shutil.which(tool) is None:
         pytest.skip(f"no {tool}")
     kit = new_bot("changed", language, tmp_path / "changed")
@@ -78,7 +89,7 @@ def test_a_changed_strategy_fails_none_of_the_clients_tests(tmp_path, language: 
     client_tests, strategy_tests = SPLIT_TESTS[language]
 
     def run(command: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(command, shell=True, cwd=kit.folder, capture_output=True, text=True, timeout=300)
+        return subprocess.run(command, shell=True, cwd=kit.folder, capture_output=True, text=True, timeout=900)
 
     client = run(client_tests)
     output = client.stdout + client.stderr
