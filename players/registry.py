@@ -112,6 +112,10 @@ class PlayerEntry:
     description: str
     source: str
     version: str
+    #: Where the player's code came from when ``source`` is a copy of it (a plugin read at a git revision into
+    #: the arena's cache: ``file ALIAS=/repo/bots/my_bot.py@3f2a1bc4d5e6``): what a store records and shows; ""
+    #: when ``source`` is the place itself.
+    origin: str = ""
 
     def create(self, options: Mapping[str, Any] | None = None) -> Player:
         return self.cls(options)

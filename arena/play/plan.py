@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation.discovery.revisions import source_at_revision
 from arena.play.backends import default_workers
 from arena.play.backends.dask_cluster import ADDRESS_ENV
 from arena.play.fingerprint import fingerprint_of
@@ -224,8 +223,8 @@ def plan_tournament(
         entry = registry.get(ref.name)
         entry.cls.parse_options(ref.options)
         seen = fingerprint_of(entry.source, ref.name, config)
-        # A plugin read at a git revision is recorded as its file and revision, not the arena's cached copy.
-        running[ref.base] = Running(entry.version, source_at_revision(entry.source), seen.hash, seen.files)
+        # A plugin read at a git revision is recorded as its file and revision (``origin``), not the cached copy.
+        running[ref.base] = Running(entry.version, entry.origin or entry.source, seen.hash, seen.files)
     resolved, notes = resolve_entrants(config, store.players(config.id), running)
     entrants = tuple(
         PlanEntrant(ref, now.version, now.source, now.fingerprint, now.files)

@@ -238,7 +238,8 @@ def source_at_revision(source: str) -> str:
 def shown_at_revision(entry: PlayerEntry) -> PlayerEntry:
     """``entry`` as the arena shows a plugin read at a revision: its version with ``+g`` and the short hash of the
     commit that last changed it (``.g`` after a version that has a ``+`` already), its description with its
-    path and that hash; any other entry as it is."""
+    path and that hash, its ``origin`` the file in its repository at that commit (``source_at_revision``); any
+    other entry as it is."""
     if not entry.source.startswith(FILE_SOURCE):
         return entry
     revision = revision_of(plugin_path(entry.source.removeprefix(FILE_SOURCE)))
@@ -246,4 +247,5 @@ def shown_at_revision(entry: PlayerEntry) -> PlayerEntry:
         return entry
     version = f"{entry.version}{'.' if '+' in entry.version else '+'}g{revision.short}"
     description = f"{entry.description} ({revision.label})" if entry.description else revision.label
-    return dataclasses.replace(entry, version=version, description=description)
+    origin = source_at_revision(entry.source)
+    return dataclasses.replace(entry, version=version, description=description, origin=origin)
