@@ -51,6 +51,16 @@ CHANGES = {
             ),
         ],
     ),
+    "cpp": (
+        "src/strategy.cpp",
+        [
+            (
+                "            return reply.reveal(0, 0);\n",
+                "            return reply.reveal(board.height() - 1, board.width() - 1);\n",
+            ),
+            ("        certain_moves(board, safe, mines);\n", ""),
+        ],
+    ),
     "java": (
         "src/main/java/bot/Strategy.java",
         [
@@ -75,6 +85,7 @@ SPLIT_TESTS = {
     "javascript": ("node --test test/client.test.js", "node --test test/strategy.test.js"),
     "rust": ("cargo test --test client", "cargo test --test strategy"),
     "java": ("./test.sh bot.ClientTest", "./test.sh bot.StrategyTest"),
+    "cpp": ("make --no-print-directory test-client", "make --no-print-directory test-strategy"),
 }
 
 
@@ -86,7 +97,7 @@ def test_a_changed_strategy_fails_none_of_the_clients_tests(tmp_path, language: 
 
     from arena.kits.new_bot import new_bot
 
-    tool = {"python": "python3", "javascript": "node", "rust": "cargo", "java": "javac"}[language]
+    tool = {"python": "python3", "javascript": "node", "rust": "cargo", "java": "javac", "cpp": "g++"}[language]
     if shutil.which(tool) is None:
         pytest.skip(f"no {tool}")
     kit = new_bot("changed", language, tmp_path / "changed")
