@@ -23,6 +23,7 @@ from pathlib import Path
 
 from arena.web import data, pages, site_data
 from arena.web.links import SiteLinks, site_path
+from arena.web.public import Redactor, machine_folders, shown_source
 from arena.web.render import render_page, static_files
 
 __all__ = ["JUDGED_GAMES", "LOSSES", "MANIFEST", "REPLAYS", "SiteError", "SiteSummary", "write_site"]
@@ -130,6 +131,14 @@ def _not_judged(mode: str, games: int, tid: str, key: str) -> str | None:
     )
 
 
+def _public(board: dict[str, object]) -> dict[str, object]:
+    """``arena leaderboard --json`` as a site publishes it: each source by its file's name."""
+    rows = board.get("rows")
+    if isinstance(rows, list):
+        board["rows"] = [{**row, "source": shown_source(str(row.get("source") or ""))} for row in rows]
+    return board
+
+
 def write_site(
     store: str | Path | None,
     folder: str | Path,
@@ -150,11 +159,13 @@ def write_site(
     folder = Path(folder)
     previous = _check_folder(folder, force)
     written: dict[str, int] = {}
+    # A site is published: no file of it names a folder of this machine, even in text a bot wrote.
+    redact = Redactor(machine_folders(Path(store).parent if store is not None else None, folder.resolve().parent))
 
     def put(path: str, content: str | bytes) -> None:
         target = folder / path
         target.parent.mkdir(parents=True, exist_ok=True)
-        raw = content.encode("utf-8") if isinstance(content, str) else content
+        raw = redact(content).encode("utf-8") if isinstance(content, str) else content
         target.write_bytes(raw)
         written[path] = len(raw)
 
@@ -185,7 +196,8 @@ def write_site(
             if progress is not None:
                 progress(f"tournament {tid}: {len(slugs)} players, {len(chosen):,} games to replay")
             page(site_path("leaderboard", tid), lambda links, tid=tid: pages.leaderboard_page(db, tid, links), every)
-            put(site_path("leaderboard.json", tid), json.dumps(data.leaderboard(db, tid).model_dump(), indent=2))
+            public = _public(data.leaderboard(db, tid).model_dump())
+            put(site_path("leaderboard.json", tid), json.dumps(public, indent=2))
             counts = {key: sum(n.values()) for key, n in db.outcome_counts(tid).items()}
             for key, slug in slugs.items():
                 why = _not_judged(losses, counts.get(key, 0), tid, key)
