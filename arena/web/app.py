@@ -91,6 +91,11 @@ def create_app(store: str | Path | None = None) -> Starlette:
                 as_json = _wants_json(request)
                 with data.reading(path) as db:
                     built = build(db, request)
+                    if "tid" in request.path_params:
+                        built.watch = _LINKS.live_status(tid(request))
+                        built.sig = data.live_status(db, tid(request)).sig
+                    else:
+                        built.watch, built.sig = "/changes", data.store_signature(db)
                 if as_json:
                     return _json(built.data)
                 return HTMLResponse(
@@ -115,7 +120,10 @@ def create_app(store: str | Path | None = None) -> Starlette:
         return pages.sweeps_page(db, _LINKS)
 
     def leaderboard(db: Any, request: Request) -> pages.Page:
-        return pages.leaderboard_page(db, tid(request), _LINKS)
+        versions = request.query_params.get("versions", "latest")
+        if versions not in ("latest", "all"):
+            raise data.BadRequest(f"versions must be latest or all, not {versions!r}")
+        return pages.leaderboard_page(db, tid(request), _LINKS, all_versions=versions == "all")
 
     def player(db: Any, request: Request) -> pages.Page:
         return pages.player_page(db, tid(request), request.path_params["slug"], _LINKS)
@@ -143,6 +151,13 @@ def create_app(store: str | Path | None = None) -> Starlette:
                 return _json(data.live_status(db, tid(request)).as_json())
         except data.NotFound as error:
             return _json({"error": str(error), "status": 404}, 404)
+        except data.Unavailable as error:
+            return _json({"error": str(error), "status": 503}, 503)
+
+    def changes(request: Request) -> Response:
+        try:
+            with data.reading(path) as db:
+                return _json({"sig": data.store_signature(db)})
         except data.Unavailable as error:
             return _json({"error": str(error), "status": 503}, 503)
 
@@ -174,6 +189,7 @@ def create_app(store: str | Path | None = None) -> Starlette:
     routes = [
         Route("/", page(home)),
         Route("/sweeps/", page(sweeps)),
+        Route("/changes", changes),
         Route("/t/{tid}/", page(leaderboard)),
         Route("/t/{tid}/live", live),
         Route("/t/{tid}/p/{slug}/", page(player)),

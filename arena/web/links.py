@@ -39,6 +39,8 @@ def site_path(kind: str, *args: str | int) -> str:
             return f"t/{a[0]}/index.html"
         case "leaderboard.json":
             return f"t/{a[0]}/leaderboard.json"
+        case "versions":
+            return f"t/{a[0]}/all-versions.html"
         case "player":
             return f"t/{a[0]}/p/{a[1]}/index.html"
         case "games":
@@ -85,6 +87,10 @@ class Links:
     def player(self, tid: str, slug: str) -> str:
         return self._href("player", tid, slug)
 
+    def versions(self, tid: str) -> str:
+        """The leaderboard with a row for every version of each player (``arena leaderboard --all-versions``)."""
+        return self._href("versions", tid)
+
     def games(self, tid: str, slug: str, outcome: str = "all", page: int = 1) -> str | None:
         return self._href("games", tid, slug, outcome, page)
 
@@ -110,6 +116,10 @@ class ServeLinks(Links):
 
     live = True
 
+    def live_status(self, tid: str) -> str:
+        """The tournament's progress as JSON (``/t/<id>/live``), which its served pages ask while open."""
+        return f"/t/{_q(tid)}/live"
+
     def _href(self, kind: str, *args: str | int) -> str:
         a = [_q(str(x)) for x in args]
         match kind:
@@ -119,6 +129,8 @@ class ServeLinks(Links):
                 return "/sweeps/"
             case "leaderboard":
                 return f"/t/{a[0]}/"
+            case "versions":
+                return f"/t/{a[0]}/?versions=all"
             case "player":
                 return f"/t/{a[0]}/p/{a[1]}/"
             case "games":

@@ -47,6 +47,9 @@ class Page:
     data: Any
     live: bool = False
     crumbs: list[tuple[str, str | None]] = field(default_factory=list)
+    #: Served pages only: the address that says whether what the page shows has changed, and its answer now.
+    watch: str | None = None
+    sig: str = ""
 
 
 def _crumbs(links: Links, tid: str | None = None, label: str = "", *more: tuple[str, str | None]) -> list[Any]:
@@ -85,8 +88,11 @@ def home_page(db: Store, links: Links, only: Collection[str] | None = None) -> P
                 "expected": info.expected,
                 "last": (info.last or r["updated"] or "").replace("T", " ")[:19],
                 "live": info.live,
+                "incomplete": info.incomplete,
             }
         )
+    # Latest activity first: the order of the column the reader sees (the store's own order is by runs).
+    rows.sort(key=lambda row: row["last"], reverse=True)
     has_sweeps = bool(_sweeps(db, only)) if infos else False
     # A static site names the store's file, not where it was on the machine that wrote the site.
     store = str(db.path) if links.live else db.path.name
@@ -109,10 +115,11 @@ def _interval_scale(rows: list[Any]) -> tuple[float, float]:
     return low, high
 
 
-def leaderboard_page(db: Store, tid: str, links: Links) -> Page:
-    """``arena leaderboard``'s every figure, its intervals drawn, each player linked."""
+def leaderboard_page(db: Store, tid: str, links: Links, *, all_versions: bool = False) -> Page:
+    """``arena leaderboard``'s every figure, its intervals drawn, each player linked; ``all_versions``: a row for
+    every version of each player, as ``--all-versions``."""
     meta = data.tournament(db, tid)
-    board = data.leaderboard(db, tid)
+    board = data.leaderboard(db, tid, all_versions=all_versions)
     status = data.live_status(db, tid)
     by_key = {row["player"]: (slug, row) for slug, row in data.players(db, tid).items()}
     low, high = _interval_scale(board.rows)
@@ -133,6 +140,9 @@ def leaderboard_page(db: Store, tid: str, links: Links) -> Page:
                 "options": _options(info),
                 "bar": {"x1": x(r.ci_low), "x2": x(r.ci_high), "x": x(r.win_rate)},
                 "diff_href": links.diff(tid, leader_slug, slug) if leader_slug and slug != leader_slug else None,
+                "failed_href": (links.games(tid, slug, "failed", 1) or links.player(tid, slug) + "#failures")
+                if r.failed
+                else None,
             }
         )
     ticks = [round(low + i * (high - low) / 4, 4) for i in range(5)]
@@ -142,7 +152,10 @@ def leaderboard_page(db: Store, tid: str, links: Links) -> Page:
         "rows": rows,
         "scale": {"low": low, "high": high, "ticks": [(round(100 * (t - low) / (high - low), 3), t) for t in ticks]},
         "status": status,
-        "json_href": links.json("leaderboard", tid),
+        "json_href": None if all_versions else links.json("leaderboard", tid),
+        "all_versions": all_versions,
+        "versions_href": links.versions(tid),
+        "latest_href": links.leaderboard(tid),
     }
     crumbs = _crumbs(links, tid, _board_label(meta))
     return Page("leaderboard.html", board.title, context, board.model_dump(), links.live and status.live, crumbs)
@@ -203,6 +216,10 @@ def player_page(db: Store, tid: str, slug: str, links: Links, *, not_judged: str
     key = info["player"]
     board = data.leaderboard(db, tid)
     row = next((r for r in board.rows if r.player == key), None)
+    older = False
+    if row is None:  # an older version: the leaderboard shows the latest; its own row is among every version's
+        row = next((r for r in data.leaderboard(db, tid, all_versions=True).rows if r.player == key), None)
+        older = row is not None
     failures = data.failures(db, tid, key)
     losses = not_judged if not_judged is not None else judging.losses(db, tid, key, background=links.live)
     counts = {o.value: failures.outcomes.get(o.value, 0) for o in Outcome}
@@ -227,6 +244,8 @@ def player_page(db: Store, tid: str, slug: str, links: Links, *, not_judged: str
         "info": info,
         "options": _options(info),
         "row": row,
+        "older": older,
+        "versions_href": links.versions(tid),
         "boards": board.config.boards,
         "outcomes": outcome_bars,
         "failures": failures,
@@ -265,12 +284,52 @@ def player_page(db: Store, tid: str, slug: str, links: Links, *, not_judged: str
     return Page("player.html", f"{key} · {_board_label(meta)}", context, payload, live, crumbs)
 
 
-def games_page(db: Store, tid: str, slug: str, outcome: str, page: int, links: Links, per_page: int = 50) -> Page:
-    """One page of a player's games, filtered by outcome, each linking to its replay."""
+def _loss_classes(db: Store, tid: str, key: str, links: Links, judge: bool) -> dict[int, str] | str:
+    """Each lost or failed board's class of loss (``arena losses``), or why it is not given here."""
+    if not judge:
+        return "not judged for this site"
+    report = judging.losses(db, tid, key, background=links.live)
+    if isinstance(report, str):
+        return report
+    if isinstance(report, judging.Pending):
+        return "being judged: reload in a moment"
+    return {board: name for name, boards in report.boards.items() for board in boards}
+
+
+def games_page(
+    db: Store,
+    tid: str,
+    slug: str,
+    outcome: str,
+    page: int,
+    links: Links,
+    per_page: int = 50,
+    *,
+    judge: bool = True,
+) -> Page:
+    """One page of a player's games, filtered by outcome, each board linking to its replay; a failed game shows
+    its error, a lost one its class of loss (``judge=False``: not judged, a large site)."""
     meta = data.tournament(db, tid)
     key = data.find_player(db, tid, slug)["player"]
     found = data.games_page(db, tid, key, outcome, page, per_page)
-    rows = [{"g": g, "href": links.game(tid, g.board, slug)} for g in found.rows]
+    classes: dict[int, str] | str = {}
+    if outcome in ("lost", "failed") or any(g.outcome.value == "lost" for g in found.rows):
+        classes = _loss_classes(db, tid, key, links, judge)
+    rows = [
+        {
+            "g": g,
+            "href": links.game(tid, g.board, slug),
+            "why": (
+                g.error
+                if g.outcome.value != "won" and g.outcome.value != "lost"
+                else (classes.get(g.board, "") if isinstance(classes, dict) else "")
+                if g.outcome.value == "lost"
+                else ""
+            ),
+            "meaning": CLASS_MEANING.get(classes.get(g.board, ""), "") if isinstance(classes, dict) else "",
+        }
+        for g in found.rows
+    ]
     pager = {
         "prev": links.games(tid, slug, outcome, page - 1) if page > 1 else None,
         "next": links.games(tid, slug, outcome, page + 1) if page < found.pages else None,
@@ -283,6 +342,7 @@ def games_page(db: Store, tid: str, slug: str, outcome: str, page: int, links: L
         "found": found,
         "rows": rows,
         "pager": pager,
+        "classes_note": classes if isinstance(classes, str) else "",
         "filters": [(name, links.games(tid, slug, name, 1), found.counts[name]) for name in data.OUTCOME_FILTERS],
     }
     payload = {
@@ -292,10 +352,29 @@ def games_page(db: Store, tid: str, slug: str, outcome: str, page: int, links: L
         "page": found.page,
         "pages": found.pages,
         "total": found.total,
-        "games": [g.as_row() for g in found.rows],
+        "games": [
+            {
+                **g.as_row(),
+                **({"loss_class": classes[g.board]} if isinstance(classes, dict) and g.board in classes else {}),
+            }
+            for g in found.rows
+        ],
     }
     crumbs = _crumbs(links, tid, _board_label(meta), (key, links.player(tid, slug)), (f"{outcome} games", None))
     return Page("games.html", f"{key}: {outcome} games", context, payload, False, crumbs)
+
+
+def _lost_neighbours(db: Store, tid: str, key: str, slug: str, board: int, links: Links) -> dict[str, Any]:
+    """The player's lost games just before and after ``board``, as ``[board, address]`` (opened at their end)."""
+    lost = [g.board for g in data.player_games(db, tid, key) if g.outcome is Outcome.LOST]
+    before = [b for b in lost if b < board]
+    after = [b for b in lost if b > board]
+    nav: dict[str, Any] = {}
+    for name, found in (("prev", before[-1] if before else None), ("next", after[0] if after else None)):
+        href = links.game(tid, found, slug) if found is not None else None
+        if href is not None:
+            nav[name] = [found, href + ("&" if "?" in href else "?") + "move=end"]
+    return nav
 
 
 def game_page(db: Store, tid: str, board: int, slugs: list[str], links: Links, *, probabilities: bool = True) -> Page:
@@ -312,6 +391,8 @@ def game_page(db: Store, tid: str, board: int, slugs: list[str], links: Links, *
     spec = games[0].spec
     title = f"{' vs '.join(keys)} · {spec.label} board {board} of seed {meta['seed']}"
     payload = replay_payload(replays, title, probabilities=probabilities)
+    if len(slugs) == 1:
+        payload["nav"] = _lost_neighbours(db, tid, keys[0], slugs[0], board, links)
     more: list[tuple[str, str | None]] = []
     if len(slugs) == 1:
         more = [(keys[0], links.player(tid, slugs[0])), (f"board {board}", None)]
@@ -373,34 +454,80 @@ def _sweeps(db: Store, only: Collection[str] | None) -> list[data.SweepLine]:
     return [line for line in lines if only is None or all(p.tournament in only for p in line.points)]
 
 
+#: The sweep chart drawn twice, for a wide window and for a phone's (CSS shows the one that fits): its box, the
+#: plot's margins, and the size of its text, so the labels read at about 12 pixels at either width.
+CHART_SIZES = {
+    "wide": {"w": 640, "h": 340, "left": 56, "right": 16, "top": 16, "bottom": 52, "font": 12, "ticks": 9},
+    "narrow": {"w": 360, "h": 300, "left": 40, "right": 10, "top": 12, "bottom": 46, "font": 12, "ticks": 5},
+}
+
+
+def _chart(
+    series_points: list[tuple[str, str, list[tuple[float, float, float, float]]]],
+    lo: float,
+    hi: float,
+    densities: list[float],
+    size: dict[str, int],
+) -> dict[str, Any]:
+    """One drawing of a sweep's chart: ``series_points`` (name, colour, [(density, rate, low, high)])."""
+    span = (hi - lo) or 1.0
+    left, right, top, bottom = size["left"], size["w"] - size["right"], size["top"], size["h"] - size["bottom"]
+
+    def x(d: float) -> float:
+        return round(left + (right - left) * (d - lo) / span, 2)
+
+    def y(rate: float) -> float:
+        return round(top + (bottom - top) * (1 - rate), 2)
+
+    series = []
+    for name, colour, pts in series_points:
+        series.append(
+            {
+                "name": name,
+                "colour": colour,
+                "line": " ".join(f"{x(d)},{y(r)}" for d, r, _, _ in pts),
+                "band": " ".join(
+                    [f"{x(d)},{y(h)}" for d, _, _, h in pts] + [f"{x(d)},{y(lw)}" for d, _, lw, _ in pts[::-1]]
+                ),
+                "dots": [(x(d), y(r)) for d, r, _, _ in pts],
+            }
+        )
+    xticks = [(x(d), f"{100 * d:.1f}") for d in densities]
+    if len(xticks) > size["ticks"]:
+        xticks = xticks[:: math.ceil(len(xticks) / size["ticks"])]
+    return {
+        **size,
+        "plot": {"left": left, "right": right, "top": top, "bottom": bottom},
+        "series": series,
+        "xticks": xticks,
+        "yticks": [(y(v / 100), v) for v in range(0, 101, 25)],
+        "half": y(0.5),
+    }
+
+
 def sweeps_page(db: Store, links: Links, only: Collection[str] | None = None) -> Page:
-    """Each stored sweep: win rate against density with 95% Wilson bands, and its table."""
+    """Each stored sweep as ``arena sweep`` shows it: win rate against density with 95% Wilson bands, the table
+    of win rates by mine count and player, and each player's density of 50% wins with its interval."""
     from arena.analysis.stats import wilson_interval
+    from arena.experiments.sweep import Cell, CellResult, density_at_half
 
     charts = []
     payload = []
     for line in _sweeps(db, only):
         densities = sorted({p.density for p in line.points})
         lo, hi = densities[0], densities[-1]
-        span = (hi - lo) or 1.0
-
-        def x(d: float, lo: float = lo, span: float = span) -> float:
-            return round(60 + 520 * (d - lo) / span, 2)
-
-        def y(rate: float) -> float:
-            return round(20 + 260 * (1 - rate), 2)
-
-        series = []
         table = []
+        drawn = []
+        halves = []
         for i, name in enumerate(line.players):
             pts = [p for p in line.points if p.player == name and p.games]
-            band_top, band_bottom, path = [], [], []
+            if not pts:
+                continue
+            values = []
             for p in pts:
                 low, high = wilson_interval(p.wins, p.games)
                 rate = p.wins / p.games
-                path.append(f"{x(p.density)},{y(rate)}")
-                band_top.append(f"{x(p.density)},{y(high)}")
-                band_bottom.append(f"{x(p.density)},{y(low)}")
+                values.append((p.density, rate, low, high))
                 table.append(
                     {
                         "player": name,
@@ -415,25 +542,30 @@ def sweeps_page(db: Store, links: Links, only: Collection[str] | None = None) ->
                         "tournament": p.tournament,
                     }
                 )
-            series.append(
-                {
-                    "name": name,
-                    "colour": PALETTE[i % len(PALETTE)],
-                    "line": " ".join(path),
-                    "band": " ".join(band_top + band_bottom[::-1]),
-                    "dots": [(x(p.density), y(p.wins / p.games)) for p in pts],
-                }
-            )
-        xticks = [(x(d), f"{100 * d:.1f}") for d in densities]
-        if len(xticks) > 8:
-            xticks = xticks[:: math.ceil(len(xticks) / 8)]
+            drawn.append((name, PALETTE[i % len(PALETTE)], values))
+            results = [
+                CellResult(Cell(line.height, line.width, p.mines), name, p.games, p.wins, p.tournament) for p in pts
+            ]
+            halves.append(density_at_half(results))
+        mines = sorted({row["mines"] for row in table})
+        by_cell = {(row["mines"], row["player"]): row for row in table}
+        shown = [name for name, _, _ in drawn]
+        pivot = [
+            {
+                "mines": m,
+                "density": m / (line.height * line.width),
+                "href": next(row["href"] for row in table if row["mines"] == m),
+                "cells": [by_cell.get((m, name)) for name in shown],
+            }
+            for m in mines
+        ]
         charts.append(
             {
                 "line": line,
-                "series": series,
-                "table": table,
-                "xticks": xticks,
-                "yticks": [(y(v / 100), v) for v in range(0, 101, 25)],
+                "players": [(name, colour) for name, colour, _ in drawn],
+                "drawings": {kind: _chart(drawn, lo, hi, densities, size) for kind, size in CHART_SIZES.items()},
+                "pivot": pivot,
+                "halves": halves,
             }
         )
         cells = [
@@ -452,6 +584,17 @@ def sweeps_page(db: Store, links: Links, only: Collection[str] | None = None) ->
             for row in sorted(table, key=lambda row: row["mines"])
         ]
         # The shape of `arena sweep --json`, one sweep per board size.
-        payload.append({"rule": line.rule, "seed": line.seed, "games": line.boards, "cells": cells})
+        payload.append(
+            {
+                "rule": line.rule,
+                "seed": line.seed,
+                "games": line.boards,
+                "cells": cells,
+                "half_density": [
+                    {"player": h.player, "size": h.size, "density": h.density, "low": h.low, "high": h.high}
+                    for h in halves
+                ],
+            }
+        )
     crumbs = _crumbs(links, None, "", ("sweeps", None))
     return Page("sweeps.html", "Sweeps: win rate against mine density", {"charts": charts}, payload, False, crumbs)

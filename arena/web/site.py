@@ -196,6 +196,12 @@ def write_site(
             if progress is not None:
                 progress(f"tournament {tid}: {len(slugs)} players, {len(chosen):,} games to replay")
             page(site_path("leaderboard", tid), lambda links, tid=tid: pages.leaderboard_page(db, tid, links), every)
+            if data.leaderboard(db, tid).hidden_versions:
+                page(
+                    site_path("versions", tid),
+                    lambda links, tid=tid: pages.leaderboard_page(db, tid, links, all_versions=True),
+                    every,
+                )
             public = _public(data.leaderboard(db, tid).model_dump())
             put(site_path("leaderboard.json", tid), json.dumps(public, indent=2))
             counts = {key: sum(n.values()) for key, n in db.outcome_counts(tid).items()}
@@ -210,7 +216,9 @@ def write_site(
                     number, pages_of = 1, 1
                     while number <= pages_of:
                         path = site_path("games", tid, slug, outcome, number)
-                        built = pages.games_page(db, tid, slug, outcome, number, SiteLinks(path, every))
+                        built = pages.games_page(
+                            db, tid, slug, outcome, number, SiteLinks(path, every), judge=why is None
+                        )
                         put(path, render_page(built, SiteLinks(path, every)))
                         pages_of = built.context["found"].pages
                         number += 1
@@ -224,7 +232,11 @@ def write_site(
                         )
             if chosen:
                 viewer = site_path("viewer", tid)
-                source = site_data.viewer_source(db, tid, slugs, SiteLinks(viewer).leaderboard(tid))
+                lost: dict[str, list[int]] = {}
+                for (key, board), (outcome, _) in sorted(chosen.items(), key=lambda item: item[0][1]):
+                    if outcome == "lost":
+                        lost.setdefault(slugs[key], []).append(board)
+                source = site_data.viewer_source(db, tid, slugs, SiteLinks(viewer).leaderboard(tid), lost)
                 page(viewer, lambda ln, t=tid, src=source: pages.viewer_page(db, t, src, ln), every)
                 wrote = site_data.write_games(
                     db, tid, chosen, slugs, put, lambda n, t=tid: site_path("games-data", t, n)

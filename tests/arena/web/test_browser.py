@@ -88,7 +88,7 @@ def not_pwned(tab: Tab) -> None:
 def figures(tab: Tab) -> dict[str, dict[str, str]]:
     """The leaderboard's rows as the DOM holds them: player -> field -> data-v."""
     return tab.page.evaluate(
-        """() => Object.fromEntries(Array.from(document.querySelectorAll('#leaderboard tbody tr')).map(tr => [
+        """() => Object.fromEntries(Array.from(document.querySelectorAll('#leaderboard tbody tr[data-player]')).map(tr => [
             tr.dataset.player,
             Object.fromEntries(Array.from(tr.querySelectorAll('[data-field]')).map(e => [e.dataset.field,
                 e.dataset.v === undefined ? e.textContent.trim() : e.dataset.v]).concat(
@@ -130,7 +130,7 @@ def test_leaderboard_numbers_equal_the_cli(open_tab, served, site, stored: Store
 def test_sorting_by_a_column(open_tab, served, stored: Stored):
     tab = open_tab(served.url + "/")
     tab.page.goto(f"{served.url}/t/{stored.tournament}/")
-    before = tab.page.eval_on_selector_all("#leaderboard tbody tr", "rows => rows.map(r => r.dataset.player)")
+    before = tab.page.eval_on_selector_all("#leaderboard tbody tr[data-player]", "rows => rows.map(r => r.dataset.player)")
     tab.page.click("#leaderboard th:has-text('ms/g')")
     tab.page.click("#leaderboard th:has-text('ms/g')")  # descending
     ms = tab.page.eval_on_selector_all('#leaderboard [data-field="ms_per_game"]', "els => els.map(e => +e.dataset.v)")
@@ -273,9 +273,16 @@ def test_sweeps_page(open_tab, serve, swept, tmp_path: Path):
             tab = open_tab(app.url + "/", width)
             tab.page.goto(app.url + "/")
             follow(tab, "text=sweeps")
-            assert tab.page.locator("svg.chart polyline").count() == 2
+            kind = "wide" if width == 1280 else "narrow"
+            assert tab.page.locator(f"svg.chart-{kind} polyline").count() == 2
+            assert tab.page.locator(f"svg.chart-{kind}").is_visible()
+            # Drawn for the width it is shown at: its tick labels at least 11 pixels high on the screen.
+            heights = tab.page.eval_on_selector_all(
+                f"svg.chart-{kind} text.tick", "els => els.map(e => e.getBoundingClientRect().height)"
+            )
+            assert len(heights) >= 5 and min(heights) >= 11, heights
             rows = tab.page.locator(".sweep tbody tr").count()
-            assert rows == len(cli["cells"]) == 6
+            assert rows * 2 == len(cli["cells"]) == 6  # pivoted: a row per mine count, a column per player
             assert tab.page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth") <= 0
             shoot(tab, f"sweeps-{width}.png", tmp_path)
 
