@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from arena.web import data, pages
+from arena.web import data, pages, pages_more
 from arena.web.links import ServeLinks
 from arena.web.render import render_error, render_page, static_files
 
@@ -145,6 +145,41 @@ def create_app(store: str | Path | None = None) -> Starlette:
     def diff(db: Any, request: Request) -> pages.Page:
         return pages.diff_page(db, tid(request), request.path_params["a"], request.path_params["b"], _LINKS)
 
+    def versions(db: Any, request: Request) -> pages.Page:
+        wanted = request.path_params["name"]
+        names = {data.player_slug(p.name): p.name for _, p in db.players_everywhere()}
+        return pages_more.versions_page(db, names.get(wanted, wanted), _LINKS)
+
+    def board_of(db: Any, request: Request) -> pages.Page:
+        board = _int(request, "board", request.path_params["board"])
+        return pages_more.board_page(db, tid(request), board, _LINKS)
+
+    def pairs(db: Any, request: Request) -> pages.Page:
+        return pages_more.pairs_page(db, tid(request), _LINKS)
+
+    def download(request: Request) -> Response:
+        name = request.path_params["file"]
+        try:
+            with data.reading(path) as db:
+                t = tid(request)
+                data.tournament(db, t)
+                if name == "leaderboard.csv":
+                    body, media = pages_more.leaderboard_csv(db, t), "text/csv; charset=utf-8"
+                elif name == "leaderboard.json":
+                    body = json.dumps(_clean(data.leaderboard(db, t).model_dump()), indent=2, default=str)
+                    media = "application/json"
+                elif name == "games.csv":
+                    body, media = pages_more.games_csv(db, t), "text/csv; charset=utf-8"
+                else:
+                    return _error(request, 404, f"no file {name!r} here")
+        except data.NotFound as error:
+            return _error(request, 404, str(error))
+        except data.Unavailable as error:
+            return _error(request, 503, str(error))
+        disposition = f'attachment; filename="{t}-{name}"'
+        headers = {**SECURITY_HEADERS, "Content-Disposition": disposition, "Cache-Control": "no-cache"}
+        return Response(body, media_type=media, headers=headers)
+
     def live(request: Request) -> Response:
         try:
             with data.reading(path) as db:
@@ -197,6 +232,10 @@ def create_app(store: str | Path | None = None) -> Starlette:
         Route("/t/{tid}/g/{board}/{slug}", page(game)),
         Route("/t/{tid}/g/{board}/{slug}/vs/{other}", page(game)),
         Route("/t/{tid}/diff/{a}/{b}/", page(diff)),
+        Route("/t/{tid}/pairs/", page(pairs)),
+        Route("/t/{tid}/b/{board}/", page(board_of)),
+        Route("/t/{tid}/{file:str}", download),
+        Route("/v/{name}/", page(versions)),
         Route("/static/{name}", static),
     ]
     handlers: dict[Any, Callable[..., Any]] = {HTTPException: not_found, Exception: server_error}

@@ -9,6 +9,7 @@ the tournaments ``arena leaderboard --list --json`` with a few fields more.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -33,6 +34,11 @@ __all__ = [
     "viewer_page",
 ]
 
+#: A player whose paired test against the leader gives p at or above this is marked tied with the leader.
+TIE_P = 0.05
+#: A tournament's files, served and in a site: the leaderboard (CSV, and ``arena leaderboard --json``) and every
+#: game as ``arena export --format csv`` writes it.
+DOWNLOADS = ("leaderboard.csv", "leaderboard.json", "games.csv")
 #: Boards listed per class of loss on a player's page (the games list has them all).
 BOARDS_SHOWN = 40
 
@@ -101,6 +107,37 @@ def home_page(db: Store, links: Links, only: Collection[str] | None = None) -> P
     return Page("tournaments.html", "Tournaments", context, [i.as_json() for i in infos], live, [])
 
 
+def tied_with_leader(board: Any) -> set[str]:
+    """The players the paired test cannot tell from the leader (p at or above ``TIE_P``), the leader included."""
+    if not board.rows:
+        return set()
+    tied = {board.rows[0].player}
+    for row in board.rows[1:]:
+        if row.p_value is not None and row.p_value >= TIE_P:
+            tied.add(row.player)
+    return tied
+
+
+def tournament_facts(meta: dict[str, Any]) -> dict[str, Any]:
+    """What a tournament was: its limits, whether bots ran in the sandbox, its isolation, from the config of its
+    latest run as the store keeps it."""
+    try:
+        config = json.loads(meta.get("config") or "{}")
+    except ValueError:
+        config = {}
+    limits = config.get("limits") or {}
+    return {
+        "move_time": limits.get("move_time"),
+        "game_time": limits.get("game_time"),
+        "memory_mb": limits.get("memory_mb"),
+        "clock": limits.get("clock"),
+        "sandbox": config.get("sandbox"),
+        "isolation": config.get("isolation"),
+        "move_limit": config.get("move_limit"),
+        "created": (meta.get("created") or "").replace("T", " ")[:19],
+    }
+
+
 def _interval_scale(rows: list[Any]) -> tuple[float, float]:
     """The win-rate axis of the leaderboard's interval bars: the intervals' span, widened to round tens."""
     if not rows:
@@ -123,6 +160,7 @@ def leaderboard_page(db: Store, tid: str, links: Links, *, all_versions: bool = 
     status = data.live_status(db, tid)
     by_key = {row["player"]: (slug, row) for slug, row in data.players(db, tid).items()}
     low, high = _interval_scale(board.rows)
+    ties = tied_with_leader(board)
     leader_slug = by_key[board.rows[0].player][0] if board.rows else None
     rows = []
     for r in board.rows:
@@ -139,6 +177,10 @@ def leaderboard_page(db: Store, tid: str, links: Links, *, all_versions: bool = 
                 "name": info.get("name", r.player),
                 "options": _options(info),
                 "bar": {"x1": x(r.ci_low), "x2": x(r.ci_high), "x": x(r.win_rate)},
+                "tied": r.player in ties and r.rank != 1,
+                "history": links.history(data.player_slug(info.get("name", r.player)))
+                if r.version or info.get("source")
+                else None,
                 "diff_href": links.diff(tid, leader_slug, slug) if leader_slug and slug != leader_slug else None,
                 "failed_href": (links.games(tid, slug, "failed", 1) or links.player(tid, slug) + "#failures")
                 if r.failed
@@ -154,6 +196,13 @@ def leaderboard_page(db: Store, tid: str, links: Links, *, all_versions: bool = 
         "status": status,
         "json_href": None if all_versions else links.json("leaderboard", tid),
         "all_versions": all_versions,
+        "facts": tournament_facts(meta),
+        "generated": getattr(links, "generated", None),
+        "pairs_href": links.pairs(tid),
+        "downloads": [
+            (name, links.download(tid, name)) for name in ("leaderboard.csv", "leaderboard.json", "games.csv")
+        ],
+        "jump": links.board(tid, 0).replace("/b/0/", "/b/BOARD/") if links.board(tid, 0) else None,
         "versions_href": links.versions(tid),
         "latest_href": links.leaderboard(tid),
     }

@@ -13,6 +13,7 @@ of the last run that this one no longer has.
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 import json
 import os
@@ -21,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.web import data, pages, site_data
+from arena.web import data, pages, pages_more, site_data
 from arena.web.links import SiteLinks, site_path
 from arena.web.public import Redactor, machine_folders, shown_source
 from arena.web.render import render_page, static_files
@@ -169,8 +170,10 @@ def write_site(
         target.write_bytes(raw)
         written[path] = len(raw)
 
+    generated = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M")
+
     def page(path: str, build: Callable[[SiteLinks], pages.Page], replay_paths: set[str]) -> None:
-        links = SiteLinks(path, replay_paths, lists=lists)
+        links = SiteLinks(path, replay_paths, lists=lists, generated=generated)
         put(path, render_page(build(links), links))
 
     replay_count = 0
@@ -181,6 +184,7 @@ def write_site(
         if unknown:
             raise SiteError(f"no tournament {unknown[0]!r} in {db.path}; `arena leaderboard --list` shows them")
         every: set[str] = set()
+        names: set[str] = set()
         plans = {}
         for tid in ids:
             slugs = {row["player"]: slug for slug, row in data.players(db, tid).items()}
@@ -204,6 +208,11 @@ def write_site(
                 )
             public = _public(data.leaderboard(db, tid).model_dump())
             put(site_path("leaderboard.json", tid), json.dumps(public, indent=2))
+            put(site_path("download", tid, "leaderboard.csv"), pages_more.leaderboard_csv(db, tid, public=True))
+            put(site_path("download", tid, "games.csv"), pages_more.games_csv(db, tid))
+            page(site_path("pairs", tid), lambda links, tid=tid: pages_more.pairs_page(db, tid, links), every)
+            for key in slugs:
+                names.add(data.find_player(db, tid, slugs[key])["name"])
             counts = {key: sum(n.values()) for key, n in db.outcome_counts(tid).items()}
             for key, slug in slugs.items():
                 why = _not_judged(losses, counts.get(key, 0), tid, key)
@@ -244,6 +253,12 @@ def write_site(
                 replay_count += wrote.games
                 if progress is not None and wrote.unreadable:
                     progress(f"tournament {tid}: {wrote.unreadable} game records could not be read; not replayed")
+        for name in sorted(names):
+            page(
+                site_path("history", data.player_slug(name)),
+                lambda links, n=name: pages_more.versions_page(db, n, links, set(ids)),
+                every,
+            )
     for name, content in static_files().items():
         put(site_path("static", name), content)
     for stale in sorted(previous - set(written)):
