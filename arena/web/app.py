@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from arena.web import data, pages, pages_more
+from arena.web import data, follow, pages, pages_more
 from arena.web.links import ServeLinks
 from arena.web.render import render_error, render_page, static_files
 
@@ -157,6 +157,13 @@ def create_app(store: str | Path | None = None) -> Starlette:
     def pairs(db: Any, request: Request) -> pages.Page:
         return pages_more.pairs_page(db, tid(request), _LINKS)
 
+    def match(db: Any, request: Request) -> pages.Page:
+        query = {k: v for k, v in request.query_params.items() if k in follow.MATCH_DEFAULTS}
+        return follow.match_page(db, tid(request), _LINKS, query)
+
+    def convergence(db: Any, request: Request) -> pages.Page:
+        return follow.convergence_page(db, tid(request), _LINKS)
+
     def download(request: Request) -> Response:
         name = request.path_params["file"]
         try:
@@ -233,6 +240,8 @@ def create_app(store: str | Path | None = None) -> Starlette:
         Route("/t/{tid}/g/{board}/{slug}/vs/{other}", page(game)),
         Route("/t/{tid}/diff/{a}/{b}/", page(diff)),
         Route("/t/{tid}/pairs/", page(pairs)),
+        Route("/t/{tid}/match/", page(match)),
+        Route("/t/{tid}/convergence/", page(convergence)),
         Route("/t/{tid}/b/{board}/", page(board_of)),
         Route("/t/{tid}/{file:str}", download),
         Route("/v/{name}/", page(versions)),

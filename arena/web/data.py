@@ -50,6 +50,7 @@ __all__ = [
     "games_page",
     "leaderboard",
     "live_status",
+    "paired_wins",
     "player_games",
     "player_slug",
     "players",
@@ -62,6 +63,7 @@ __all__ = [
     "sweeps",
     "tournament",
     "tournaments",
+    "wins_in_order",
 ]
 
 
@@ -322,6 +324,22 @@ def replay_game(db: Store, tid: str, key: str, board: int) -> ReplayGame:
     return ReplayGame(
         key, stored.spec, stored.rule.value, stored.seed, board, moves, result.outcome.value, result.error
     )
+
+
+def _won_by_board(db: Store, tid: str, key: str) -> dict[int, bool]:
+    query = "SELECT board, won FROM games WHERE tournament_id = ? AND player = ? ORDER BY board"
+    return {int(board): bool(won) for board, won in db.db.execute(query, (tid, key))}
+
+
+def wins_in_order(db: Store, tid: str, key: str) -> list[bool]:
+    """Whether ``key`` won each of its stored games, in board order (read by the games table's key)."""
+    return list(_won_by_board(db, tid, key).values())
+
+
+def paired_wins(db: Store, tid: str, a: str, b: str) -> list[tuple[bool, bool]]:
+    """(``a`` won, ``b`` won) on each board both have played, in board order: what a match's test reads."""
+    x, y = _won_by_board(db, tid, a), _won_by_board(db, tid, b)
+    return [(x[board], y[board]) for board in x if board in y]
 
 
 def records(db: Store, tid: str) -> Iterator[tuple[str, int, bytes]]:

@@ -45,6 +45,10 @@ def site_path(kind: str, *args: str | int) -> str:
             return f"v/{a[0]}/index.html"
         case "pairs":
             return f"t/{a[0]}/pairs.html"
+        case "match":
+            return f"t/{a[0]}/match.html"
+        case "convergence":
+            return f"t/{a[0]}/convergence.html"
         case "download":
             return f"t/{a[0]}/{a[1]}"
         case "player":
@@ -100,6 +104,14 @@ class Links:
     def pairs(self, tid: str) -> str:
         """Every pair of players compared."""
         return self._href("pairs", tid)
+
+    def match(self, tid: str) -> str:
+        """A two-player tournament's sequential test (``arena match``)."""
+        return self._href("match", tid)
+
+    def convergence(self, tid: str) -> str:
+        """Each player's win rate against games played."""
+        return self._href("convergence", tid)
 
     def board(self, tid: str, board: int) -> str | None:
         """Board ``board`` across every player (served only: a site would need a page per board)."""
@@ -160,6 +172,10 @@ class ServeLinks(Links):
                 return f"/v/{a[0]}/"
             case "pairs":
                 return f"/t/{a[0]}/pairs/"
+            case "match":
+                return f"/t/{a[0]}/match/"
+            case "convergence":
+                return f"/t/{a[0]}/convergence/"
             case "board":
                 return f"/t/{a[0]}/b/{a[1]}/"
             case "download":

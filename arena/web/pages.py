@@ -199,6 +199,8 @@ def leaderboard_page(db: Store, tid: str, links: Links, *, all_versions: bool = 
         "facts": tournament_facts(meta),
         "generated": getattr(links, "generated", None),
         "pairs_href": links.pairs(tid),
+        "convergence_href": links.convergence(tid),
+        "match_href": links.match(tid) if len(board.rows) == 2 else None,
         "downloads": [
             (name, links.download(tid, name)) for name in ("leaderboard.csv", "leaderboard.json", "games.csv")
         ],

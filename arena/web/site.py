@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.web import data, pages, pages_more, site_data
+from arena.web import data, follow, pages, pages_more, site_data
 from arena.web.links import SiteLinks, site_path
 from arena.web.public import Redactor, machine_folders, shown_source
 from arena.web.render import render_page, static_files
@@ -211,6 +211,9 @@ def write_site(
             put(site_path("download", tid, "leaderboard.csv"), pages_more.leaderboard_csv(db, tid, public=True))
             put(site_path("download", tid, "games.csv"), pages_more.games_csv(db, tid))
             page(site_path("pairs", tid), lambda links, tid=tid: pages_more.pairs_page(db, tid, links), every)
+            page(site_path("convergence", tid), lambda links, tid=tid: follow.convergence_page(db, tid, links), every)
+            if follow.match_players(db, tid) is not None:
+                page(site_path("match", tid), lambda links, tid=tid: follow.match_page(db, tid, links), every)
             for key in slugs:
                 names.add(data.find_player(db, tid, slugs[key])["name"])
             counts = {key: sum(n.values()) for key, n in db.outcome_counts(tid).items()}
