@@ -229,6 +229,8 @@ def test_a_phone_replays_an_expert_loss_with_its_fatal_cell_in_view(tab, serve, 
             box = fatal.bounding_box()
             assert box is not None and box["width"] >= 26, box  # readable, and a finger hits it
             assert box["x"] >= 0 and box["x"] + box["width"] <= 390, (name, box)
+            controls = page.locator("#controls").bounding_box()  # on the screen, not under the controls
+            assert box["y"] >= 0 and box["y"] + box["height"] <= controls["y"], (name, box, controls)
             scroller = page.locator("#board-0 .board-scroll").bounding_box()
             assert scroller["x"] <= box["x"] and box["x"] + box["width"] <= scroller["x"] + scroller["width"] + 1
             assert page.evaluate("() => document.documentElement.scrollWidth") <= 390

@@ -292,8 +292,9 @@
     function reveal(view, index) {
       if (index < 0) return;
       const box = view.scroller;
-      if (box.scrollWidth <= box.clientWidth + 1 && box.scrollHeight <= box.clientHeight + 1) return;
       const cell = view.cells[index];
+      onScreen(cell);
+      if (box.scrollWidth <= box.clientWidth + 1 && box.scrollHeight <= box.clientHeight + 1) return;
       const cb = cell.getBoundingClientRect(), bb = box.getBoundingClientRect();
       const margin = cb.width * 2;
       if (cb.left < bb.left + margin || cb.right > bb.right - margin) {
@@ -302,6 +303,18 @@
       if (box.scrollHeight > box.clientHeight + 1 && (cb.top < bb.top + margin || cb.bottom > bb.bottom - margin)) {
         box.scrollTop += cb.top - bb.top - (bb.height - cb.height) / 2;
       }
+    }
+
+    // The page scrolled so that ``cell`` is on the screen, and not under the controls (at the top of a window, at
+    // the bottom of a phone's screen); only when it is not already there.
+    function onScreen(cell) {
+      const controls = $("controls").getBoundingClientRect();
+      const atBottom = controls.top > window.innerHeight / 2;
+      const top = atBottom ? 0 : Math.max(0, controls.bottom);
+      const bottom = atBottom ? controls.top : window.innerHeight;
+      const cb = cell.getBoundingClientRect();
+      if (cb.top >= top && cb.bottom <= bottom) return;
+      window.scrollBy(0, cb.top - top - Math.max(0, (bottom - top - cb.height) / 2));
     }
 
     function describe(kind, label, text) {
