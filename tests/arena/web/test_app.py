@@ -290,7 +290,8 @@ def test_a_sweep_point_reused_from_a_larger_tournament_is_on_the_sweeps_page(tmp
     from arena.web.app import create_app
 
     path = tmp_path / "reused.db"
-    arena("tournament", "--size", "6x6", "--mines", "6", "-n", "40", "-p", "random,mean-constraint,max-single-constraint",
+    players = "random,mean-constraint,max-single-constraint"  # one player more than the sweep's, 40 boards not 20
+    arena("tournament", "--size", "6x6", "--mines", "6", "-n", "40", "-p", players,
           "--workers", "1", "--store", path, "--seed", "0")  # fmt: skip
     result = arena("sweep", "--size", "6x6", "--mines", "4,6,8", "-p", "random,mean-constraint", "-n", "20",
                    "--workers", "1", "--store", path, "--json")  # fmt: skip

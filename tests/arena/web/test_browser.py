@@ -88,7 +88,7 @@ def not_pwned(tab: Tab) -> None:
 def figures(tab: Tab) -> dict[str, dict[str, str]]:
     """The leaderboard's rows as the DOM holds them: player -> field -> data-v."""
     return tab.page.evaluate(
-        """() => Object.fromEntries(Array.from(document.querySelectorAll('#leaderboard tbody tr[data-player]')).map(tr => [
+        """() => Object.fromEntries(Array.from(document.querySelectorAll('#leaderboard tr[data-player]')).map(tr => [
             tr.dataset.player,
             Object.fromEntries(Array.from(tr.querySelectorAll('[data-field]')).map(e => [e.dataset.field,
                 e.dataset.v === undefined ? e.textContent.trim() : e.dataset.v]).concat(
@@ -130,7 +130,7 @@ def test_leaderboard_numbers_equal_the_cli(open_tab, served, site, stored: Store
 def test_sorting_by_a_column(open_tab, served, stored: Stored):
     tab = open_tab(served.url + "/")
     tab.page.goto(f"{served.url}/t/{stored.tournament}/")
-    before = tab.page.eval_on_selector_all("#leaderboard tbody tr[data-player]", "rows => rows.map(r => r.dataset.player)")
+    before = tab.page.eval_on_selector_all("#leaderboard tr[data-player]", "rows => rows.map(r => r.dataset.player)")
     tab.page.click("#leaderboard th:has-text('ms/g')")
     tab.page.click("#leaderboard th:has-text('ms/g')")  # descending
     ms = tab.page.eval_on_selector_all('#leaderboard [data-field="ms_per_game"]', "els => els.map(e => +e.dataset.v)")

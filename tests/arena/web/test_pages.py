@@ -10,11 +10,13 @@ Screenshots go to ``$ARENA_WEB_SCREENSHOTS`` when set, else to the test's tempor
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
+import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -72,6 +74,14 @@ def shop_site(shop: Shop, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+@pytest.fixture(scope="module")
+def site_of_stored(stored: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site of the hostile bot's store (``conftest.stored``)."""
+    folder = tmp_path_factory.mktemp("pages-evil-site") / "out"
+    write_site(stored.path, folder)
+    return folder
+
+
 def shoot(page: Any, name: str, tmp_path: Path) -> None:
     folder = Path(os.environ.get("ARENA_WEB_SCREENSHOTS") or tmp_path)
     folder.mkdir(parents=True, exist_ok=True)
@@ -85,6 +95,11 @@ def tab(browser) -> Iterator[Callable[..., Any]]:
     opened: list[tuple[Any, list[str]]] = []
 
     def open_(allowed: str, width: int = 1280, height: int = 860) -> Any:
+        if allowed == "close":  # tab("close"): leave every page (a served page asks its server every few seconds)
+            for context, _ in opened:
+                for page in context.pages:
+                    page.goto("about:blank")
+            return None
         context = browser.new_context(viewport={"width": width, "height": height}, has_touch=width < 600)
         context.route(
             "**/*", lambda route: route.continue_() if route.request.url.startswith(allowed) else route.abort()
@@ -102,6 +117,21 @@ def tab(browser) -> Iterator[Callable[..., Any]]:
         assert errors == [], errors
 
 
+@pytest.fixture
+def serve_here(serve, tab) -> Callable[[Path], Any]:
+    """``with serve_here(path) as app:`` conftest's ``serve``, every page left before the server stops."""
+
+    @contextlib.contextmanager
+    def run(path: Path) -> Iterator[Any]:
+        with serve(path) as app:
+            try:
+                yield app
+            finally:
+                tab("close")
+
+    return run
+
+
 def homes(served: Any, site: Path) -> list[tuple[str, str, Callable[[str], str]]]:
     """(name, allowed prefix, address of a site path) for the served app and the static site."""
     return [
@@ -110,9 +140,9 @@ def homes(served: Any, site: Path) -> list[tuple[str, str, Callable[[str], str]]
     ]
 
 
-def test_what_the_pages_said_wrongly(tab, serve, shop: Shop, shop_site: Path, tmp_path: Path):
+def test_what_the_pages_said_wrongly(tab, serve_here, shop: Shop, shop_site: Path, tmp_path: Path):
     t = shop.versions
-    with serve(shop.path) as served:
+    with serve_here(shop.path) as served:
         for name, allowed, at in homes(served, shop_site):
             page = tab(allowed)
             # The index: sorted by the latest activity it shows, newest first.
@@ -165,7 +195,7 @@ def test_what_the_pages_said_wrongly(tab, serve, shop: Shop, shop_site: Path, tm
             shoot(page, f"older-version-{name}-1280.png", tmp_path)
 
 
-def test_a_page_follows_the_store_and_says_when_a_tournament_stopped(tab, serve, shop: Shop, tmp_path: Path):
+def test_a_page_follows_the_store_and_says_when_a_tournament_stopped(tab, serve_here, shop: Shop, tmp_path: Path):
     """An index opened before a tournament starts shows it once it does; its leaderboard, open while it runs,
     says "incomplete" with the command that resumes it once the run is stopped by SIGTERM: no reload by hand."""
     plugin = tmp_path / "slow_bot.py"
@@ -173,7 +203,7 @@ def test_a_page_follows_the_store_and_says_when_a_tournament_stopped(tab, serve,
     store = tmp_path / "follow.db"
     # The store exists (one finished tournament) before the page is opened.
     arena("tournament", "-d", "beginner", "-n", "3", "-p", "random", "--workers", "1", "--store", store)
-    with serve(store) as served:
+    with serve_here(store) as served:
         index = tab(served.url + "/")
         index.goto(served.url + "/")
         assert index.locator("#tournaments tbody tr").count() == 1
@@ -205,11 +235,11 @@ def test_a_page_follows_the_store_and_says_when_a_tournament_stopped(tab, serve,
         shoot(board, "leaderboard-incomplete-1280.png", tmp_path)
 
 
-def test_a_phone_replays_an_expert_loss_with_its_fatal_cell_in_view(tab, serve, shop: Shop, shop_site: Path,
+def test_a_phone_replays_an_expert_loss_with_its_fatal_cell_in_view(tab, serve_here, shop: Shop, shop_site: Path,
                                                                     tmp_path: Path):  # fmt: skip
     """At 390 pixels the Expert board scrolls in its own box with readable cells; opened at the last move, the
     mine hit is on the screen; a tap on a cell gives its exact probability; the controls are at the bottom."""
-    with serve(shop.path) as served:
+    with serve_here(shop.path) as served:
         lost = json.loads(urllib.request.urlopen(
             f"{served.url}/t/{shop.expert}/p/random/games?outcome=lost&format=json").read())["games"]  # fmt: skip
         assert lost
@@ -248,9 +278,9 @@ def test_a_phone_replays_an_expert_loss_with_its_fatal_cell_in_view(tab, serve, 
             shoot(page, f"phone-expert-replay-{name}-390.png", tmp_path)
 
 
-def test_a_phone_shows_the_figures_that_matter(tab, serve, shop: Shop, tmp_path: Path):
+def test_a_phone_shows_the_figures_that_matter(tab, serve_here, shop: Shop, tmp_path: Path):
     t = shop.versions
-    with serve(shop.path) as served:
+    with serve_here(shop.path) as served:
         page = tab(served.url + "/", 390)
         page.goto(f"{served.url}/t/{t}/")
         assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
@@ -273,3 +303,151 @@ def test_a_phone_shows_the_figures_that_matter(tab, serve, shop: Shop, tmp_path:
         assert where["x"] + where["width"] <= 390 and link.inner_text().isdigit()
         assert page.locator("#games tbody tr td.why").first.inner_text() != ""
         shoot(page, "games-phone-390.png", tmp_path)
+
+
+def not_pwned(page: Any) -> None:
+    assert page.evaluate("() => window.pwned === undefined")
+
+
+def test_the_new_pages_served_and_in_a_site(tab, serve_here, shop: Shop, shop_site: Path, stored, site_of_stored,
+                                            tmp_path: Path):  # fmt: skip
+    """A bot's versions, every pair, convergence, what a tournament was, and the downloads, served and in a site;
+    the hostile bot's text stays text on each of them."""
+    t = shop.versions
+    cli = json.loads(arena("leaderboard", t, "--json", "--store", shop.path).stdout)
+    history = json.loads(arena("history", "versioned", "--json", "--store", shop.path).stdout)
+    with serve_here(shop.path) as served:
+        for name, allowed, at in homes(served, shop_site):
+            page = tab(allowed)
+            page.goto(at(f"t/{t}/index.html"))
+            assert "s a move" in page.inner_text('[data-field="limits"]')
+            assert page.inner_text('[data-field="sandbox"]') == "sandbox off"
+            assert (page.locator('[data-field="generated"]').count() == 1) == (name == "site")
+            # A bot's versions, linked from its row.
+            with page.expect_navigation():
+                page.click('#leaderboard tr[data-player="versioned@2"] a[data-field="version"]')
+            rows = page.eval_on_selector_all("tbody tr[data-version]", "rows => rows.map(r => r.dataset.version)")
+            assert rows == [v["version"] for v in history["boards"][0]["versions"]] == ["1", "2"], (name, rows)
+            second = history["boards"][0]["versions"][1]["vs_previous"]
+            shown = page.inner_text('tr[data-version="2"] [data-field="vs_previous"]')
+            assert shown.startswith(f"{100 * second['diff']:+.1f}"), (name, shown, second)
+            shoot(page, f"versions-{name}-1280.png", tmp_path)
+            # Every pair, the leader's pair's p the leaderboard's.
+            page.goto(at(f"t/{t}/index.html"))
+            with page.expect_navigation():
+                page.click("#pairs-link")
+            pairs = page.locator("#pairs tbody tr")
+            assert pairs.count() == len(cli["rows"]) * (len(cli["rows"]) - 1) // 2 == 1
+            assert float(pairs.first.locator('[data-field="p"]').get_attribute("data-v")) == cli["rows"][1]["p_value"]
+            tied = page.eval_on_selector_all("#ties .tie", "els => els.map(e => e.dataset.player)")
+            expected = [r["player"] for r in cli["rows"] if r["rank"] == 1 or r["p_value"] >= 0.05]
+            assert sorted(tied) == sorted(expected), (tied, expected)
+            # Convergence: a line per player in each drawing, ending at the leaderboard's win rate.
+            page.goto(at(f"t/{t}/index.html"))
+            with page.expect_navigation():
+                page.click("#convergence-link")
+            assert page.locator("svg.chart-wide polyline").count() == len(cli["rows"])
+            for row in cli["rows"]:
+                assert f"{100 * row['win_rate']:.2f}%" in page.inner_text(f'.halves li[data-player="{row["player"]}"]')
+            shoot(page, f"convergence-{name}-1280.png", tmp_path)
+        # Downloads: the leaderboard as CSV and JSON, the games as `arena export` writes them.
+        export = tmp_path / "games.csv"
+        arena("export", t, "--format", "csv", "--output", export, "--store", shop.path)
+        got = urllib.request.urlopen(f"{served.url}/t/{t}/games.csv").read().decode()
+        assert got == export.read_text() == (shop_site / "t" / t / "games.csv").read_text()
+        lines = urllib.request.urlopen(f"{served.url}/t/{t}/leaderboard.csv").read().decode().splitlines()
+        assert len(lines) == 1 + len(cli["rows"]) and lines[0].startswith("rank,player,version,source")
+        board = json.loads(urllib.request.urlopen(f"{served.url}/t/{t}/leaderboard.json").read())
+        assert board["rows"] == cli["rows"]
+        assert (shop_site / "t" / t / "leaderboard.csv").read_text().count("\n") == 1 + len(cli["rows"])
+    # The hostile bot: its version, errors and notes are text on every new page, served and in a site.
+    with serve_here(stored.path) as served:
+        e = stored.tournament
+        for name, allowed, at in homes(served, site_of_stored):
+            page = tab(allowed)
+            for path in (f"t/{e}/pairs.html", f"t/{e}/convergence.html", "v/evil/index.html"):
+                address = at(path)
+                if name == "served":
+                    address = address.replace("pairs.html", "pairs/").replace("convergence.html", "convergence/")
+                page.goto(address)
+                assert page.locator(".head.error").count() == 0, address
+                not_pwned(page)
+            assert "<script>window.pwned=1</script>" in page.inner_text("tbody")  # the version, as text
+            # The failed count links to the failures; each shows its error.
+            page.goto(at(f"t/{e}/index.html"))
+            with page.expect_navigation():
+                page.click('#leaderboard tr[data-player="evil"] a.failed-link')
+            whys = page.eval_on_selector_all("#games td.why", "els => els.map(e => e.textContent)")
+            assert whys and all("ValueError: <script>window.pwned=1</script>" in w for w in whys), whys
+            not_pwned(page)
+        page = tab(served.url + "/")
+        page.goto(f"{served.url}/t/{e}/")
+        page.fill("#jump-board", "5")
+        with page.expect_navigation():
+            page.click("form.jump button")
+        assert page.url.endswith(f"/t/{e}/b/5/")
+        players = page.eval_on_selector_all("#players tbody tr", "rows => rows.map(r => r.dataset.player)")
+        assert sorted(players) == ["evil", "mean-constraint", "random"]
+        assert page.locator("#players a.replay-link").count() == 3
+        mines = page.eval_on_selector_all(".mines", "ms => ms.map(m => m.querySelectorAll('span.m').length)")
+        assert mines and set(mines) == {10}
+        not_pwned(page)
+        shoot(page, "board-1280.png", tmp_path)
+
+
+def test_a_match_page_follows_the_test_live(tab, serve_here, tmp_path: Path):
+    """``arena match`` in another process: its page, opened while it plays, shows the boards rise and the LLR
+    against them, then the verdict the command printed."""
+    plugin = tmp_path / "slow_bot.py"
+    plugin.write_text(SLOW_SOURCE, encoding="utf-8")
+    store = tmp_path / "match.db"
+    command = [sys.executable, "-c", "from arena.cli import main; main()", "match", "slow", "random", "--plugin",
+               str(plugin), "-d", "beginner", "--delta", "40", "--batch", "20", "--max-games", "1500",
+               "--workers", "1", "--store", str(store), "--json"]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        with serve_here(store) as served:
+            deadline = time.monotonic() + 300
+            tid = None
+            while tid is None:
+                assert process.poll() is None or tid, process.stderr.read() if process.stderr else ""
+                assert time.monotonic() < deadline
+                time.sleep(0.2)
+                try:
+                    listed = json.loads(urllib.request.urlopen(served.url + "/?format=json").read())
+                except OSError:
+                    continue
+                tid = listed[0]["id"] if listed and len(listed[0]["players"]) == 2 else None
+            page = tab(served.url + "/")
+            page.goto(f"{served.url}/t/{tid}/match/?delta=40&batch=20")
+            said = page.inner_text('[data-field="verdict"]')
+            assert "undecided after" in said or "decided after" in said
+            url = f"{served.url}/t/{tid}/match/?delta=40&batch=20&format=json"
+            first = json.loads(urllib.request.urlopen(url).read())
+            if process.poll() is None and first["verdict"] is None:
+                # It refreshes itself: the boards counted rise without a reload.
+                rose = """(before) => {
+                    const text = document.querySelector('[data-field=verdict]').textContent;
+                    const found = /after ([\\d,]+) board/.exec(text);
+                    return (found && +found[1].replace(/,/g, '') > before) || /^\\s*(better|not better)/.test(text);
+                }"""
+                page.wait_for_function(rose, arg=first["boards"], timeout=300_000)
+            out, _ = process.communicate(timeout=600)
+            page.wait_for_function("() => !document.body.dataset.live", timeout=120_000)
+            url = f"{served.url}/t/{tid}/match/?delta=40&batch=20&format=json"
+            final = json.loads(urllib.request.urlopen(url).read())
+            assert final["assumed"] == ["alpha", "beta"]
+            cli = json.loads(out)  # the page's test is the command's: the same boards, LLR and bounds
+            assert final["boards"] == cli["boards"] and final["llr"] == pytest.approx(cli["llr"])
+            assert final["upper"] == pytest.approx(cli["upper"]) and final["lower"] == pytest.approx(cli["lower"])
+            decided = cli["verdict"] not in ("undecided", "continue")
+            assert (final["verdict"] is not None) == decided, (final, cli)
+            text = page.inner_text('[data-field="verdict"]')
+            assert (f"decided after {cli['boards']:,} boards" in text) if decided else ("undecided after" in text)
+            assert page.locator("svg.chart-wide polyline.llr").count() == 1
+            assert page.locator("svg.chart-wide circle.look").count() == len(final["looks"]) > 0
+            shoot(page, "match-1280.png", tmp_path)
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=120)
