@@ -169,7 +169,8 @@ def crawl(tab: Tab, start: str, allowed: str) -> int:
         assert answer is None or answer.status == 200, (url, answer.status)
         assert tab.page.query_selector(".head.error") is None, url
         not_pwned(tab)
-        hrefs = tab.page.eval_on_selector_all("a[href]", "els => els.map(e => e.href.split('#')[0])")
+        # Every link but the downloads (leaderboard.csv and the rest: files, not pages).
+        hrefs = tab.page.eval_on_selector_all("a[href]:not([download])", "els => els.map(e => e.href.split('#')[0])")
         todo.extend(h for h in hrefs if h.startswith(allowed) and h not in seen)
     return len(seen)
 
@@ -229,13 +230,14 @@ def test_a_live_page_follows_a_tournament_played_by_another_process(open_tab, se
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         with serve(store) as app:
-            watch(app.url, process, open_tab, tmp_path)
+            tab = watch(app.url, process, open_tab, tmp_path)
+            tab.page.goto("about:blank")  # a served page asks its server every few seconds: leave it first
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=120)
 
 
-def watch(base: str, process: subprocess.Popen[str], open_tab: Callable[..., Tab], tmp_path: Path) -> None:
+def watch(base: str, process: subprocess.Popen[str], open_tab: Callable[..., Tab], tmp_path: Path) -> Tab:
     """Wait for the tournament to have games, open its leaderboard, and see the count rise on the page."""
     deadline = time.monotonic() + 300
     tid, status = None, {"live": False, "stored": 0}
@@ -264,6 +266,7 @@ def watch(base: str, process: subprocess.Popen[str], open_tab: Callable[..., Tab
     assert "games/s" in tab.page.inner_text("#status")
     assert all(url.startswith(base + "/") for url in tab.requests), tab.requests
     shoot(tab, "leaderboard-live-1280.png", tmp_path)
+    return tab
 
 
 def test_sweeps_page(open_tab, serve, swept, tmp_path: Path):
@@ -285,6 +288,7 @@ def test_sweeps_page(open_tab, serve, swept, tmp_path: Path):
             assert rows * 2 == len(cli["cells"]) == 6  # pivoted: a row per mine count, a column per player
             assert tab.page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth") <= 0
             shoot(tab, f"sweeps-{width}.png", tmp_path)
+            tab.page.goto("about:blank")  # a served page asks its server every few seconds: leave it first
 
 
 def test_the_sites_replay_viewer_plays_the_stored_game(open_tab, site, stored: Stored, tmp_path: Path):

@@ -495,10 +495,11 @@
 
     // The move shown is in the address (?move=N), so a link shares the very position.
     function remember() {
-      const url = new URL(location.href);
-      if (url.searchParams.get("move") === String(current)) return;
-      url.searchParams.set("move", String(current));
-      try { history.replaceState(history.state, "", url.toString()); } catch (e) { /* file:// in some browsers */ }
+      const query = new URLSearchParams(location.search);
+      if (query.get("move") === String(current)) return;
+      query.set("move", String(current));
+      const address = `${location.pathname}?${query.toString()}${location.hash}`;
+      try { history.replaceState(history.state, "", address); } catch (e) { /* file:// in some browsers */ }
     }
 
     function setStep(k) {
