@@ -29,8 +29,8 @@ __all__ = ["MATCH_DEFAULTS", "convergence_page", "match_page", "match_players"]
 MATCH_DEFAULTS = {"delta": 1.0, "alpha": 0.05, "beta": 0.05, "batch": 200}
 #: The drawings of a chart: a wide window's and a phone's, each at the size it is shown (text about 12 px).
 SIZES = {
-    "wide": {"w": 720, "h": 320, "left": 58, "right": 14, "top": 14, "bottom": 44, "font": 12, "ticks": 8},
-    "narrow": {"w": 360, "h": 280, "left": 44, "right": 8, "top": 12, "bottom": 40, "font": 12, "ticks": 4},
+    "wide": {"w": 720, "h": 320, "left": 58, "right": 22, "top": 14, "bottom": 44, "font": 12, "ticks": 8},
+    "narrow": {"w": 360, "h": 280, "left": 44, "right": 20, "top": 12, "bottom": 40, "font": 12, "ticks": 4},
 }
 #: Points drawn of a line: enough for a smooth curve, few enough for a light page.
 POINTS = 240

@@ -509,7 +509,7 @@ def _sweeps(db: Store, only: Collection[str] | None) -> list[data.SweepLine]:
 #: plot's margins, and the size of its text, so the labels read at about 12 pixels at either width.
 CHART_SIZES = {
     "wide": {"w": 640, "h": 340, "left": 56, "right": 16, "top": 16, "bottom": 52, "font": 12, "ticks": 9},
-    "narrow": {"w": 360, "h": 300, "left": 40, "right": 10, "top": 12, "bottom": 46, "font": 12, "ticks": 5},
+    "narrow": {"w": 360, "h": 300, "left": 40, "right": 20, "top": 12, "bottom": 46, "font": 12, "ticks": 5},
 }
 
 

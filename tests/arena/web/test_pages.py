@@ -197,7 +197,8 @@ def test_what_the_pages_said_wrongly(tab, serve_here, shop: Shop, shop_site: Pat
 
 def test_a_page_follows_the_store_and_says_when_a_tournament_stopped(tab, serve_here, shop: Shop, tmp_path: Path):
     """An index opened before a tournament starts shows it once it does; its leaderboard, open while it runs,
-    says "incomplete" with the command that resumes it once the run is stopped by SIGTERM: no reload by hand."""
+    says "incomplete" with the command that resumes it once the run is stopped by SIGTERM; a finished tournament's
+    page shows the new count when the tournament is extended: no reload by hand."""
     plugin = tmp_path / "slow_bot.py"
     plugin.write_text(SLOW_SOURCE, encoding="utf-8")
     store = tmp_path / "follow.db"
@@ -233,6 +234,16 @@ def test_a_page_follows_the_store_and_says_when_a_tournament_stopped(tab, serve_
         assert 0 < stored < 3000
         index.wait_for_selector(f'#tournaments tr[data-tournament="{tid}"] .incomplete-badge', timeout=120_000)
         shoot(board, "leaderboard-incomplete-1280.png", tmp_path)
+        # A finished tournament extended with a larger -n: its page, open and not live, shows the new count.
+        small = next(t["id"] for t in listed if t["height"] == 9)
+        finished = tab(served.url + "/")
+        finished.goto(f"{served.url}/t/{small}/")
+        assert finished.inner_text('#status [data-field="stored"] b') == "3"
+        arena("tournament", "-d", "beginner", "-n", "7", "-p", "random", "--workers", "1", "--store", store)
+        finished.wait_for_function(
+            "() => document.querySelector('#status [data-field=\"stored\"] b').textContent === '7'", timeout=120_000
+        )
+        assert finished.locator('#leaderboard [data-field="games"]').inner_text() == "7"
 
 
 def test_a_phone_replays_an_expert_loss_with_its_fatal_cell_in_view(tab, serve_here, shop: Shop, shop_site: Path,
