@@ -201,6 +201,10 @@ def test_screenshots_of_each_kind_of_page(open_tab, served, stored: Stored, tmp_
         "game": f"/t/{t}/g/{lost}/random",
         "pair": f"/t/{t}/g/{split}/mean-constraint/vs/random",
         "diff": f"/t/{t}/diff/mean-constraint/random/",
+        "pairs": f"/t/{t}/pairs/",
+        "convergence": f"/t/{t}/convergence/",
+        "board": f"/t/{t}/b/{lost}/",
+        "versions": "/v/evil/",
         "not-found": f"/t/{t}/p/nobody/",
     }
     for width in (1280, 390):

@@ -458,6 +458,10 @@ def test_a_match_page_follows_the_test_live(tab, serve_here, tmp_path: Path):
             assert page.locator("svg.chart-wide polyline.llr").count() == 1
             assert page.locator("svg.chart-wide circle.look").count() == len(final["looks"]) > 0
             shoot(page, "match-1280.png", tmp_path)
+            page.set_viewport_size({"width": 390, "height": 844})
+            assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+            assert page.locator("svg.chart-narrow").is_visible() and page.locator("svg.chart-wide").is_hidden()
+            shoot(page, "match-390.png", tmp_path)
     finally:
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)
