@@ -287,6 +287,14 @@ def test_a_phone_replays_an_expert_loss_with_its_fatal_cell_in_view(tab, serve_h
             said = page.inner_text("#board-0 .tapped")
             assert ("mine probability" in said and said.endswith("%")) or "certainly" in said, said
             shoot(page, f"phone-expert-replay-{name}-390.png", tmp_path)
+            # The previous lost game of the same player, opened at its end.
+            if len(lost) > 1:
+                with page.expect_navigation():
+                    page.click("#lost-prev")
+                page.wait_for_selector("body[data-ready='1']")
+                assert f"board {lost[-2]['board']} of seed" in page.inner_text("#title")
+                assert page.get_attribute("#step", "data-step") == page.get_attribute("#slider", "max")
+                assert page.locator("#lost-next").inner_text().startswith(f"lost board {board}")
 
 
 def test_a_phone_shows_the_figures_that_matter(tab, serve_here, shop: Shop, tmp_path: Path):
