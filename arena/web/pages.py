@@ -75,6 +75,16 @@ def _options(row: dict[str, Any]) -> dict[str, Any]:
     return dict(value) if isinstance(value, dict) else {}
 
 
+def _purpose(row: dict[str, Any]) -> str:
+    """What a tournament is for when it is not the ordinary one of its boards (``match A vs B``), from the config
+    of its latest run; "" for the ordinary one."""
+    try:
+        config = json.loads(row.get("config") or "{}")
+    except ValueError:
+        return ""
+    return str(config.get("purpose") or "") if isinstance(config, dict) else ""
+
+
 def home_page(db: Store, links: Links, only: Collection[str] | None = None) -> Page:
     """Every stored tournament (or those in ``only``), the one being played marked live."""
     infos = [info for info in data.tournaments(db) if only is None or info.id in only]
@@ -95,6 +105,8 @@ def home_page(db: Store, links: Links, only: Collection[str] | None = None) -> P
                 "last": (info.last or r["updated"] or "").replace("T", " ")[:19],
                 "live": info.live,
                 "incomplete": info.incomplete,
+                "purpose": _purpose(r),
+                "match_href": links.match(info.id) if len(info.players) == 2 else None,
             }
         )
     # Latest activity first: the order of the column the reader sees (the store's own order is by runs).
