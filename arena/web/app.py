@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from arena.web import data, follow, pages, pages_more
+from arena.web import data, follow, pages, pages_more, sweep_page
 from arena.web.links import ServeLinks
 from arena.web.render import render_error, render_page, static_files
 
@@ -117,7 +117,7 @@ def create_app(store: str | Path | None = None) -> Starlette:
         return pages.home_page(db, _LINKS)
 
     def sweeps(db: Any, request: Request) -> pages.Page:
-        return pages.sweeps_page(db, _LINKS)
+        return sweep_page.sweeps_page(db, _LINKS)
 
     def leaderboard(db: Any, request: Request) -> pages.Page:
         versions = request.query_params.get("versions", "latest")

@@ -21,7 +21,8 @@ from arena.analysis.stats import wilson_interval
 from arena.results.store import Store
 from arena.web import data
 from arena.web.links import Links
-from arena.web.pages import PALETTE, Page, _board_label, _crumbs
+from arena.web.pages import Page, _board_label, _crumbs
+from arena.web.sweep_page import PALETTE
 
 __all__ = ["MATCH_DEFAULTS", "convergence_page", "match_page", "match_players"]
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.web import data, follow, pages, pages_more, site_data
+from arena.web import data, follow, pages, pages_more, site_data, sweep_page
 from arena.web.links import SiteLinks, site_path
 from arena.web.public import Redactor, machine_folders, shown_source
 from arena.web.render import render_page, static_files
@@ -192,9 +192,9 @@ def write_site(
             plans[tid] = (slugs, chosen)
             every |= paths
         page(site_path("home"), lambda links: pages.home_page(db, links, set(ids)), every)
-        sweeps = pages.sweeps_page(db, SiteLinks(site_path("sweeps"), every, lists=lists), set(ids))
+        sweeps = sweep_page.sweeps_page(db, SiteLinks(site_path("sweeps"), every, lists=lists), set(ids))
         if sweeps.data:
-            page(site_path("sweeps"), lambda links: pages.sweeps_page(db, links, set(ids)), every)
+            page(site_path("sweeps"), lambda links: sweep_page.sweeps_page(db, links, set(ids)), every)
         for tid in ids:
             slugs, chosen = plans[tid]
             if progress is not None:
