@@ -91,7 +91,9 @@ def create_app(store: str | Path | None = None) -> Starlette:
                 as_json = _wants_json(request)
                 with data.reading(path) as db:
                     built = build(db, request)
-                    if "tid" in request.path_params:
+                    if built.template == "game.html":
+                        pass  # a replay shows one stored game, which never changes: it does not follow the store
+                    elif "tid" in request.path_params:
                         built.watch = _LINKS.live_status(tid(request))
                         built.sig = data.live_status(db, tid(request)).sig
                     else:
