@@ -52,6 +52,7 @@ def losses_json(cli: Cli, store: Path, tournament: str, player: str) -> dict:
     return json.loads(result.stdout)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule", RULES)
 @pytest.mark.parametrize("player", PLAYERS)
 def test_classes_add_up_to_the_losses(cli: Cli, played: tuple[Path, dict[str, str]], rule: str, player: str) -> None:
@@ -108,6 +109,7 @@ def brute_force(store: Path, tournament: str, player: str) -> dict[int, tuple[li
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule", ["safe", "none"])
 def test_agrees_with_every_position_analysed(played: tuple[Path, dict[str, str]], rule: str) -> None:
     """The known-safe shortcut (no analysis for a reveal of a cell already proven safe) changes nothing:
@@ -214,6 +216,7 @@ def test_table_fits_80_columns_and_names_are_not_markup() -> None:
     assert report.expected_losses["observed"] == 30
 
 
+@pytest.mark.slow
 def test_failures_are_their_own_class(cli: Cli, tmp_path: Path) -> None:
     store = tmp_path / "arena.db"
     args = ["tournament", "-d", "beginner", "-n", "4", "-w", "1", "--store", store, "--plugin", HOSTILE]

@@ -132,6 +132,7 @@ def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> HostileRun:
     return HostileRun(by_player, clean, replays)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("player", EXPECTED)
 def test_each_hostile_bot_is_recorded_as_its_outcome(hostile_run: HostileRun, player: str) -> None:
     outcome, text = EXPECTED[player]
@@ -192,6 +193,7 @@ def test_every_game_keeps_a_record_that_replays_to_its_outcome_even_a_failure(
     assert any(r.game.moves > 0 and r.game.outcome not in (Outcome.WON, Outcome.LOST) for r in replays)
 
 
+@pytest.mark.slow
 def test_the_cheater_wins_in_process_but_not_isolated(tmp_path: Path) -> None:
     """Expert with blind guesses practically never wins; with the layout it always does. The cheater
     finds the layout when trusted (so the test can tell), and nothing when isolated."""
