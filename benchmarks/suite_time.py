@@ -8,6 +8,7 @@ little without it) and the 20 slowest tests; writes everything to ``benchmarks/r
     python benchmarks/suite_time.py --tier fast
     python benchmarks/suite_time.py --cold          # a first run: numba's cache, the compile stamps and
                                                     # the built kits in fresh folders, compiled again
+    python benchmarks/suite_time.py --tier fast tests/engine    # arguments after the options go to pytest
 
 A tier whose pytest fails is still timed and reported (with its exit code); the script then exits 1.
 """
@@ -98,11 +99,11 @@ def _node_id(classname: str, name: str) -> str:
     return f"{classname}::{name}"
 
 
-def run_tier(name: str, env: dict[str, str], folder: Path) -> Tier:
+def run_tier(name: str, env: dict[str, str], folder: Path, extra: list[str]) -> Tier:
     tier = Tier(name)
     timed: list[tuple[str, float]] = []
     for index, args in enumerate(TIERS[name]):
-        result, cases = run_pass(args, folder / f"{name}-{index}.xml", env)
+        result, cases = run_pass([*args, *extra], folder / f"{name}-{index}.xml", env)
         tier.passes.append(result)
         tier.seconds += result.seconds
         timed += cases
@@ -129,6 +130,7 @@ def main() -> int:
     parser.add_argument("--tier", choices=[*TIERS, "all"], default="all")
     parser.add_argument("--cold", action="store_true", help="fresh compile caches: what a first run costs")
     parser.add_argument("--output", type=Path, default=RESULTS)
+    parser.add_argument("pytest_args", nargs="*", help="more arguments for every pytest run (a room, -x, ...)")
     options = parser.parse_args()
     env = dict(os.environ)
     with tempfile.TemporaryDirectory(prefix="suite-time-") as scratch:
@@ -137,13 +139,14 @@ def main() -> int:
             for variable in ("NUMBA_CACHE_DIR", "ARENA_CACHE_DIR", "ARENA_KIT_CACHE"):
                 env[variable] = str(folder / variable.lower())
         names = list(TIERS) if options.tier == "all" else [options.tier]
-        tiers = [run_tier(name, env, folder) for name in names]
+        tiers = [run_tier(name, env, folder, options.pytest_args) for name in names]
     for tier in tiers:
         show(tier)
     record = {
         "when": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "cores": os.cpu_count(),
         "cold": options.cold,
+        "pytest_args": options.pytest_args,
         "python": sys.version.split()[0],
         "tiers": [asdict(tier) for tier in tiers],
     }
