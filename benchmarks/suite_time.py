@@ -19,6 +19,7 @@ import argparse
 import datetime as dt
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -42,6 +43,9 @@ SLOWEST = 20
 class Pass:
     args: list[str]
     seconds: float
+    #: CPU seconds (user + system) of pytest and every process it waited for: what the pass costs whatever
+    #: else runs on the machine; on an idle machine of N cores the wall time is at least this over N.
+    cpu_seconds: float
     exit_code: int
     tests: int
     failed: int
@@ -62,16 +66,20 @@ def run_pass(args: list[str], report: Path, env: dict[str, str]) -> tuple[Pass, 
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}", *args]
     print("$", " ".join(command[1:]), flush=True)
     before = os.getloadavg()
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(command, cwd=ROOT, env=env, check=False, stdout=subprocess.PIPE, text=True)
     seconds = time.perf_counter() - started
+    now = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (now.ru_utime - used.ru_utime) + (now.ru_stime - used.ru_stime)
     after = os.getloadavg()
     print(done.stdout.strip().splitlines()[-1] if done.stdout.strip() else "(no output)", flush=True)
     cases = _cases(report)
     failed = sum(1 for _, _, outcome in cases if outcome == "failed")
     skipped = sum(1 for _, _, outcome in cases if outcome == "skipped")
     timed = [(name, seconds) for name, seconds, _ in cases]
-    return Pass(args, round(seconds, 1), done.returncode, len(cases), failed, skipped, before, after), timed
+    result = Pass(args, round(seconds, 1), round(cpu, 1), done.returncode, len(cases), failed, skipped, before, after)
+    return result, timed
 
 
 def _cases(report: Path) -> list[tuple[str, float, str]]:
@@ -117,8 +125,9 @@ def show(tier: Tier) -> None:
     for result in tier.passes:
         load = "/".join(f"{x:.1f}" for x in result.load_before)
         print(
-            f"  pytest {' '.join(result.args):<28} {result.seconds:7.1f} s  {result.tests} tests, "
-            f"{result.failed} failed, {result.skipped} skipped, exit {result.exit_code}, load before {load}"
+            f"  pytest {' '.join(result.args):<28} {result.seconds:7.1f} s wall, {result.cpu_seconds:7.1f} s CPU, "
+            f"{result.tests} tests, {result.failed} failed, {result.skipped} skipped, exit {result.exit_code}, "
+            f"load before {load}"
         )
     print(f"  the {len(tier.slowest)} slowest tests:")
     for test, seconds in tier.slowest:
