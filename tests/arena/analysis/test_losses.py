@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from repo import BOTS
 from rich.console import Console
+from shared_once import built_once
 from typer.testing import CliRunner, Result
 
 from arena.analysis.losses import CLASSES, GameLoss, LossReport, classify, game_losses, tournament_losses
@@ -32,18 +33,21 @@ HOSTILE = BOTS / "hostile" / "raiser.py"
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
     """Random and enumeration on 100 Beginner boards under every first-click rule: the store and the
-    tournament id of each rule."""
+    tournament id of each rule. Played once per run, whatever the number of workers (the tests only read it)."""
     from arena.cli import app
 
-    store = tmp_path_factory.mktemp("losses") / "arena.db"
-    ids = {}
-    for rule in RULES:
-        args = ["tournament", "-d", "beginner", "-n", "100", "-w", "1", "--first-click", rule, "--store", str(store)]
-        result = CliRunner().invoke(app, [*args, "-p", ",".join(PLAYERS), "--json"])
-        assert result.exit_code == 0, result.output
-        with Store(store, read_only=True) as db:
-            ids[rule] = db.latest()
-    return store, ids
+    def play(folder: Path) -> None:
+        store, ids = folder / "arena.db", {}
+        for rule in RULES:
+            args = ["tournament", "-d", "beginner", "-n", "100", "-w", "1", "--first-click", rule]
+            result = CliRunner().invoke(app, [*args, "--store", str(store), "-p", ",".join(PLAYERS), "--json"])
+            assert result.exit_code == 0, result.output
+            with Store(store, read_only=True) as db:
+                ids[rule] = db.latest()
+        (folder / "ids.json").write_text(json.dumps(ids), encoding="utf-8")
+
+    folder = built_once(tmp_path_factory, "losses-store", play)
+    return folder / "arena.db", json.loads((folder / "ids.json").read_text(encoding="utf-8"))
 
 
 def losses_json(cli: Cli, store: Path, tournament: str, player: str) -> dict:
