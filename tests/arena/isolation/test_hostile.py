@@ -10,12 +10,14 @@ that a slow machine could reach.
 from __future__ import annotations
 
 import dataclasses
+import pickle
 import re
 import sys
 from pathlib import Path
 
 import pytest
 from repo import BOTS, ROOT
+from shared_once import built_once
 
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation.discovery.catalog import PlayerCatalog
@@ -110,7 +112,16 @@ class HostileRun:
 
 @pytest.fixture(scope="module")
 def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> HostileRun:
-    folder = tmp_path_factory.mktemp("hostile")
+    """Played once per run, whatever the number of workers: each worker reads the same pickled result."""
+
+    def play(folder: Path) -> None:
+        (folder / "run.pickle").write_bytes(pickle.dumps(play_hostile(folder)))
+
+    folder = built_once(tmp_path_factory, "hostile", play)
+    return pickle.loads((folder / "run.pickle").read_bytes())  # written by this run's own fixture
+
+
+def play_hostile(folder: Path) -> HostileRun:
     plugins = (*(HOSTILE / f"{name}.py" for name in HOSTILE_PLUGINS), EXAMPLES / "local_bot.py")
     players = (*HONEST, *EXPECTED, "hostile-flooder")
     rows = tournament(folder / "hostile.db", players, plugins=plugins, workers=1, engine_bots=ENGINE_BOTS)
