@@ -93,6 +93,7 @@ def sweep_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, Pat
     return store, json.loads(result.stdout), out_csv, plot
 
 
+@pytest.mark.slow
 def test_sweep_plays_every_cell_as_a_tournament(cli: Cli, sweep_run: tuple[Path, dict, Path, Path]) -> None:
     store, data, out_csv, plot = sweep_run
     cells = data["cells"]

@@ -36,6 +36,7 @@ def no_markup_from_bots(text: str) -> None:
     assert "<script>window" not in text and "onerror=" not in text.replace("onerror=&#34;", "")
 
 
+@pytest.mark.slow
 def test_home_lists_the_tournament(client, stored: Stored):
     page = client.get("/")
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
@@ -211,6 +212,7 @@ def test_unknown_static_file(client):
     assert client.get("/static/nope.js").status_code == 404
 
 
+@pytest.mark.slow
 def test_sweeps_page_is_the_sweeps_json(swept):
     from starlette.testclient import TestClient
 
@@ -233,6 +235,7 @@ def test_sweeps_page_is_the_sweeps_json(swept):
         assert f'href="/t/{cell["tournament"]}/"' in text
 
 
+@pytest.mark.slow
 def test_a_large_players_losses_are_judged_in_the_background(stored: Stored, monkeypatch):
     """Above ``SYNC_LOSS_GAMES`` games the page does not wait: it says the losses are being judged, follows
     itself live, and shows them (the report of ``arena losses``) once the background judge is done."""
@@ -260,6 +263,7 @@ def test_a_large_players_losses_are_judged_in_the_background(stored: Stored, mon
     assert "Judging" not in text and 'data-live="1"' not in text and "Expected losses" in text
 
 
+@pytest.mark.slow
 def test_a_player_with_options_has_its_own_pages(tmp_path: Path):
     """``random[subsets=true]``: its options are shown, and its address (a slug with a hash) leads to it."""
     from starlette.testclient import TestClient

@@ -104,6 +104,7 @@ def origins(served, site: Path) -> list[tuple[str, str, str]]:
     ]
 
 
+@pytest.mark.slow
 def test_leaderboard_numbers_equal_the_cli(open_tab, served, site, stored: Stored):
     cli = json.loads(arena("leaderboard", stored.tournament, "--json", "--store", stored.path).stdout)
     for name, allowed, home in origins(served, site):
@@ -127,6 +128,7 @@ def test_leaderboard_numbers_equal_the_cli(open_tab, served, site, stored: Store
         assert all(url.startswith(allowed) for url in tab.requests), tab.requests
 
 
+@pytest.mark.slow
 def test_sorting_by_a_column(open_tab, served, stored: Stored):
     tab = open_tab(served.url + "/")
     tab.page.goto(f"{served.url}/t/{stored.tournament}/")
@@ -137,6 +139,7 @@ def test_sorting_by_a_column(open_tab, served, stored: Stored):
     assert ms == sorted(ms, reverse=True) and len(ms) == len(before) == 3
 
 
+@pytest.mark.slow
 def test_leaderboard_to_player_to_a_loss_to_its_replay(open_tab, served, site, stored: Stored):
     for _name, allowed, home in origins(served, site):
         tab = open_tab(allowed)
@@ -175,6 +178,7 @@ def crawl(tab: Tab, start: str, allowed: str) -> int:
     return len(seen)
 
 
+@pytest.mark.slow
 def test_a_crawl_finds_no_error_page(open_tab, served, site):
     for name, allowed, home in origins(served, site):
         tab = open_tab(allowed)
@@ -185,6 +189,7 @@ def test_a_crawl_finds_no_error_page(open_tab, served, site):
     assert len(site_pages) > 20  # the replays are one page, game.html?board=N&player=NAME, crawled at each address
 
 
+@pytest.mark.slow
 def test_screenshots_of_each_kind_of_page(open_tab, served, stored: Stored, tmp_path: Path):
     t = stored.tournament
     base = served.url
@@ -223,6 +228,7 @@ def test_screenshots_of_each_kind_of_page(open_tab, served, stored: Stored, tmp_
                 tab.errors.clear()
 
 
+@pytest.mark.slow
 def test_a_live_page_follows_a_tournament_played_by_another_process(open_tab, serve, tmp_path: Path):
     """A tournament runs in another process; its leaderboard page, served, shows its game count rise by itself."""
     plugin = tmp_path / "slow_bot.py"
@@ -273,6 +279,7 @@ def watch(base: str, process: subprocess.Popen[str], open_tab: Callable[..., Tab
     return tab
 
 
+@pytest.mark.slow
 def test_sweeps_page(open_tab, serve, swept, tmp_path: Path):
     path, cli = swept
     with serve(path) as app:
@@ -295,6 +302,7 @@ def test_sweeps_page(open_tab, serve, swept, tmp_path: Path):
             tab.page.goto("about:blank")  # a served page asks its server every few seconds: leave it first
 
 
+@pytest.mark.slow
 def test_the_sites_replay_viewer_plays_the_stored_game(open_tab, site, stored: Stored, tmp_path: Path):
     """The static site's one game page, opened from ``file://`` at a game's address: it loads the game's data
     file (nothing else), shows the stored game move by move with the exact probabilities the Python solver gives,

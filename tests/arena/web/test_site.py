@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+import pytest
 from repo import ROOT
 from web_support import Stored
 
@@ -96,6 +97,7 @@ def links_to_replays(out: Path) -> set[str]:
     }
 
 
+@pytest.mark.slow
 def test_replays_of_losses_and_splits_by_default(cli, stored: Stored, client, tmp_path: Path):
     t = stored.tournament
     data, links = {}, {}
@@ -141,6 +143,7 @@ def test_refuses_a_folder_with_other_files(cli, one_error_line, stored: Stored, 
     assert "notes.txt" in written(out) and "index.html" in written(out)
 
 
+@pytest.mark.slow
 def test_writing_again_removes_its_own_stale_pages(cli, stored: Stored, tmp_path: Path):
     out = tmp_path / "again"
     assert cli("site", out, "--store", stored.path, "--replays", "all").exit_code == 0
