@@ -92,6 +92,7 @@ def test_an_unreadable_store_is_the_usual_one_line_error(
     assert len(err.splitlines()) == 1, err
 
 
+@pytest.mark.slow
 def test_every_commands_help_fits_80_columns_without_cutting_a_word() -> None:
     from typer.testing import CliRunner
 

@@ -205,6 +205,7 @@ def test_tournament_list_fits_80_columns(store_path: Path) -> None:
     assert rows[0].updated[:16].replace("T", " ") in line
 
 
+@pytest.mark.slow
 def test_the_readmes_sample_leaderboard_has_the_columns_the_table_has(
     cli: Callable[..., Result], tmp_path: Path
 ) -> None:

@@ -86,6 +86,7 @@ def bot(tmp_path: Path, folder: str, module: str = "", cls: str = "") -> str:
     return str(path)
 
 
+@pytest.mark.slow
 def test_the_gate_passes_a_better_bot_and_fails_a_worse_one(gate, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     weak = bot(tmp_path, "weak")
     strong = bot(tmp_path, "strong", "single_constraint", "MaxSingleConstraintPlayer")
@@ -99,6 +100,7 @@ def test_the_gate_passes_a_better_bot_and_fails_a_worse_one(gate, tmp_path: Path
     assert list(tmp_path.glob("**/gate.db")) == []  # each run's own store, gone
 
 
+@pytest.mark.slow
 def test_a_kept_store_keeps_a_bot_changed_without_a_new_version_apart(gate, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     weak = bot(tmp_path, "weak")
     strong = bot(tmp_path, "strong", "single_constraint", "MaxSingleConstraintPlayer")
@@ -110,6 +112,7 @@ def test_a_kept_store_keeps_a_bot_changed_without_a_new_version_apart(gate, tmp_
     assert swapped.returncode == 1 and "not better: cand@1+" in swapped.stdout
 
 
+@pytest.mark.slow
 def test_the_gate_is_exit_2_when_the_match_cannot_run(gate, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     weak = bot(tmp_path, "weak")
     missing = gate(weak, str(tmp_path / "nowhere.py"))
@@ -119,6 +122,7 @@ def test_the_gate_is_exit_2_when_the_match_cannot_run(gate, tmp_path: Path) -> N
     assert usage.returncode == 2 and "usage:" in usage.stderr
 
 
+@pytest.mark.slow
 def test_the_gate_takes_a_starter_kit_at_a_git_revision(gate, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     # The Python kit `arena new-bot` writes, committed with a weakened strategy (it never uses its certain
     # moves); the work tree's strategy is the kit's own. Baseline: the kit at HEAD, read with git; candidate: the

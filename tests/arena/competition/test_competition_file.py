@@ -119,6 +119,7 @@ TRICKY = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(
     tables=st.lists(st.lists(st.tuples(KEY, TRICKY), min_size=1, max_size=4, unique_by=lambda kv: kv[0]), max_size=5)
@@ -298,6 +299,7 @@ def test_the_markdown_shows_what_entrants_wrote_as_text(tmp_path: Path) -> None:
     assert "&lt;script&gt;" in row and "\\[x\\]" in row and "\\`code\\`" in row
 
 
+@pytest.mark.slow
 def test_a_built_in_player_is_an_entrant_of_its_own(tmp_path: Path, cli, one_error_line) -> None:
     path = tmp_path / "cup.toml"
     head = 'name = "house cup"\n[boards]\ndifficulty = "beginner"\ncount = 4\n\n'

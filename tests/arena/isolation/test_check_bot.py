@@ -79,6 +79,7 @@ def test_every_check_has_a_broken_bot() -> None:
     assert sorted(BROKEN.values()) == sorted(CHECKS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bot", sorted(BROKEN))
 def test_a_bot_wrong_in_one_way_fails_exactly_its_own_check(bot: str, monkeypatch: pytest.MonkeyPatch) -> None:
     if bot != "ignores_quit":  # which stays forever: the arena's second is enough to see it
@@ -94,6 +95,7 @@ def test_a_bot_wrong_in_one_way_fails_exactly_its_own_check(bot: str, monkeypatc
     assert row["expected"] and row["got"]
 
 
+@pytest.mark.slow
 def test_a_bot_that_does_not_flush_is_told_so_and_nothing_else_waits_for_it() -> None:
     code, report = check("--engine-bot", f"unflushed={sys.executable} {BOTS / 'unflushed.py'}", "--move-time", "1")
     rows = {c["id"]: c for c in report["checks"]}
@@ -103,6 +105,7 @@ def test_a_bot_that_does_not_flush_is_told_so_and_nothing_else_waits_for_it() ->
     assert len(later) == 11 and all(not r["passed"] and r["got"].startswith("not run: ") for r in later)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bot", [BOTS / "good.py", STANDALONE], ids=["base", "standalone"])
 def test_a_correct_bot_passes_every_check(bot: Path, patient: pytest.MonkeyPatch) -> None:
     code, report = check("--engine-bot", f"ok={sys.executable} {bot}")
@@ -112,6 +115,7 @@ def test_a_correct_bot_passes_every_check(bot: Path, patient: pytest.MonkeyPatch
     assert report["command"] == [sys.executable, str(bot)]
 
 
+@pytest.mark.slow
 def test_a_command_that_does_not_start_is_one_line_with_its_stderr(tmp_path: Path, one_error_line: Any) -> None:
     script = tmp_path / "dies.py"
     script.write_text("import sys\nsys.exit('no luck today')\n")
@@ -136,6 +140,7 @@ def test_a_missing_bot_command_is_bad_input_not_a_crash(command: str, tmp_path: 
     assert not (tmp_path / "a.db").exists()
 
 
+@pytest.mark.slow
 def test_a_bot_answering_garbage_is_rejected_in_seconds_without_a_pass_or_a_pile_up(tmp_path: Path) -> None:
     # Every line answered with garbage: the hello check fails with what it said, the one-line check with the
     # protocol error, every other check says it was not run, none passes, and no process waits for another.
@@ -157,6 +162,7 @@ def test_a_bot_answering_garbage_is_rejected_in_seconds_without_a_pass_or_a_pile
         assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
 
 
+@pytest.mark.slow
 def test_a_bot_whose_hello_is_garbage_fails_each_check_fast_and_alone(tmp_path: Path) -> None:
     # Garbage to hello, a correct player after it: each check's own process fails at its hello within seconds
     # (never "none within 60 s"), and each is gone before the next one starts: no pile-up.
@@ -196,6 +202,7 @@ def register_players(register):
 """
 
 
+@pytest.mark.slow
 def test_a_plugin_is_checked_behind_the_arenas_host(
     tmp_path: Path, one_error_line: Any, patient: pytest.MonkeyPatch
 ) -> None:

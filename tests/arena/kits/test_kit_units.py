@@ -89,6 +89,7 @@ SPLIT_TESTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", sorted(CHANGES))
 def test_a_changed_strategy_fails_none_of_the_clients_tests(tmp_path, language: str) -> None:  # type: ignore[no-untyped-def]
     """The client's tests test the client: an author's first change to the strategy (another first click, no

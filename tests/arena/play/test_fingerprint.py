@@ -8,6 +8,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from typer.testing import Result
 
 from arena.play.fingerprint import scan
@@ -41,6 +42,7 @@ def _rows(result: Result) -> dict[str, int]:
     return {row["player"]: row["games"] for row in json.loads(result.stdout)["rows"]}
 
 
+@pytest.mark.slow
 def test_a_kits_strategy_changed_without_a_new_version_is_a_row_of_its_own(cli: Cli, tmp_path: Path) -> None:
     made = cli("new-bot", "kbot", "--language", "python", "--dir", tmp_path / "kbot")
     assert made.exit_code == 0, made.output
@@ -84,6 +86,7 @@ def register_players(register):
 """
 
 
+@pytest.mark.slow
 def test_a_plugins_helper_beside_it_is_part_of_it(cli: Cli, tmp_path: Path) -> None:
     folder = tmp_path / "bot"
     folder.mkdir()

@@ -119,6 +119,7 @@ def test_rerun_replays_nothing(tmp_path: Path) -> None:
     assert second == first  # timings included: nothing was replayed
 
 
+@pytest.mark.slow
 def test_interrupted_tournament_keeps_finished_games_and_resumes(
     tmp_path: Path, interrupter_plugin: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -212,6 +213,7 @@ def test_player_options_change_the_leaderboard_identity(tmp_path: Path) -> None:
 # -- determinism --------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_one_and_two_workers_give_identical_games(tmp_path: Path) -> None:
     config = make_config(players=("random", "mean-constraint", "max-single-constraint"), games=60, seed=21)
     one_summary, one = play(tmp_path / "one.db", config, workers=1)
@@ -243,6 +245,7 @@ def test_run_tournament_starts_no_more_workers_than_cores(tmp_path: Path, monkey
     assert len(rows) == 3
 
 
+@pytest.mark.slow
 def test_games_under_other_limits_are_a_tournament_of_their_own(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     # The same boards and player under the default limits and under one second a move: two tournaments, each
     # titled with what sets it apart, never one row mixing both; the default's id is the one it always had.

@@ -130,6 +130,7 @@ def test_leaderboards_show_the_latest_version_unless_all_are_asked(tmp_path: Pat
     assert sorted(r.player for r in back.rows) == ["random", "vbot"] and back.hidden_versions == 1
 
 
+@pytest.mark.slow
 def test_the_same_version_with_other_files_is_a_row_of_its_own(tmp_path: Path, vbot: Callable[..., Path]) -> None:
     notes: list[str] = []
     with Store(tmp_path / "s.db") as store:
@@ -294,6 +295,7 @@ def test_the_leaderboard_command_shows_the_latest_version_or_all(
     assert [r["player"] for r in data["rows"]].count("vbot@2") == 1 and data["hidden_versions"] == 1
 
 
+@pytest.mark.slow
 def test_an_engine_bots_hello_version_is_its_version(tmp_path: Path, cli: Callable[..., Result]) -> None:
     source = (ROOT / "examples" / "standalone_bot.py").read_text()
     assert 'VERSION = "1"' in source
@@ -314,6 +316,7 @@ def test_an_engine_bots_hello_version_is_its_version(tmp_path: Path, cli: Callab
     assert entrants == {"sb": ("1", True), "sb@2": ("2", True)}
 
 
+@pytest.mark.slow
 def test_the_name_all_versions_shows_is_a_name_diff_and_replay_take(
     tmp_path: Path, vbot: Callable[..., Path], cli: Callable[..., Result]
 ) -> None:
