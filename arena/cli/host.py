@@ -9,9 +9,12 @@ private leaderboard and the private seed are published.
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.text import Text
@@ -97,7 +100,7 @@ def command(
     scheduler = Scheduler(paths, loaded.file, loaded.competition.host, slots=workers)  # type: ignore[arg-type]
     app = create_host_app(loaded, paths, scheduler.wake)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
-    server = uvicorn.Server(config)
+    server = _server(uvicorn, config)
     scheduler.start()
     try:
         server.run(sockets=[sock])
@@ -105,3 +108,22 @@ def command(
         scheduler.stop()
         sock.close()
     err_console.print("stopped; every submission received is kept and goes on at the next start", highlight=False)
+    if signal.SIGINT in server.stopped_by:
+        raise typer.Exit(130)
+
+
+def _server(uvicorn: Any, config: Any) -> Any:
+    """uvicorn's server, except that a Ctrl-C or SIGTERM ends ``run`` instead of being raised again after it (which
+    would kill this process before it stops the queue's jobs and says so)."""
+
+    class Server(uvicorn.Server):  # type: ignore[misc, name-defined]
+        stopped_by: list[int] = []
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            with super().capture_signals():
+                yield
+                self.stopped_by = list(self._captured_signals)
+                self._captured_signals.clear()
+
+    return Server(config)

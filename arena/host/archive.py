@@ -195,6 +195,8 @@ def read_archive(pull: Callable[[], bytes], rules: ArchiveRules, sink: BinaryIO 
                 if unpacked > rules.max_unpacked:
                     raise ArchiveRefused("unpacked", f"the archive unpacks to more than {_mib(rules.max_unpacked)}")
     except tarfile.TarError as error:
+        if stream.raw_bytes == 0:
+            raise ArchiveRefused("format", "the body is empty: send the bot's folder as a .tar.gz") from None
         raise ArchiveRefused("format", f"not a readable tar archive: {error}") from None
     except EOFError:
         raise ArchiveRefused("format", "the archive ends before its end (truncated)") from None

@@ -91,21 +91,19 @@ def _die_with_parent(parent: int) -> None:
 
 
 def _build(sub: queue.Submission, bot: Bot, paths: HostPaths, competition: Competition) -> str | None:
-    """Build the bot in the sandbox (``arena.isolation.build``); None, or why it failed."""
-    if not (bot.folder / "build.sh").is_file():
-        paths.build_log(sub.id).write_text("no build.sh: nothing to build\n", encoding="utf-8")
-        return None
-    from arena.isolation.build import build_bot  # the sandboxed build (issue 35's build step)
+    """Build the bot in the sandbox (``arena.isolation.build``), its log kept; None, or why it failed."""
+    from arena.isolation.build import BuildLimits, build_bot
 
     host = competition.host
     assert host is not None
-    result = build_bot(bot.folder, sandbox=competition.sandbox, log_path=paths.build_log(sub.id))
+    limits = BuildLimits(seconds=host.build_time)
+    result = build_bot(bot.folder, limits=limits, sandbox=competition.sandbox, log_path=paths.build_log(sub.id))
+    if not result.built:
+        paths.build_log(sub.id).write_text("no build.sh: nothing to build\n", encoding="utf-8")
     if result.ok:
         return None
-    where = ""
-    if getattr(result, "first_error", None) is not None:
-        first = result.first_error
-        where = f" ({first.file}:{first.line}: {first.message})"
+    first = result.first_error
+    where = f" ({first.file}:{first.line}: {first.message})" if first is not None else ""
     return f"{result.reason}{where}"
 
 

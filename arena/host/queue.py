@@ -231,7 +231,9 @@ def unfinished(db: sqlite3.Connection) -> list[Submission]:
 
 def pick(waiting: Iterable[Submission], running: Collection[Submission], slots: int) -> Submission | None:
     """The next submission to run when one of ``slots`` is free: the oldest waiting one whose entrant holds
-    fewer than its share of the slots (the slots divided among the entrants with work, at least one each)."""
+    fewer than its share of the slots (the slots divided among the entrants with work, at least one each); when
+    every waiting entrant holds its share, the oldest waiting one (a slot is never left idle while work waits,
+    and the next slot that frees goes to an entrant under its share first)."""
     waiting = [s for s in waiting if s.id not in {r.id for r in running}]
     if len(running) >= slots or not waiting:
         return None
@@ -240,10 +242,11 @@ def pick(waiting: Iterable[Submission], running: Collection[Submission], slots: 
     held: dict[str, int] = {}
     for item in running:
         held[item.entrant] = held.get(item.entrant, 0) + 1
-    for item in sorted(waiting, key=lambda s: s.id):
+    ordered = sorted(waiting, key=lambda s: s.id)
+    for item in ordered:
         if held.get(item.entrant, 0) < share:
             return item
-    return None
+    return ordered[0]
 
 
 def entrant_rows(db: sqlite3.Connection, *, private: bool = False) -> dict[str, Submission]:

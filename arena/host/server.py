@@ -219,6 +219,7 @@ def competition_data(state: HostApp) -> dict[str, Any]:
         "closed": closed,
         "deadline": state.host.deadline.strftime("%Y-%m-%d %H:%M UTC") if state.host.deadline else None,
         "boards": state.competition.boards.spec,
+        "rule": state.competition.boards.first_click.value,
         "public_seed": state.competition.boards.seed,
         "public_count": state.sets.public_count,
         "private_count": state.sets.private_count,
