@@ -103,7 +103,10 @@ class Client:
 
     def submit(self, archive: bytes, token: str) -> Answer:
         return self.request(
-            "POST", "/api/submissions", archive, {"Authorization": f"Bearer {token}", "Content-Type": "application/gzip"}
+            "POST",
+            "/api/submissions",
+            archive,
+            {"Authorization": f"Bearer {token}", "Content-Type": "application/gzip"},
         )
 
 
@@ -154,3 +157,91 @@ def serving(file: Path, owners: dict[str, str]) -> Iterator[Hosted]:
         thread.join(timeout=30)
 
 
+def arena_bin() -> str:
+    """The ``arena`` command of this environment (the venv's, beside its python)."""
+    import shutil
+    import sys
+
+    beside = Path(sys.executable).with_name("arena")
+    return str(beside) if beside.exists() else (shutil.which("arena") or "arena")
+
+
+@dataclass
+class HostProcess:
+    """``arena host FILE`` run as the docs say, in a process of its own."""
+
+    file: Path
+    port: int
+    process: Any
+    out: Path
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+    def client(self) -> Client:
+        return Client(self.port)
+
+    def output(self) -> str:
+        return self.out.read_text(encoding="utf-8", errors="replace")
+
+
+def start_host(file: Path, port: int | None = None, *args: str) -> HostProcess:
+    """Start ``arena host FILE --port PORT ARGS`` and wait until it answers."""
+    import subprocess
+
+    port = port or free_port()
+    out = file.parent / f"host-{port}-{time.monotonic_ns()}.log"
+    with out.open("wb") as sink:
+        process = subprocess.Popen(
+            [arena_bin(), "host", str(file), "--port", str(port), *args], stdout=sink, stderr=subprocess.STDOUT
+        )
+    host = HostProcess(file, port, process, out)
+    deadline = time.monotonic() + 120
+    while True:
+        assert process.poll() is None, f"arena host exited: {host.output()}"
+        assert time.monotonic() < deadline, f"arena host did not answer: {host.output()}"
+        try:
+            if host.client().get("/api/competition").status == 200:
+                return host
+        except OSError:
+            pass
+        time.sleep(0.2)
+
+
+def stop_host(host: HostProcess) -> None:
+    import signal
+
+    if host.process.poll() is None:
+        host.process.send_signal(signal.SIGTERM)
+        try:
+            host.process.wait(60)
+        except Exception:
+            host.process.kill()
+            host.process.wait()
+
+
+def wait_for(check: Any, what: str, timeout: float = 600.0, every: float = 0.3) -> Any:
+    """Poll ``check()`` until it returns something true; that value. Fails saying ``what`` after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(every)
+
+
+def job_processes(folder: Path) -> list[int]:
+    """Pids of job processes (``arena.host.job``) working on the hosted folder ``folder``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"arena.host.job" in cmdline and str(folder).encode() in cmdline:
+            found.append(int(entry.name))
+    return found

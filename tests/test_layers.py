@@ -26,6 +26,7 @@ FAMILIES = (
     "arena.cli",
     "arena.kits",
     "arena.competition",
+    "arena.host",
 )
 #: How many modules arena's top level may hold besides ``__init__.py`` (the shared vocabulary).
 TOP_LEVEL_MODULES = 6

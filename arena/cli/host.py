@@ -86,7 +86,8 @@ def command(
     if not _loopback(host):
         err_console.print(
             Text(
-                f"warning: listening on {host}: other machines can reach it; put it behind a TLS proxy (docs/hosting.md)"
+                f"warning: listening on {host}: other machines can reach it; put it behind a TLS proxy "
+                "(docs/hosting.md)"
             ),
             soft_wrap=True,
         )
@@ -117,13 +118,13 @@ def _server(uvicorn: Any, config: Any) -> Any:
     would kill this process before it stops the queue's jobs and says so)."""
 
     class Server(uvicorn.Server):  # type: ignore[misc, name-defined]
-        stopped_by: list[int] = []
+        stopped_by: tuple[int, ...] = ()
 
         @contextlib.contextmanager
         def capture_signals(self) -> Iterator[None]:
             with super().capture_signals():
                 yield
-                self.stopped_by = list(self._captured_signals)
+                self.stopped_by = tuple(self._captured_signals)
                 self._captured_signals.clear()
 
     return Server(config)

@@ -130,9 +130,8 @@ class _Inflating(io.RawIOBase):
 
     def _inflate(self, wanted: int) -> None:
         while len(self._buffer) < wanted:
-            if not self._pending and not self._zlib.unconsumed_tail:
-                if self._zlib.eof or not self._take_raw():
-                    return
+            if not self._pending and not self._zlib.unconsumed_tail and (self._zlib.eof or not self._take_raw()):
+                return
             data = self._zlib.unconsumed_tail or self._pending
             from_pending = not self._zlib.unconsumed_tail
             if from_pending:

@@ -92,19 +92,19 @@ async def api_competition(state: HostApp, request: Request) -> Response:
             )
         return out
 
+    private = {"count": data["private_count"], "seed_sha256": data["commitment"], "seed": data["private_seed"]}
     return _json(
         {
             "competition": data["competition"],
             "closed": data["closed"],
             "deadline": data["deadline"],
-            "boards": {"height": spec.height, "width": spec.width, "mines": spec.mines, "rule": str(
-                state.competition.boards.first_click.value)},
+            "boards": {"height": spec.height, "width": spec.width, "mines": spec.mines, "rule": data["rule"]},
             "public": {"seed": data["public_seed"], "count": data["public_count"], "tournament": data["public_id"]},
-            "private": {"count": data["private_count"], "seed_sha256": data["commitment"], "seed": data["private_seed"]},
+            "private": private,
             "leaderboard": rows(data["public_board"], data["public_subs"]),
             "final": rows(data["private_board"], data["private_subs"]) if data["closed"] else None,
         }
-    )  # fmt: skip
+    )
 
 
 async def signin_form(state: HostApp, request: Request, message: str = "", status: int = 200) -> Response:

@@ -181,7 +181,10 @@ def test_a_browser_session_submits_only_with_its_csrf_token(hosted: Hosted, tmp_
     # a sign-in without the form's token is refused: no login CSRF
     stranger = Client(hosted.port)
     answer = stranger.request(
-        "POST", "/signin", f"token={hosted.tokens['alice']}".encode(), {"Content-Type": "application/x-www-form-urlencoded"}
+        "POST",
+        "/signin",
+        f"token={hosted.tokens['alice']}".encode(),
+        {"Content-Type": "application/x-www-form-urlencoded"},
     )
     assert answer.status == 403 and "arena_session" not in stranger.cookies
 
@@ -191,8 +194,10 @@ def test_the_private_seed_is_in_no_answer_before_the_close(hosted: Hosted, tmp_p
     csrf = _sign_in(client, hosted.tokens["alice"])
     client.request("POST", "/api/submissions", kit(tmp_path), {"X-CSRF-Token": csrf})
     seed = private_seed(connect(hosted.paths))
-    pages = ["/", "/api/competition", "/signin", "/submit", "/mine", "/e/alice", "/e/bob", "/s/1", "/api/submissions/1",
-             "/nope", "/s/99", "/t/nope/", "/static/site.css", "/host/static/host.js", "/host/static/host.css"]  # fmt: skip
+    pages = [
+        *("/", "/api/competition", "/signin", "/submit", "/mine", "/e/alice", "/e/bob", "/s/1", "/api/submissions/1"),
+        *("/nope", "/s/99", "/t/nope/", "/static/site.css", "/host/static/host.js", "/host/static/host.css"),
+    ]
     seen = 0
     for path in pages:
         for asker in (client, Client(hosted.port)):

@@ -38,7 +38,9 @@ def tar_gz(add: Callable[[tarfile.TarFile], None], level: int = 9) -> bytes:
     return buffer.getvalue()
 
 
-def member(name: str, kind: bytes = tarfile.REGTYPE, data: bytes = b"", link: str = "") -> Callable[[tarfile.TarFile], None]:
+def member(
+    name: str, kind: bytes = tarfile.REGTYPE, data: bytes = b"", link: str = ""
+) -> Callable[[tarfile.TarFile], None]:
     def add(tar: tarfile.TarFile) -> None:
         info = tarfile.TarInfo(name)
         info.type, info.linkname, info.size = kind, link, len(data) if kind == tarfile.REGTYPE else 0
@@ -66,7 +68,9 @@ def refused(data: bytes, rules: ArchiveRules = RULES) -> tuple[ArchiveRefused, C
         (member("fifo", tarfile.FIFOTYPE), "type", "pipe"),
     ],
 )
-def test_a_hostile_member_is_refused_naming_its_rule(add: Callable[[tarfile.TarFile], None], rule: str, words: str) -> None:
+def test_a_hostile_member_is_refused_naming_its_rule(
+    add: Callable[[tarfile.TarFile], None], rule: str, words: str
+) -> None:
     error, _ = refused(tar_gz(add))
     assert error.rule == rule
     assert str(error).startswith(f"{rule}: ") and words in str(error)
@@ -104,7 +108,7 @@ def test_a_bomb_of_headers_is_stopped_by_the_decompressed_count() -> None:
     """A pax header claiming gigabytes cannot make the reader inflate them: the stream itself is counted."""
     rules = ArchiveRules(max_bytes=50 * 1024 * 1024, max_files=10, max_unpacked=1024 * 1024)
     plain = gzip.compress(b"\0" * 512 * 3 + b"A" * (8 * 1024 * 1024), compresslevel=1)
-    error, body = refused(plain, rules)
+    error, _ = refused(plain, rules)
     assert error.rule in ("unpacked", "format")
 
 
@@ -157,7 +161,9 @@ def test_the_python_kit_packs_the_same_twice_and_unpacks_whole(tmp_path: Path) -
     archive.write_bytes(first)
     out = tmp_path / "out"
     extract(archive, out, RULES)
-    sent = sorted(p.relative_to(bot).as_posix() for p in bot.rglob("*") if "__pycache__" not in p.parts and ".git" not in p.parts)
+    sent = sorted(
+        p.relative_to(bot).as_posix() for p in bot.rglob("*") if "__pycache__" not in p.parts and ".git" not in p.parts
+    )
     got = sorted(p.relative_to(out).as_posix() for p in out.rglob("*"))
     assert got == sent and len(got) == received.files >= 9
     assert (out / "run.sh").stat().st_mode & 0o100, "run.sh lost its executable bit"
