@@ -5,11 +5,13 @@ the pages of ``arena serve`` over the public store mounted beneath them, and one
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -32,10 +34,12 @@ def create_host_app(loaded: Loaded, paths: HostPaths, wake: Callable[[], None] |
     """The app of the hosted competition ``loaded`` kept in ``paths``; ``wake`` is told of each new submission."""
     state = HostApp(loaded, paths, wake)
 
-    def guard(endpoint: Callable[[HostApp, Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+    def guard(endpoint: Callable[[HostApp, Request], Any]) -> Callable[[Request], Awaitable[Response]]:
         async def run(request: Request) -> Response:
             try:
-                return await endpoint(state, request)
+                if inspect.iscoroutinefunction(endpoint):
+                    return await endpoint(state, request)
+                return await run_in_threadpool(endpoint, state, request)
             except Refusal as refusal:
                 return error(request, refusal.status, str(refusal), refusal.headers)
             except (AccountError, queue.QueueError) as problem:

@@ -1,4 +1,6 @@
-"""The host's endpoints, each ``async (state, request) -> Response``; ``ROUTES`` lists them for ``create_host_app``.
+"""The host's endpoints, each ``(state, request) -> Response``; ``ROUTES`` lists them for ``create_host_app``.
+Those that read a body as it streams are coroutines; the others (which read ``host.db`` and the stores) are plain
+functions, run in the thread pool so that a slow read never holds up the other requests.
 
 Pages answer HTML; ``/api/`` answers JSON. A submission's whole record (reason, checks, build log, archive hash)
 goes to its owner and the organizer only: to anyone else a submission of another entrant is "not found", the
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
@@ -60,14 +63,14 @@ def _own_submission(state: HostApp, principal: Principal | None, sid: int) -> qu
     return sub
 
 
-async def home(state: HostApp, request: Request) -> Response:
+def home(state: HostApp, request: Request) -> Response:
     data = competition_data(state)
     recent = queue.history(state.db, limit=20)
     owners = {row["name"]: row["owner"] for row in accounts.entrants(state.db)}
     return _html(page(state, request, "home.html", state.competition.name, recent=recent, owners=owners, **data))
 
 
-async def api_competition(state: HostApp, request: Request) -> Response:
+def api_competition(state: HostApp, request: Request) -> Response:
     data = competition_data(state)
     spec = data["boards"]
 
@@ -118,10 +121,10 @@ async def signin(state: HostApp, request: Request) -> Response:
     fields = await read_form(request)
     check_form_csrf(request, fields, request.cookies.get(FORM_COOKIE))
     try:
-        principal = state.check_token(request, fields.get("token", ""))
+        principal = await run_in_threadpool(state.check_token, request, fields.get("token", ""))
     except Refusal as refusal:
         return await signin_form(state, request, str(refusal), refusal.status)
-    session, _ = accounts.make_session(state.db, principal)
+    session, _ = await run_in_threadpool(lambda: accounts.make_session(state.db, principal))
     target = "/mine"
     response = RedirectResponse(target, 303, headers=HEADERS)
     response.set_cookie(
@@ -164,10 +167,8 @@ async def signup(state: HostApp, request: Request) -> Response:
     if state.closed() is not None:
         raise Refusal(403, "the competition is closed")
     try:
-        token = accounts.sign_up(
-            state.db, fields.get("code", ""), state.host.invitation, fields.get("name", "").strip(),
-            fields.get("owner", ""),
-        )  # fmt: skip
+        code, name, owner = fields.get("code", ""), fields.get("name", "").strip(), fields.get("owner", "")
+        token = await run_in_threadpool(lambda: accounts.sign_up(state.db, code, state.host.invitation, name, owner))
     except AccountError as error:
         if "invitation" in str(error):
             state.throttle.failed(address)
@@ -177,7 +178,7 @@ async def signup(state: HostApp, request: Request) -> Response:
     return response
 
 
-async def submit_form(state: HostApp, request: Request) -> Response:
+def submit_form(state: HostApp, request: Request) -> Response:
     session = state.session(request)
     if session is None or session[0].organizer:
         return RedirectResponse("/signin", 303, headers=HEADERS)
@@ -186,7 +187,7 @@ async def submit_form(state: HostApp, request: Request) -> Response:
 
 
 async def api_submit(state: HostApp, request: Request) -> Response:
-    principal = state.principal(request, csrf=True)
+    principal = await run_in_threadpool(lambda: state.principal(request, csrf=True))
     if principal is None:
         raise Refusal(401, "sign in first: a Bearer token, or the session of a signed-in page")
     if principal.organizer:
@@ -198,13 +199,13 @@ async def api_submit(state: HostApp, request: Request) -> Response:
     return _json({**sub.private(), "url": f"/s/{sub.id}", "duplicate": not made}, 201 if made else 200)
 
 
-async def api_submission(state: HostApp, request: Request) -> Response:
+def api_submission(state: HostApp, request: Request) -> Response:
     principal = state.principal(request, csrf=False)
     sub = _own_submission(state, principal, _submission_id(request))
     return _json({**sub.private(), "events": [dict(e) for e in queue.events(state.db, sub.id)]})
 
 
-async def submission_page(state: HostApp, request: Request) -> Response:
+def submission_page(state: HostApp, request: Request) -> Response:
     session = state.session(request)
     sub = _own_submission(state, session[0] if session else None, _submission_id(request))
     row = None
@@ -222,7 +223,7 @@ async def submission_page(state: HostApp, request: Request) -> Response:
     )  # fmt: skip
 
 
-async def mine(state: HostApp, request: Request) -> Response:
+def mine(state: HostApp, request: Request) -> Response:
     session = state.session(request)
     if session is None:
         return RedirectResponse("/signin", 303, headers=HEADERS)
@@ -234,7 +235,7 @@ async def mine(state: HostApp, request: Request) -> Response:
     return RedirectResponse(f"/e/{principal.name}", 303, headers=HEADERS)
 
 
-async def entrant_page(state: HostApp, request: Request) -> Response:
+def entrant_page(state: HostApp, request: Request) -> Response:
     name = str(request.path_params["name"])
     row = state.db.execute("SELECT name, owner FROM entrants WHERE name = ?", (name,)).fetchone()
     if row is None:

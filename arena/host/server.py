@@ -190,9 +190,12 @@ async def receive_archive(state: HostApp, request: Request, principal: Principal
         raise Refusal(refused.status, str(refused)) from None
     finally:
         incoming.unlink(missing_ok=True)
-    submission, made = queue.receive(
-        state.db, principal.name, received, per_day=state.host.per_day, closed=state.closed()
-    )
+    name = principal.name
+
+    def record() -> tuple[queue.Submission, bool]:
+        return queue.receive(state.db, name, received, per_day=state.host.per_day, closed=state.closed())
+
+    submission, made = await anyio.to_thread.run_sync(record)
     if made:
         state.wake()
     return submission, made
