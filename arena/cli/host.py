@@ -79,6 +79,16 @@ def command(
     from arena.host.scheduler import Scheduler
 
     check_sandbox(loaded.competition.sandbox)
+    from arena.isolation.sandbox import use_sandbox
+
+    if not use_sandbox(loaded.competition.sandbox):
+        err_console.print(
+            Text(
+                "warning: no sandbox (sandbox = false, or none on this machine): entrants' builds and bots run with "
+                "your rights, files and network; set sandbox = true to refuse that (docs/hosting.md)"
+            ),
+            soft_wrap=True,
+        )
     sock = bind(host, port)
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
