@@ -130,7 +130,7 @@ def one_row(root: Path, boards: int, workers: int) -> dict[str, Any]:
                 raise SystemExit("the row did not appear within 30 minutes")
             time.sleep(0.25)
         seconds = time.perf_counter() - started
-        status, body = get(host.port, "/api/submissions/1", token)
+        _, body = get(host.port, "/api/submissions/1", token)
         events = json.loads(body)["events"]
         first = events[0]["at"]
         stages = {e["state"]: round(e["at"] - first, 1) for e in events}
@@ -229,7 +229,9 @@ def main() -> None:
         if not args.skip_row:
             result["row"] = one_row(root, args.boards, args.workers)
             print(json.dumps(result["row"]), flush=True)
-        result["burst"] = burst(root, args.burst, args.entrants, args.burst_boards, args.readers, args.reads, args.workers)
+        result["burst"] = burst(
+            root, args.burst, args.entrants, args.burst_boards, args.readers, args.reads, args.workers
+        )
         print(json.dumps(result["burst"]), flush=True)
     finally:
         shutil.rmtree(root, ignore_errors=True)
