@@ -30,8 +30,8 @@ from arena.competition.prepare import Prepared, build, check, discover, engine_b
 from arena.competition.publish import competition_leaderboard, results_data, write_results
 from arena.competition.spec import CompetitionError, Loaded, load_competition
 from arena.config import PlayerRef, RecordMode, TournamentConfig
-from arena.isolation import Isolation
-from arena.isolation import sandbox as sandboxes
+from arena.isolation.sandbox import bubblewrap as sandboxes
+from arena.limits import Isolation
 
 __all__ = ["command", "default_paths"]
 

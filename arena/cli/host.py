@@ -79,7 +79,7 @@ def command(
     from arena.host.scheduler import Scheduler
 
     check_sandbox(loaded.competition.sandbox)
-    from arena.isolation.sandbox import use_sandbox
+    from arena.isolation.sandbox.bubblewrap import use_sandbox
 
     if not use_sandbox(loaded.competition.sandbox):
         err_console.print(

@@ -31,7 +31,7 @@ from arena.competition.spec import Competition
 from arena.config import PlayerRef, TournamentConfig
 from arena.host import queue
 from arena.host.db import get_setting, now, set_setting
-from arena.isolation import EngineBot
+from arena.limits import EngineBot
 from arena.results.store import Store
 from engine.layout import MAX_SEED
 

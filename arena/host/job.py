@@ -35,11 +35,11 @@ from arena.host.archive import ArchiveRefused, archive_rules, extract
 from arena.host.boards import BoardSets, LeaderboardCache, private_seed, rank_of
 from arena.host.db import HostPaths, connect
 from arena.host.queue import State
-from arena.isolation import EngineBot, Isolation, Limits
-from arena.isolation import sandbox as sandboxes
-from arena.isolation.botfiles import ProgramError
-from arena.isolation.catalog import PlayerCatalog
-from arena.isolation.check import BotDidNotStart, as_json, check_bot, engine_target, plugin_target
+from arena.isolation.check_bot.check import BotDidNotStart, as_json, check_bot, engine_target, plugin_target
+from arena.isolation.discovery.catalog import PlayerCatalog
+from arena.isolation.sandbox import bubblewrap as sandboxes
+from arena.isolation.sandbox.botfiles import ProgramError
+from arena.limits import EngineBot, Isolation, Limits
 
 __all__ = ["BUSY", "Bot", "main", "run_job"]
 

@@ -28,10 +28,10 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.isolation.botfiles import ProgramError, broad_folder, hidden, resolve_program
 from arena.isolation.build_errors import ARENA_PREFIX, BuildError, first_error
-from arena.isolation.sandbox import LAUNCHER, Sandbox, SandboxUnavailable, minimal_environment, use_sandbox
-from arena.isolation.settings import SandboxMode
+from arena.isolation.sandbox.botfiles import ProgramError, broad_folder, hidden, resolve_program
+from arena.isolation.sandbox.bubblewrap import LAUNCHER, Sandbox, SandboxUnavailable, minimal_environment, use_sandbox
+from arena.limits import SandboxMode
 
 __all__ = [
     "BUILD_SCRIPT",
