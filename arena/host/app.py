@@ -13,6 +13,7 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -20,6 +21,7 @@ from starlette.routing import Mount, Route
 from arena.competition.spec import Loaded
 from arena.host import queue, routes
 from arena.host.accounts import AccountError
+from arena.host.cache import MicroCache
 from arena.host.db import HostPaths
 from arena.host.render import ERROR_HEADINGS, page, static_file
 from arena.host.server import HEADERS, HostApp, Refusal, wants_json
@@ -81,6 +83,6 @@ def create_host_app(loaded: Loaded, paths: HostPaths, wake: Callable[[], None] |
     mounted = [Route(path, guard(endpoint), methods=methods) for path, endpoint, methods in table]
     mounted += [Route("/host/static/{name}", static), Mount("/", serve)]
     handlers: dict[Any, Callable[..., Any]] = {HTTPException: http_error, Exception: server_error}
-    app = Starlette(routes=mounted, exception_handlers=handlers)
+    app = Starlette(routes=mounted, exception_handlers=handlers, middleware=[Middleware(MicroCache)])
     app.state.host = state
     return app
