@@ -10,6 +10,7 @@ private leaderboard and the private seed are published.
 from __future__ import annotations
 
 import contextlib
+import enum
 import signal
 import sys
 from collections.abc import Iterator
@@ -23,7 +24,12 @@ from arena.cli.common import UsageError, cli_errors, console, err_console
 from arena.cli.serve import EXTRA, _loopback, bind
 from arena.competition.spec import CompetitionError, Loaded, load_competition
 
-__all__ = ["command", "load_hosted"]
+__all__ = ["Backend", "command", "load_hosted"]
+
+
+class Backend(enum.StrEnum):
+    LOCAL = "local"
+    DASK = "dask"
 
 
 def load_hosted(file: Path) -> Loaded:
@@ -47,6 +53,14 @@ def command(
     workers: Annotated[
         int, typer.Option("--workers", "-w", help="Submissions played at once, each in a worker process.")
     ] = 1,
+    backend: Annotated[
+        Backend,
+        typer.Option(
+            "--backend",
+            help="Where the games run: local (worker processes here) or dask (the cluster at "
+            "$DASK_SCHEDULER_ADDRESS, as `arena tournament --backend dask` takes it; needs the dask extra).",
+        ),
+    ] = Backend.LOCAL,
     close: Annotated[
         bool, typer.Option("--close", help="Close the competition now: no more submissions; publish the private seed.")
     ] = False,
@@ -108,7 +122,18 @@ def command(
     if token is not None:
         console.print(Text(f"organizer token (shown this once; keep it): {token}"), soft_wrap=True)
     sys.stdout.flush()
-    scheduler = Scheduler(paths, loaded.file, loaded.competition.host, slots=workers)  # type: ignore[arg-type]
+    if backend is Backend.DASK:
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            raise UsageError("--backend dask needs the dask extra: python -m pip install -e '.[dask]'") from None
+    scheduler = Scheduler(
+        paths,
+        loaded.file,
+        loaded.competition.host,
+        slots=workers,
+        backend=backend.value,  # type: ignore[arg-type]
+    )
     app = create_host_app(loaded, paths, scheduler.wake)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
     server = _server(uvicorn, config)

@@ -25,6 +25,7 @@ import sqlite3
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,11 +42,20 @@ from arena.isolation.sandbox import bubblewrap as sandboxes
 from arena.isolation.sandbox.botfiles import ProgramError
 from arena.limits import EngineBot, Isolation, Limits
 
-__all__ = ["BUSY", "Bot", "main", "run_job"]
+__all__ = ["BUSY", "Bot", "Playing", "main", "run_job"]
 
 #: The exit code of a job that found another job holding its submission.
 BUSY = 75
 _PR_SET_PDEATHSIG = 1
+
+
+@dataclass(frozen=True)
+class Playing:
+    """Where a job's games run: ``workers`` processes on this machine (``local``), or on the Dask cluster of
+    ``$DASK_SCHEDULER_ADDRESS`` (``dask``; without one, a local cluster of ``workers``), as tournaments take it."""
+
+    workers: int = 1
+    backend: str = "local"
 
 
 class Bot:
@@ -128,7 +138,7 @@ def _check(bot: Bot, limits: Limits, sandboxed: bool) -> tuple[list[dict[str, An
 
 
 def _play(
-    sets: BoardSets, bot: Bot, store_path: Path, private: bool, workers: int, progress: Callable[[int], None]
+    sets: BoardSets, bot: Bot, store_path: Path, private: bool, playing: Playing, progress: Callable[[int], None]
 ) -> None:
     from arena.play.tournament import run_tournament
     from arena.results.store import Store
@@ -138,7 +148,7 @@ def _play(
     catalog = PlayerCatalog.for_tournament(plugins, engine, Isolation.AUTO, sets.competition.sandbox)
     config = sets.config(private, (PlayerRef(name=bot.player),), engine)
     with Store(store_path) as store:
-        run_tournament(config, store, catalog, workers=workers, progress=progress)
+        run_tournament(config, store, catalog, workers=playing.workers, backend=playing.backend, progress=progress)
 
 
 class _Progress:
@@ -157,7 +167,7 @@ class _Progress:
         self.written = time.monotonic()
 
 
-def run_job(paths: HostPaths, file: Path, submission: int, workers: int = 1) -> int:
+def run_job(paths: HostPaths, file: Path, submission: int, playing: Playing | None = None) -> int:
     """Take ``submission`` from its state to its end; 0 when it ended, ``BUSY`` when another job holds it."""
     loaded = load_competition(file)
     competition = loaded.competition
@@ -175,7 +185,7 @@ def run_job(paths: HostPaths, file: Path, submission: int, workers: int = 1) -> 
     from arena.play.tournament import TournamentInterrupted
 
     try:
-        return _run(db, paths, sets, sub, workers)
+        return _run(db, paths, sets, sub, playing or Playing())
     except TournamentInterrupted:
         return 130  # stopped with the host: every finished game is stored, the next job resumes
     except Exception as error:  # the machinery's failure: said to the owner without the seed, then raised
@@ -184,7 +194,7 @@ def run_job(paths: HostPaths, file: Path, submission: int, workers: int = 1) -> 
         return 1
 
 
-def _run(db: sqlite3.Connection, paths: HostPaths, sets: BoardSets, sub: queue.Submission, workers: int) -> int:
+def _run(db: sqlite3.Connection, paths: HostPaths, sets: BoardSets, sub: queue.Submission, playing: Playing) -> int:
     competition = sets.competition
     host = competition.host
     assert host is not None
@@ -223,22 +233,22 @@ def _run(db: sqlite3.Connection, paths: HostPaths, sets: BoardSets, sub: queue.S
             return 0
         total = sets.public_count + sets.private_count
         queue.advance(db, sub.id, {State.CHECKING}, State.PLAYING, total=total, done=0)
-    return _games(db, paths, sets, sub, bot, workers)
+    return _games(db, paths, sets, sub, bot, playing)
 
 
 def _games(
-    db: sqlite3.Connection, paths: HostPaths, sets: BoardSets, sub: queue.Submission, bot: Bot, workers: int
+    db: sqlite3.Connection, paths: HostPaths, sets: BoardSets, sub: queue.Submission, bot: Bot, playing: Playing
 ) -> int:
     current = queue.get(db, sub.id)
     assert current is not None
     if not current.public_played:
         progress = _Progress(db, sub.id, 0)
-        _play(sets, bot, paths.public_store, False, workers, progress)
+        _play(sets, bot, paths.public_store, False, playing, progress)
         progress.flush()
         queue.update(db, sub.id, public_played=1, done=sets.public_count)
         queue.update(db, sub.id, rank=public_rank(db, paths, sets, sub.player))
     progress = _Progress(db, sub.id, sets.public_count)
-    _play(sets, bot, paths.private_store, True, workers, progress)
+    _play(sets, bot, paths.private_store, True, playing, progress)
     rank = public_rank(db, paths, sets, sub.player)
     queue.finish(db, sub.id, State.RANKED, done=sets.public_count + sets.private_count, rank=rank)
     return 0
@@ -256,12 +266,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("file", type=Path)
     parser.add_argument("submission", type=int)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--backend", choices=("local", "dask"), default="local")
     parser.add_argument("--parent", type=int, default=0)
     args = parser.parse_args(argv)
     if args.parent:
         _die_with_parent(args.parent)
     try:
-        return run_job(HostPaths(args.folder), args.file, args.submission, args.workers)
+        return run_job(HostPaths(args.folder), args.file, args.submission, Playing(args.workers, args.backend))
     except KeyboardInterrupt:
         return 130
 

@@ -46,6 +46,8 @@ class Scheduler:
     file: Path
     host: HostSpec
     slots: int = 1
+    #: Where the jobs' games run: ``local`` (each job one worker process) or ``dask`` (``arena host --backend``).
+    backend: str = "local"
     poll: float = 0.5
     _running: dict[int, _Running] = field(default_factory=dict)
     _crashes: dict[int, int] = field(default_factory=dict)
@@ -103,7 +105,7 @@ class Scheduler:
             process = subprocess.Popen(
                 [
                     sys.executable, "-m", "arena.host.job", str(self.paths.folder), str(self.file),
-                    str(submission.id), "--workers", "1", "--parent", str(os.getpid()),
+                    str(submission.id), "--workers", "1", "--backend", self.backend, "--parent", str(os.getpid()),
                 ],
                 stdin=subprocess.DEVNULL,
                 stdout=err,

@@ -179,3 +179,19 @@ def test_sigkill_during_a_build_and_during_play_then_restart(tmp_path: Path) -> 
 def _log(paths: HostPaths, submission: int) -> str:
     path = paths.build_log(submission)
     return path.read_text(errors="replace") if path.exists() else ""
+
+
+def test_backend_dask_plays_a_submission(tmp_path: Path) -> None:
+    """``arena host --backend dask``: the games of a submission run on Dask (a local cluster here, as
+    ``arena tournament --backend dask`` makes one without ``$DASK_SCHEDULER_ADDRESS``)."""
+    file = write_cup(tmp_path / "cup", count=6, private=2)
+    alice = add_entrant(file, "alice")
+    kit = new_bot("kitbot", "python", tmp_path / "kitbot").folder
+    host = start_host(file, None, "-w", "1", "--backend", "dask")
+    try:
+        done = arena("submit", host.url, kit, "--token-file", alice, "--wait")
+        assert done.returncode == 0, done.stdout + done.stderr + host.output()
+    finally:
+        stop_host(host)
+    public = _games(HostPaths.beside(file).public_store)
+    assert len(public) == len(set(public)) == 6
