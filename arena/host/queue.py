@@ -174,6 +174,14 @@ def receive(
     return made, True
 
 
+def received_today(db: sqlite3.Connection, entrant: str) -> int:
+    """Submissions ``entrant`` made in the last ``DAY`` seconds (what the per-day limit counts)."""
+    row = db.execute(
+        "SELECT COUNT(*) FROM submissions WHERE entrant = ? AND received > ?", (entrant, now() - DAY)
+    ).fetchone()
+    return int(row[0])
+
+
 def _event(db: sqlite3.Connection, submission: int, state: State, text: str) -> None:
     db.execute(
         "INSERT INTO events (submission, at, state, text) VALUES (?, ?, ?, ?)", (submission, now(), state.value, text)

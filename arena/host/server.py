@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import anyio
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from arena.competition.spec import Loaded
 from arena.host import accounts, queue
@@ -161,10 +161,14 @@ async def receive_archive(state: HostApp, request: Request, principal: Principal
     """Read the request's body as an archive, checked as it streams in (``read_archive``), keep it under its
     SHA-256, and record the submission. ``Refusal`` (nothing kept) at the first broken rule."""
     assert principal.name is not None
+    name = principal.name
     limits = archive_rules(state.host)
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limits.max_bytes:
         raise Refusal(413, f"size: the archive is larger than {limits.max_bytes / 1024 / 1024:g} MiB")
+    recent = await anyio.to_thread.run_sync(lambda: queue.received_today(state.db, name))
+    if recent >= state.host.per_day:  # said before the body is read; ``queue.receive`` holds the limit
+        raise Refusal(429, f"the limit is {state.host.per_day} submissions a day per entrant; try again later")
     chunks = request.stream().__aiter__()
 
     async def next_chunk() -> bytes:
@@ -188,9 +192,10 @@ async def receive_archive(state: HostApp, request: Request, principal: Principal
             incoming.replace(final)
     except ArchiveRefused as refused:
         raise Refusal(refused.status, str(refused)) from None
+    except ClientDisconnect:
+        raise Refusal(400, "format: the upload was cut off before its end") from None
     finally:
         incoming.unlink(missing_ok=True)
-    name = principal.name
 
     def record() -> tuple[queue.Submission, bool]:
         return queue.receive(state.db, name, received, per_day=state.host.per_day, closed=state.closed())
