@@ -26,6 +26,7 @@ class MicroCache:
     def __init__(self, app: ASGIApp, ttl: float = 1.0, size: int = 512) -> None:
         self.app, self.ttl, self.size = app, ttl, size
         self._held: OrderedDict[tuple[str, bytes], tuple[float, list[Message]]] = OrderedDict()
+        self._making: set[tuple[str, bytes]] = set()
         self._lock = threading.Lock()
 
     @staticmethod
@@ -42,10 +43,23 @@ class MicroCache:
         now = time.monotonic()
         with self._lock:
             held = self._held.get(key)
-        if held is not None and now - held[0] < self.ttl:
+            fresh = held is not None and now - held[0] < self.ttl
+            # An old answer is served while one request makes the new one: a crowd arriving as the answer
+            # expires waits for none of it (and the new one is at most one making old).
+            stale = held is not None and not fresh and key in self._making
+            if held is not None and not fresh and not stale:
+                self._making.add(key)
+        if held is not None and (fresh or stale):
             for message in held[1]:
                 await send(message)
             return
+        try:
+            await self._make(key, now, scope, receive, send)
+        finally:
+            with self._lock:
+                self._making.discard(key)
+
+    async def _make(self, key: tuple[str, bytes], now: float, scope: Scope, receive: Receive, send: Send) -> None:
         messages: list[Message] = []
 
         async def keep(message: Message) -> None:

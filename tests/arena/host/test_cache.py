@@ -59,3 +59,31 @@ def test_nothing_personal_or_failed_is_shared() -> None:
 def test_an_answer_expires() -> None:
     client, _ = make(ttl=0.0)
     assert client.get("/").text == "answer 1" and client.get("/").text == "answer 2"
+
+
+def test_a_crowd_gets_the_old_answer_while_one_request_makes_the_new() -> None:
+    import threading
+
+    release = threading.Event()
+    entered = threading.Event()
+    calls: list[int] = []
+
+    def page(request: Request) -> PlainTextResponse:
+        calls.append(1)
+        if len(calls) == 2:  # the second making waits until the test lets it go
+            entered.set()
+            assert release.wait(60)
+        return PlainTextResponse(f"answer {len(calls)}")
+
+    app = Starlette(routes=[Route("/", page)], middleware=[Middleware(MicroCache, ttl=0.0)])
+    with TestClient(app) as client:
+        assert client.get("/").text == "answer 1"
+        making: list[str] = []
+        thread = threading.Thread(target=lambda: making.append(client.get("/").text))
+        thread.start()
+        assert entered.wait(60)
+        crowd = [client.get("/").text for _ in range(3)]
+        release.set()
+        thread.join(60)
+    assert crowd == ["answer 1"] * 3, "the crowd waited for the new answer, or made its own"
+    assert making == ["answer 2"] and len(calls) == 2
