@@ -241,3 +241,34 @@ def test_bad_requests_are_one_line_and_the_server_keeps_serving(hosted: Hosted) 
         assert "Traceback" not in answer.text, what
     assert answers["header"].status == 401 and answers["form"].status == 413
     assert client.get("/").status == 200
+
+
+def test_sign_up_with_the_invitation_code(tmp_path: Path) -> None:
+    from host_support import serving, write_cup
+
+    file = write_cup(tmp_path / "class", extra='invitation = "class-code-2026"\n')
+    with serving(file, {}) as hosted:
+        client = hosted.client()
+
+        def sign_up(code: str, name: str) -> object:
+            form = client.get("/signup")
+            csrf = re.search(r'name="csrf" value="([^"]+)"', form.text)
+            assert form.status == 200 and csrf is not None
+            body = f"csrf={csrf.group(1)}&code={code}&name={name}&owner=Carol+C.".encode()
+            return client.request("POST", "/signup", body, {"Content-Type": "application/x-www-form-urlencoded"})
+
+        wrong = sign_up("guess", "carol")
+        assert wrong.status == 400 and "wrong invitation code" in wrong.text  # type: ignore[attr-defined]
+        made = sign_up("class-code-2026", "carol")
+        assert made.status == 200  # type: ignore[attr-defined]
+        token = re.search(r'<code id="token">([^<]+)</code>', made.text)  # type: ignore[attr-defined]
+        assert token is not None
+        assert client.submit(kit(tmp_path), token.group(1)).status == 201
+        taken = sign_up("class-code-2026", "carol")
+        assert taken.status == 400 and "taken" in taken.text  # type: ignore[attr-defined]
+
+
+def test_no_sign_up_without_an_invitation(hosted: Hosted) -> None:
+    client = hosted.client()
+    assert client.get("/signup").status == 404
+    assert client.request("POST", "/signup", b"code=x&name=y&owner=z").status == 404
