@@ -61,6 +61,12 @@ def command(
             "$DASK_SCHEDULER_ADDRESS, as `arena tournament --backend dask` takes it; needs the dask extra).",
         ),
     ] = Backend.LOCAL,
+    new_token: Annotated[
+        bool,
+        typer.Option(
+            "--new-organizer-token", help="Revoke the organizer's token and print a new one, once; then exit."
+        ),
+    ] = False,
     close: Annotated[
         bool, typer.Option("--close", help="Close the competition now: no more submissions; publish the private seed.")
     ] = False,
@@ -74,6 +80,12 @@ def command(
     paths = HostPaths.beside(loaded.file)
     db = connect(paths)
     seed = private_seed(db)
+    if new_token:
+        fresh = organizer_token(db, renew=True)
+        console.print(
+            Text(f"the old organizer token is revoked; the new one (shown this once): {fresh}"), soft_wrap=True
+        )
+        return
     if close:
         when = close_now(db)
         console.print(Text(f"{loaded.competition.name}: closed at {when}; no more submissions"), soft_wrap=True)

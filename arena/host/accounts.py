@@ -148,10 +148,15 @@ def entrants(db: sqlite3.Connection) -> list[sqlite3.Row]:
     ).fetchall()
 
 
-def organizer_token(db: sqlite3.Connection) -> str | None:
-    """The organizer's token when none exists yet (the first start): made now and returned, once; else None."""
+def organizer_token(db: sqlite3.Connection, *, renew: bool = False) -> str | None:
+    """The organizer's token when none exists yet (the first start), or with ``renew`` (the old one revoked, its
+    sessions ended): made now and returned, once; else None."""
     with transaction(db):
-        if db.execute("SELECT 1 FROM keys WHERE entrant IS NULL AND revoked IS NULL").fetchone() is not None:
+        if renew:
+            old = [r["key_id"] for r in db.execute("SELECT key_id FROM keys WHERE entrant IS NULL").fetchall()]
+            db.execute("UPDATE keys SET revoked = ? WHERE entrant IS NULL AND revoked IS NULL", (now(),))
+            db.executemany("DELETE FROM sessions WHERE key_id = ?", [(k,) for k in old])
+        elif db.execute("SELECT 1 FROM keys WHERE entrant IS NULL AND revoked IS NULL").fetchone() is not None:
             return None
         return _new_key(db, None)
 

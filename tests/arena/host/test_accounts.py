@@ -78,6 +78,19 @@ def test_the_organizer_token_is_made_once(db: sqlite3.Connection) -> None:
     assert principal is not None and principal.organizer and principal.may_see("anyone")
 
 
+def test_a_new_organizer_token_revokes_the_old_one(db: sqlite3.Connection) -> None:
+    first = accounts.organizer_token(db)
+    assert first is not None
+    principal = accounts.authenticate(db, first)
+    assert principal is not None
+    session, _ = accounts.make_session(db, principal)
+    second = accounts.organizer_token(db, renew=True)
+    assert second is not None and second != first
+    assert accounts.authenticate(db, first) is None and accounts.session_principal(db, session) is None
+    renewed = accounts.authenticate(db, second)
+    assert renewed is not None and renewed.organizer
+
+
 def test_sign_up_needs_the_code(db: sqlite3.Connection) -> None:
     with pytest.raises(AccountError, match="no sign-up"):
         accounts.sign_up(db, "code", None, "bob", "Bob")
