@@ -51,7 +51,7 @@ def command(
     db = connect(HostPaths.beside(loaded.file))
     try:
         if action is Action.LIST:
-            rows = accounts.entrants(db)
+            rows = accounts.list_entrants(db)
             if json_out:
                 print_json([{**dict(r), "revoked": r["revoked"] is not None} for r in rows])
                 return

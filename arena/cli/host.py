@@ -24,10 +24,10 @@ from arena.cli.common import UsageError, cli_errors, console, err_console
 from arena.cli.serve import EXTRA, _loopback, bind
 from arena.competition.spec import CompetitionError, Loaded, load_competition
 
-__all__ = ["Backend", "command", "load_hosted"]
+__all__ = ["GamesBackend", "command", "load_hosted"]
 
 
-class Backend(enum.StrEnum):
+class GamesBackend(enum.StrEnum):
     LOCAL = "local"
     DASK = "dask"
 
@@ -54,13 +54,13 @@ def command(
         int, typer.Option("--workers", "-w", help="Submissions played at once, each in a worker process.")
     ] = 1,
     backend: Annotated[
-        Backend,
+        GamesBackend,
         typer.Option(
             "--backend",
             help="Where the games run: local (worker processes here) or dask (the cluster at "
             "$DASK_SCHEDULER_ADDRESS, as `arena tournament --backend dask` takes it; needs the dask extra).",
         ),
-    ] = Backend.LOCAL,
+    ] = GamesBackend.LOCAL,
     new_token: Annotated[
         bool,
         typer.Option(
@@ -134,7 +134,7 @@ def command(
     if token is not None:
         console.print(Text(f"organizer token (shown this once; keep it): {token}"), soft_wrap=True)
     sys.stdout.flush()
-    if backend is Backend.DASK:
+    if backend is GamesBackend.DASK:
         try:
             import distributed  # noqa: F401
         except ImportError:

@@ -28,7 +28,7 @@ __all__ = [
     "Throttle",
     "add_entrant",
     "authenticate",
-    "entrants",
+    "list_entrants",
     "make_session",
     "organizer_token",
     "revoke_entrant",
@@ -140,7 +140,7 @@ def revoke_entrant(db: sqlite3.Connection, name: str) -> int:
     return count
 
 
-def entrants(db: sqlite3.Connection) -> list[sqlite3.Row]:
+def list_entrants(db: sqlite3.Connection) -> list[sqlite3.Row]:
     return db.execute(
         "SELECT e.name, e.owner, e.created, e.revoked, e.via, "
         "(SELECT COUNT(*) FROM submissions s WHERE s.entrant = e.name) AS submissions "

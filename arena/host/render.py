@@ -43,7 +43,7 @@ def _when(stamp: float | None) -> str:
 
 
 @cache
-def environment() -> Environment:
+def host_environment() -> Environment:
     env = Environment(
         loader=PackageLoader("arena.host", "templates"),
         autoescape=True,
@@ -73,7 +73,7 @@ def page(state: HostApp, request: Request, template: str, title: str, **context:
         "refresh": None,
     }
     values.update(context)
-    return environment().get_template(template).render(**values)
+    return host_environment().get_template(template).render(**values)
 
 
 @cache

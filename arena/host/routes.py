@@ -66,7 +66,7 @@ def _own_submission(state: HostApp, principal: Principal | None, sid: int) -> qu
 def home(state: HostApp, request: Request) -> Response:
     data = competition_data(state)
     recent = queue.history(state.db, limit=20)
-    owners = {row["name"]: row["owner"] for row in accounts.entrants(state.db)}
+    owners = {row["name"]: row["owner"] for row in accounts.list_entrants(state.db)}
     return _html(page(state, request, "home.html", state.competition.name, recent=recent, owners=owners, **data))
 
 
