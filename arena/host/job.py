@@ -140,6 +140,7 @@ def _check(bot: Bot, limits: Limits, sandboxed: bool) -> tuple[list[dict[str, An
 def _play(
     sets: BoardSets, bot: Bot, store_path: Path, private: bool, playing: Playing, progress: Callable[[int], None]
 ) -> None:
+    from arena.play.plan import plan_tournament
     from arena.play.tournament import run_tournament
     from arena.results.store import Store
 
@@ -148,7 +149,19 @@ def _play(
     catalog = PlayerCatalog.for_tournament(plugins, engine, Isolation.AUTO, sets.competition.sandbox)
     config = sets.config(private, (PlayerRef(name=bot.player),), engine)
     with Store(store_path) as store:
-        run_tournament(config, store, catalog, workers=playing.workers, backend=playing.backend, progress=progress)
+        plan = plan_tournament(config, store, catalog, workers=playing.workers, backend=playing.backend)
+        run_tournament(plan, store, _committed_events(progress))
+
+
+def _committed_events(progress: Callable[[int], None]) -> Any:
+    """The run's events as the job hears them: each committed batch counted into ``progress``."""
+    from arena.play.events import TournamentEvents
+
+    class Committed(TournamentEvents):
+        def batch_done(self, results: Any) -> None:
+            progress(len(results))
+
+    return Committed()
 
 
 class _Progress:
