@@ -61,13 +61,16 @@ def page(state: HostApp, request: Request, template: str, title: str, **context:
     session = state.session(request)
     who = None
     csrf = ""
+    organizer = False
     if session is not None:
         principal, csrf = session
-        who = "the organizer" if principal.organizer else principal.name
+        organizer = principal.organizer
+        who = "the organizer" if organizer else principal.name
     values: dict[str, Any] = {
         "title": title,
         "competition": state.competition.name,
         "who": who,
+        "organizer": organizer,
         "csrf": csrf,
         "signup": state.host.invitation is not None,
         "refresh": None,

@@ -180,8 +180,10 @@ async def signup(state: HostApp, request: Request) -> Response:
 
 def submit_form(state: HostApp, request: Request) -> Response:
     session = state.session(request)
-    if session is None or session[0].organizer:
+    if session is None:
         return RedirectResponse("/signin", 303, headers=HEADERS)
+    if session[0].organizer:
+        raise Refusal(403, "the organizer's token does not submit: add an entrant (arena entrant add)")
     max_mb = f"{state.host.max_archive_mb:g}"
     return _html(page(state, request, "submit.html", "Submit", closed=state.closed(), max_mb=max_mb))
 

@@ -272,3 +272,20 @@ def test_no_sign_up_without_an_invitation(hosted: Hosted) -> None:
     client = hosted.client()
     assert client.get("/signup").status == 404
     assert client.request("POST", "/signup", b"code=x&name=y&owner=z").status == 404
+
+
+def test_the_organizer_sees_every_submission_but_does_not_submit(hosted: Hosted, tmp_path: Path) -> None:
+    made = hosted.client().submit(kit(tmp_path), hosted.tokens["alice"]).json()
+    organizer = hosted.client()
+    form = organizer.get("/signin")
+    csrf = re.search(r'name="csrf" value="([^"]+)"', form.text)
+    assert csrf is not None
+    body = f"csrf={csrf.group(1)}&token={hosted.tokens['organizer']}".encode()
+    signed = organizer.request("POST", "/signin", body, {"Content-Type": "application/x-www-form-urlencoded"})
+    assert signed.status == 303
+    every = organizer.get("/mine")
+    assert every.status == 200 and f'href="/s/{made["id"]}"' in every.text and "every submission" in every.text
+    assert organizer.get(f"/s/{made['id']}").status == 200
+    assert organizer.get("/submit").status == 403
+    refused = organizer.submit(kit(tmp_path, "other"), hosted.tokens["organizer"])
+    assert refused.status == 403 and "organizer" in one_line(refused)
