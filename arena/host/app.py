@@ -17,6 +17,7 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from arena.competition.spec import Loaded
 from arena.host import queue, routes
@@ -30,6 +31,24 @@ from arena.web.app import create_app
 __all__ = ["create_host_app"]
 
 log = logging.getLogger("arena.host")
+
+
+class BoardSetPages:
+    """``arena serve``'s pages of the public store, and after the close those of the private boards' tournament
+    from the private store (its pages are under ``/t/PRIVATE_ID/``, and link only there or to the shared
+    addresses). Before the close that tournament is not found, like any other that is not there."""
+
+    def __init__(self, public: ASGIApp, private: ASGIApp, prefix: str, closed: Callable[[], str | None]) -> None:
+        self.public, self.private, self.prefix, self.closed = public, private, prefix, closed
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] == "http" and path.startswith(self.prefix):
+            closed = await run_in_threadpool(self.closed)
+            if closed is not None:
+                await self.private(scope, receive, send)
+                return
+        await self.public(scope, receive, send)
 
 
 def create_host_app(loaded: Loaded, paths: HostPaths, wake: Callable[[], None] | None = None) -> Starlette:
@@ -78,7 +97,9 @@ def create_host_app(loaded: Loaded, paths: HostPaths, wake: Callable[[], None] |
         body, media = found
         return Response(body, media_type=media, headers={**HEADERS, "Cache-Control": "max-age=300"})
 
-    serve = create_app(paths.public_store)
+    serve = BoardSetPages(
+        create_app(paths.public_store), create_app(paths.private_store), f"/t/{state.sets.private_id}/", state.closed
+    )
     table: list[tuple[str, Any, list[str]]] = routes.ROUTES
     mounted = [Route(path, guard(endpoint), methods=methods) for path, endpoint, methods in table]
     mounted += [Route("/host/static/{name}", static), Mount("/", serve)]

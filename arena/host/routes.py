@@ -95,7 +95,12 @@ def api_competition(state: HostApp, request: Request) -> Response:
             )
         return out
 
-    private = {"count": data["private_count"], "seed_sha256": data["commitment"], "seed": data["private_seed"]}
+    private = {
+        "count": data["private_count"],
+        "seed_sha256": data["commitment"],
+        "seed": data["private_seed"],
+        "tournament": data["private_id"],
+    }
     return _json(
         {
             "competition": data["competition"],

@@ -238,10 +238,12 @@ def competition_data(state: HostApp) -> dict[str, Any]:
         "private_board": None,
         "private_subs": {},
         "private_seed": None,
+        "private_id": None,
     }
     if closed is not None:
         private_subs = queue.entrant_rows(state.db, private=True)
         data["private_seed"] = state.sets.seed
+        data["private_id"] = state.sets.private_id
         data["private_subs"] = {s.player: s for s in private_subs.values()}
         data["private_board"] = state.boards.get(
             state.paths.private_store, state.sets.private_id, private_subs, private=True

@@ -104,6 +104,7 @@ def test_submit_wait_exit_codes_crawl_and_close(tmp_path: Path) -> None:
         for path, text in pages.items():
             assert str(seed) not in text, f"the private seed is in {path}"
             assert private_id not in text, f"the private tournament is named in {path}"
+        assert page.get(f"/t/{private_id}/").status == 404, "the private boards' pages are served before the close"
         commitment = page.get("/api/competition").json()["private"]["seed_sha256"]
         assert commitment == hashlib.sha256(str(seed).encode()).hexdigest()
         closed = arena("host", file, "--close")
@@ -112,6 +113,11 @@ def test_submit_wait_exit_codes_crawl_and_close(tmp_path: Path) -> None:
         assert after["closed"] and after["private"]["seed"] == seed
         assert after["final"] and after["final"][0]["entrant"] == "alice" and after["final"][0]["games"] == 4
         assert str(seed) in page.get("/").text
+        assert after["private"]["tournament"] == private_id
+        revealed = page.get(f"/t/{private_id}/")
+        assert (
+            revealed.status == 200 and "alice.1" in revealed.text and f'href="/t/{private_id}/"' in page.get("/").text
+        )
         boards = arena("boards", "-d", "beginner", "--seed", str(seed), "-n", "4", "--json")
         assert boards.returncode == 0 and len(json.loads(boards.stdout)) == 4
         (kit / "new.txt").write_text("a change\n")
