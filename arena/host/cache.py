@@ -3,12 +3,16 @@
 While games are played, the competition's pages are read far more often than they change, and every reading
 costs the server's one Python process a leaderboard and a template. ``MicroCache`` keeps the answer to an
 anonymous ``GET`` (no cookie, no ``Authorization``) for ``ttl`` seconds, so a crowd of readers costs one page a
-second. Nothing personal is ever kept: a request that carries a session or a token, and an answer that sets a
-cookie or is not a 200, pass straight through.
+second; an answer older than that is still given at once while the new one is made behind it for the readers
+after (no reader waits for a page to be made but the first one). Nothing personal is ever kept: a request that
+carries a session or a token, and an answer that sets a cookie or is not a 200, pass straight through (and a
+page whose new answer is not a 200 is forgotten, so its next reader gets that answer).
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import threading
 import time
 from collections import OrderedDict
@@ -17,6 +21,8 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 __all__ = ["MicroCache"]
+
+log = logging.getLogger("arena.host")
 
 
 class MicroCache:
@@ -27,6 +33,7 @@ class MicroCache:
         self.app, self.ttl, self.size = app, ttl, size
         self._held: OrderedDict[tuple[str, bytes], tuple[float, list[Message]]] = OrderedDict()
         self._making: set[tuple[str, bytes]] = set()
+        self._tasks: set[asyncio.Future[None]] = set()
         self._lock = threading.Lock()
 
     @staticmethod
@@ -43,36 +50,54 @@ class MicroCache:
         now = time.monotonic()
         with self._lock:
             held = self._held.get(key)
-            fresh = held is not None and now - held[0] < self.ttl
-            # An old answer is served while one request makes the new one: a crowd arriving as the answer
-            # expires waits for none of it (and the new one is at most one making old).
-            stale = held is not None and not fresh and key in self._making
-            if held is not None and not fresh and not stale:
+            refresh = held is not None and now - held[0] >= self.ttl and key not in self._making
+            if refresh:
                 self._making.add(key)
-        if held is not None and (fresh or stale):
-            for message in held[1]:
-                await send(message)
+        if held is None:  # the first reader of this page makes it
+            messages = await self._make(scope, receive, send)
+            self._keep(key, now, messages)
             return
-        try:
-            await self._make(key, now, scope, receive, send)
-        finally:
-            with self._lock:
-                self._making.discard(key)
+        if refresh:  # an old answer goes out at once; the new one is made behind it, for the next readers
+            self._tasks.add(task := asyncio.ensure_future(self._refresh(key, now, scope)))
+            task.add_done_callback(self._tasks.discard)
+        for message in held[1]:
+            await send(message)
 
-    async def _make(self, key: tuple[str, bytes], now: float, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _make(self, scope: Scope, receive: Receive, send: Send | None) -> list[Message]:
         messages: list[Message] = []
 
         async def keep(message: Message) -> None:
             messages.append(message)
-            await send(message)
+            if send is not None:
+                await send(message)
 
         await self.app(scope, receive, keep)
-        if self._keepable(messages):
+        return messages
+
+    async def _refresh(self, key: tuple[str, bytes], now: float, scope: Scope) -> None:
+        async def no_body() -> Message:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        try:
+            messages = await self._make(dict(scope), no_body, None)
+            if not self._keepable(messages):
+                with self._lock:
+                    self._held.pop(key, None)
+            self._keep(key, now, messages)
+        except Exception:  # the old answer stays; the next reader tries again
+            log.exception("making %s again failed", key[0])
+        finally:
             with self._lock:
-                self._held[key] = (now, messages)
-                self._held.move_to_end(key)
-                while len(self._held) > self.size:
-                    self._held.popitem(last=False)
+                self._making.discard(key)
+
+    def _keep(self, key: tuple[str, bytes], now: float, messages: list[Message]) -> None:
+        if not self._keepable(messages):
+            return
+        with self._lock:
+            self._held[key] = (now, messages)
+            self._held.move_to_end(key)
+            while len(self._held) > self.size:
+                self._held.popitem(last=False)
 
     @staticmethod
     def _keepable(messages: list[Message]) -> bool:
