@@ -36,7 +36,7 @@ def _when(stamp: float | None) -> str:
 @cli_errors
 def command(
     action: Annotated[Action, typer.Argument(help="add, revoke or list.", show_default=False)],
-    file: Annotated[Path, typer.Argument(help="The competition file, with its [host] table.", show_default=False)],
+    file: Annotated[Path, typer.Argument(help="The competition file, with its \\[host] table.", show_default=False)],
     name: Annotated[str | None, typer.Argument(help="The entrant's name (add, revoke).", show_default=False)] = None,
     owner: Annotated[
         str | None, typer.Option("--owner", help="Who the entrant is (add): shown on the leaderboard.")

@@ -45,7 +45,7 @@ def load_hosted(file: Path) -> Loaded:
 
 @cli_errors
 def command(
-    file: Annotated[Path, typer.Argument(help="The competition file, with its [host] table.", show_default=False)],
+    file: Annotated[Path, typer.Argument(help="The competition file, with its \\[host] table.", show_default=False)],
     host: Annotated[
         str, typer.Option("--host", help="Address to listen on; anything but 127.0.0.1 lets other machines in.")
     ] = "127.0.0.1",
