@@ -11,7 +11,8 @@ temporary folder and measures the three, each loop bounded:
    minute, on a competition of ``--burst-boards`` public boards: the time until every one has ended, and how
    many ranked;
 3. while (2) plays, ``--readers`` threads each read the competition page, its JSON and the public leaderboard
-   page ``--reads`` times; the latency's median, 95th percentile and worst.
+   page ``--reads`` times; the latency's median, 95th percentile and worst; then the same once every game is
+   played (``idle_``), which tells the pages' own cost from that of the games sharing the cores.
 
     python benchmarks/host_speed.py [--boards 200] [--burst 30] [--entrants 10] [--readers 20] [--workers 2]
 
@@ -147,11 +148,12 @@ def burst(root: Path, count: int, entrants: int, boards: int, readers: int, read
     host = Host(file, free_port(), workers)
     url = f"http://127.0.0.1:{host.port}/"
     latencies: list[float] = []
+    idle: list[float] = []
     failures: list[str] = []
     lock = threading.Lock()
     tid = host.competition()["public"]["tournament"]
 
-    def reader() -> None:
+    def reader(latencies: list[float]) -> None:
         for n in range(reads):
             path = ("/", "/api/competition", f"/t/{tid}/")[n % 3]
             started = time.perf_counter()
@@ -179,7 +181,7 @@ def burst(root: Path, count: int, entrants: int, boards: int, readers: int, read
             upload(url, folder, tokens[n % entrants])
             time.sleep(max(0.0, started + (n + 1) * 60 / count - time.perf_counter()))
         sent = time.perf_counter() - started
-        threads = [threading.Thread(target=reader) for _ in range(readers)]
+        threads = [threading.Thread(target=reader, args=(latencies,)) for _ in range(readers)]
         for thread in threads:
             thread.start()
         while True:
@@ -195,9 +197,16 @@ def burst(root: Path, count: int, entrants: int, boards: int, readers: int, read
         ended = time.perf_counter() - started
         for thread in threads:
             thread.join()
+        # The same readers once every game is played: what the pages cost with the cores free of games.
+        threads = [threading.Thread(target=reader, args=(idle,)) for _ in range(readers)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
     finally:
         host.stop()
     ms = sorted(1000 * x for x in latencies)
+    quiet = sorted(1000 * x for x in idle)
     return {
         "submissions": count,
         "entrants": entrants,
@@ -213,6 +222,8 @@ def burst(root: Path, count: int, entrants: int, boards: int, readers: int, read
         "read_ms_p95": round(ms[int(0.95 * (len(ms) - 1))], 1),
         "read_ms_worst": round(ms[-1], 1),
         "read_errors": failures[:10],
+        "idle_read_ms_median": round(statistics.median(quiet), 1),
+        "idle_read_ms_p95": round(quiet[int(0.95 * (len(quiet) - 1))], 1),
     }
 
 
@@ -225,7 +236,7 @@ def main() -> None:
     parser.add_argument("--readers", type=int, default=20)
     parser.add_argument("--reads", type=int, default=30)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--skip-row", action="store_true")
+    parser.add_argument("--skip-row", action="store_true", help="Measure the burst only (the last row is kept).")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="host-speed-"))
     result: dict[str, Any] = {
@@ -236,6 +247,8 @@ def main() -> None:
         if not args.skip_row:
             result["row"] = one_row(root, args.boards, args.workers)
             print(json.dumps(result["row"]), flush=True)
+        elif RESULTS.exists():  # the last run's row is kept
+            result["row"] = json.loads(RESULTS.read_text(encoding="utf-8")).get("row")
         result["burst"] = burst(
             root, args.burst, args.entrants, args.burst_boards, args.readers, args.reads, args.workers
         )
