@@ -12,6 +12,7 @@ import socket
 import tarfile
 from pathlib import Path
 
+import pytest
 from host_support import PAYLOAD, Client, Hosted
 
 from arena.host import queue
@@ -19,6 +20,9 @@ from arena.host.archive import pack
 from arena.host.boards import commitment, private_seed
 from arena.host.db import connect
 from arena.kits.new_bot import new_bot
+
+#: A real server on 127.0.0.1 per test, and a 200 MB body streamed at it.
+pytestmark = pytest.mark.slow
 
 
 def kit(tmp_path: Path, name: str = "kitbot") -> bytes:

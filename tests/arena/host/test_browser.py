@@ -30,6 +30,7 @@ def shoot(page: Any, name: str, tmp_path: Path) -> None:
     page.screenshot(path=str(folder / name), full_page=True)
 
 
+@pytest.mark.timeout(1800)
 def test_sign_in_upload_and_watch_it_rank(browser: Any, tmp_path: Path) -> None:
     file = write_cup(tmp_path / "cup", count=6, private=3)
     added = subprocess.run(

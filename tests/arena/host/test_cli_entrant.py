@@ -7,7 +7,11 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
 from host_support import arena_bin, write_cup
+
+#: `arena` run as processes, a dozen of them.
+pytestmark = pytest.mark.slow
 
 
 def arena(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -14,10 +14,14 @@ import subprocess
 from collections import deque
 from pathlib import Path
 
+import pytest
 from host_support import HostProcess, arena_bin, job_processes, start_host, stop_host, wait_for, write_cup
 
 from arena.host.db import HostPaths
 from arena.kits.new_bot import new_bot
+
+#: Real `arena host` processes, builds, checks and games: seconds to minutes on a busy machine.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 
 def arena(

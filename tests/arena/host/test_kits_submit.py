@@ -16,6 +16,9 @@ from arena.kits.toolchains import missing_toolchain
 
 LANGUAGES = ("python", "javascript", "cpp", "rust", "java")
 
+#: Each kit built by the server (a first compile of C++, Rust or Java), checked and played.
+pytestmark = [pytest.mark.slow, pytest.mark.kits, pytest.mark.timeout(2400)]
+
 
 def test_each_kit_with_its_toolchain_ranks(tmp_path: Path) -> None:
     file = write_cup(tmp_path / "cup", count=4, private=2, extra="")
