@@ -101,7 +101,7 @@ def command(
         from arena.host.app import create_host_app
     except ImportError as error:
         raise UsageError(f"arena host needs the web extra ({error.name} is missing): {EXTRA}") from None
-    from arena.cli.playing import check_sandbox
+    from arena.cli.player_options import check_sandbox
     from arena.host.scheduler import Scheduler
 
     check_sandbox(loaded.competition.sandbox)
