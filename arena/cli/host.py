@@ -21,6 +21,7 @@ import typer
 from rich.text import Text
 
 from arena.cli.common import UsageError, cli_errors, console, err_console
+from arena.cli.player_options import check_sandbox
 from arena.cli.serve import EXTRA, _loopback, bind
 from arena.competition.spec import CompetitionError, Loaded, load_competition
 
@@ -101,7 +102,6 @@ def command(
         from arena.host.app import create_host_app
     except ImportError as error:
         raise UsageError(f"arena host needs the web extra ({error.name} is missing): {EXTRA}") from None
-    from arena.cli.player_options import check_sandbox
     from arena.host.scheduler import Scheduler
 
     check_sandbox(loaded.competition.sandbox)
