@@ -113,10 +113,11 @@ def test_submit_wait_exit_codes_crawl_and_close(tmp_path: Path) -> None:
         assert commitment == hashlib.sha256(str(seed).encode()).hexdigest()
         closed = arena("host", file, "--close")
         assert closed.returncode == 0 and str(seed) in closed.stdout
-        after = page.get("/api/competition").json()
+        # public pages are kept a second (arena.host.cache): the close shows within a reading or two
+        after = wait_for(lambda: (now := page.get("/api/competition").json())["closed"] and now, "the close")
         assert after["closed"] and after["private"]["seed"] == seed
         assert after["final"] and after["final"][0]["entrant"] == "alice" and after["final"][0]["games"] == 4
-        assert str(seed) in page.get("/").text
+        assert wait_for(lambda: str(seed) in page.get("/").text, "the seed on the page")
         assert after["private"]["tournament"] == private_id
         revealed = page.get(f"/t/{private_id}/")
         assert (
