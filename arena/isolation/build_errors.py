@@ -12,7 +12,7 @@ not compile `bot```, ``Node.js v20.20.2``). This finds the first error in the us
 The file is made relative to the bot's folder (a compiler prints what it was given, node an absolute path): never an
 absolute path of this machine. An error in a file outside the folder (a system header) counts only when no error in
 the bot's own files does, and then without its file. A log with none of these gives its first line that says
-``error`` or, failing that, its last line, without a file.
+``error`` or, failing that, its last line (not make's summary), without a file.
 """
 
 from __future__ import annotations
@@ -153,7 +153,8 @@ def first_error(log: str, folder: Path) -> BuildError | None:
     if outside is not None:
         return outside
     own = [line for line in lines if line.strip() and not line.startswith(ARENA_PREFIX)]
-    for line in own:
-        if _ANY_ERROR.search(line) and not _MAKE_SUMMARY.match(line.strip()):
+    told = [line for line in own if not _MAKE_SUMMARY.match(line.strip())] or own
+    for line in told:
+        if _ANY_ERROR.search(line):
             return BuildError(None, None, _clean(line, folder))
-    return BuildError(None, None, _clean(own[-1], folder)) if own else None
+    return BuildError(None, None, _clean(told[-1], folder)) if told else None

@@ -18,6 +18,7 @@ import resource
 import signal
 import subprocess
 import sys
+import time
 
 __all__ = ["main"]
 
@@ -25,6 +26,9 @@ _PR_SET_CHILD_SUBREAPER = 36
 _PR_SET_NO_NEW_PRIVS = 38
 #: Rounds of killing leftovers: a killed process's own children are handed to this one, and killed next round.
 _ROUNDS = 50
+#: How long leftovers may settle before they are named: a shell's ``sleep &`` is a copy of the shell until it has
+#: started ``sleep``, and its name would be the shell's.
+_SETTLE = 0.3
 
 
 def _prctl(option: int, value: int) -> bool:
@@ -71,10 +75,13 @@ def _name(pid: int) -> str:
 def _reap_leftovers() -> list[str]:
     """Kill every process left below this one; what each was (its command line)."""
     seen: list[str] = []
-    for _ in range(_ROUNDS):
+    for round in range(_ROUNDS):
         children = _children()
         if not children:
             break
+        if round == 0:
+            time.sleep(_SETTLE)
+            children = _children()
         for pid in children:
             seen.append(_name(pid))
             with contextlib.suppress(OSError):
