@@ -1,10 +1,11 @@
 """`arena compete competition.toml`: run a competition as its file says (docs/competitions.md).
 
 It reads and checks the file (bad input is one line naming FILE:LINE and the key, exit 2, nothing stored), builds
-the kits, checks every entrant with `arena check-bot`'s checks (one that fails is left out, with the reason, and
-the others play), plays the tournament, resumably, in the competition's own store, and publishes the leaderboard
-as markdown, JSON and, with the web extra, a static site. Commands and paths in the file are relative to the
-file's folder, and the commands run there.
+the kits in the sandbox (``--build-outside-sandbox``: as the user, the old way), each build's log kept in the
+results folder's ``builds/``, checks every entrant with `arena check-bot`'s checks (one that fails is left out,
+with the reason, and the others play), plays the tournament, resumably, in the competition's own store, and
+publishes the leaderboard as markdown, JSON and, with the web extra, a static site. Commands and paths in the file
+are relative to the file's folder, and the commands run there.
 """
 
 from __future__ import annotations
@@ -26,11 +27,20 @@ from arena.cli import common, playing
 from arena.cli.common import UsageError, cli_errors, console, err_console, plain_table, print_json
 from arena.cli.playing import check_sandbox, checked_players, games_stopped, player_catalog
 from arena.cli.render import print_leaderboard
-from arena.competition.prepare import Prepared, build, check, discover, engine_bot_options, prepare, seen_by
+from arena.competition.prepare import (
+    BUILD_LOGS,
+    Prepared,
+    build,
+    check,
+    discover,
+    engine_bot_options,
+    prepare,
+    seen_by,
+)
 from arena.competition.publish import competition_leaderboard, results_data, write_results
 from arena.competition.spec import CompetitionError, Loaded, load_competition
 from arena.config import PlayerRef, RecordMode, TournamentConfig
-from arena.isolation import Isolation
+from arena.isolation import Isolation, SandboxMode
 from arena.isolation import sandbox as sandboxes
 
 __all__ = ["command", "default_paths"]
@@ -62,14 +72,19 @@ def _say(text: str, *, quiet: bool = False) -> None:
         err_console.print(Text(text), soft_wrap=True)
 
 
-def _report(item: Prepared, stage: str, done: bool, *, quiet: bool) -> None:
-    """A line as each entrant's build or check begins, and one saying how it went."""
-    if quiet:
-        return
+def _report(item: Prepared, stage: str, done: bool, *, quiet: bool, sandboxed: bool = True) -> None:
+    """A line as each entrant's build or check begins, and one saying how it went (a build: where its log is)."""
     if not done:
-        _say(f"building {item.name}: {item.kit}/build.sh" if stage == "build" else f"checking {item.name}")
-    else:
-        _say(f"  {item.name}: " + (item.notes[-1][1] if item.playing else f"left out: {item.reason}"))
+        where = "in the sandbox" if sandboxed else "OUTSIDE the sandbox"
+        _say(
+            f"building {item.name}: {item.kit}/build.sh, {where}" if stage == "build" else f"checking {item.name}",
+            quiet=quiet,
+        )
+        return
+    _say(f"  {item.name}: " + (item.notes[-1][1] if item.playing else f"left out: {item.reason}"), quiet=quiet)
+    if stage == "build" and item.build_log is not None:
+        # Where a failed build's author reads why, even with --quiet: the reason above is its first error only.
+        _say(f"  {item.name}: whole build log: {item.build_log}", quiet=quiet and item.playing)
 
 
 def _entrants_table(prepared: list[Prepared]) -> Any:
@@ -106,6 +121,15 @@ def command(
     workers: playing.WorkersOpt = None,
     json_out: common.JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, only the results.")] = False,
+    build_outside_sandbox: Annotated[
+        bool,
+        typer.Option(
+            "--build-outside-sandbox",
+            help="Run each kit's build.sh as you, outside the sandbox: with your rights, your files, your "
+            "environment and the network. Only for kits whose build scripts you trust (the default builds each kit "
+            "in the sandbox, with its own folder writable and nothing else).",
+        ),
+    ] = False,
 ) -> None:
     if workers is not None and workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
@@ -122,6 +146,13 @@ def command(
     with working_folder(loaded.folder):
         check_sandbox(c.sandbox)
         prepared = prepare(loaded)
+        if any(p.kit is not None for p in prepared) and not build_outside_sandbox:
+            why = sandboxes.unavailable()
+            if why is not None:
+                raise UsageError(
+                    f"the kits are built in the sandbox, which this machine cannot make ({why}); "
+                    "--build-outside-sandbox builds them as you, with your rights, files and network"
+                )
         exposed = seen_by(prepared, out_dir, loaded.folder) if sandboxes.use_sandbox(c.sandbox) else None
         if exposed is not None:
             raise UsageError(
@@ -138,9 +169,10 @@ def command(
             f"seed {c.boards.seed}, {c.boards.count} boards",
             quiet=quiet,
         )
-        report = functools.partial(_report, quiet=quiet)
+        build_mode = SandboxMode.OFF if build_outside_sandbox else SandboxMode.REQUIRE
+        report = functools.partial(_report, quiet=quiet, sandboxed=not build_outside_sandbox)
         try:
-            build(prepared, report)
+            build(prepared, out_dir / BUILD_LOGS, build_mode, report)
             check(prepared, limits, sandboxes.use_sandbox(c.sandbox), report)
         except KeyboardInterrupt:
             err_console.print(

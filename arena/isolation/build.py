@@ -171,10 +171,10 @@ def toolchain_files() -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def _environment(sandboxed: bool, path_first: tuple[str, ...]) -> dict[str, str]:
-    """The build's whole environment: the toolchains on ``PATH``, a private ``HOME`` and ``CARGO_HOME`` (cargo keeps
-    nothing of the machine's), nothing of the arena's."""
+    """The build's whole environment in the sandbox: the toolchains on ``PATH``, a private ``HOME`` and
+    ``CARGO_HOME`` (cargo keeps nothing of the machine's), the locale, nothing of the arena's."""
     if not sandboxed:
-        return minimal_environment()
+        return dict(os.environ)  # the old way: the organizer's own environment, as a build they run themselves
     env = minimal_environment(home="/tmp")
     env["PATH"] = os.pathsep.join([*path_first, _PATH])
     env.update({"CARGO_HOME": "/tmp/.cargo", "TMPDIR": "/tmp", "CARGO_NET_OFFLINE": "true"})
@@ -280,11 +280,14 @@ def _remove_folder(folder: Path) -> None:
 
 
 class _Log:
-    """The build's output as it comes, kept up to ``limit`` bytes (and written to ``path`` as it comes)."""
+    """The build's output as it comes, kept up to ``limit`` bytes of it (and written to ``path`` as it comes), with
+    the arena's own lines besides."""
 
     def __init__(self, limit: int, path: Path | None):
         self.limit = limit
         self.data = bytearray()
+        #: Bytes of the build's own output kept (the arena's lines do not count).
+        self.kept = 0
         self.cut = False
         self.file = None
         if path is not None:
@@ -299,14 +302,12 @@ class _Log:
         self._write(line)
 
     def add(self, chunk: bytes) -> None:
-        room = self.limit - self._own
+        room = self.limit - self.kept
         if len(chunk) > room:
             chunk = chunk[: max(room, 0)]
             self.cut = True
-        self._own += len(chunk)
+        self.kept += len(chunk)
         self._write(chunk)
-
-    _own = 0
 
     def _write(self, data: bytes) -> None:
         self.data += data
@@ -414,7 +415,10 @@ def _run(folder: Path, limits: BuildLimits, sandboxed: bool, log: _Log, started:
         log.note(f"built in {seconds:.1f} s")
         return BuildResult(True, "", None, log.text(), seconds, sandboxed)
     text = log.text()
-    return BuildResult(False, reason, first_error(text, folder), text, seconds, sandboxed)
+    error = first_error(text, folder)
+    if stopped and not stopped.startswith("log cut") and (error is None or error.file is None):
+        error = None  # the reason is what to read: the log's last line is where the build was when it was stopped
+    return BuildResult(False, reason, error, text, seconds, sandboxed)
 
 
 def _watch(process: subprocess.Popen[bytes], folder: Path, limits: BuildLimits, log: _Log, size_before: int) -> str:
