@@ -5,7 +5,8 @@ and codecs and are re-exported here. The machinery is imported from its module: 
 process: limits, deadlines, kill), ``launch`` (the limits set before ``exec``), ``sandbox`` (the
 bubblewrap sandbox around a bot), ``remote`` (``RemoteAgent``, the game loop's view of a bot),
 ``catalog`` (finding players without importing third-party code), ``shared`` and ``spin`` (the fast
-channel). The Python client of the protocol is ``arena.isolation.bot_host``; the reference is
+channel), ``build`` (``build_bot``: a bot folder's ``build.sh`` in the sandbox, its first error named by
+``build_errors``). The Python client of the protocol is ``arena.isolation.bot_host``; the reference is
 docs/protocol.md.
 """
 

@@ -244,7 +244,7 @@ def test_a_build_that_runs_forever_is_stopped(tmp_path: Path) -> None:
     tag = f"97{uuid.uuid4().int % 10**6:06d}"
     folder = _script(tmp_path / "bot", f"echo waiting\nsleep {tag} &\nwhile :; do :; done\n")
     result = build_bot(folder, limits=BuildLimits(seconds=2))
-    assert (result.ok, result.reason) == (False, "timed out after 2 s")
+    assert (result.ok, result.reason, result.first_error) == (False, "timed out after 2 s", None)
     assert "arena: the build was stopped: timed out after 2 s" in result.log
     assert "waiting" in result.log
     assert _gone(tag)
