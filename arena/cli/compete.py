@@ -40,8 +40,8 @@ from arena.competition.prepare import (
 from arena.competition.publish import competition_leaderboard, results_data, write_results
 from arena.competition.spec import CompetitionError, Loaded, load_competition
 from arena.config import PlayerRef, RecordMode, TournamentConfig
-from arena.isolation import Isolation, SandboxMode
-from arena.isolation import sandbox as sandboxes
+from arena.isolation.sandbox import bubblewrap as sandboxes
+from arena.limits import Isolation, SandboxMode
 
 __all__ = ["command", "default_paths"]
 

@@ -16,7 +16,7 @@ from arena.cli.common import UsageError, board_from_options, cli_errors, console
 from arena.cli.playing import checked_players, games_stopped, player_catalog
 from arena.config import TournamentConfig
 from arena.experiments.match import MatchResult, parse_player_spec, run_match
-from arena.isolation import Clock, Isolation, Limits
+from arena.limits import Clock, Isolation, Limits
 from arena.results.store import Store
 from engine.layout import check_seed
 

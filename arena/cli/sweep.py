@@ -23,7 +23,7 @@ from arena.experiments.sweep import (
     write_csv,
     write_plot,
 )
-from arena.isolation import Isolation
+from arena.limits import Isolation
 from arena.results.store import Store
 from engine import FirstClick
 from engine.layout import check_seed

@@ -27,7 +27,7 @@ from arena.cli.common import UsageError, board_from_options, cli_errors, console
 from arena.cli.playing import checked_players, limits_from, player_catalog
 from arena.cli.render import print_leaderboard
 from arena.config import PlayerRef, RecordMode, TournamentConfig, parse_player_list
-from arena.isolation import DEFAULT_LIMITS, Clock, Isolation, SandboxMode
+from arena.limits import DEFAULT_LIMITS, Clock, Isolation, SandboxMode
 from arena.play.tournament import (
     BackendUnavailable,
     TournamentError,

@@ -9,11 +9,11 @@ package through its entry point. Then:
   would: an alias the arena refuses (a plugin of several players, a name another plugin registers) or a package
   without a player of the entrant's name is bad input (``CompetitionError``), a plugin that fails to import is
   left out with its reason;
-- ``build`` runs each kit's ``build.sh`` in its folder inside the sandbox (``arena.isolation.build``: no network,
+- ``build`` runs each kit's ``build.sh`` in its folder inside the sandbox (``arena.isolation.builds.build``: no network,
   only the kit's folder writable, limits on time, memory, processes and output; outside it only when the
   organizer asks, ``--build-outside-sandbox``), keeps each build's whole log in the results folder, and leaves out
   a kit whose build fails, with its first error (``FILE:LINE: message``) and where its log is;
-- ``check`` plays each bot through ``arena check-bot``'s scripted situations (``arena.isolation.check``) under
+- ``check`` plays each bot through ``arena check-bot``'s scripted situations (``arena.isolation.check_bot.check``) under
   the competition's limits and sandbox, and leaves out a bot that fails a check.
 """
 
@@ -27,11 +27,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.competition.spec import Entrant, Loaded
-from arena.isolation import EngineBot, Isolation, Limits, SandboxMode
-from arena.isolation.botfiles import ProgramError, broad_folder, engine_bot_folder, plugin_folder
-from arena.isolation.build import DEFAULT_BUILD_LIMITS, BuildLimits, BuildResult, build_bot
-from arena.isolation.catalog import PlayerCatalog
-from arena.isolation.check import BotDidNotStart, Target, check_bot, engine_target, package_target, plugin_target
+from arena.isolation.check_bot.check import (
+    BotDidNotStart,
+    Target,
+    check_bot,
+    engine_target,
+    package_target,
+    plugin_target,
+)
+from arena.isolation.builds.build import DEFAULT_BUILD_LIMITS, BuildLimits, BuildResult, build_bot
+from arena.isolation.discovery.catalog import PlayerCatalog
+from arena.isolation.sandbox.botfiles import ProgramError, broad_folder, engine_bot_folder, plugin_folder
+from arena.limits import EngineBot, Isolation, Limits, SandboxMode
 from players.registry import FILE_SOURCE, PluginFailure
 
 __all__ = [

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from arena.config import TournamentConfig
-from arena.isolation.process import make_undumpable
+from arena.isolation.processes.bot_process import make_undumpable
 from arena.play.backends import (
     Backend,
     BackendUnavailable,

@@ -16,8 +16,8 @@ from typing import TypeVar
 
 from arena.answer import WARM_UP_SEED
 from arena.config import PlayerRef, RecordMode, TournamentConfig
-from arena.isolation.process import make_undumpable
-from arena.isolation.spin import spin_window
+from arena.isolation.processes.bot_process import make_undumpable
+from arena.isolation.processes.spin import spin_window
 from arena.play.agents import TrustedAgent, agent_for, close_agents, configure
 from arena.play.memory import release_during_loads, release_unused
 from arena.play.runner import (

@@ -14,7 +14,7 @@ from typer.testing import Result
 from arena.analysis.history import UnknownPlayer, player_history
 from arena.analysis.stats import compare_paired, wilson_interval
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import Isolation
+from arena.limits import Isolation
 from arena.play.tournament import run_tournament
 from arena.results.store import Store
 from engine import BoardSpec, FirstClick

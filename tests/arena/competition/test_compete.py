@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from repo import ROOT
 
-from arena.isolation import sandbox
-from arena.isolation.check import CheckResult
+from arena.isolation.check_bot.check import CheckResult
+from arena.isolation.sandbox import bubblewrap as sandbox
 from arena.play.backends import local
 
 EXAMPLE = ROOT / "examples" / "competition"

@@ -1,5 +1,5 @@
 """``build_bot``: the five kits build in the sandbox, a broken kit names its first error's file and line, and hostile
-builds are contained, each saying so in its log or its reason (arena/isolation/build.py)."""
+builds are contained, each saying so in its log or its reason (arena/isolation/builds/build.py)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.isolation import sandbox
-from arena.isolation.build import BuildLimits, SandboxUnavailable, build_bot
-from arena.isolation.settings import SandboxMode
+from arena.isolation.sandbox import bubblewrap as sandbox
+from arena.isolation.builds.build import BuildLimits, SandboxUnavailable, build_bot
+from arena.limits import SandboxMode
 from arena.kits import new_bot
 from arena.kits.toolchains import missing_toolchain
 

@@ -1,5 +1,5 @@
 """``first_error``: the first error of a build log, with its file (relative to the bot's folder) and line, in each
-toolchain's format (arena/isolation/build_errors.py). Logs as the toolchains print them; the kits' real builds are
+toolchain's format (arena/isolation/builds/errors.py). Logs as the toolchains print them; the kits' real builds are
 in test_build.py."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena.isolation.build_errors import BuildError, first_error
+from arena.isolation.builds.errors import BuildError, first_error
 
 FOLDER = Path("/srv/cup/bots/carol")
 

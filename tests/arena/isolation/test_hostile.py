@@ -18,8 +18,9 @@ import pytest
 from repo import BOTS, ROOT
 
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import EngineBot, Isolation, Limits, sandbox
-from arena.isolation.catalog import PlayerCatalog
+from arena.isolation.discovery.catalog import PlayerCatalog
+from arena.isolation.sandbox import bubblewrap as sandbox
+from arena.limits import EngineBot, Isolation, Limits
 from arena.play.tournament import run_tournament
 from arena.result import GameResult, Outcome
 from arena.results.records import RecordError

@@ -20,10 +20,10 @@ from repo import BOTS, ROOT
 from typer.testing import Result
 
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import Isolation, Limits, SandboxMode
-from arena.isolation.catalog import PlayerCatalog
-from arena.isolation.process import BotOutputError, BotProcess, BotTimeout
-from arena.isolation.remote import MAX_SETUP_FAILURES, RemoteAgent, host_command
+from arena.isolation.discovery.catalog import PlayerCatalog
+from arena.isolation.processes.bot_process import BotOutputError, BotProcess, BotTimeout
+from arena.isolation.protocol.remote import MAX_SETUP_FAILURES, RemoteAgent, host_command
+from arena.limits import Isolation, Limits, SandboxMode
 from arena.play.runner import play_game
 from arena.play.tournament import run_tournament
 from arena.result import GameResult, Outcome

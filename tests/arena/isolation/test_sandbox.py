@@ -1,4 +1,4 @@
-"""The sandbox (``arena.isolation.sandbox``): a bot that tries every way out learns nothing, changes nothing,
+"""The sandbox (``arena.isolation.sandbox.bubblewrap``): a bot that tries every way out learns nothing, changes nothing,
 leaves no process behind, and other players' games are the same with it or without it, sandboxed or not.
 
 Skipped, saying why, where bubblewrap cannot make a sandbox (CI installs it).
@@ -19,8 +19,9 @@ import pytest
 from repo import BOTS
 
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import Isolation, Limits, SandboxMode, sandbox
-from arena.isolation.catalog import PlayerCatalog
+from arena.isolation.discovery.catalog import PlayerCatalog
+from arena.isolation.sandbox import bubblewrap as sandbox
+from arena.limits import Isolation, Limits, SandboxMode
 from arena.play.agents import close_agents
 from arena.play.tournament import run_tournament
 from arena.result import GameResult, Outcome

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import Isolation
+from arena.limits import Isolation
 from arena.play.backends import BackendUnavailable, make_backend
 from arena.play.backends.dask_cluster import ADDRESS_ENV, INSTALL_HINT, DaskBackend, dask_available
 from arena.play.tournament import run_tournament

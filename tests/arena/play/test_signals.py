@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import Isolation
+from arena.limits import Isolation
 from arena.play.backends.dask_cluster import dask_available
 from arena.play.tournament import WorkerCrashError, run_tournament
 from arena.result import GameResult

@@ -11,7 +11,7 @@ from boards import draw_layout
 
 import arena.play.tournament
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import Isolation
+from arena.limits import Isolation
 from arena.play.tournament import TournamentInterrupted, pending_work, plan_workers, run_tournament
 from arena.result import GameResult, Outcome
 from arena.results.store import Store

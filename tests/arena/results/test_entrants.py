@@ -18,7 +18,7 @@ from typer.testing import Result
 
 from arena.analysis.leaderboard import build_leaderboard
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import Isolation
+from arena.limits import Isolation
 from arena.play.fingerprint import fingerprint_files
 from arena.play.tournament import run_tournament
 from arena.results.entrants import Running, latest_keys, resolve_entrants, version_tag

@@ -19,8 +19,8 @@ from repo import ROOT
 
 from arena.cli.common import cli_errors
 from arena.config import PlayerRef, RecordMode, TournamentConfig
-from arena.isolation import EngineBot, Isolation
-from arena.isolation.catalog import PlayerCatalog
+from arena.isolation.discovery.catalog import PlayerCatalog
+from arena.limits import EngineBot, Isolation
 from arena.play.runner import empty_record, play_game
 from arena.play.tournament import run_tournament
 from arena.result import GameResult, Outcome

@@ -34,7 +34,7 @@ class Isolation(enum.StrEnum):
 
 
 class SandboxMode(enum.StrEnum):
-    """Whether isolated players run in a Linux sandbox (``arena.isolation.sandbox``, docs/isolation.md)."""
+    """Whether isolated players run in a Linux sandbox (``arena.isolation.sandbox.bubblewrap``, docs/isolation.md)."""
 
     #: In the sandbox where this machine can make one; else today's isolation, said once on stderr.
     AUTO = "auto"

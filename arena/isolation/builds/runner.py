@@ -1,7 +1,7 @@
 """Run a bot's ``build.sh`` and take down whatever it leaves running: the first process of a build.
 
-Run by path with the standard library only (``python -I -S build_runner.py OPTIONS_JSON -- COMMAND...``), inside
-the sandbox (or, with the sandbox off, as a plain process) by ``arena.isolation.build``. It sets the limits the
+Run by path with the standard library only (``python -I -S runner.py OPTIONS_JSON -- COMMAND...``), inside
+the sandbox (or, with the sandbox off, as a plain process) by ``arena.isolation.builds.build``. It sets the limits the
 kernel keeps per process (the largest file, the data a process may hold where no memory cgroup caps the whole
 build), makes itself the *subreaper* of the build, runs the command, and when the command has exited it kills every
 process still running below it (a daemon started by the build, a forgotten ``sleep &``) and says so in the log:
@@ -102,7 +102,7 @@ def _reap_leftovers() -> list[str]:
 
 def main(argv: list[str]) -> int:
     if len(argv) < 3 or argv[1] != "--":
-        sys.stderr.write("usage: build_runner.py OPTIONS_JSON -- COMMAND [ARGS...]\n")
+        sys.stderr.write("usage: runner.py OPTIONS_JSON -- COMMAND [ARGS...]\n")
         return 2
     options, command = json.loads(argv[0]), argv[2:]
     try:

@@ -1,14 +1,14 @@
 """Building a bot's folder with its ``build.sh`` inside the sandbox: a stranger's build script is code from a stranger.
 
 A kit from ``arena new-bot`` has a ``build.sh`` (a folder without one needs no build). ``build_bot`` runs it in the
-bubblewrap sandbox of ``arena.isolation.sandbox``: no network, the bot's own folder writable and nothing else of the
+bubblewrap sandbox of ``arena.isolation.sandbox.bubblewrap``: no network, the bot's own folder writable and nothing else of the
 machine's files visible beyond the toolchains (``/usr``, where the JDK, node, g++ and Debian's packaged Rust crates
 live; the JDK's settings in ``/etc``; rustup's toolchain when ``cargo`` is rustup's; the Python interpreter
 ``python3`` starts), a private ``/tmp`` that is also ``HOME`` and ``CARGO_HOME``, and limits on time, memory,
-processes, file size and output. Every process of the build is killed at the end (``build_runner`` takes down what
+processes, file size and output. Every process of the build is killed at the end (``runner`` takes down what
 ``build.sh`` leaves running, and says so in the log), and the log is kept. A failed build says why in one line
 (``exit 2``, ``timed out after 600 s``, ``log cut at 1 MB``) and names its first error with its file and line
-(``build_errors``). What each limit protects: ``BuildLimits``, docs/isolation.md.
+(``errors``). What each limit protects: ``BuildLimits``, docs/isolation.md.
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.isolation.botfiles import ProgramError, broad_folder, hidden, resolve_program
-from arena.isolation.build_errors import ARENA_PREFIX, BuildError, first_error
-from arena.isolation.sandbox import LAUNCHER, Sandbox, SandboxUnavailable, minimal_environment, use_sandbox
-from arena.isolation.settings import SandboxMode
+from arena.isolation.builds.errors import ARENA_PREFIX, BuildError, first_error
+from arena.isolation.sandbox.botfiles import ProgramError, broad_folder, hidden, resolve_program
+from arena.isolation.sandbox.bubblewrap import LAUNCHER, Sandbox, SandboxUnavailable, minimal_environment, use_sandbox
+from arena.limits import SandboxMode
 
 __all__ = [
     "BUILD_SCRIPT",
@@ -47,7 +47,7 @@ __all__ = [
 #: The script a bot's folder builds with; a folder without one needs no build.
 BUILD_SCRIPT = "build.sh"
 #: The first process of a build (run by path, standard library only).
-RUNNER = Path(__file__).with_name("build_runner.py")
+RUNNER = Path(__file__).with_name("runner.py")
 #: The programs a build may start, looked up as the arena finds them (a version manager's shim resolved) so that the
 #: sandbox shows their installation: the kits' toolchains and the shell.
 TOOLCHAIN_PROGRAMS = ("sh", "make", "g++", "c++", "gcc", "cc", "python3", "node", "javac", "java", "cargo", "rustc")
