@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.competition.spec import Entrant, Loaded
+from arena.isolation.builds.build import DEFAULT_BUILD_LIMITS, BuildLimits, BuildResult, build_bot
 from arena.isolation.check_bot.check import (
     BotDidNotStart,
     Target,
@@ -35,7 +36,6 @@ from arena.isolation.check_bot.check import (
     package_target,
     plugin_target,
 )
-from arena.isolation.builds.build import DEFAULT_BUILD_LIMITS, BuildLimits, BuildResult, build_bot
 from arena.isolation.discovery.catalog import PlayerCatalog
 from arena.isolation.sandbox.botfiles import ProgramError, broad_folder, engine_bot_folder, plugin_folder
 from arena.limits import EngineBot, Isolation, Limits, SandboxMode

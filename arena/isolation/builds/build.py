@@ -1,13 +1,13 @@
 """Building a bot's folder with its ``build.sh`` inside the sandbox: a stranger's build script is code from a stranger.
 
 A kit from ``arena new-bot`` has a ``build.sh`` (a folder without one needs no build). ``build_bot`` runs it in the
-bubblewrap sandbox of ``arena.isolation.sandbox.bubblewrap``: no network, the bot's own folder writable and nothing else of the
-machine's files visible beyond the toolchains (``/usr``, where the JDK, node, g++ and Debian's packaged Rust crates
-live; the JDK's settings in ``/etc``; rustup's toolchain when ``cargo`` is rustup's; the Python interpreter
-``python3`` starts), a private ``/tmp`` that is also ``HOME`` and ``CARGO_HOME``, and limits on time, memory,
-processes, file size and output. Every process of the build is killed at the end (``runner`` takes down what
-``build.sh`` leaves running, and says so in the log), and the log is kept. A failed build says why in one line
-(``exit 2``, ``timed out after 600 s``, ``log cut at 1 MB``) and names its first error with its file and line
+bot's bubblewrap sandbox (``arena.isolation.sandbox.bubblewrap``): no network, the bot's own folder writable and
+nothing else of the machine's files visible beyond the toolchains (``/usr``, where the JDK, node, g++ and Debian's
+packaged Rust crates live; the JDK's settings in ``/etc``; rustup's toolchain when ``cargo`` is rustup's; the
+Python interpreter ``python3`` starts), a private ``/tmp`` that is also ``HOME`` and ``CARGO_HOME``, and limits on
+time, memory, processes, file size and output. Every process of the build is killed at the end (``runner`` takes
+down what ``build.sh`` leaves running, and says so in the log), and the log is kept. A failed build says why in one
+line (``exit 2``, ``timed out after 600 s``, ``log cut at 1 MB``) and names its first error with its file and line
 (``errors``). What each limit protects: ``BuildLimits``, docs/isolation.md.
 """
 
@@ -205,7 +205,7 @@ class _MemoryCgroup:
         base = _memory_cgroup_base()
         if base is None:
             return
-        folder = base / f"build-{uuid.uuid4().hex[:12]}"
+        folder = base / f"minesweeper-arena-build-{uuid.uuid4().hex[:12]}"
         try:
             folder.mkdir()
             if (folder / "memory.max").exists():
@@ -242,8 +242,9 @@ class _MemoryCgroup:
 
 @functools.cache
 def _memory_cgroup_base() -> Path | None:
-    """A folder where this process may make memory cgroups (v1's memory hierarchy, or v2 with the controller on),
-    or None (not root, no cgroups)."""
+    """This process's own memory cgroup (v1's memory hierarchy, or v2 with the controller on for its children),
+    where each build gets a cgroup of its own (removed after it: nothing is left behind, even by a process that
+    leaves through ``os._exit``), or None (not root, no cgroups)."""
     if not (hasattr(os, "geteuid") and os.geteuid() == 0):
         return None
     try:
@@ -260,17 +261,15 @@ def _memory_cgroup_base() -> Path | None:
         else:
             continue
         for base in candidates:
-            folder = base / f"minesweeper-arena-builds-{os.getpid()}"
+            probe = base / f"minesweeper-arena-probe-{uuid.uuid4().hex[:12]}"
             try:
-                folder.mkdir(exist_ok=True)
-                if (folder / "memory.max").exists() or (folder / "memory.limit_in_bytes").exists():
-                    import atexit
-
-                    atexit.register(_remove_folder, folder)
-                    return folder
-                folder.rmdir()
+                probe.mkdir()
             except OSError:
                 continue
+            usable = (probe / "memory.max").exists() or (probe / "memory.limit_in_bytes").exists()
+            _remove_folder(probe)
+            if usable:
+                return base
     return None
 
 

@@ -41,6 +41,7 @@ _RUST_SUMMARY = re.compile(r"^(?:could not compile|aborting due to|build failed|
 _NODE_AT = re.compile(r"^(?P<file>\S.*?\.(?:js|mjs|cjs|ts)):(?P<line>\d+)\s*$")
 _EXCEPTION = re.compile(r"^(?P<kind>[A-Za-z_][\w.]*(?:Error|Exception)): ?(?P<message>.*)$")
 _PYTHON_AT = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)')
+_JAVA_SYMBOL = re.compile(r"^\s*symbol:\s+\S")
 _ANY_ERROR = re.compile(r"\berror\b", re.IGNORECASE)
 _MAKE_SUMMARY = re.compile(r"^make(?:\[\d+\])?: \*\*\* \[.*\] Error \d+$")
 
@@ -101,7 +102,12 @@ def _found_at(lines: list[str], index: int) -> _Found | None:
         return None
     match = _COMPILER.match(text) or _MAKE.match(text)
     if match is not None:
-        return _Found(index, match["file"], int(match["line"]), match["message"])
+        message = match["message"]
+        if message.strip() == "cannot find symbol":  # javac names the symbol a few lines below
+            symbol = next((b for b in lines[index + 1 : index + 1 + _LOOKAHEAD] if _JAVA_SYMBOL.match(b)), None)
+            if symbol is not None:
+                message += ": " + " ".join(symbol.split()[1:])
+        return _Found(index, match["file"], int(match["line"]), message)
     match = _RUST.match(text)
     if match is not None and not _RUST_SUMMARY.match(match["message"]):
         message = f"{match['code']}: {match['message']}" if match["code"] else match["message"]

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from repo import EXAMPLES
 
-from arena.isolation.sandbox import bubblewrap as sandbox
 from arena.isolation.check_bot.check import CheckResult
+from arena.isolation.sandbox import bubblewrap as sandbox
 from arena.kits import new_bot
 from arena.kits.toolchains import missing_toolchain
 

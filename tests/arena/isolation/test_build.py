@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.isolation.sandbox import bubblewrap as sandbox
 from arena.isolation.builds.build import BuildLimits, SandboxUnavailable, build_bot
-from arena.limits import SandboxMode
+from arena.isolation.sandbox import bubblewrap as sandbox
 from arena.kits import new_bot
 from arena.kits.toolchains import missing_toolchain
+from arena.limits import SandboxMode
 
 needs_sandbox = pytest.mark.skipif(sandbox.unavailable() is not None, reason=f"no sandbox: {sandbox.unavailable()}")
 

@@ -147,8 +147,20 @@ def test_cargo_error_without_location_and_without_the_folders_path() -> None:
     assert error.message == "failed to get `serde_json` as a dependency of package `kit v0.1.0 (/srv/cup/bots/carol)`"
 
 
+JAVAC_SYMBOL = """\
+src/main/java/bot/Strategy.java:16: error: cannot find symbol
+    int broken = undefined_name;
+                 ^
+  symbol:   variable undefined_name
+  location: class Strategy
+1 error
+"""
+
+
 def test_javac() -> None:
     assert first_error(JAVAC, FOLDER) == BuildError("src/main/java/bot/Strategy.java", 12, "';' expected")
+    error = first_error(JAVAC_SYMBOL, FOLDER)
+    assert error == BuildError("src/main/java/bot/Strategy.java", 16, "cannot find symbol: variable undefined_name")
 
 
 def test_node() -> None:
