@@ -347,8 +347,10 @@ def build_bot(
             log_path.write_text("")
         return BuildResult(True, "", None, "", 0.0, sandboxed, built=False)
     broad = broad_folder(folder)
-    if sandboxed and broad is None and hidden().inside(str(folder)):
-        broad = f"{folder} holds the arena's own files"
+    # The build may write anywhere in its folder: one that holds a results store (the competition's, beside its
+    # file, found by content) or another of the arena's files is not built.
+    if sandboxed and broad is None and hidden().with_stores_in(str(folder)).inside(str(folder)):
+        broad = f"{folder} holds the arena's own files (a results store)"
     if sandboxed and broad is not None:
         return _fail(f"cannot build in the sandbox: {broad}; give the bot a folder of its own", "", started, True)
     log = _Log(limits.log_bytes, log_path)

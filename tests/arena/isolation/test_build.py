@@ -157,6 +157,18 @@ def test_the_home_folder_is_never_a_bot_folder(tmp_path: Path, monkeypatch: pyte
     assert not (home / "built").exists()
 
 
+@needs_sandbox
+def test_a_folder_holding_a_results_store_is_not_built(tmp_path: Path) -> None:
+    from arena.results.store import Store
+
+    folder = _script(tmp_path / "cup", "touch built\n")
+    with Store(folder / "cup.db"):
+        pass
+    result = build_bot(folder)
+    assert not result.ok and "holds the arena's own files (a results store)" in result.reason
+    assert not (folder / "built").exists()
+
+
 # Hostile builds: each contained, and the log or the reason says what happened.
 
 
