@@ -351,10 +351,12 @@ def build_bot(
     # file, found by content) or another of the arena's files is not built.
     if sandboxed and broad is None and hidden().with_stores_in(str(folder)).inside(str(folder)):
         broad = f"{folder} holds the arena's own files (a results store)"
-    if sandboxed and broad is not None:
-        return _fail(f"cannot build in the sandbox: {broad}; give the bot a folder of its own", "", started, True)
     log = _Log(limits.log_bytes, log_path)
     try:
+        if sandboxed and broad is not None:
+            reason = f"cannot build in the sandbox: {broad}; give the bot a folder of its own"
+            log.note(reason)
+            return _fail(reason, log.text(), started, True)
         return _run(folder, limits, sandboxed, log, started)
     finally:
         log.close()

@@ -164,9 +164,10 @@ def test_a_folder_holding_a_results_store_is_not_built(tmp_path: Path) -> None:
     folder = _script(tmp_path / "cup", "touch built\n")
     with Store(folder / "cup.db"):
         pass
-    result = build_bot(folder)
+    result = build_bot(folder, log_path=tmp_path / "cup.log")
     assert not result.ok and "holds the arena's own files (a results store)" in result.reason
     assert not (folder / "built").exists()
+    assert (tmp_path / "cup.log").read_text() == result.log == f"arena: {result.reason}\n"
 
 
 # Hostile builds: each contained, and the log or the reason says what happened.
