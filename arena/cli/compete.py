@@ -114,7 +114,8 @@ def command(
         Path | None,
         typer.Option(
             "--out",
-            help="Folder for leaderboard.md, leaderboard.json and the site/ (default: NAME-results beside the file).",
+            help="Folder for leaderboard.md, leaderboard.json, the kits' build logs (builds/) and the site/ "
+            "(default: NAME-results beside the file).",
             show_default=False,
         ),
     ] = None,
