@@ -4,7 +4,7 @@ A failed build's last line is rarely the one to read (``make: *** [Makefile:9: b
 not compile `bot```, ``Node.js v20.20.2``). This finds the first error in the usual formats of the kits' toolchains:
 
 - g++, clang, javac, make: ``FILE:LINE:COL: error: MESSAGE``, ``FILE:LINE: error: MESSAGE``, ``FILE:LINE: *** MESSAGE``
-  (``fatal error`` too; warnings are not errors);
+  (``fatal error`` too; warnings are not errors); the linker's ``undefined reference to ...`` (without a line);
 - rustc through cargo: ``error[E0425]: MESSAGE`` and, a few lines below, ``--> FILE:LINE:COL``;
 - node: ``FILE:LINE`` alone on a line, then the source line and a caret, then ``SyntaxError: MESSAGE``;
 - python: a traceback's last ``File "FILE", line N`` before ``SyntaxError: MESSAGE`` (any ``...Error:``).
@@ -41,6 +41,8 @@ _RUST_SUMMARY = re.compile(r"^(?:could not compile|aborting due to|build failed|
 _NODE_AT = re.compile(r"^(?P<file>\S.*?\.(?:js|mjs|cjs|ts)):(?P<line>\d+)\s*$")
 _EXCEPTION = re.compile(r"^(?P<kind>[A-Za-z_][\w.]*(?:Error|Exception)): ?(?P<message>.*)$")
 _PYTHON_AT = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)')
+#: The linker's ``main.cpp:(.text+0x1f): undefined reference to `foo'`` (no line: the object file has none).
+_LINKER = re.compile(r"(?:^|: )(?P<message>(?:undefined reference to|multiple definition of) .+)$")
 _JAVA_SYMBOL = re.compile(r"^\s*symbol:\s+\S")
 _ANY_ERROR = re.compile(r"\berror\b", re.IGNORECASE)
 _MAKE_SUMMARY = re.compile(r"^make(?:\[\d+\])?: \*\*\* \[.*\] Error \d+$")
@@ -108,6 +110,9 @@ def _found_at(lines: list[str], index: int) -> _Found | None:
             if symbol is not None:
                 message += ": " + " ".join(symbol.split()[1:])
         return _Found(index, match["file"], int(match["line"]), message)
+    match = _LINKER.search(text)
+    if match is not None:
+        return _Found(index, None, None, match["message"])
     match = _RUST.match(text)
     if match is not None and not _RUST_SUMMARY.match(match["message"]):
         message = f"{match['code']}: {match['message']}" if match["code"] else match["message"]

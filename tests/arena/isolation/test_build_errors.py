@@ -131,6 +131,19 @@ def test_an_error_only_outside_the_folder_has_no_file_and_no_machine_path() -> N
     assert error == BuildError(None, None, "stl_vector.h: no matching function for call")
 
 
+LINKER = """\
+g++ -o build/bot src/main.cpp src/strategy.cpp
+/usr/bin/ld: /tmp/ccq1Xb2a.o: in function `main':
+main.cpp:(.text.startup+0x2f): undefined reference to `play_one(Board const&)'
+collect2: error: ld returned 1 exit status
+make: *** [Makefile:17: build/bot] Error 1
+"""
+
+
+def test_the_linkers_undefined_reference_not_collect2() -> None:
+    assert first_error(LINKER, FOLDER) == BuildError(None, None, "undefined reference to `play_one(Board const&)'")
+
+
 def test_make() -> None:
     assert first_error(MAKE, FOLDER) == BuildError("Makefile", 12, "missing separator")
 
