@@ -207,6 +207,7 @@ def command(
         summary, board, seconds = _play(config, catalog, store_path, workers, quiet, [p.name for p in playing_now])
     data = results_data(loaded, prepared, board)
     written = write_results(out_dir, data)
+    logs = sorted(p.build_log for p in prepared if p.build_log is not None and p.build_log.is_file())
     site = _site(store_path, out_dir / "site", config.id, replays=c.record is RecordMode.MOVES)
     data["run"] = {
         "played": summary.played,
@@ -214,7 +215,7 @@ def command(
         "workers": summary.workers,
         "seconds": round(seconds, 3),
         "store": str(store_path),
-        "published": [str(p) for p in written] + ([str(site)] if isinstance(site, Path) else []),
+        "published": [str(p) for p in [*written, *logs]] + ([str(site)] if isinstance(site, Path) else []),
         "site": str(site) if isinstance(site, Path) else None,
         "site_note": site if isinstance(site, str) else None,
     }
@@ -230,6 +231,9 @@ def command(
     console.print(Text(f"results stored in {store_path}"), style="dim", soft_wrap=True)
     for path in written:
         console.print(Text(f"wrote {path}"), soft_wrap=True)
+    if logs:
+        count = f"{len(logs)} build log{'s' if len(logs) != 1 else ''}"
+        console.print(Text(f"wrote {count} in {out_dir / BUILD_LOGS}"), soft_wrap=True)
     if isinstance(site, Path):
         console.print(Text(f"wrote the site: open {site / 'index.html'}"), soft_wrap=True)
     else:

@@ -92,6 +92,7 @@ def test_a_broken_kit_is_left_out_with_its_first_error_and_its_log_published(tmp
     row = next(line for line in markdown.splitlines() if line.startswith("| kitty |"))
     assert "strategy.py:16" in row and row.endswith("| [builds/kitty.log](builds/kitty.log) |")
     assert json.loads((results / "leaderboard.json").read_text())["entrants"] == data["entrants"]
+    assert str(results / "builds" / "kitty.log") in data["run"]["published"]
 
 
 @needs_sandbox
@@ -102,6 +103,7 @@ def test_kits_build_in_the_sandbox_unless_the_organizer_asks(tmp_path: Path, cli
     path = _cup(tmp_path, {"kitty": "kitty"})
     result = cli("compete", path, "--workers", "1")
     assert result.exit_code == 0, result.output
+    assert f"wrote 1 build log in {tmp_path / 'cup-results' / 'builds'}" in result.stdout
     assert not (tmp_path / "escaped.txt").exists()
     assert "building kitty: " in result.stderr and "build.sh, in the sandbox" in result.stderr
     log = (tmp_path / "cup-results" / "builds" / "kitty.log").read_text()
