@@ -61,7 +61,7 @@ from arena.isolation.sandbox import bubblewrap as sandbox
 from arena.limits import Isolation, Limits
 from arena.play.agents import Agent, TrustedAgent
 from arena.play.runner import play_game, warm_up
-from arena.play.tournament import run_tournament
+from arena.play.tournament import plan_tournament, run_tournament
 from arena.result import Outcome
 from arena.results.store import Store
 from engine import EXPERT, Action, BoardSpec, FirstClick, Game, Observation
@@ -245,7 +245,7 @@ def tournament_seconds(name: str, games: int) -> dict[str, dict[str, float]]:
             )
             with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "bench.db") as store:
                 start = time.perf_counter()
-                run_tournament(config, store, Registry(), workers=workers)
+                run_tournament(plan_tournament(config, store, Registry(), workers=workers), store)
                 seconds = time.perf_counter() - start
             rows[f"{isolation.value}_{workers}_worker{'s' if workers > 1 else ''}"] = {
                 "seconds": round(seconds, 3),

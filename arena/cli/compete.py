@@ -16,7 +16,7 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -42,6 +42,10 @@ from arena.competition.spec import CompetitionError, Loaded, load_competition
 from arena.config import PlayerRef, RecordMode, TournamentConfig
 from arena.isolation.sandbox import bubblewrap as sandboxes
 from arena.limits import Isolation, SandboxMode
+
+if TYPE_CHECKING:
+    from arena.analysis.leaderboard import Leaderboard
+    from arena.play.plan import TournamentSummary
 
 __all__ = ["command", "default_paths"]
 
@@ -242,25 +246,21 @@ def command(
 
 def _play(
     config: TournamentConfig, catalog: Any, store_path: Path, workers: int | None, quiet: bool, names: list[str]
-) -> tuple[Any, Any, float]:
+) -> tuple[TournamentSummary, Leaderboard, float]:
     """Play what the store lacks (``arena tournament``'s machinery: resumable, each version its own entrant),
     then read the competition's leaderboard."""
-    from arena.cli.tournament import CompileDisplay, _note
-    from arena.play.tournament import entrants, pending_work, plan_workers, run_tournament
+    from arena.cli.progress import RunDisplay
+    from arena.play.tournament import plan_tournament, run_tournament
     from arena.results.store import Store
 
     store_path.parent.mkdir(parents=True, exist_ok=True)
     with Store(store_path) as db, games_stopped("competition"):
-        work = pending_work(entrants(config, db, catalog)[0], db)[0]
-        todo = sum(len(keys) for _, keys in work)
-        count, note = plan_workers(workers, len(work))
-        if note:
-            err_console.print(escape(note), style="yellow", highlight=False, soft_wrap=True)
+        plan = plan_tournament(config, db, catalog, workers=workers)
+        if plan.workers_note:
+            err_console.print(escape(plan.workers_note), style="yellow", highlight=False, soft_wrap=True)
         started = time.perf_counter()
-        if quiet or todo == 0:
-            summary = run_tournament(
-                config, db, catalog, workers=count, notify=_note, on_compile=CompileDisplay(None, None)
-            )
+        if quiet or plan.to_play == 0:
+            summary = run_tournament(plan, db, RunDisplay())
         else:
             columns = (
                 TextColumn("[bold]games"),
@@ -269,16 +269,8 @@ def _play(
                 TimeElapsedColumn(),
             )
             with Progress(*columns, console=err_console, transient=True) as progress:
-                task = progress.add_task("games", total=todo)
-                summary = run_tournament(
-                    config,
-                    db,
-                    catalog,
-                    workers=count,
-                    notify=_note,
-                    progress=lambda n: progress.advance(task, n),
-                    on_compile=CompileDisplay(progress, task),
-                )
+                task = progress.add_task("games", total=plan.to_play)
+                summary = run_tournament(plan, db, RunDisplay(progress, task))
         seconds = time.perf_counter() - started
         board = competition_leaderboard(db, config.id, names)
     return summary, board, seconds

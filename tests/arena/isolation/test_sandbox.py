@@ -23,7 +23,7 @@ from arena.isolation.discovery.catalog import PlayerCatalog
 from arena.isolation.sandbox import bubblewrap as sandbox
 from arena.limits import Isolation, Limits, SandboxMode
 from arena.play.agents import close_agents
-from arena.play.tournament import run_tournament
+from arena.play.tournament import plan_tournament, run_tournament
 from arena.result import GameResult, Outcome
 from arena.results.store import Store
 from engine import BEGINNER, FirstClick
@@ -45,7 +45,7 @@ def play(store: Path, names: tuple[str, ...], plugin: Path | None, mode: Sandbox
     plugins = [str(plugin)] if plugin else []
     catalog = PlayerCatalog.for_tournament(plugins, (), Isolation.ISOLATED, mode)
     with Store(store) as db:
-        run_tournament(config, db, catalog, workers=1)
+        run_tournament(plan_tournament(config, db, catalog, workers=1), db)
         rows = db.games(config.id)
     close_agents()  # the in-process worker keeps its bots for the next tournament: the arena's exit ends them
     return [dataclasses.replace(g, **dict.fromkeys(TIMINGS, 0.0)) for g in rows]  # timings zeroed: they vary
