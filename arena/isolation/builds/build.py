@@ -370,7 +370,9 @@ def _run(folder: Path, limits: BuildLimits, sandboxed: bool, log: _Log, started:
     runner_options: dict[str, int] = {"file_bytes": limits.file_bytes}
     if memory.folder is None:
         runner_options["data_bytes"] = limits.memory_bytes
-    inner = [sys.executable, "-I", "-S", str(RUNNER), json.dumps(runner_options), "--", "/bin/sh", f"./{BUILD_SCRIPT}"]
+    # As its author runs it: by its own #! line (bash, say) when it is executable; else with sh.
+    script = [f"./{BUILD_SCRIPT}"] if os.access(folder / BUILD_SCRIPT, os.X_OK) else ["/bin/sh", f"./{BUILD_SCRIPT}"]
+    inner = [sys.executable, "-I", "-S", str(RUNNER), json.dumps(runner_options), "--", *script]
     cgroup = None
     if sandboxed:
         box = _BuildSandbox(limits, readable=[*readable, str(RUNNER)], writable=[str(folder)], cwd=str(folder))

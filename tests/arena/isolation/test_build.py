@@ -125,6 +125,19 @@ def test_a_broken_kit_names_the_file_and_line_of_its_first_error(language: str, 
     assert result.summary() == f"{result.reason}; {error}"
 
 
+@needs_sandbox
+def test_a_build_script_runs_by_its_own_interpreter_line_or_with_sh(tmp_path: Path) -> None:
+    folder = _script(tmp_path / "bash", "")
+    (folder / "build.sh").write_text("#!/bin/bash\n[[ -n $BASH_VERSION ]] && echo bash-ok\n")
+    result = build_bot(folder)
+    assert result.ok and "bash-ok" in result.log, result.log
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "build.sh").write_text("echo sh-ok\n")  # not executable
+    result = build_bot(plain)
+    assert result.ok and "sh-ok" in result.log, result.log
+
+
 def test_a_folder_without_build_script_needs_no_build(tmp_path: Path) -> None:
     result = build_bot(tmp_path)
     assert (result.ok, result.built, result.log, result.reason) == (True, False, "", "")
