@@ -20,6 +20,7 @@ from arena.analysis.leaderboard import Leaderboard, build_leaderboard, label_row
 from arena.analysis.stats import compare_paired_counts
 from arena.competition.prepare import BUILD_LOGS, Prepared
 from arena.competition.spec import Loaded
+from arena.outcome import PlayerKey
 from arena.results.store import Store
 from arena.results.totals import pair_counts
 
@@ -58,7 +59,7 @@ def results_data(loaded: Loaded, prepared: Sequence[Prepared], board: Leaderboar
     c = loaded.competition
     rows = {}
     for row in board.rows if board else []:
-        rows[row.player.partition("@")[0]] = row
+        rows[PlayerKey(row.player).base] = row
     entrants = []
     for item in prepared:
         row = rows.get(item.name)

@@ -16,6 +16,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 
 from arena.isolation.processes.bot_process import make_undumpable
+from arena.outcome import GameResult
 from arena.play.backends import (
     Backend,
     BackendUnavailable,
@@ -38,7 +39,6 @@ from arena.play.plan import (
 from arena.play.signals import Terminated, ctrl_c_stops, sigterm_stops
 from arena.play.warmup import compile_players, stale_players
 from arena.play.worker import Batch
-from arena.result import GameResult
 from arena.results.store import Store, StoreDamaged, StoreError
 
 __all__ = [

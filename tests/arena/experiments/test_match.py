@@ -170,7 +170,8 @@ def test_two_versions_of_one_plugin_play_side_by_side_under_aliases(cli: Cli, tm
     assert data["rows"] == ["cand", "base"] and data["boards"] in (100, 200)
     with Store(tmp_path / "a.db", read_only=True) as db:
         players = {p.key: (p.version, p.source) for p in db.players(data["tournament"])}
-    # The source is the --plugin value that plays each again (arena errors' replay command): alias and file.
+    # The source is the --plugin value that plays each again (arena errors' command that reproduces a failure):
+    # alias and file.
     assert players == {"base": ("1", f"file base={files['1']}"), "cand": ("2", f"file cand={files['2']}")}
 
 

@@ -22,9 +22,9 @@ from arena.config import PlayerRef, TournamentConfig
 from arena.isolation.discovery.catalog import PlayerCatalog
 from arena.isolation.sandbox import bubblewrap as sandbox
 from arena.limits import Isolation, Limits, SandboxMode
+from arena.outcome import GameResult, Outcome
 from arena.play.agents import close_agents
 from arena.play.tournament import plan_tournament, run_tournament
-from arena.result import GameResult, Outcome
 from arena.results.store import Store
 from engine import BEGINNER, FirstClick
 

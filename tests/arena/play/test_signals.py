@@ -31,9 +31,9 @@ import pytest
 
 from arena.config import PlayerRef, TournamentConfig
 from arena.limits import Isolation
+from arena.outcome import GameResult
 from arena.play.backends.dask_cluster import dask_available
 from arena.play.tournament import WorkerCrashError, plan_tournament, run_tournament
-from arena.result import GameResult
 from arena.results.store import Store
 from engine import BEGINNER, EXPERT, FirstClick
 from players.registry import Registry

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from arena.analysis.leaderboard import Leaderboard, build_leaderboard
 from arena.config import PlayerRef, TournamentConfig
+from arena.outcome import FAILURES, GameResult, Outcome
 from arena.play.tournament import pending_work, plan_tournament, run_tournament
-from arena.result import FAILURES, GameResult, Outcome
 from arena.results.migrations import _TOTALS, CHUNK_BOARDS, CLICK_BLOCK_CHUNKS, MIGRATIONS
 from arena.results.store import Store
 from arena.results.totals import BLOCK_BOARDS, pair_counts
