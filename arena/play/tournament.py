@@ -60,7 +60,8 @@ __all__ = [
 
 
 class TournamentInterrupted(Exception):
-    """Stopped by a signal (``signum``: SIGINT for Ctrl-C, SIGTERM); every finished game is committed."""
+    """Stopped by a signal (``signum``: SIGINT for Ctrl-C, SIGTERM) or by the run's stop flag (as SIGINT: it
+    stops as a first Ctrl-C does); every finished game is committed."""
 
     def __init__(self, recorded: int, signum: int = signal.SIGINT) -> None:
         super().__init__(f"interrupted after committing {recorded} games")
