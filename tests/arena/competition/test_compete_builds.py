@@ -18,7 +18,6 @@ from arena.isolation.sandbox import bubblewrap as sandbox
 from arena.kits import new_bot
 from arena.kits.toolchains import missing_toolchain
 
-needs_sandbox = pytest.mark.skipif(sandbox.unavailable() is not None, reason=f"no sandbox: {sandbox.unavailable()}")
 BOT = (EXAMPLES / "competition" / "bob" / "bot.py").read_text()
 
 
@@ -65,7 +64,9 @@ def _python_kit(folder: Path, *, broken: bool = False, escape: bool = False) -> 
     return folder
 
 
-@needs_sandbox
+@pytest.mark.slow
+@pytest.mark.sandbox
+@pytest.mark.kits
 def test_a_broken_kit_is_left_out_with_its_first_error_and_its_log_published(tmp_path: Path, cli, checks_pass) -> None:
     _python_kit(tmp_path / "kitty", broken=True)
     path = _cup(tmp_path, {"kitty": "kitty"})
@@ -95,7 +96,9 @@ def test_a_broken_kit_is_left_out_with_its_first_error_and_its_log_published(tmp
     assert str(results / "builds" / "kitty.log") in data["run"]["published"]
 
 
-@needs_sandbox
+@pytest.mark.slow
+@pytest.mark.sandbox
+@pytest.mark.kits
 def test_kits_build_in_the_sandbox_unless_the_organizer_asks(tmp_path: Path, cli, checks_pass) -> None:
     """The same kit's build writes beside its folder: in the sandbox that write never reaches the machine; with
     --build-outside-sandbox it does (the build runs as the organizer), and the log says where it ran."""

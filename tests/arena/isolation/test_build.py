@@ -19,8 +19,8 @@ from arena.kits import new_bot
 from arena.kits.toolchains import missing_toolchain
 from arena.limits import SandboxMode
 
-needs_sandbox = pytest.mark.skipif(sandbox.unavailable() is not None, reason=f"no sandbox: {sandbox.unavailable()}")
-
+#: A first build of the C++, Rust or Java kit on a busy machine (tests/conftest.py gives kit tests as long).
+KIT_TIMEOUT = 1200
 #: Where each kit's build puts what run.sh starts.
 BUILT = {
     "python": "bot.py",
@@ -90,7 +90,10 @@ def _gone(tag: str, within: float = 10.0) -> bool:
     return True
 
 
-@needs_sandbox
+@pytest.mark.slow
+@pytest.mark.sandbox
+@pytest.mark.kits
+@pytest.mark.timeout(KIT_TIMEOUT)
 @pytest.mark.parametrize("language", sorted(BUILT))
 def test_each_kit_builds_in_the_sandbox(language: str, tmp_path: Path) -> None:
     folder = _kit(language, tmp_path / "bot")
@@ -105,7 +108,10 @@ def test_each_kit_builds_in_the_sandbox(language: str, tmp_path: Path) -> None:
     assert result.summary().startswith("built in ")
 
 
-@needs_sandbox
+@pytest.mark.slow
+@pytest.mark.sandbox
+@pytest.mark.kits
+@pytest.mark.timeout(KIT_TIMEOUT)
 @pytest.mark.parametrize("language", sorted(BROKEN))
 def test_a_broken_kit_names_the_file_and_line_of_its_first_error(language: str, tmp_path: Path) -> None:
     folder = _kit(language, tmp_path / "bot")
@@ -125,7 +131,8 @@ def test_a_broken_kit_names_the_file_and_line_of_its_first_error(language: str, 
     assert result.summary() == f"{result.reason}; {error}"
 
 
-@needs_sandbox
+@pytest.mark.slow
+@pytest.mark.sandbox
 def test_a_build_script_runs_by_its_own_interpreter_line_or_with_sh(tmp_path: Path) -> None:
     folder = _script(tmp_path / "bash", "")
     (folder / "build.sh").write_text("#!/bin/bash\n[[ -n $BASH_VERSION ]] && echo bash-ok\n")
@@ -160,7 +167,8 @@ def test_off_builds_outside_the_sandbox_and_says_so(tmp_path: Path) -> None:
     assert (folder / "home.txt").read_text().strip() == os.path.expanduser("~")
 
 
-@needs_sandbox
+@pytest.mark.slow
+@pytest.mark.sandbox
 def test_the_home_folder_is_never_a_bot_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     home = _script(tmp_path / "home", "touch built\n")
     monkeypatch.setenv("HOME", str(home))
@@ -170,7 +178,8 @@ def test_the_home_folder_is_never_a_bot_folder(tmp_path: Path, monkeypatch: pyte
     assert not (home / "built").exists()
 
 
-@needs_sandbox
+@pytest.mark.slow
+@pytest.mark.sandbox
 def test_a_folder_holding_a_results_store_is_not_built(tmp_path: Path) -> None:
     from arena.results.store import Store
 
@@ -186,7 +195,8 @@ def test_a_folder_holding_a_results_store_is_not_built(tmp_path: Path) -> None:
 # Hostile builds: each contained, and the log or the reason says what happened.
 
 
-@needs_sandbox
+@pytest.mark.slow
+@pytest.mark.sandbox
 def test_a_build_cannot_reach_the_network(tmp_path: Path) -> None:
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
@@ -209,7 +219,8 @@ def test_a_build_cannot_reach_the_network(tmp_path: Path) -> None:
     assert "no network" in result.log.splitlines()[0]
 
 
-@needs_sandbox
+@pytest.mark.slow
+@pytest.mark.sandbox
 def test_a_build_cannot_read_the_home_folder_or_other_files(tmp_path: Path) -> None:
     secret = uuid.uuid4().hex
     in_home = Path.home() / f".arena-build-marker-{secret[:8]}"
@@ -227,7 +238,8 @@ def test_a_build_cannot_read_the_home_folder_or_other_files(tmp_path: Path) -> N
     assert in_home.name not in result.log.splitlines()  # ls ~ lists the build's own HOME
 
 
-@needs_sandbox
+@pytest.mark.slow
+@pytest.mark.sandbox
 def test_a_build_cannot_write_outside_its_folder(tmp_path: Path) -> None:
     sibling = tmp_path / "sibling.txt"
     home_file = Path.home() / f".arena-build-written-{uuid.uuid4().hex[:8]}"
@@ -250,7 +262,8 @@ def test_a_build_cannot_write_outside_its_folder(tmp_path: Path) -> None:
     assert result.log.count("Read-only file system") == 2, result.log
 
 
-@needs_sandbox
+@pytest.mark.slow
+@pytest.mark.sandbox
 def test_processes_a_build_leaves_running_are_killed_and_named(tmp_path: Path) -> None:
     tag = f"98{uuid.uuid4().int % 10**6:06d}"
     folder = _script(
@@ -265,7 +278,8 @@ def test_processes_a_build_leaves_running_are_killed_and_named(tmp_path: Path) -
     assert note.startswith("arena: ./build.sh exited leaving ") and "running, killed: " in note
 
 
-@needs_sandbox
+@pytest.mark.slow
+@pytest.mark.sandbox
 def test_a_build_that_runs_forever_is_stopped(tmp_path: Path) -> None:
     tag = f"97{uuid.uuid4().int % 10**6:06d}"
     folder = _script(tmp_path / "bot", f"echo waiting\nsleep {tag} &\nwhile :; do :; done\n")
@@ -276,7 +290,8 @@ def test_a_build_that_runs_forever_is_stopped(tmp_path: Path) -> None:
     assert _gone(tag)
 
 
-@needs_sandbox
+@pytest.mark.slow
+@pytest.mark.sandbox
 def test_a_build_that_floods_its_log_is_cut_and_stopped(tmp_path: Path) -> None:
     folder = _script(tmp_path / "bot", "yes flood\n")
     log_path = tmp_path / "build.log"
@@ -288,7 +303,8 @@ def test_a_build_that_floods_its_log_is_cut_and_stopped(tmp_path: Path) -> None:
     assert log_path.stat().st_size < 65 * 1024
 
 
-@needs_sandbox
+@pytest.mark.slow
+@pytest.mark.sandbox
 def test_a_build_that_swells_is_stopped_for_its_memory(tmp_path: Path) -> None:
     folder = _script(tmp_path / "bot", "python3 -c 'b = bytearray(1 << 30); b[::4096] = b\"x\" * (1 << 18)'\n")
     result = build_bot(folder, limits=BuildLimits(memory_bytes=128 * 1024 * 1024))
@@ -296,7 +312,8 @@ def test_a_build_that_swells_is_stopped_for_its_memory(tmp_path: Path) -> None:
     assert result.reason == "out of memory (more than 128 MB)" or "MemoryError" in result.log, result.log
 
 
-@needs_sandbox
+@pytest.mark.slow
+@pytest.mark.sandbox
 def test_a_fork_bomb_meets_the_process_limit(tmp_path: Path) -> None:
     tag = f"96{uuid.uuid4().int % 10**6:06d}"
     folder = _script(tmp_path / "bot", f"for i in $(seq 1 60); do sleep {tag} & done\nwait\n")
@@ -305,7 +322,8 @@ def test_a_fork_bomb_meets_the_process_limit(tmp_path: Path) -> None:
     assert _gone(tag)
 
 
-@needs_sandbox
+@pytest.mark.slow
+@pytest.mark.sandbox
 def test_a_build_cannot_fill_the_disk(tmp_path: Path) -> None:
     big = _script(tmp_path / "big", "head -c 2000000 /dev/zero > big.bin\n")
     result = build_bot(big, limits=BuildLimits(file_bytes=1024 * 1024))
