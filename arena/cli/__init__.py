@@ -26,8 +26,9 @@ __all__ = ["COMMANDS", "app", "main"]
 #: (``check-bot``: ``arena.cli.check_bot``).
 COMMANDS: dict[str, str] = {
     "tournament": "Play a tournament: every player on the same seeded boards; prints the leaderboard.",
-    "compete": "Run a competition file (docs/competitions.md): build the kits, check every entrant (one that fails "
-    "is left out, with the reason), play, resumably, and publish the leaderboard (markdown, JSON, a static site).",
+    "compete": "Run a competition file (docs/competitions.md): build the kits in the sandbox, check every entrant "
+    "(one that fails is left out, with the reason), play, resumably, and publish the leaderboard (markdown, JSON, "
+    "a static site).",
     "match": "Is A better than B? Play both on the same boards, in batches, until a sequential probability ratio "
     "test decides 'A better by at least --delta points' or 'no better'.",
     "sweep": "Win rate against mine density: a grid of tournaments (sizes x densities), a table, a CSV and a plot.",

@@ -100,8 +100,8 @@ def _die_with_parent(parent: int) -> None:
 
 
 def _build(sub: queue.Submission, bot: Bot, paths: HostPaths, competition: Competition) -> str | None:
-    """Build the bot in the sandbox (``arena.isolation.build``), its log kept; None, or why it failed."""
-    from arena.isolation.build import BuildLimits, build_bot
+    """Build the bot in the sandbox (``arena.isolation.builds.build``), its log kept; None, or why it failed."""
+    from arena.isolation.builds.build import BuildLimits, build_bot
 
     host = competition.host
     assert host is not None

@@ -1,14 +1,14 @@
 """Building a bot's folder with its ``build.sh`` inside the sandbox: a stranger's build script is code from a stranger.
 
 A kit from ``arena new-bot`` has a ``build.sh`` (a folder without one needs no build). ``build_bot`` runs it in the
-bubblewrap sandbox of ``arena.isolation.sandbox``: no network, the bot's own folder writable and nothing else of the
-machine's files visible beyond the toolchains (``/usr``, where the JDK, node, g++ and Debian's packaged Rust crates
-live; the JDK's settings in ``/etc``; rustup's toolchain when ``cargo`` is rustup's; the Python interpreter
-``python3`` starts), a private ``/tmp`` that is also ``HOME`` and ``CARGO_HOME``, and limits on time, memory,
-processes, file size and output. Every process of the build is killed at the end (``build_runner`` takes down what
-``build.sh`` leaves running, and says so in the log), and the log is kept. A failed build says why in one line
-(``exit 2``, ``timed out after 600 s``, ``log cut at 1 MB``) and names its first error with its file and line
-(``build_errors``). What each limit protects: ``BuildLimits``, docs/isolation.md.
+bot's bubblewrap sandbox (``arena.isolation.sandbox.bubblewrap``): no network, the bot's own folder writable and
+nothing else of the machine's files visible beyond the toolchains (``/usr``, where the JDK, node, g++ and Debian's
+packaged Rust crates live; the JDK's settings in ``/etc``; rustup's toolchain when ``cargo`` is rustup's; the
+Python interpreter ``python3`` starts), a private ``/tmp`` that is also ``HOME`` and ``CARGO_HOME``, and limits on
+time, memory, processes, file size and output. Every process of the build is killed at the end (``runner`` takes
+down what ``build.sh`` leaves running, and says so in the log), and the log is kept. A failed build says why in one
+line (``exit 2``, ``timed out after 600 s``, ``log cut at 1 MB``) and names its first error with its file and line
+(``errors``). What each limit protects: ``BuildLimits``, docs/isolation.md.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.isolation.build_errors import ARENA_PREFIX, BuildError, first_error
+from arena.isolation.builds.errors import ARENA_PREFIX, BuildError, first_error
 from arena.isolation.sandbox.botfiles import ProgramError, broad_folder, hidden, resolve_program
 from arena.isolation.sandbox.bubblewrap import LAUNCHER, Sandbox, SandboxUnavailable, minimal_environment, use_sandbox
 from arena.limits import SandboxMode
@@ -47,7 +47,7 @@ __all__ = [
 #: The script a bot's folder builds with; a folder without one needs no build.
 BUILD_SCRIPT = "build.sh"
 #: The first process of a build (run by path, standard library only).
-RUNNER = Path(__file__).with_name("build_runner.py")
+RUNNER = Path(__file__).with_name("runner.py")
 #: The programs a build may start, looked up as the arena finds them (a version manager's shim resolved) so that the
 #: sandbox shows their installation: the kits' toolchains and the shell.
 TOOLCHAIN_PROGRAMS = ("sh", "make", "g++", "c++", "gcc", "cc", "python3", "node", "javac", "java", "cargo", "rustc")
@@ -171,10 +171,10 @@ def toolchain_files() -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def _environment(sandboxed: bool, path_first: tuple[str, ...]) -> dict[str, str]:
-    """The build's whole environment: the toolchains on ``PATH``, a private ``HOME`` and ``CARGO_HOME`` (cargo keeps
-    nothing of the machine's), nothing of the arena's."""
+    """The build's whole environment in the sandbox: the toolchains on ``PATH``, a private ``HOME`` and
+    ``CARGO_HOME`` (cargo keeps nothing of the machine's), the locale, nothing of the arena's."""
     if not sandboxed:
-        return minimal_environment()
+        return dict(os.environ)  # the old way: the organizer's own environment, as a build they run themselves
     env = minimal_environment(home="/tmp")
     env["PATH"] = os.pathsep.join([*path_first, _PATH])
     env.update({"CARGO_HOME": "/tmp/.cargo", "TMPDIR": "/tmp", "CARGO_NET_OFFLINE": "true"})
@@ -205,7 +205,7 @@ class _MemoryCgroup:
         base = _memory_cgroup_base()
         if base is None:
             return
-        folder = base / f"build-{uuid.uuid4().hex[:12]}"
+        folder = base / f"minesweeper-arena-build-{uuid.uuid4().hex[:12]}"
         try:
             folder.mkdir()
             if (folder / "memory.max").exists():
@@ -242,8 +242,9 @@ class _MemoryCgroup:
 
 @functools.cache
 def _memory_cgroup_base() -> Path | None:
-    """A folder where this process may make memory cgroups (v1's memory hierarchy, or v2 with the controller on),
-    or None (not root, no cgroups)."""
+    """This process's own memory cgroup (v1's memory hierarchy, or v2 with the controller on for its children),
+    where each build gets a cgroup of its own (removed after it: nothing is left behind, even by a process that
+    leaves through ``os._exit``), or None (not root, no cgroups)."""
     if not (hasattr(os, "geteuid") and os.geteuid() == 0):
         return None
     try:
@@ -260,17 +261,15 @@ def _memory_cgroup_base() -> Path | None:
         else:
             continue
         for base in candidates:
-            folder = base / f"minesweeper-arena-builds-{os.getpid()}"
+            probe = base / f"minesweeper-arena-probe-{uuid.uuid4().hex[:12]}"
             try:
-                folder.mkdir(exist_ok=True)
-                if (folder / "memory.max").exists() or (folder / "memory.limit_in_bytes").exists():
-                    import atexit
-
-                    atexit.register(_remove_folder, folder)
-                    return folder
-                folder.rmdir()
+                probe.mkdir()
             except OSError:
                 continue
+            usable = (probe / "memory.max").exists() or (probe / "memory.limit_in_bytes").exists()
+            _remove_folder(probe)
+            if usable:
+                return base
     return None
 
 
@@ -280,11 +279,14 @@ def _remove_folder(folder: Path) -> None:
 
 
 class _Log:
-    """The build's output as it comes, kept up to ``limit`` bytes (and written to ``path`` as it comes)."""
+    """The build's output as it comes, kept up to ``limit`` bytes of it (and written to ``path`` as it comes), with
+    the arena's own lines besides."""
 
     def __init__(self, limit: int, path: Path | None):
         self.limit = limit
         self.data = bytearray()
+        #: Bytes of the build's own output kept (the arena's lines do not count).
+        self.kept = 0
         self.cut = False
         self.file = None
         if path is not None:
@@ -299,14 +301,12 @@ class _Log:
         self._write(line)
 
     def add(self, chunk: bytes) -> None:
-        room = self.limit - self._own
+        room = self.limit - self.kept
         if len(chunk) > room:
             chunk = chunk[: max(room, 0)]
             self.cut = True
-        self._own += len(chunk)
+        self.kept += len(chunk)
         self._write(chunk)
-
-    _own = 0
 
     def _write(self, data: bytes) -> None:
         self.data += data
@@ -347,12 +347,16 @@ def build_bot(
             log_path.write_text("")
         return BuildResult(True, "", None, "", 0.0, sandboxed, built=False)
     broad = broad_folder(folder)
-    if sandboxed and broad is None and hidden().inside(str(folder)):
-        broad = f"{folder} holds the arena's own files"
-    if sandboxed and broad is not None:
-        return _fail(f"cannot build in the sandbox: {broad}; give the bot a folder of its own", "", started, True)
+    # The build may write anywhere in its folder: one that holds a results store (the competition's, beside its
+    # file, found by content) or another of the arena's files is not built.
+    if sandboxed and broad is None and hidden().with_stores_in(str(folder)).inside(str(folder)):
+        broad = f"{folder} holds the arena's own files (a results store)"
     log = _Log(limits.log_bytes, log_path)
     try:
+        if sandboxed and broad is not None:
+            reason = f"cannot build in the sandbox: {broad}; give the bot a folder of its own"
+            log.note(reason)
+            return _fail(reason, log.text(), started, True)
         return _run(folder, limits, sandboxed, log, started)
     finally:
         log.close()
@@ -366,7 +370,9 @@ def _run(folder: Path, limits: BuildLimits, sandboxed: bool, log: _Log, started:
     runner_options: dict[str, int] = {"file_bytes": limits.file_bytes}
     if memory.folder is None:
         runner_options["data_bytes"] = limits.memory_bytes
-    inner = [sys.executable, "-I", "-S", str(RUNNER), json.dumps(runner_options), "--", "/bin/sh", f"./{BUILD_SCRIPT}"]
+    # As its author runs it: by its own #! line (bash, say) when it is executable; else with sh.
+    script = [f"./{BUILD_SCRIPT}"] if os.access(folder / BUILD_SCRIPT, os.X_OK) else ["/bin/sh", f"./{BUILD_SCRIPT}"]
+    inner = [sys.executable, "-I", "-S", str(RUNNER), json.dumps(runner_options), "--", *script]
     cgroup = None
     if sandboxed:
         box = _BuildSandbox(limits, readable=[*readable, str(RUNNER)], writable=[str(folder)], cwd=str(folder))
@@ -414,7 +420,10 @@ def _run(folder: Path, limits: BuildLimits, sandboxed: bool, log: _Log, started:
         log.note(f"built in {seconds:.1f} s")
         return BuildResult(True, "", None, log.text(), seconds, sandboxed)
     text = log.text()
-    return BuildResult(False, reason, first_error(text, folder), text, seconds, sandboxed)
+    error = first_error(text, folder)
+    if stopped and not stopped.startswith("log cut") and (error is None or error.file is None):
+        error = None  # the reason is what to read: the log's last line is where the build was when it was stopped
+    return BuildResult(False, reason, error, text, seconds, sandboxed)
 
 
 def _watch(process: subprocess.Popen[bytes], folder: Path, limits: BuildLimits, log: _Log, size_before: int) -> str:

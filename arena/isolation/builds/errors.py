@@ -4,7 +4,7 @@ A failed build's last line is rarely the one to read (``make: *** [Makefile:9: b
 not compile `bot```, ``Node.js v20.20.2``). This finds the first error in the usual formats of the kits' toolchains:
 
 - g++, clang, javac, make: ``FILE:LINE:COL: error: MESSAGE``, ``FILE:LINE: error: MESSAGE``, ``FILE:LINE: *** MESSAGE``
-  (``fatal error`` too; warnings are not errors);
+  (``fatal error`` too; warnings are not errors); the linker's ``undefined reference to ...`` (without a line);
 - rustc through cargo: ``error[E0425]: MESSAGE`` and, a few lines below, ``--> FILE:LINE:COL``;
 - node: ``FILE:LINE`` alone on a line, then the source line and a caret, then ``SyntaxError: MESSAGE``;
 - python: a traceback's last ``File "FILE", line N`` before ``SyntaxError: MESSAGE`` (any ``...Error:``).
@@ -12,7 +12,7 @@ not compile `bot```, ``Node.js v20.20.2``). This finds the first error in the us
 The file is made relative to the bot's folder (a compiler prints what it was given, node an absolute path): never an
 absolute path of this machine. An error in a file outside the folder (a system header) counts only when no error in
 the bot's own files does, and then without its file. A log with none of these gives its first line that says
-``error`` or, failing that, its last line, without a file.
+``error`` or, failing that, its last line (not make's summary), without a file.
 """
 
 from __future__ import annotations
@@ -41,6 +41,9 @@ _RUST_SUMMARY = re.compile(r"^(?:could not compile|aborting due to|build failed|
 _NODE_AT = re.compile(r"^(?P<file>\S.*?\.(?:js|mjs|cjs|ts)):(?P<line>\d+)\s*$")
 _EXCEPTION = re.compile(r"^(?P<kind>[A-Za-z_][\w.]*(?:Error|Exception)): ?(?P<message>.*)$")
 _PYTHON_AT = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)')
+#: The linker's ``main.cpp:(.text+0x1f): undefined reference to `foo'`` (no line: the object file has none).
+_LINKER = re.compile(r"(?:^|: )(?P<message>(?:undefined reference to|multiple definition of) .+)$")
+_JAVA_SYMBOL = re.compile(r"^\s*symbol:\s+\S")
 _ANY_ERROR = re.compile(r"\berror\b", re.IGNORECASE)
 _MAKE_SUMMARY = re.compile(r"^make(?:\[\d+\])?: \*\*\* \[.*\] Error \d+$")
 
@@ -101,7 +104,15 @@ def _found_at(lines: list[str], index: int) -> _Found | None:
         return None
     match = _COMPILER.match(text) or _MAKE.match(text)
     if match is not None:
-        return _Found(index, match["file"], int(match["line"]), match["message"])
+        message = match["message"]
+        if message.strip() == "cannot find symbol":  # javac names the symbol a few lines below
+            symbol = next((b for b in lines[index + 1 : index + 1 + _LOOKAHEAD] if _JAVA_SYMBOL.match(b)), None)
+            if symbol is not None:
+                message += ": " + " ".join(symbol.split()[1:])
+        return _Found(index, match["file"], int(match["line"]), message)
+    match = _LINKER.search(text)
+    if match is not None:
+        return _Found(index, None, None, match["message"])
     match = _RUST.match(text)
     if match is not None and not _RUST_SUMMARY.match(match["message"]):
         message = f"{match['code']}: {match['message']}" if match["code"] else match["message"]
@@ -153,7 +164,8 @@ def first_error(log: str, folder: Path) -> BuildError | None:
     if outside is not None:
         return outside
     own = [line for line in lines if line.strip() and not line.startswith(ARENA_PREFIX)]
-    for line in own:
-        if _ANY_ERROR.search(line) and not _MAKE_SUMMARY.match(line.strip()):
+    told = [line for line in own if not _MAKE_SUMMARY.match(line.strip())] or own
+    for line in told:
+        if _ANY_ERROR.search(line):
             return BuildError(None, None, _clean(line, folder))
-    return BuildError(None, None, _clean(own[-1], folder)) if own else None
+    return BuildError(None, None, _clean(told[-1], folder)) if told else None

@@ -1,7 +1,7 @@
 """Run a bot's ``build.sh`` and take down whatever it leaves running: the first process of a build.
 
-Run by path with the standard library only (``python -I -S build_runner.py OPTIONS_JSON -- COMMAND...``), inside
-the sandbox (or, with the sandbox off, as a plain process) by ``arena.isolation.build``. It sets the limits the
+Run by path with the standard library only (``python -I -S runner.py OPTIONS_JSON -- COMMAND...``), inside
+the sandbox (or, with the sandbox off, as a plain process) by ``arena.isolation.builds.build``. It sets the limits the
 kernel keeps per process (the largest file, the data a process may hold where no memory cgroup caps the whole
 build), makes itself the *subreaper* of the build, runs the command, and when the command has exited it kills every
 process still running below it (a daemon started by the build, a forgotten ``sleep &``) and says so in the log:
@@ -18,6 +18,7 @@ import resource
 import signal
 import subprocess
 import sys
+import time
 
 __all__ = ["main"]
 
@@ -25,6 +26,9 @@ _PR_SET_CHILD_SUBREAPER = 36
 _PR_SET_NO_NEW_PRIVS = 38
 #: Rounds of killing leftovers: a killed process's own children are handed to this one, and killed next round.
 _ROUNDS = 50
+#: How long leftovers may settle before they are named: a shell's ``sleep &`` is a copy of the shell until it has
+#: started ``sleep``, and its name would be the shell's.
+_SETTLE = 0.3
 
 
 def _prctl(option: int, value: int) -> bool:
@@ -71,10 +75,13 @@ def _name(pid: int) -> str:
 def _reap_leftovers() -> list[str]:
     """Kill every process left below this one; what each was (its command line)."""
     seen: list[str] = []
-    for _ in range(_ROUNDS):
+    for round in range(_ROUNDS):
         children = _children()
         if not children:
             break
+        if round == 0:
+            time.sleep(_SETTLE)
+            children = _children()
         for pid in children:
             seen.append(_name(pid))
             with contextlib.suppress(OSError):
@@ -95,7 +102,7 @@ def _reap_leftovers() -> list[str]:
 
 def main(argv: list[str]) -> int:
     if len(argv) < 3 or argv[1] != "--":
-        sys.stderr.write("usage: build_runner.py OPTIONS_JSON -- COMMAND [ARGS...]\n")
+        sys.stderr.write("usage: runner.py OPTIONS_JSON -- COMMAND [ARGS...]\n")
         return 2
     options, command = json.loads(argv[0]), argv[2:]
     try:
