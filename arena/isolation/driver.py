@@ -190,6 +190,7 @@ class Checker:
         each followed by a look for output that should not come."""
         label = f"{spec.name} {spec.height}x{spec.width} board {board}, first click {rule.value}"
         game = Game(spec, rule, seed=SEED, index=board)
+        game.open_start()  # the zero rule's opening, as a tournament makes it
         played = Played(label, "")
         seed = player_seed(SEED, board, self.target.name)
         pending = [extra(protocol.new_game(spec, rule, seed, self.limits.move_time, self.limits.game_time))]
