@@ -16,7 +16,6 @@ __all__ = [
     "MAX_SEED",
     "board_permutation",
     "check_seed",
-    "zero_start",
     "format_layout",
     "format_position",
     "name_key",
@@ -25,6 +24,7 @@ __all__ = [
     "player_generator",
     "player_seed",
     "player_seed_words",
+    "zero_start",
 ]
 
 #: Seeds and board indices are stored as SQLite integers, hence the signed 64-bit bound.

@@ -175,7 +175,7 @@ class EngineBot(BaseModel):
             why = (
                 f"holds {others[0]}: only the Python shell (MyAI.py) is supported"
                 if others
-                else "no MyAI.py there (a course-shell agent's folder holds MyAI.py; an engine bot's command is a program)"
+                else "no MyAI.py there (a course-shell agent's folder holds it; an engine bot's command is a program)"
             )
             raise EngineBotError(f"{path / 'MyAI.py'}: {why}")
         host = SHELL_DIR / "host.py"

@@ -37,8 +37,15 @@ def test_the_start_tile_is_a_zero_and_opens_as_the_games_first_move(spec: BoardS
 
 
 @settings(max_examples=100, deadline=None)
-@given(spec=boards, seed=st.integers(0, 2**63 - 1), index=st.integers(0, 10_000), click=st.tuples(st.integers(0, 19), st.integers(0, 19)))
-def test_every_player_gets_the_same_tile_and_layout(spec: BoardSpec, seed: int, index: int, click: tuple[int, int]) -> None:
+@given(
+    spec=boards,
+    seed=st.integers(0, 2**63 - 1),
+    index=st.integers(0, 10_000),
+    click=st.tuples(st.integers(0, 19), st.integers(0, 19)),
+)
+def test_every_player_gets_the_same_tile_and_layout(
+    spec: BoardSpec, seed: int, index: int, click: tuple[int, int]
+) -> None:
     """Nothing of the player's enters: not its name or seed (the tile is the board's), not a click it makes."""
     one = Game(spec, FirstClick.ZERO, seed=seed, index=index)
     other = Game(spec, FirstClick.ZERO, seed=seed, index=index)

@@ -18,5 +18,5 @@ class AI(metaclass=ABCMeta):
         UNFLAG = 3
 
     @abstractmethod
-    def getAction(self, number: int) -> "Action":  # noqa: N802 (the shell's name)
+    def getAction(self, number: int) -> "Action":
         """The next action, told the number of the tile the last UNCOVER opened (-1 after FLAG or UNFLAG)."""

@@ -11,11 +11,11 @@ class Action:
         self.__x = x
         self.__y = y
 
-    def getMove(self):  # noqa: N802 (the shell's name)
+    def getMove(self):
         return self.__action
 
-    def getX(self) -> int:  # noqa: N802
+    def getX(self) -> int:
         return self.__x
 
-    def getY(self) -> int:  # noqa: N802
+    def getY(self) -> int:
         return self.__y

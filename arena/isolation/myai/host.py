@@ -207,11 +207,15 @@ class Game:
                 f"MyAI.getAction returned {type(action).__name__}, not an Action(AI.Action..., x, y)", illegal=True
             ) from None
         if not isinstance(move, self.shell.moves):
-            raise AgentFailure(f"MyAI.getAction returned an Action whose move is {move!r}, not an AI.Action", illegal=True)
+            raise AgentFailure(
+                f"MyAI.getAction returned an Action whose move is {move!r}, not an AI.Action", illegal=True
+            )
         if move is self.shell.moves.LEAVE:
             return move, 0, 0
         if isinstance(x, bool) or isinstance(y, bool) or not isinstance(x, int) or not isinstance(y, int):
-            raise AgentFailure(f"MyAI.getAction returned {move.name} at ({x!r}, {y!r}): not whole numbers", illegal=True)
+            raise AgentFailure(
+                f"MyAI.getAction returned {move.name} at ({x!r}, {y!r}): not whole numbers", illegal=True
+            )
         if not (0 <= x < self.width and 0 <= y < self.height):
             raise AgentFailure(
                 f"MyAI.getAction returned {move.name} at ({x}, {y}), off the board: x runs 0..{self.width - 1} "

@@ -140,15 +140,22 @@ def test_under_another_rule_the_host_clicks_the_centre_and_gives_it_as_the_start
 @pytest.mark.parametrize(
     ("agent", "words"),
     [
-        ("import_fails", "MyAI.py: the import failed: ModuleNotFoundError: No module named 'helpers' (MyAI.py, line 5)"),
-        ("constructor_raises", "MyAI.py: MyAI(8, 8, 10, 0, 0) raised IndexError: list index out of range (MyAI.py, line 10)"),
+        (
+            "import_fails",
+            "MyAI.py: the import failed: ModuleNotFoundError: No module named 'helpers' (MyAI.py, line 5)",
+        ),
+        (
+            "constructor_raises",
+            "MyAI.py: MyAI(8, 8, 10, 0, 0) raised IndexError: list index out of range (MyAI.py, line 10)",
+        ),
     ],
 )
 def test_a_broken_agent_fails_its_hello_in_one_line(agent: str, words: str) -> None:
     """The host answers hello with the error, so every game and ``arena check-bot`` say it."""
     process = subprocess.run(
         [sys.executable, str(SHELL_DIR / "host.py"), str(SHELL_DIR), str(AGENTS / agent)],
-        input='{"type":"hello","protocol":1}\n{"type":"quit"}\n', capture_output=True, text=True, timeout=60, check=False,
+        input='{"type":"hello","protocol":1}\n{"type":"quit"}\n',
+        capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     hello = json.loads(process.stdout.splitlines()[0])
     assert hello["error"] == words
@@ -158,7 +165,10 @@ def test_a_broken_agent_fails_its_hello_in_one_line(agent: str, words: str) -> N
 def test_a_folder_without_myai_is_refused_in_one_line() -> None:
     with pytest.raises(EngineBotError) as refused:
         EngineBot.parse(f"x={AGENTS / 'no_agent'}")
-    assert str(refused.value) == f"{AGENTS / 'no_agent' / 'MyAI.py'}: no MyAI.py there (a course-shell agent's folder holds MyAI.py; an engine bot's command is a program)"
+    assert (
+        str(refused.value) == f"{AGENTS / 'no_agent' / 'MyAI.py'}: no MyAI.py there "
+        "(a course-shell agent's folder holds it; an engine bot's command is a program)"
+    )
     bot = EngineBot.parse(f"x={AGENTS / 'queue'}")
     assert bot.shell_folder == str(AGENTS / "queue") and bot.folder == str(AGENTS / "queue")
 

@@ -1,7 +1,7 @@
 """A student agent whose constructor fails on any board."""
 
-from AI import AI
 from Action import Action
+from AI import AI
 
 
 class MyAI(AI):

@@ -1,8 +1,8 @@
 """A student agent that flags a tile, unflags it, flags it again, uncovers a flagged tile (the shell
 uncovers it) and flags a tile that is uncovered (nothing happens), noting every number it is given."""
 
-from AI import AI
 from Action import Action
+from AI import AI
 
 NUMBERS = []
 
@@ -10,7 +10,9 @@ NUMBERS = []
 class MyAI(AI):
     def __init__(self, rowDimension, colDimension, totalMines, startX, startY):
         self.start = (startX, startY)
-        self.corner = (colDimension - 1, rowDimension - 1) if (startX, startY) != (colDimension - 1, rowDimension - 1) else (0, 0)
+        self.corner = (
+            (colDimension - 1, rowDimension - 1) if (startX, startY) != (colDimension - 1, rowDimension - 1) else (0, 0)
+        )
         self.script = [
             (AI.Action.FLAG, self.corner),
             (AI.Action.UNFLAG, self.corner),

@@ -1,7 +1,7 @@
 """A student agent that imports a module it never handed in."""
 
-from AI import AI
 from Action import Action
+from AI import AI
 from helpers import Frontier  # noqa: F401 (not in the folder)
 
 

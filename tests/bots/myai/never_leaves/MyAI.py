@@ -1,7 +1,7 @@
 """A student agent that never leaves: once it has nothing to do it uncovers its start tile again, forever."""
 
-from AI import AI
 from Action import Action
+from AI import AI
 
 
 class MyAI(AI):

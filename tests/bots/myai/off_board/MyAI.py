@@ -1,7 +1,7 @@
 """A student agent that counts its rows from 1, as the World prints them: its first action is off the board."""
 
-from AI import AI
 from Action import Action
+from AI import AI
 
 
 class MyAI(AI):

@@ -1,8 +1,8 @@
 """A student agent that prints its board on every move (to stdout, as students do) and uncovers the
 neighbours of zeros, then guesses the first covered tile. Its prints must never reach the protocol."""
 
-from AI import AI
 from Action import Action
+from AI import AI
 
 
 class MyAI(AI):

@@ -1,7 +1,7 @@
 """A student agent whose third getAction divides by zero."""
 
-from AI import AI
 from Action import Action
+from AI import AI
 
 
 class MyAI(AI):
