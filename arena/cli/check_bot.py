@@ -90,6 +90,12 @@ def command(
         what = f"plugin player {name!r}"
     results = _run(target, limits, what, live=not json_out and err_console.is_terminal)
     passed = all(r.passed for r in results)
+    shell = bot.shell_folder if engine_bot is not None else None
+    if shell is not None and not json_out and results and results[0].id == "hello" and not results[0].passed:
+        # A course-shell agent that cannot be loaded: its adapter's one line (the file and the cause) says it all.
+        cause = results[0].got.rpartition("': ")[2] if "': " in results[0].got else results[0].got
+        err_console.print(Text(f"error: {what} ({shell}): {cause}"), soft_wrap=True, highlight=False)
+        raise typer.Exit(1)
     if json_out:
         print_json({"bot": target.name, "command": list(target.command), "passed": passed, "checks": as_json(results)})
     else:

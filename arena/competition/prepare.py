@@ -87,6 +87,8 @@ def prepare(loaded: Loaded) -> list[Prepared]:
         elif entrant.kit is not None:
             item.kit = loaded.path(entrant.kit)
             item.bot = EngineBot(name=entrant.name, command=(str(item.kit / "run.sh"),), folder=str(item.kit))
+        elif entrant.myai is not None:
+            item.bot = EngineBot.shell(entrant.name, loaded.path(entrant.myai))
         elif entrant.command is not None:
             folder = str(loaded.path(entrant.folder)) if entrant.folder is not None else None
             item.bot = EngineBot(name=entrant.name, command=entrant.argv, folder=folder)

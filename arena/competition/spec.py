@@ -21,7 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from arena.competition.locate import key_lines, line_of
 from arena.config import RecordMode
-from arena.isolation import DEFAULT_LIMITS, Clock, Limits, SandboxMode
+from arena.isolation import DEFAULT_LIMITS, Clock, EngineBot, Limits, SandboxMode
+from arena.isolation.settings import EngineBotError
 from arena.isolation.botfiles import broad_folder
 from engine import BoardSpec, FirstClick
 from engine.board import resolve_board
@@ -33,7 +34,7 @@ from players.hookspecs import PROJECT
 __all__ = ["FORMS", "Boards", "Competition", "CompetitionError", "Entrant", "LimitsSpec", "Loaded", "load_competition"]
 
 #: The ways an entrant can be given, exactly one per entrant.
-FORMS = ("plugin", "package", "command", "kit")
+FORMS = ("plugin", "package", "command", "kit", "myai")
 #: What a kit folder must hold (``arena new-bot`` writes both).
 KIT_SCRIPTS = ("build.sh", "run.sh")
 #: Arguments of a command that name a file to run, checked like paths.
@@ -131,6 +132,8 @@ class Entrant(_Strict):
     #: With ``command``: the bot's folder, which it sees in the sandbox (default: its program's, as --bot-dir).
     folder: str | None = None
     kit: str | None = None
+    #: A course-shell agent's folder (its ``MyAI.py``), played through the adapter (docs/courses.md).
+    myai: str | None = None
 
     @field_validator("name")
     @classmethod
@@ -167,7 +170,7 @@ class Entrant(_Strict):
         return self
 
     @property
-    def form(self) -> Literal["plugin", "package", "command", "kit"]:
+    def form(self) -> Literal["plugin", "package", "command", "kit", "myai"]:
         return next(f for f in FORMS if getattr(self, f) is not None)  # type: ignore[return-value]
 
     @property
@@ -307,6 +310,17 @@ def _check_entrants(loaded: Loaded) -> None:
                     index, "kit", f"{folder} has no {' and no '.join(missing)}; a kit is a folder made by arena new-bot"
                 )
             _check_own_folder(loaded, index, "kit", folder)
+        elif entrant.myai is not None:
+            folder = loaded.path(entrant.myai)
+            if not folder.is_dir():
+                raise loaded.error(
+                    index, "myai", f"{folder} is not a folder (a course-shell agent's folder holds MyAI.py)"
+                )
+            try:
+                EngineBot.shell(entrant.name, folder)
+            except EngineBotError as error:
+                raise loaded.error(index, "myai", str(error)) from None
+            _check_own_folder(loaded, index, "myai", folder)
         elif entrant.package is not None:
             _check_package(loaded, index, entrant.package)
         else:
