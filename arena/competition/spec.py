@@ -10,6 +10,7 @@ found by ``arena.competition.locate`` (``tomllib`` keeps none).
 from __future__ import annotations
 
 import importlib.metadata
+import math
 import re
 import shlex
 import tomllib
@@ -31,7 +32,17 @@ from engine.layout import MAX_SEED
 from players.api import NAME_PATTERN
 from players.hookspecs import PROJECT
 
-__all__ = ["FORMS", "Boards", "Competition", "CompetitionError", "Entrant", "LimitsSpec", "Loaded", "load_competition"]
+__all__ = [
+    "FORMS",
+    "BoardSet",
+    "Boards",
+    "Competition",
+    "CompetitionError",
+    "Entrant",
+    "LimitsSpec",
+    "Loaded",
+    "load_competition",
+]
 
 #: The ways an entrant can be given, exactly one per entrant.
 FORMS = ("plugin", "package", "command", "kit", "myai")
@@ -97,6 +108,21 @@ class Boards(_Strict):
             return resolve_board(None, f"{self.height}x{self.width}", self.mines)
         except BoardConfigError as error:
             raise ValueError(str(error)) from None
+
+
+class BoardSet(Boards):
+    """One of several board sets (``[[sets]]``): a board set with its ``name`` and the ``points`` a win on it is
+    worth. Every entrant plays every set; the leaderboard ranks by points (docs/competitions.md)."""
+
+    name: str = Field(min_length=1, max_length=64)
+    points: float = 1.0
+
+    @field_validator("points", mode="before")
+    @classmethod
+    def _points(cls, value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+            raise ValueError(f"must be a positive number (the points a win is worth), got {value!r}")
+        return float(value)
 
 
 class LimitsSpec(_Strict):
@@ -190,7 +216,9 @@ class Competition(_Strict):
     """The whole file."""
 
     name: str = Field(min_length=1)
-    boards: Boards
+    #: One board set (``[boards]``), or several for points (``[[sets]]``): exactly one of the two.
+    boards: Boards | None = None
+    sets: list[BoardSet] | None = Field(default=None, min_length=1)
     limits: LimitsSpec = Field(default_factory=LimitsSpec)
     #: true: the sandbox or an error (``require``); false: never (``off``); or ``auto``, ``require``, ``off``.
     sandbox: SandboxMode = SandboxMode.AUTO
@@ -203,6 +231,21 @@ class Competition(_Strict):
         if isinstance(value, bool):
             return SandboxMode.REQUIRE if value else SandboxMode.OFF
         return value
+
+    @model_validator(mode="after")
+    def _one_board_source(self) -> Competition:
+        if (self.boards is None) == (self.sets is None):
+            raise ValueError("give [boards] (one board set) or [[sets]] (several, for points), exactly one of them")
+        return self
+
+    @property
+    def board_sets(self) -> list[BoardSet]:
+        """Every board set the entrants play: the ``[[sets]]``, or ``[boards]`` as one set named after its
+        board, a win worth 1 point."""
+        if self.sets is not None:
+            return list(self.sets)
+        assert self.boards is not None
+        return [BoardSet(**self.boards.model_dump(), name=self.boards.spec.label, points=1.0)]
 
 
 @dataclass(frozen=True)
@@ -277,6 +320,7 @@ def load_competition(file: str | Path) -> Loaded:
     except ValidationError as error:
         raise _validation_error(file, lines, error) from None
     loaded = Loaded(competition, file.resolve(), lines)
+    _check_sets(loaded)
     _check_entrants(loaded)
     return loaded
 
@@ -284,6 +328,31 @@ def load_competition(file: str | Path) -> Loaded:
 def _toml_line(error: tomllib.TOMLDecodeError) -> int | None:
     found = re.search(r"line (\d+)", str(error))
     return int(found.group(1)) if found else None
+
+
+def _check_sets(loaded: Loaded) -> None:
+    """Sets that clash: two with one name, or two that are the same boards (one tournament, played once)."""
+    names: dict[str, int] = {}
+    boards: dict[tuple[object, ...], int] = {}
+    for index, board_set in enumerate(loaded.competition.sets or []):
+        where = ("sets", index)
+        if board_set.name in names:
+            first = loaded.line("sets", names[board_set.name], "name")
+            raise CompetitionError(
+                loaded.file, loaded.line(*where, "name"), _key_text((*where, "name")),
+                f"{board_set.name!r} is the name of the set on line {first} already; give each set its own name",
+            )  # fmt: skip
+        names[board_set.name] = index
+        spec = board_set.spec
+        same = (spec.height, spec.width, spec.mines, board_set.first_click, board_set.seed)
+        if same in boards:
+            first = loaded.line("sets", boards[same])
+            raise CompetitionError(
+                loaded.file, loaded.line(*where), _key_text(where),
+                f"the same boards as the set on line {first} (size, mines, first-click rule and seed): "
+                "give it another seed",
+            )  # fmt: skip
+        boards[same] = index
 
 
 def _check_entrants(loaded: Loaded) -> None:

@@ -145,7 +145,8 @@ class Played:
     """One game as the checker saw it."""
 
     label: str
-    #: ``won``, ``lost``, ``illegal`` (ended by an illegal action), or why it did not end by the rules.
+    #: ``won``, ``lost``, ``illegal`` (ended by an illegal action), ``resigned`` (the bot gave it up), or why it
+    #: did not end by the rules.
     outcome: str
     detail: str = ""
     #: Every reply's actions, as played: the same game played alike has the same moves.
@@ -153,7 +154,7 @@ class Played:
 
     @property
     def ended(self) -> bool:
-        return self.outcome in ("won", "lost", "illegal")
+        return self.outcome in ("won", "lost", "illegal", "resigned")
 
     def summary(self) -> str:
         return f"{self.label}: {self.outcome}" + (f" ({self.detail})" if self.detail else "")
@@ -211,6 +212,9 @@ class Checker:
                         return played
                 if "error" in message:
                     played.outcome, played.detail = "error", f"the bot answered {shown(json.dumps(message))}"
+                    break
+                if "resign" in message:  # giving the game up is an end the protocol allows (a shell's LEAVE)
+                    played.outcome, played.detail = "resigned", shown(str(message["resign"]))
                     break
                 where = f"{label}, reply {len(played.moves) + 1}"
                 self._check_guess(message, where)

@@ -49,11 +49,19 @@ TRIAL = (8, 8, 10, 0, 0)
 
 
 class AgentFailure(Exception):
-    """The agent broke a game (the message is the reason the arena stores)."""
+    """The agent's game ends without a win (the message is the reason the arena stores): ``illegal`` for an
+    action that is not one, ``resign`` for an end the shell's rules make (LEAVE, the move limit), else an error."""
 
-    def __init__(self, message: str, *, illegal: bool = False) -> None:
+    def __init__(self, message: str, *, illegal: bool = False, resign: bool = False) -> None:
         super().__init__(message)
         self.illegal = illegal
+        self.resign = resign
+
+    def reply(self) -> dict[str, Any]:
+        """The protocol's reply that ends the game so."""
+        if self.illegal:
+            return {"actions": [], "why": str(self)}
+        return {"resign": str(self)} if self.resign else {"error": str(self)}
 
 
 def where(error: BaseException) -> str:
@@ -163,7 +171,9 @@ class Game:
     def step(self, number: int) -> tuple[dict[str, Any] | None, int]:
         """Ask the agent once: an engine reply, or None and the number its next question gets."""
         if self.moves > self.limit:
-            raise AgentFailure(f"no result after {self.moves} moves: the course shell's move limit is {self.limit}")
+            raise AgentFailure(
+                f"no result after {self.moves} moves: the course shell's move limit is {self.limit}", resign=True
+            )
         try:
             action = self.agent.getAction(number)
         except Exception as error:
@@ -173,7 +183,9 @@ class Game:
         kinds = self.shell.moves
         if move is kinds.LEAVE:
             covered = sum(row.count("#") + row.count("F") for row in self.grid) - self.mines
-            raise AgentFailure(f"the agent left the game (LEAVE) with {covered} safe tile(s) still covered")
+            raise AgentFailure(
+                f"the agent left the game (LEAVE) with {covered} safe tile(s) still covered", resign=True
+            )
         row, col = self.height - 1 - y, x
         ch = self.grid[row][col]
         if move is kinds.UNCOVER:
@@ -260,7 +272,7 @@ def serve(shell_dir: str, agent_dir: str, protocol_out: TextIO) -> None:
             try:
                 send(game.observe(list(message["grid"])))
             except AgentFailure as failure:
-                send({"actions": [], "why": str(failure)} if failure.illegal else {"error": str(failure)})
+                send(failure.reply())
                 game = None
         elif kind == "game_over":
             game = None

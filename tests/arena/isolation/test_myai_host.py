@@ -52,7 +52,8 @@ def play(agent: str, spec: BoardSpec = BEGINNER, rule: FirstClick = FirstClick.Z
         try:
             reply = mine.observe(grid)
         except host.AgentFailure as failure:
-            return {"outcome": "illegal" if failure.illegal else "error", "why": str(failure), "replies": replies}
+            outcome = "illegal" if failure.illegal else "resigned" if failure.resign else "error"
+            return {"outcome": outcome, "why": str(failure), "replies": replies}
         replies.append(reply)
         actions, _ = protocol.parse_reply(json.dumps(reply))
         game.play_answer(actions)
@@ -83,9 +84,9 @@ def test_the_start_tile_is_the_arenas_zero_in_the_shells_coordinates() -> None:
 
 def test_a_queue_agent_wins_what_its_queue_clears_and_leaving_early_is_the_reason() -> None:
     outcomes = [play("queue", board=board) for board in range(30)]
-    left = [o for o in outcomes if o["outcome"] == "error"]
+    left = [o for o in outcomes if o["outcome"] == "resigned"]
     assert left and all("the agent left the game (LEAVE)" in o["why"] for o in left)
-    assert all(o["outcome"] in ("error", "won") for o in outcomes)  # a queue of safe tiles never hits a mine
+    assert all(o["outcome"] in ("resigned", "won") for o in outcomes)  # a queue of safe tiles never hits a mine
     # The opening's tiles are given free: the queue agent's replies are only the reveals the flood did not make.
     for o in outcomes:
         for reply in o["replies"]:
@@ -118,7 +119,7 @@ def test_an_action_off_the_board_is_illegal_in_the_shells_words() -> None:
 
 def test_an_agent_that_never_leaves_stops_at_the_shells_move_limit() -> None:
     result = play("never_leaves")
-    assert result["outcome"] == "error"
+    assert result["outcome"] == "resigned"
     assert f"the course shell's move limit is {2 * BEGINNER.cells}" in result["why"]
     assert result["replies"] == []  # re-uncovering an open tile never reaches the engine
 
@@ -134,7 +135,7 @@ def test_a_board_printing_agent_plays_whole_games(capsys: pytest.CaptureFixture[
 def test_under_another_rule_the_host_clicks_the_centre_and_gives_it_as_the_start(rule: FirstClick) -> None:
     result = play("queue", rule=rule, board=3)
     assert result["replies"][0] == {"actions": [["reveal", 4, 4]]}
-    assert result["outcome"] in ("won", "lost", "error")
+    assert result["outcome"] in ("won", "lost", "resigned")
 
 
 @pytest.mark.parametrize(
@@ -198,3 +199,22 @@ def test_a_raising_agent_fails_its_games_with_the_reason(tmp_path: Path) -> None
         games = db.games(db.latest())
     assert [g.outcome.value for g in games] == ["error", "error"]
     assert all("MyAI.getAction raised ZeroDivisionError" in g.error for g in games)
+
+
+def test_an_agent_that_leaves_passes_check_bot_and_its_games_say_why(tmp_path: Path) -> None:
+    """LEAVE is the shell's way to give a game up: ``resign`` in the protocol, an end of the game check-bot allows
+    (so a competition keeps the agent), scored as a game not won with the agent's reason."""
+    checked = subprocess.run(
+        [sys.executable, "-c", "from arena.cli import main; main()", "check-bot", "--engine-bot",
+         f"queue={AGENTS / 'queue'}", "--json"],
+        capture_output=True, text=True, timeout=600, check=False, cwd=tmp_path,
+    )  # fmt: skip
+    report = json.loads(checked.stdout)
+    assert checked.returncode == 0 and report["passed"], [c for c in report["checks"] if not c["passed"]]
+    assert len(report["checks"]) >= 10
+    result = _tournament(tmp_path, "queue", "-n", "8")
+    assert result.returncode == 0, result.stderr[-2000:]
+    with Store(tmp_path / "s.db", create=False, read_only=True) as db:
+        games = db.games(db.latest())
+    left = [g for g in games if g.outcome.value != "won"]
+    assert left and all(g.error.startswith("the agent left the game (LEAVE)") for g in left)
