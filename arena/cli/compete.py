@@ -243,26 +243,24 @@ def command(
 
 def points_table(played: list[PlayedSet], table: list[Standing]) -> Any:
     """The points table for a terminal of 80 columns: rank, entrant, points with their interval, the comparison
-    with the leader, and each set's win rate with its interval (folded within its column)."""
-    out = plain_table("points (95% CI: each set's interval combined; vs #1: on the boards both played)")
+    with the leader, and each set's win rate over its interval (a figure is never cut within itself)."""
+    out = plain_table("points (95% CI: the sets' intervals combined; vs #1: on the boards both played)")
     out.add_column("#", justify="right", no_wrap=True)
     out.add_column("entrant", overflow="fold", ratio=2)
-    out.add_column("points", justify="right", no_wrap=True)
-    out.add_column("95% CI", justify="right", overflow="fold", ratio=2)
-    out.add_column("vs #1 (p)", justify="right", overflow="fold", ratio=2)
+    out.add_column("points\n95% CI", justify="right", no_wrap=True)
+    out.add_column("vs #1\n95% CI, p", justify="right", no_wrap=True)
     for item in played:
-        out.add_column(f"{item.board_set.name} win %", justify="right", overflow="fold", ratio=2)
+        out.add_column(f"{item.board_set.name}\nwin %", justify="right", overflow="fold", ratio=1)
     for s in table:
-        vs = "leader" if s.diff is None else f"{s.diff:+g} [{s.diff_low:+.1f},{s.diff_high:+.1f}] ({s.p_value:.2g})"
+        vs = "leader" if s.diff is None else f"{s.diff:+g}\n{s.diff_low:+.1f}..{s.diff_high:+.1f}\np {s.p_value:.2g}"
         cells = []
         for item in played:
             cell = s.sets.get(item.board_set.name)
             cells.append(
-                "-" if cell is None else f"{100 * cell.win_rate:.1f} {100 * cell.ci_low:.1f}-{100 * cell.ci_high:.1f}"
+                "-" if cell is None else f"{100 * cell.win_rate:.1f}\n{100 * cell.ci_low:.1f}-{100 * cell.ci_high:.1f}"
             )
-        out.add_row(
-            str(s.rank), Text(s.entrant), f"{s.points:g}", f"{s.points_low:.1f}-{s.points_high:.1f}", vs, *cells
-        )
+        points = f"{s.points:g}\n{s.points_low:.1f}-{s.points_high:.1f}"
+        out.add_row(str(s.rank), Text(s.entrant), points, vs, *cells)
     return out
 
 
