@@ -65,6 +65,7 @@ def command(
     address: playing.AddressOpt = None,
     store: common.StoreOpt = None,
     plugin: common.PluginOpt = None,
+    engine_bot: playing.EngineBotOpt = None,
     json_out: common.JsonOpt = False,
 ) -> None:
     spec, rule = board_from_options(difficulty, size, mines, first_click)
@@ -85,9 +86,11 @@ def command(
         raise UsageError(str(error)) from None
     if refs[0].key == refs[1].key:
         raise UsageError(f"A and B are the same player ({refs[0].key}); give one of them other options")
-    registry, _ = player_catalog(plugin, None, Isolation.AUTO)
+    registry, bots = player_catalog(plugin, engine_bot, Isolation.AUTO)
     refs = checked_players(registry, refs)
-    config = TournamentConfig.build(spec, rule, seed=seed, games=batch, players=refs, limits=Limits(clock=clock))
+    config = TournamentConfig.build(
+        spec, rule, seed=seed, games=batch, players=refs, limits=Limits(clock=clock), engine_bots=bots
+    )
     if not json_out:
         err_console.print(
             f"{refs[0].key} vs {refs[1].key} · {config.difficulty} · first click {rule.value} · seed {seed} · "
