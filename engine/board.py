@@ -52,6 +52,12 @@ class FirstClick(enum.StrEnum):
             allowed = ", ".join(rule.value for rule in cls)
             raise BoardConfigError(f"unknown first-click rule {text!r}; use one of: {allowed}") from None
 
+    @property
+    def player_clicks(self) -> bool:
+        """Whether the player makes the game's first click (every rule but ``zero``, whose first click is the
+        arena's): the compiled game (``engine.compiled_game``) and the players' compiled games play these."""
+        return self is not FirstClick.ZERO
+
     def max_exclusion(self, height: int, width: int) -> int:
         """The largest exclusion zone over every first click (1 under ``none``: one safe cell at least;
         under ``zero`` an opening's, which a board without a zero tile falls back to)."""
