@@ -3,12 +3,13 @@
 The front door for Python users: what it takes to run a tournament, open a store and build a leaderboard
 without the CLI (docs/architecture.md shows it in a short example)::
 
-    from arena import PlayerRef, Registry, Store, TournamentConfig, build_leaderboard, run_tournament
+    from arena import PlayerRef, Registry, Store, TournamentConfig, build_leaderboard, plan_tournament, run_tournament
     from engine import BEGINNER, FirstClick
 
     config = TournamentConfig.build(BEGINNER, FirstClick.SAFE, seed=0, games=100, players=(PlayerRef(name="random"),))
     with Store("results.db") as store:
-        run_tournament(config, store, Registry())
+        plan = plan_tournament(config, store, Registry())  # what the store lacks, and the workers
+        run_tournament(plan, store)
         board = build_leaderboard(store, config.id)
 
 The names load lazily, on first use: ``import arena`` costs nothing, so the command line and the worker
@@ -25,7 +26,9 @@ if TYPE_CHECKING:
     from arena.analysis.pairs import Split, split_boards
     from arena.analysis.stats import PairedComparison, compare_paired, wilson_interval
     from arena.config import PlayerRef, RecordMode, TournamentConfig
-    from arena.play.tournament import TournamentSummary, run_tournament
+    from arena.play.events import TournamentEvents
+    from arena.play.plan import TournamentPlan, TournamentSummary, plan_tournament
+    from arena.play.tournament import TournamentInterrupted, run_tournament
     from arena.result import GameResult, Outcome
     from arena.results.store import Store, StoreError
     from arena.results.stored import StoredPlayer, StoredTournament
@@ -47,9 +50,13 @@ _HOMES = {
     "StoredPlayer": "arena.results.stored",
     "StoredTournament": "arena.results.stored",
     "TournamentConfig": "arena.config",
-    "TournamentSummary": "arena.play.tournament",
+    "TournamentEvents": "arena.play.events",
+    "TournamentInterrupted": "arena.play.tournament",
+    "TournamentPlan": "arena.play.plan",
+    "TournamentSummary": "arena.play.plan",
     "build_leaderboard": "arena.analysis.leaderboard",
     "compare_paired": "arena.analysis.stats",
+    "plan_tournament": "arena.play.plan",
     "run_tournament": "arena.play.tournament",
     "split_boards": "arena.analysis.pairs",
     "wilson_interval": "arena.analysis.stats",
@@ -70,9 +77,13 @@ __all__ = [
     "StoredPlayer",
     "StoredTournament",
     "TournamentConfig",
+    "TournamentEvents",
+    "TournamentInterrupted",
+    "TournamentPlan",
     "TournamentSummary",
     "build_leaderboard",
     "compare_paired",
+    "plan_tournament",
     "run_tournament",
     "split_boards",
     "wilson_interval",

@@ -1,6 +1,6 @@
 """What a Python player's ``play`` returned, as would-be actions: one reading for every mode.
 
-The game loop (``arena.play.runner``) and the isolated Python host (``arena.isolation.bot_host``) both
+The game loop (``arena.play.runner``) and the isolated Python host (``arena.isolation.protocol.bot_host``) both
 take a player's answer through ``as_actions``, so a mistake is refused in the same words whichever
 way the player runs. Here, apart from both, so that the host does not import the game loop.
 """
@@ -25,7 +25,7 @@ def as_actions(answer: Any) -> list[Any] | Actions:
     ``Actions`` as it is). The items are checked by the engine when played.
 
     Raises ``InvalidActionError`` in Python terms (the player is Python code, trusted here or
-    behind ``arena.isolation.bot_host``) for an answer that holds no action at all: None (a ``play`` that
+    behind ``arena.isolation.protocol.bot_host``) for an answer that holds no action at all: None (a ``play`` that
     falls off its end), an empty list, text, or anything that is not iterable."""
     if answer is None:
         raise InvalidActionError(f"play() returned None, {EXPECTED} (does every path through play() return?)")

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from arena.isolation.settings import EngineBot, Isolation, Limits, SandboxMode
+from arena.limits import EngineBot, Isolation, Limits, SandboxMode
 from engine import BoardSpec, FirstClick
 from engine.layout import MAX_SEED
 

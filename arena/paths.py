@@ -15,6 +15,7 @@ from pathlib import Path
 __all__ = [
     "APP_NAME",
     "LEGACY_STORE",
+    "PROJECT_ROOT",
     "PROTECTED_ENV",
     "STORE_ENV",
     "default_store",
@@ -34,6 +35,9 @@ LEGACY_STORE = Path("leaderboards") / "arena.db"
 #: The stores this arena (and the processes it starts) writes, which no sandboxed bot may see
 #: (``protect``); the environment carries them to worker processes, never to a bot.
 PROTECTED_ENV = "ARENA_PROTECTED"
+#: The folder that holds the ``arena`` package (a source checkout's root, or site-packages): a bot's Python
+#: host imports the arena from there (``arena.isolation.protocol.remote.bot_environment``).
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
 #: Overrides the folder of the compile records (``arena.warmup``).
 CACHE_ENV = "ARENA_CACHE_DIR"
 

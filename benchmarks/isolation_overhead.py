@@ -1,6 +1,6 @@
 """What isolation costs: games/s and ms per game of `random` and `enumeration` on Expert, trusted (an
 object in this process) vs isolated (its own process behind the line protocol), on the same boards.
-Isolated four ways: by lines or through the shared-memory segment (``arena.isolation.shared``, how
+Isolated four ways: by lines or through the shared-memory segment (``arena.isolation.protocol.shared``, how
 the arena's own Python host runs by default on Linux x86-64), each with blocking waits (``isolated``,
 ``shared``: full pools, Dask) and with short busy waits first (``_spin``: a worker and its bot with a
 core each).
@@ -53,14 +53,15 @@ import numba
 import numpy as np
 
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import Isolation, Limits, sandbox
-from arena.isolation import protocol as proto
-from arena.isolation.process import BotProcess
-from arena.isolation.remote import RemoteAgent, bot_environment, host_command, sandbox_for
-from arena.isolation.spin import DEFAULT_SPIN
+from arena.isolation.processes.bot_process import BotProcess
+from arena.isolation.processes.spin import DEFAULT_SPIN
+from arena.isolation.protocol import messages as proto
+from arena.isolation.protocol.remote import RemoteAgent, bot_environment, host_command, sandbox_for
+from arena.isolation.sandbox import bubblewrap as sandbox
+from arena.limits import Isolation, Limits
 from arena.play.agents import Agent, TrustedAgent
 from arena.play.runner import play_game, warm_up
-from arena.play.tournament import run_tournament
+from arena.play.tournament import plan_tournament, run_tournament
 from arena.result import Outcome
 from arena.results.store import Store
 from engine import EXPERT, Action, BoardSpec, FirstClick, Game, Observation
@@ -244,7 +245,7 @@ def tournament_seconds(name: str, games: int) -> dict[str, dict[str, float]]:
             )
             with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "bench.db") as store:
                 start = time.perf_counter()
-                run_tournament(config, store, Registry(), workers=workers)
+                run_tournament(plan_tournament(config, store, Registry(), workers=workers), store)
                 seconds = time.perf_counter() - start
             rows[f"{isolation.value}_{workers}_worker{'s' if workers > 1 else ''}"] = {
                 "seconds": round(seconds, 3),
@@ -258,7 +259,7 @@ def bench_pipe(spin: float, samples: int = 2000) -> dict[str, float]:
     (both ends busy-waiting ``spin`` seconds before they block)."""
     reply = '{"actions":[["reveal",0,0]]}'
     echo = (
-        "import os\nfrom arena.isolation.spin import LineReader\n"
+        "import os\nfrom arena.isolation.processes.spin import LineReader\n"
         f"for line in LineReader(0, {spin!r}):\n    os.write(1, {reply!r}.encode() + bytes([10]))"
     )
     process = BotProcess([sys.executable, "-c", echo], spin=spin)

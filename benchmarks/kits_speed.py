@@ -47,10 +47,10 @@ from typing import Any
 
 import numpy as np
 
-from arena.isolation import Limits
-from arena.isolation.remote import RemoteAgent, bot_environment
+from arena.isolation.protocol.remote import RemoteAgent, bot_environment
 from arena.kits import LANGUAGES, new_bot
 from arena.kits.toolchains import build, missing_toolchain
+from arena.limits import Limits
 from arena.play.runner import play_game
 from engine import PRESETS, FirstClick, Observation
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from arena.analysis.losses import tournament_losses
 from arena.config import PlayerRef, TournamentConfig
-from arena.play.tournament import run_tournament
+from arena.play.tournament import plan_tournament, run_tournament
 from arena.results.store import Store
 from engine import PRESETS, FirstClick
 from players.registry import Registry
@@ -42,7 +42,7 @@ def main() -> None:
         PRESETS["expert"], FirstClick.SAFE, seed=SEED, games=args.games, players=(PlayerRef(name=PLAYER),)
     )
     with Store(args.store) as store:
-        run_tournament(config, store, Registry(), workers=1)
+        run_tournament(plan_tournament(config, store, Registry(), workers=1), store)
     tid = config.id
     with Store(args.store, read_only=True) as store:
         report = tournament_losses(store, tid, PLAYER)  # warm: numba compiles, SQLite pages cached

@@ -63,7 +63,7 @@ from scipy.stats import binomtest
 
 from arena.analysis.stats import compare_paired, wilson_interval
 from arena.config import PlayerRef, TournamentConfig
-from arena.play.tournament import default_workers, run_tournament
+from arena.play.tournament import default_workers, plan_tournament, run_tournament
 from arena.result import GameResult
 from arena.results.store import Store
 from engine import PRESETS, FirstClick, Game
@@ -211,7 +211,7 @@ def run_claim(claim: Claim, registry: Registry, store: Store, scale: float) -> d
         PRESETS[claim.preset], FirstClick(claim.rule), seed=SEED, games=games, players=tuple(refs)
     )
     start = time.perf_counter()
-    run_tournament(config, store, registry, workers=default_workers())
+    run_tournament(plan_tournament(config, store, registry, workers=default_workers()), store)
     every = store.games(config.id, games)
     rows = [g for g in every if g.player == claim.player]
     wins = sum(g.won for g in rows)
@@ -363,7 +363,7 @@ def speed_table(registry: Registry, store: Store, scale: float) -> list[dict[str
             games=games,
             players=tuple(PlayerRef(name=n) for n in names),
         )
-        run_tournament(config, store, registry, workers=default_workers())
+        run_tournament(plan_tournament(config, store, registry, workers=default_workers()), store)
         by_player: dict[str, list[float]] = {}
         for g in store.games(config.id, games):
             by_player.setdefault(g.player, []).append(g.cpu_ms)

@@ -33,7 +33,7 @@ import numpy as np
 
 from arena.config import PlayerRef, RecordMode, TournamentConfig
 from arena.play.runner import play_game, warm_up
-from arena.play.tournament import run_tournament
+from arena.play.tournament import plan_tournament, run_tournament
 from arena.results.store import Store
 from engine import PRESETS, FirstClick
 from players.builtin import BUILTIN_PLAYERS
@@ -56,7 +56,7 @@ def sizes(preset: str, games: int, registry: Registry, folder: Path) -> list[dic
         config = TournamentConfig.build(PRESETS[preset], FirstClick.SAFE, seed=SEED, games=games, players=refs,
                                         record=mode)  # fmt: skip
         with Store(path) as store:
-            run_tournament(config, store, registry, workers=1)
+            run_tournament(plan_tournament(config, store, registry, workers=1), store)
             store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             if mode is RecordMode.MOVES:
                 for name in names:
@@ -96,7 +96,7 @@ def tournament_round(config: TournamentConfig, registry: Registry, folder: Path)
         Path(f"{path}{suffix}").unlink(missing_ok=True)
     with Store(path) as store:
         cpu, wall = time.process_time(), time.perf_counter()
-        run_tournament(config, store, registry, workers=1)
+        run_tournament(plan_tournament(config, store, registry, workers=1), store)
         return time.process_time() - cpu, time.perf_counter() - wall
 
 

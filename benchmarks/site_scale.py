@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.config import PlayerRef, TournamentConfig
-from arena.play.tournament import run_tournament
+from arena.play.tournament import plan_tournament, run_tournament
 from arena.results.store import Store
 from engine import PRESETS, FirstClick
 from players.registry import Registry
@@ -78,7 +78,7 @@ def play(store: Path, boards: int, workers: int) -> str:
         PRESETS["expert"], FirstClick.SAFE, seed=SEED, games=boards, players=tuple(PlayerRef(name=p) for p in PLAYERS)
     )
     with Store(store) as db:
-        run_tournament(config, db, Registry(), workers=workers)
+        run_tournament(plan_tournament(config, db, Registry(), workers=workers), db)
     return config.id
 
 

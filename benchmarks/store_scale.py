@@ -113,7 +113,7 @@ def run(command: list[str]) -> dict[str, Any]:
 
 _RESUME = """
 import json, sys, time
-from arena.play.tournament import pending_work
+from arena.play.plan import pending_work
 from arena.results.store import Store
 from arena.config import TournamentConfig
 with Store(sys.argv[1]) as store:

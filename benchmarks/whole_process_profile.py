@@ -99,7 +99,7 @@ def per_game(games: int) -> dict[str, Any]:
     from arena.config import PlayerRef, TournamentConfig
     from arena.play import runner
     from arena.play.agents import agent_for
-    from arena.play.tournament import entrants
+    from arena.play.plan import plan_tournament
     from arena.play.worker import RUN_BOARDS, init_worker, play, play_boards
     from arena.result import GameBatch, GameResult
     from arena.results.running import add_games
@@ -147,10 +147,9 @@ def per_game(games: int) -> dict[str, Any]:
         stores = []
         for name in ("save", "parts"):
             store = Store(Path(folder) / f"{name}.db")
-            resolved, running = entrants(config, store, Registry(entry_points=False))
-            sources = {r.key: (running[r.base].version, running[r.base].source) for r in resolved.players}
-            store.ensure_tournament(resolved, sources, {r.key: running[r.base].fingerprint for r in resolved.players})
-            stores.append((store, resolved.id))
+            plan = plan_tournament(config, store, Registry(entry_points=False))
+            store.ensure_tournament(plan.config, plan.sources, plan.fingerprints)
+            stores.append((store, plan.tournament_id))
         (store, tournament), (bare, bare_id) = stores
         gc_before, started = clock.seconds, time.process_time()
         for start in range(0, games, COMMIT_GAMES):

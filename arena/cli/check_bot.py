@@ -1,5 +1,5 @@
 """`arena check-bot`: play a bot through scripted situations and say, check by check, whether it
-speaks the protocol as a tournament needs (``arena.isolation.check``): before a tournament, not as
+speaks the protocol as a tournament needs (``arena.isolation.check_bot.check``): before a tournament, not as
 a column of failed games after it. Exit code 0 only when every check passes; 1 when one fails; 2
 for bad input and for a command that does not start."""
 
@@ -15,11 +15,19 @@ from rich.text import Text
 from arena.cli import common, playing
 from arena.cli.common import UsageError, cli_errors, console, err_console, plain_table, print_json
 from arena.cli.playing import check_bare_names, check_programs, check_sandbox, limits_from, with_bot_dirs
-from arena.isolation import DEFAULT_LIMITS, EngineBot, Isolation, Limits, SandboxMode
-from arena.isolation import sandbox as sandboxes
-from arena.isolation.catalog import PlayerCatalog
-from arena.isolation.check import BotDidNotStart, CheckResult, Target, as_json, check_bot, engine_target, plugin_target
-from arena.isolation.revisions import materialize_plugins
+from arena.isolation.check_bot.check import (
+    BotDidNotStart,
+    CheckResult,
+    Target,
+    as_json,
+    check_bot,
+    engine_target,
+    plugin_target,
+)
+from arena.isolation.discovery.catalog import PlayerCatalog
+from arena.isolation.discovery.revisions import materialize_plugins
+from arena.isolation.sandbox import bubblewrap as sandboxes
+from arena.limits import DEFAULT_LIMITS, EngineBot, Isolation, Limits, SandboxMode
 from players.registry import FILE_SOURCE, plugin_path, resolved_plugin
 
 __all__ = ["command", "print_report"]

@@ -15,7 +15,7 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -31,8 +31,12 @@ from arena.competition.publish import competition_leaderboard, results_data, wri
 from arena.competition.spec import CompetitionError, Loaded, load_competition
 from arena.competition.standings import PlayedSet, Standing, standings, write_grades
 from arena.config import PlayerRef, RecordMode, TournamentConfig
-from arena.isolation import Isolation
-from arena.isolation import sandbox as sandboxes
+from arena.isolation.sandbox import bubblewrap as sandboxes
+from arena.limits import Isolation
+
+if TYPE_CHECKING:
+    from arena.analysis.leaderboard import Leaderboard
+    from arena.play.plan import TournamentSummary
 
 __all__ = ["command", "default_paths"]
 
@@ -266,25 +270,21 @@ def points_table(played: list[PlayedSet], table: list[Standing]) -> Any:
 
 def _play(
     config: TournamentConfig, catalog: Any, store_path: Path, workers: int | None, quiet: bool, names: list[str]
-) -> tuple[Any, Any, float]:
+) -> tuple[TournamentSummary, Leaderboard, float]:
     """Play what the store lacks (``arena tournament``'s machinery: resumable, each version its own entrant),
     then read the competition's leaderboard."""
-    from arena.cli.tournament import CompileDisplay, _note
-    from arena.play.tournament import entrants, pending_work, plan_workers, run_tournament
+    from arena.cli.progress import RunDisplay
+    from arena.play.tournament import plan_tournament, run_tournament
     from arena.results.store import Store
 
     store_path.parent.mkdir(parents=True, exist_ok=True)
     with Store(store_path) as db, games_stopped("competition"):
-        work = pending_work(entrants(config, db, catalog)[0], db)[0]
-        todo = sum(len(keys) for _, keys in work)
-        count, note = plan_workers(workers, len(work))
-        if note:
-            err_console.print(escape(note), style="yellow", highlight=False, soft_wrap=True)
+        plan = plan_tournament(config, db, catalog, workers=workers)
+        if plan.workers_note:
+            err_console.print(escape(plan.workers_note), style="yellow", highlight=False, soft_wrap=True)
         started = time.perf_counter()
-        if quiet or todo == 0:
-            summary = run_tournament(
-                config, db, catalog, workers=count, notify=_note, on_compile=CompileDisplay(None, None)
-            )
+        if quiet or plan.to_play == 0:
+            summary = run_tournament(plan, db, RunDisplay())
         else:
             columns = (
                 TextColumn("[bold]games"),
@@ -293,16 +293,8 @@ def _play(
                 TimeElapsedColumn(),
             )
             with Progress(*columns, console=err_console, transient=True) as progress:
-                task = progress.add_task("games", total=todo)
-                summary = run_tournament(
-                    config,
-                    db,
-                    catalog,
-                    workers=count,
-                    notify=_note,
-                    progress=lambda n: progress.advance(task, n),
-                    on_compile=CompileDisplay(progress, task),
-                )
+                task = progress.add_task("games", total=plan.to_play)
+                summary = run_tournament(plan, db, RunDisplay(progress, task))
         seconds = time.perf_counter() - started
         board = competition_leaderboard(db, config.id, names)
     return summary, board, seconds

@@ -17,7 +17,7 @@ from rich.text import Text
 from arena.analysis.failures import FailureReport, PlayerFailures, build_failure_report
 from arena.cli import common
 from arena.cli.common import UsageError, cli_errors, console, plain_table, print_json
-from arena.isolation.revisions import revision_of
+from arena.isolation.discovery.revisions import revision_of
 from arena.results.store import Store
 from players.registry import FILE_SOURCE, plugin_spec
 

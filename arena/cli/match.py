@@ -15,8 +15,8 @@ from arena.cli import common, playing
 from arena.cli.common import UsageError, board_from_options, cli_errors, console, err_console, print_json
 from arena.cli.playing import checked_players, games_stopped, player_catalog
 from arena.config import TournamentConfig
-from arena.experiments.match import MatchResult, parse_player_spec, run_match
-from arena.isolation import Clock, Isolation, Limits
+from arena.experiments.match import MatchEvents, MatchResult, parse_player_spec, run_match
+from arena.limits import Clock, Isolation, Limits
 from arena.results.store import Store
 from engine.layout import check_seed
 
@@ -99,9 +99,15 @@ def command(
             markup=False,
         )
 
-    def show(state: SprtState) -> None:
-        if not json_out:
-            err_console.print(_look_line(state), highlight=False, markup=False)
+    class Shown(MatchEvents):
+        """Each look at the test a line (none with --json); a note of the tournament's a warning."""
+
+        def note(self, text: str) -> None:
+            _warn(text)
+
+        def looked(self, state: SprtState) -> None:
+            if not json_out:
+                err_console.print(_look_line(state), highlight=False, markup=False)
 
     with Store(store) as db, games_stopped("match", error_code=2):
         result = run_match(
@@ -116,8 +122,7 @@ def command(
             workers=workers,
             backend=backend,
             address=address,
-            on_look=show,
-            notify=_warn,
+            events=Shown(),
         )
         split = split_boards(db, result.tournament_id, *result.rows, 0, result.state.boards)
     s = result.state

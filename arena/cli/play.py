@@ -30,8 +30,8 @@ from arena.cli.render import BoardView, board_text
 from arena.cli.replaying import replay_frames
 from arena.cli.stored import stored_game, tournament_id
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import DEFAULT_LIMITS, Clock, EngineBot, Isolation, SandboxMode
-from arena.isolation.catalog import PlayerCatalog
+from arena.isolation.discovery.catalog import PlayerCatalog
+from arena.limits import DEFAULT_LIMITS, Clock, EngineBot, Isolation, SandboxMode
 from arena.play.agents import agent_for, close_agents
 from arena.play.runner import play_game
 from arena.play.signals import Terminated, sigterm_stops

@@ -16,7 +16,7 @@ from rich.text import Text
 from arena.cli import common, playing
 from arena.cli.common import cli_errors, console, plain_table, print_json
 from arena.cli.playing import player_catalog
-from arena.isolation import Isolation
+from arena.limits import Isolation
 
 
 @cli_errors

@@ -21,11 +21,11 @@ from rich.markup import escape
 
 from arena.cli.common import UsageError, err_console
 from arena.config import PlayerRef
-from arena.isolation import Clock, EngineBot, Isolation, Limits, SandboxMode
-from arena.isolation import sandbox as sandboxes
-from arena.isolation.botfiles import ProgramError, broad_folder, plugin_folder, resolve_program
-from arena.isolation.catalog import PlayerCatalog
-from arena.isolation.revisions import materialize_plugins
+from arena.isolation.discovery.catalog import PlayerCatalog
+from arena.isolation.discovery.revisions import materialize_plugins
+from arena.isolation.sandbox import bubblewrap as sandboxes
+from arena.isolation.sandbox.botfiles import ProgramError, broad_folder, plugin_folder, resolve_program
+from arena.limits import Clock, EngineBot, Isolation, Limits, SandboxMode
 from players.api import PlayerError
 from players.hookspecs import PROJECT
 from players.registry import plugin_path
@@ -195,7 +195,7 @@ def player_catalog(
     ``probe=False`` skips the engine bots' trial handshake: for a command that starts the bot right
     away anyway, and reports its failure to start as the game's result. Call ``check_plugins`` once
     the players are known. A ``--plugin PATH@REV`` is read at its git revision first (one line and exit 2
-    when it cannot be: ``arena.isolation.revisions``)."""
+    when it cannot be: ``arena.isolation.discovery.revisions``)."""
     plugin = materialize_plugins(plugin or [])
     bots = with_bot_dirs(tuple(EngineBot.parse(text) for text in engine_bot or []), bot_dir)
     names = [bot.name for bot in bots]

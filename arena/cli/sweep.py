@@ -15,7 +15,9 @@ from arena.cli.common import UsageError, cli_errors, console, err_console, print
 from arena.cli.playing import checked_players, games_stopped, player_catalog
 from arena.config import PlayerRef, parse_player_list
 from arena.experiments.sweep import (
+    Cell,
     SweepError,
+    SweepEvents,
     density_range,
     half_densities,
     plan_cells,
@@ -23,7 +25,8 @@ from arena.experiments.sweep import (
     write_csv,
     write_plot,
 )
-from arena.isolation import Isolation
+from arena.limits import Isolation
+from arena.play.plan import TournamentSummary
 from arena.results.store import Store
 from engine import FirstClick
 from engine.layout import check_seed
@@ -108,17 +111,20 @@ def command(
         except ImportError:
             raise UsageError("--plot needs matplotlib: python -m pip install 'minesweeper-arena[plot]'") from None
 
-    def show(cell, summary) -> None:  # type: ignore[no-untyped-def]
-        if not json_out:
-            err_console.print(
-                f"{cell.size} {cell.mines:>4} mines ({_pct(cell.density)}%): played {summary.played}, "
-                f"{summary.skipped} already stored",
-                highlight=False,
-                markup=False,
-            )
+    class Shown(SweepEvents):
+        """A line per cell as it is done (none with --json)."""
+
+        def cell_done(self, cell: Cell, summary: TournamentSummary) -> None:
+            if not json_out:
+                err_console.print(
+                    f"{cell.size} {cell.mines:>4} mines ({_pct(cell.density)}%): played {summary.played}, "
+                    f"{summary.skipped} already stored",
+                    highlight=False,
+                    markup=False,
+                )
 
     with Store(store) as db, games_stopped("sweep"):
-        results = run_sweep(cells, rule, refs, games, seed, db, registry, workers=workers, on_cell=show)
+        results = run_sweep(cells, rule, refs, games, seed, db, registry, workers=workers, events=Shown())
     halves = half_densities(results)
     if csv_out is not None:
         write_csv(results, rule, csv_out)

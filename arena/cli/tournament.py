@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import shlex
 import signal
 import sys
@@ -15,7 +14,6 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
-    TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -25,82 +23,23 @@ from arena.analysis.leaderboard import build_leaderboard
 from arena.cli import common, playing
 from arena.cli.common import UsageError, board_from_options, cli_errors, console, err_console, print_json
 from arena.cli.playing import checked_players, limits_from, player_catalog
+from arena.cli.progress import RunDisplay
 from arena.cli.render import print_leaderboard
 from arena.config import PlayerRef, RecordMode, TournamentConfig, parse_player_list
-from arena.isolation import DEFAULT_LIMITS, Clock, Isolation, SandboxMode
+from arena.limits import DEFAULT_LIMITS, Clock, Isolation, SandboxMode
 from arena.play.tournament import (
     BackendUnavailable,
     TournamentError,
     TournamentInterrupted,
-    entrants,
-    pending_work,
-    plan_workers,
+    plan_tournament,
     run_tournament,
 )
-from arena.play.warmup import CompileEvent
 from arena.results.store import Store
 from engine.layout import check_seed
 
 
-def _note(text: str) -> None:
-    """A note of the tournament's (a version that runs with other files than before), on stderr."""
-    err_console.print(f"[yellow]warning:[/] {escape(text)}", highlight=False, soft_wrap=True)
-
-
 def resume_hint() -> str:
     return shlex.join(["arena", *sys.argv[1:]])
-
-
-class CompileDisplay:
-    """Shows the first run's compile (``arena.play.warmup``): a line when the first player starts compiling,
-    then, beside the games' bar, a row counting the players ready; a line at the end. A run whose players
-    are already compiled shows nothing. ``progress`` and ``games`` (its games' task) are None under --quiet."""
-
-    def __init__(self, progress: Progress | None, games: TaskID | None) -> None:
-        self.progress, self.games = progress, games
-        self.keys: tuple[str, ...] = ()
-        self.compiling: list[str] = []
-        self.ready = 0
-        self.task: TaskID | None = None
-        self.shown = False
-
-    def __call__(self, event: CompileEvent) -> None:
-        if event.kind == "begin":
-            self.keys = event.keys
-        elif event.kind == "compiling":
-            self.compiling.append(event.key)
-            if not self.shown:
-                self.shown = True
-                err_console.print(
-                    "compiling the players' numba code, first run only (cached for the next runs): "
-                    + ", ".join(self.keys),
-                    highlight=False,
-                    soft_wrap=True,
-                )
-                if self.progress is not None:
-                    self.task = self.progress.add_task("compiling", total=len(self.keys), rate="players")
-        elif event.kind == "done":
-            self.ready += 1
-            if event.key in self.compiling:
-                self.compiling.remove(event.key)
-            if event.error:
-                err_console.print(
-                    f"[yellow]warning:[/] preparing {escape(event.key)} failed: {escape(event.error)}",
-                    highlight=False,
-                    soft_wrap=True,
-                )
-        elif event.kind == "end" and self.shown:
-            err_console.print(f"compiled in {event.seconds:.1f}s ({event.cpu:.1f}s of CPU)", highlight=False)
-        if self.progress is None or self.task is None:
-            return
-        if event.kind == "end":
-            self.progress.remove_task(self.task)
-            self.task = None
-            if self.games is not None:
-                self.progress.reset(self.games, rate="- games/s")  # the games' clock starts now
-        else:
-            names = ", ".join(self.compiling)
-            self.progress.update(self.task, description=f"compiling {names}".strip(), completed=self.ready)
 
 
 @cli_errors
@@ -162,18 +101,13 @@ def command(
         record=record,
     )
     with Store(store) as db:
-        work = pending_work(entrants(config, db, registry)[0], db)[0]
-        todo = sum(len(keys) for _, keys in work)
-        workers, note = plan_workers(workers, len(work), backend, address)
-        if note:
-            err_console.print(escape(note), style="yellow", highlight=False, soft_wrap=True)
+        plan = plan_tournament(config, db, registry, workers=workers, backend=backend, address=address)
+        if plan.workers_note:
+            err_console.print(escape(plan.workers_note), style="yellow", highlight=False, soft_wrap=True)
         started = time.perf_counter()
-        run = functools.partial(
-            run_tournament, config, db, registry, workers=workers, backend=backend, address=address, notify=_note
-        )
         try:
-            if quiet or todo == 0:
-                summary = run(on_compile=CompileDisplay(None, None))
+            if quiet or plan.to_play == 0:
+                summary = run_tournament(plan, db, RunDisplay())
             else:
                 columns = (
                     TextColumn("[bold]{task.description}"),
@@ -185,15 +119,8 @@ def command(
                     TimeRemainingColumn(),
                 )
                 with Progress(*columns, console=err_console, transient=json_out) as progress:
-                    task = progress.add_task(config.difficulty, total=todo, rate="- games/s")
-
-                    def advance(n: int) -> None:
-                        progress.advance(task, n)
-                        done = progress.tasks[0].completed
-                        elapsed = progress.tasks[0].elapsed or 0.0  # since the games began (after compiling)
-                        progress.update(task, rate=f"{done / elapsed:,.0f} games/s" if elapsed > 0 else "- games/s")
-
-                    summary = run(progress=advance, on_compile=CompileDisplay(progress, task))
+                    task = progress.add_task(config.difficulty, total=plan.to_play, rate="- games/s")
+                    summary = run_tournament(plan, db, RunDisplay(progress, task, rate=True))
         except TournamentInterrupted as stop:
             word = "terminated" if stop.signum == signal.SIGTERM else "interrupted"
             err_console.print(

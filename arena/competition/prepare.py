@@ -11,7 +11,7 @@ package through its entry point. Then:
   left out with its reason;
 - ``build`` runs each kit's ``build.sh`` in its folder, on this machine and outside the sandbox (it is the
   organizer's toolchain that builds), and leaves out a kit whose build fails;
-- ``check`` plays each bot through ``arena check-bot``'s scripted situations (``arena.isolation.check``) under
+- ``check`` plays each bot through ``arena check-bot``'s scripted situations (``arena.isolation.check_bot.check``) under
   the competition's limits and sandbox, and leaves out a bot that fails a check.
 """
 
@@ -26,10 +26,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.competition.spec import Entrant, Loaded
-from arena.isolation import EngineBot, Isolation, Limits, SandboxMode
-from arena.isolation.botfiles import ProgramError, broad_folder, engine_bot_folder, plugin_folder
-from arena.isolation.catalog import PlayerCatalog
-from arena.isolation.check import BotDidNotStart, Target, check_bot, engine_target, package_target, plugin_target
+from arena.isolation.check_bot.check import (
+    BotDidNotStart,
+    Target,
+    check_bot,
+    engine_target,
+    package_target,
+    plugin_target,
+)
+from arena.isolation.discovery.catalog import PlayerCatalog
+from arena.isolation.sandbox.botfiles import ProgramError, broad_folder, engine_bot_folder, plugin_folder
+from arena.limits import EngineBot, Isolation, Limits, SandboxMode
 from players.registry import FILE_SOURCE, PluginFailure
 
 __all__ = [

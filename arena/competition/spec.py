@@ -22,9 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from arena.competition.locate import key_lines, line_of
 from arena.config import RecordMode
-from arena.isolation import DEFAULT_LIMITS, Clock, EngineBot, Limits, SandboxMode
-from arena.isolation.botfiles import broad_folder
-from arena.isolation.settings import EngineBotError
+from arena.isolation.sandbox.botfiles import broad_folder
+from arena.limits import DEFAULT_LIMITS, Clock, EngineBot, EngineBotError, Limits, SandboxMode
 from engine import BoardSpec, FirstClick
 from engine.board import resolve_board
 from engine.errors import BoardConfigError

@@ -1,17 +1,16 @@
 """A match: two players on the same boards, batch after batch, until the sequential test decides.
 
-A match is an ordinary tournament of two players whose extent grows a batch at a time, so its
-games land in the store like any other: a rerun of the same match resumes it (and finds the
-verdict again without playing, if it was reached), and `arena leaderboard` shows it. The test is
-looked at only at the ends of batches (``batch``, ``2 batch``, ...), in board order, whatever order
-the games were played in; so a resumed, extended or re-read match gives the same verdict at the
-same board.
+A match is an ordinary tournament of two players whose extent grows a batch at a time (each batch a
+planned run, ``arena.play.plan``), so its games land in the store like any other: a rerun of the same
+match resumes it (and finds the verdict again without playing, if it was reached), and `arena
+leaderboard` shows it. The test is looked at only at the ends of batches (``batch``, ``2 batch``, ...),
+in board order, whatever order the games were played in; so a resumed, extended or re-read match gives
+the same verdict at the same board.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,11 +18,21 @@ from arena.analysis.pairs import split_boards
 from arena.analysis.sequential import SprtState, gsprt
 from arena.config import PlayerRef, TournamentConfig
 from arena.play.backends import Backend, make_backend
+from arena.play.events import TournamentEvents
+from arena.play.plan import plan_tournament
 from arena.play.tournament import run_tournament
 from arena.results.store import Store
 from players.registry import Registry
 
-__all__ = ["MatchResult", "looks", "parse_player_spec", "run_match"]
+__all__ = ["MatchEvents", "MatchResult", "looks", "parse_player_spec", "run_match"]
+
+
+class MatchEvents(TournamentEvents):
+    """A match's events: each batch is a tournament run (``arena.play.events``: started ... finished, once per
+    batch), and after each, ``looked`` at the test."""
+
+    def looked(self, state: SprtState) -> None:
+        """The sequential test after a batch (``state.verdict`` is ``continue`` until it decides)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,34 +93,34 @@ def run_match(
     workers: int | None = None,
     backend: str | Backend = "local",
     address: str | None = None,
-    on_look: Callable[[SprtState], None] | None = None,
-    notify: Callable[[str], None] | None = None,
+    events: TournamentEvents | None = None,
 ) -> MatchResult:
     """Play ``config``'s two players batch by batch until the GSPRT of "A better by ``delta``"
     against "no better" decides or ``max_games`` boards are played. ``config.games`` is ignored:
-    the match sets the extent. ``on_look`` sees the test after each batch. ``backend`` and ``address`` are
-    ``run_tournament``'s (a Dask cluster plays a match as it plays a tournament);
-    ``notify`` is ``run_tournament``'s."""
+    the match sets the extent. ``backend`` and ``address`` are ``plan_tournament``'s (a Dask cluster plays a
+    match as it plays a tournament); one backend plays every batch. ``events`` hears each batch's run, and, a
+    ``MatchEvents``, the test after each batch."""
     if len(config.players) != 2 or config.players[0].key == config.players[1].key:
         raise ValueError("a match needs two different players")
     points = looks(batch, max_games)
     gsprt(0, 0, 0, delta, alpha, beta)  # bad delta, alpha or beta fail before anything is played
     a, b = (ref.base for ref in config.players)
     owned = isinstance(backend, str)
-    backend_used = make_backend(str(backend), workers=workers, address=address) if owned else backend
+    backend_used = make_backend(backend, workers=workers, address=address) if isinstance(backend, str) else backend
     played = only_a = only_b = previous = 0
     rows = (a, b)
     try:
         for boards in points:
             extent = config.model_copy(update={"games": boards})
-            summary = run_tournament(extent, store, registry, backend=backend_used, notify=notify)  # type: ignore[arg-type]
+            plan = plan_tournament(extent, store, registry, workers=workers, backend=backend_used.name, address=address)
+            summary = run_tournament(plan, store, events, backend=backend_used)
             played += summary.played
             rows = summary.keys.get(a, a), summary.keys.get(b, b)  # each player's row at its running version
             new = split_boards(store, config.id, *rows, previous, boards)
             only_a, only_b, previous = only_a + len(new.only_a), only_b + len(new.only_b), boards
             state = gsprt(only_a, only_b, boards, delta, alpha, beta)
-            if on_look is not None:
-                on_look(state)
+            if isinstance(events, MatchEvents):
+                events.looked(state)
             if state.verdict != "continue":
                 break
     finally:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import csv
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +20,9 @@ import numpy as np
 from arena.analysis.stats import wilson_interval, z_for_confidence
 from arena.config import PlayerRef, TournamentConfig
 from arena.play.backends import Backend, make_backend
-from arena.play.tournament import TournamentSummary, run_tournament
+from arena.play.events import TournamentEvents
+from arena.play.plan import TournamentSummary, plan_tournament
+from arena.play.tournament import run_tournament
 from arena.results.store import Store
 from engine import BoardSpec, EngineError, FirstClick
 from engine.board import resolve_board
@@ -31,6 +33,7 @@ __all__ = [
     "CellResult",
     "HalfDensity",
     "SweepError",
+    "SweepEvents",
     "density_at_half",
     "density_range",
     "plan_cells",
@@ -42,6 +45,14 @@ __all__ = [
 
 class SweepError(ValueError):
     """A sweep that cannot be played as asked: a bad range, a density with no room for the first click."""
+
+
+class SweepEvents(TournamentEvents):
+    """A sweep's events: each cell is a tournament run (``arena.play.events``: started ... finished, once per
+    cell), and after each, ``cell_done``."""
+
+    def cell_done(self, cell: Cell, summary: TournamentSummary) -> None:
+        """``cell``'s tournament is played (``summary``: what this run played of it, and what was stored)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,19 +158,20 @@ def run_sweep(
     *,
     workers: int | None = None,
     backend: str | Backend = "local",
-    on_cell: Callable[[Cell, TournamentSummary], None] | None = None,
-    progress: Callable[[int], None] | None = None,
+    events: TournamentEvents | None = None,
 ) -> list[CellResult]:
-    """Play (or resume) every cell's tournament; the results per cell and player."""
+    """Play (or resume) every cell's tournament, one backend for them all; the results per cell and player.
+    ``events`` hears each cell's run, and, a ``SweepEvents``, each cell as it is done."""
     owned = isinstance(backend, str)
-    backend_used = make_backend(str(backend), workers=workers) if owned else backend
+    backend_used = make_backend(backend, workers=workers) if isinstance(backend, str) else backend
     results: list[CellResult] = []
     try:
         for cell in cells:
             config = TournamentConfig.build(cell.spec, rule, seed=seed, games=games, players=tuple(players))
-            summary = run_tournament(config, store, registry, backend=backend_used, progress=progress)  # type: ignore[arg-type]
-            if on_cell is not None:
-                on_cell(cell, summary)
+            plan = plan_tournament(config, store, registry, workers=workers, backend=backend_used.name)
+            summary = run_tournament(plan, store, events, backend=backend_used)
+            if isinstance(events, SweepEvents):
+                events.cell_done(cell, summary)
             results.extend(cell_results(store, config, cell))
     finally:
         if owned:

@@ -1,27 +1,16 @@
-"""Running players apart from the arena: settings, the line protocol, bot processes, the sandbox.
+"""Running players apart from the arena, in five rooms (docs/architecture.md):
 
-``settings`` (isolation and sandbox modes, limits, engine bots) and ``protocol`` are plain values
-and codecs and are re-exported here. The machinery is imported from its module: ``process`` (a bot
-process: limits, deadlines, kill), ``launch`` (the limits set before ``exec``), ``sandbox`` (the
-bubblewrap sandbox around a bot), ``remote`` (``RemoteAgent``, the game loop's view of a bot),
-``catalog`` (finding players without importing third-party code), ``shared`` and ``spin`` (the fast
-channel). The Python client of the protocol is ``arena.isolation.bot_host``; the reference is
-docs/protocol.md.
+- ``processes``: a bot process and its control (``bot_process``: limits, deadlines, kill; ``launch``: the
+  kernel limits set before ``exec``; ``spin``: waiting on a pipe without falling asleep).
+- ``sandbox``: the bubblewrap sandbox around a bot (``bubblewrap``) and what it shows of the filesystem
+  (``botfiles``).
+- ``protocol``: the line protocol (``messages``), its two ends (``bot_host``, the Python bot's side, run as
+  ``python -m arena.isolation.protocol.bot_host``; ``remote``, ``RemoteAgent``, the game loop's side) and
+  its shared-memory acceleration (``shared``). The reference is docs/protocol.md.
+- ``discovery``: finding players without running third-party code (``catalog``) and plugins read at a git
+  revision (``revisions``).
+- ``check_bot``: ``arena check-bot`` (``check``, and ``driver``, a bot driven by hand).
+
+The settings every room and the tournament's configuration share (isolation and sandbox modes, limits,
+engine bots) are vocabulary: ``arena.limits``.
 """
-
-from __future__ import annotations
-
-from arena.isolation.protocol import PROTOCOL_VERSION, BotReportedError, ProtocolError
-from arena.isolation.settings import DEFAULT_LIMITS, Clock, EngineBot, Isolation, Limits, SandboxMode
-
-__all__ = [
-    "DEFAULT_LIMITS",
-    "PROTOCOL_VERSION",
-    "BotReportedError",
-    "Clock",
-    "EngineBot",
-    "Isolation",
-    "Limits",
-    "ProtocolError",
-    "SandboxMode",
-]

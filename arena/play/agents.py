@@ -21,9 +21,9 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import sandbox
-from arena.isolation.remote import RemoteAgent, bot_environment, engine_bot_sandbox, host_command, sandbox_for
-from arena.isolation.settings import Isolation, Limits
+from arena.isolation.protocol.remote import RemoteAgent, bot_environment, engine_bot_sandbox, host_command, sandbox_for
+from arena.isolation.sandbox import bubblewrap as sandbox
+from arena.limits import Isolation, Limits
 from arena.result import Outcome
 from engine import Action, BoardSpec, FirstClick, Observation
 from players import Player
@@ -107,7 +107,7 @@ _plugin_files: tuple[str, ...] = ()
 _registries: dict[bool, Registry] = {}
 #: Player key -> (what the agent was built from, the agent, the config it was last checked against).
 _agents: dict[str, tuple[tuple[object, ...], Agent, TournamentConfig]] = {}
-#: Seconds each side of an isolated player's pipe busy-waits before blocking (``arena.isolation.spin``).
+#: Seconds each side of an isolated player's pipe busy-waits before blocking (``arena.isolation.processes.spin``).
 _spin = 0.0
 
 

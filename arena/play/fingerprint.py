@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from arena.config import TournamentConfig
-from arena.isolation.sandbox import command_files
+from arena.isolation.sandbox.bubblewrap import command_files
 from players.registry import FILE_SOURCE, plugin_path
 
 __all__ = ["fingerprint_files", "fingerprint_of"]

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from arena.answer import EXPECTED, WARM_UP_SEED, as_actions
-from arena.isolation.settings import DEFAULT_LIMITS, Clock, Limits
+from arena.limits import DEFAULT_LIMITS, Clock, Limits
 from arena.play.agents import Agent, TrustedAgent
 from arena.result import DIAGNOSTICS, ERROR_CHARS, AgentFailure, GameResult, Outcome
 from arena.results import records

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation.settings import Isolation
+from arena.limits import Isolation
 from arena.play.agents import isolation_of
 from arena.play.backends.local import init_pool_worker, start_method
 from arena.play.worker import prepare_player

@@ -12,12 +12,12 @@ import atexit
 import multiprocessing.util
 import signal
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from arena.answer import WARM_UP_SEED
 from arena.config import PlayerRef, RecordMode, TournamentConfig
-from arena.isolation.process import make_undumpable
-from arena.isolation.spin import spin_window
+from arena.isolation.processes.bot_process import make_undumpable
+from arena.isolation.processes.spin import spin_window
 from arena.play.agents import TrustedAgent, agent_for, close_agents, configure
 from arena.play.memory import release_during_loads, release_unused
 from arena.play.runner import (
@@ -31,7 +31,26 @@ from arena.play.runner import (
 from arena.result import GameBatch, GameResult, Outcome
 from engine import BoardSpec
 
-__all__ = ["RUN_BOARDS", "Batch", "init_worker", "play", "play_boards", "prepare_player", "run_batch", "runs"]
+__all__ = [
+    "RUN_BOARDS",
+    "Batch",
+    "BoardWork",
+    "init_worker",
+    "play",
+    "play_boards",
+    "prepare_player",
+    "run_batch",
+    "runs",
+]
+
+
+class BoardWork(NamedTuple):
+    """One board of a tournament's pending work: the board, and the keys of the players (entrants) that
+    still need it, in the tournament's order of players. A tuple underneath, so ``board, keys = item``
+    still reads it; the names are for everyone else."""
+
+    board: int
+    keys: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,11 +58,11 @@ class Batch:
     """Boards to play, and for each board the player keys that still need it."""
 
     config: TournamentConfig
-    work: tuple[tuple[int, tuple[str, ...]], ...]
+    work: tuple[BoardWork, ...]
 
     @property
     def games(self) -> int:
-        return sum(len(keys) for _, keys in self.work)
+        return sum(len(item.keys) for item in self.work)
 
 
 #: The config of the games being played and what each game needs from it, worked out once per config.
@@ -179,7 +198,7 @@ def _agent(config: TournamentConfig, key: str) -> object:
         return None
 
 
-def runs(work: tuple[tuple[int, tuple[str, ...]], ...], longest: int) -> list[tuple[list[int], str]]:
+def runs(work: tuple[BoardWork, ...], longest: int) -> list[tuple[list[int], str]]:
     """``work`` as runs of consecutive boards that one player alone still needs, at most ``longest``
     boards each (a board several players need is a run of its own for each, in order): the games in the
     order ``run_batch`` plays them."""

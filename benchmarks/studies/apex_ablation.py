@@ -32,7 +32,7 @@ import numpy as np
 from arena.analysis.leaderboard import build_leaderboard
 from arena.analysis.stats import compare_paired
 from arena.config import PlayerRef, TournamentConfig
-from arena.play.tournament import default_workers, run_tournament
+from arena.play.tournament import default_workers, plan_tournament, run_tournament
 from arena.results.store import Store
 from engine import PRESETS, FirstClick
 from players.builtin.apex import ApexPlayer
@@ -71,7 +71,7 @@ def ablation(
         PRESETS[preset], FirstClick(rule), seed=seed, games=games, players=tuple(refs.values())
     )
     start = time.perf_counter()
-    summary = run_tournament(config, store, Registry(entry_points=False), workers=workers)
+    summary = run_tournament(plan_tournament(config, store, Registry(entry_points=False), workers=workers), store)
     board = build_leaderboard(store, config.id, games)
     by_key = {row.player: row for row in board.rows}
     won: dict[str, dict[int, bool]] = {}

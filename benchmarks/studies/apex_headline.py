@@ -11,7 +11,7 @@ CPU ms per game come from the per-game CPU times the workers record (numba compi
 
 ``--overnight`` multiplies the games to reach the intervals the targets need (about +/-0.3 points
 on Expert). It resumes where a previous run stopped (Ctrl-C is safe: finished games are kept), and
-uses a Dask cluster when the arena's ``run_tournament`` accepts a ``backend`` argument.
+uses a Dask cluster when the arena's ``plan_tournament`` accepts a ``backend`` argument.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import numpy as np
 
 from arena.analysis.stats import wilson_interval
 from arena.config import PlayerRef, TournamentConfig
-from arena.play.tournament import default_workers, run_tournament
+from arena.play.tournament import default_workers, plan_tournament, run_tournament
 from arena.results.store import Store
 from engine import PRESETS, FirstClick
 from players.builtin.apex import ApexPlayer
@@ -70,7 +70,7 @@ def run_claim(
         PRESETS[claim.preset], FirstClick(claim.rule), seed=SEED, games=games, players=(player,)
     )
     start = time.perf_counter()
-    run_tournament(config, store, registry, workers=workers, **backend)
+    run_tournament(plan_tournament(config, store, registry, workers=workers, **backend), store)
     rows = [g for g in store.games(config.id, games) if g.player == player.key]
     wins = sum(g.won for g in rows)
     low, high = wilson_interval(wins, len(rows))
@@ -100,12 +100,12 @@ def run_claim(
 
 
 def backend_arguments(name: str, scheduler: str | None) -> dict[str, Any]:
-    """Keyword arguments for ``run_tournament``'s optional backend (absent: local processes)."""
+    """Keyword arguments for ``plan_tournament``'s optional backend (absent: local processes)."""
     if name == "local":
         return {}
-    parameters = inspect.signature(run_tournament).parameters
+    parameters = inspect.signature(plan_tournament).parameters
     if "backend" not in parameters:
-        raise SystemExit(f"this arena's run_tournament has no backend argument; use --backend local, not {name!r}")
+        raise SystemExit(f"this arena's plan_tournament has no backend argument; use --backend local, not {name!r}")
     arguments: dict[str, Any] = {"backend": name}
     if scheduler:
         for key in ("scheduler", "address", "scheduler_address"):

@@ -17,6 +17,7 @@ import os
 import platform
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numba
@@ -25,7 +26,8 @@ import numpy as np
 from arena.analysis.leaderboard import build_leaderboard
 from arena.config import PlayerRef, TournamentConfig
 from arena.play.runner import play_game, warm_up
-from arena.play.tournament import run_tournament
+from arena.play.tournament import TournamentEvents, plan_tournament, run_tournament
+from arena.result import GameResult
 from arena.results.store import Store
 from engine import PRESETS, FirstClick
 from players.registry import Registry
@@ -49,11 +51,12 @@ def tournament_seconds(config: TournamentConfig, registry: Registry, workers: in
         first_result: list[float] = []
         start = time.perf_counter()
 
-        def progress(_: int) -> None:
-            if not first_result:
-                first_result.append(time.perf_counter())
+        class FirstBatch(TournamentEvents):
+            def batch_done(self, results: Sequence[GameResult]) -> None:
+                if not first_result:
+                    first_result.append(time.perf_counter())
 
-        run_tournament(config, store, registry, workers=workers, progress=progress)
+        run_tournament(plan_tournament(config, store, registry, workers=workers), store, FirstBatch())
         build_leaderboard(store, config.id)
         total = time.perf_counter() - start
     return total, (first_result[0] - start) if first_result else 0.0

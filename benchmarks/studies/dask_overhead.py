@@ -20,6 +20,7 @@ import os
 import platform
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numba
@@ -29,7 +30,8 @@ from arena.config import PlayerRef, TournamentConfig
 from arena.play.backends import Backend, PoolBackend
 from arena.play.backends.dask_cluster import DaskBackend
 from arena.play.runner import warm_up
-from arena.play.tournament import run_tournament
+from arena.play.tournament import TournamentEvents, plan_tournament, run_tournament
+from arena.result import GameResult
 from arena.results.store import Store
 from engine import EXPERT, FirstClick
 from players.registry import Registry
@@ -45,11 +47,13 @@ def timed_run(config: TournamentConfig, backend: Backend) -> tuple[float, float,
         first: list[tuple[float, int]] = []
         start = time.perf_counter()
 
-        def progress(games: int) -> None:
-            if not first:
-                first.append((time.perf_counter() - start, games))
+        class FirstBatch(TournamentEvents):
+            def batch_done(self, results: Sequence[GameResult]) -> None:
+                if not first:
+                    first.append((time.perf_counter() - start, len(results)))
 
-        summary = run_tournament(config, store, Registry(), backend=backend, progress=progress)
+        plan = plan_tournament(config, store, Registry())
+        summary = run_tournament(plan, store, FirstBatch(), backend=backend)
         seconds = time.perf_counter() - start
         assert summary.played == config.games, summary
     first_s, first_games = first[0]

@@ -3,10 +3,11 @@
 Everything the page needs is inside it: the stylesheet, the script, the icons (inline SVG data) and the game
 itself as compact JSON, so it opens from ``file://`` with no network, today and in ten years. The game is its
 mine layout and its moves (``game_data``: about two characters a move); the page plays the moves again on the
-layout and computes the exact mine probabilities of the position it shows, when it shows it (``solver.js``, held
-equal to ``players.solver.analyze`` by tests/arena/analysis/test_replay_js.py). So a replay weighs a few kilobytes however
-long the game, and ``arena site`` can hold tens of thousands of them as data for one shared viewer. Each covered
-cell keeps its exact value in its ``data-p`` attribute, where a test or a curious reader finds it.
+layout and computes the exact mine probabilities of the position it shows, when it shows it (``solver.js``,
+held equal to ``players.solver.analyze`` by tests/arena/analysis/test_replay_js.py). So a replay weighs a few
+kilobytes however long the game, and ``arena site`` can hold tens of thousands of them as data for one shared
+viewer. Each covered cell keeps its exact value in its ``data-p`` attribute, where a test or a curious reader finds
+it.
 
 The HTML, CSS and JavaScript live beside this module (``assets/``) as package data.
 """

@@ -81,7 +81,7 @@ class Backend(Protocol):
 
 def batch_label(batch: Batch) -> str:
     """Which boards a batch holds, for error messages a user can act on."""
-    boards = [board for board, _ in batch.work]
+    boards = [item.board for item in batch.work]
     if not boards:
         return "no boards"
     if len(boards) == 1:

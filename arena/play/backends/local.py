@@ -28,8 +28,8 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
-from arena.isolation.process import kill_bot_groups
-from arena.isolation.spin import available_cores as default_workers
+from arena.isolation.processes.bot_process import kill_bot_groups
+from arena.isolation.processes.spin import available_cores as default_workers
 from arena.play.agents import close_agents
 from arena.play.backends.base import StopFlag, WorkerCrashError, batch_label
 from arena.play.worker import RUN_BOARDS, Batch, init_worker, play_boards, run_batch, runs

@@ -19,8 +19,8 @@ from arena.analysis.failures import build_failure_report
 from arena.analysis.leaderboard import build_leaderboard
 from arena.cli.render import print_leaderboard
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import Limits
-from arena.isolation.remote import RemoteAgent, host_command
+from arena.isolation.protocol.remote import RemoteAgent, host_command
+from arena.limits import Limits
 from arena.play.agents import TrustedAgent
 from arena.play.runner import play_game
 from arena.result import FAILURES, GameResult, Outcome

@@ -14,8 +14,8 @@ from typer.testing import Result
 from arena.analysis.history import UnknownPlayer, player_history
 from arena.analysis.stats import compare_paired, wilson_interval
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import Isolation
-from arena.play.tournament import run_tournament
+from arena.limits import Isolation
+from arena.play.tournament import plan_tournament, run_tournament
 from arena.results.store import Store
 from engine import BoardSpec, FirstClick
 from players.registry import Registry
@@ -57,7 +57,7 @@ def play(store: Store, registry: Registry, seed: int, games: int, spec: BoardSpe
     config = TournamentConfig.build(
         spec, FirstClick.SAFE, seed=seed, games=games, players=refs, isolation=Isolation.TRUSTED
     )
-    return run_tournament(config, store, registry, workers=1).tournament_id
+    return run_tournament(plan_tournament(config, store, registry, workers=1), store).tournament_id
 
 
 @pytest.fixture

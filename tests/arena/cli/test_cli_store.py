@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from typer.testing import Result
 
-import arena.play.tournament
+import arena.play.plan
 
 Cli = Callable[..., Result]
 QUICK = ("-n", "2", "-p", "random", "-w", "1", "-q")
@@ -136,7 +136,7 @@ def test_force_without_publish_is_a_usage_error(one_error_line: OneErrorLine, cl
 
 
 def test_workers_are_capped_at_the_cores_and_say_so(cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(arena.play.tournament, "default_workers", lambda: 1)
+    monkeypatch.setattr(arena.play.plan, "default_workers", lambda: 1)
     args = ("tournament", "-n", "3", "-p", "random", "--workers", "500", "-q", "--json", "--store", tmp_path / "a.db")
     result = ok(cli(*args))
     assert result.stderr.strip() == "--workers 500 capped at 1: this machine has 1 core"

@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from recorder import Recorder
 from repo import ROOT
 
-from arena.isolation import sandbox
-from arena.isolation.check import CheckResult
+from arena.isolation.check_bot.check import CheckResult
+from arena.isolation.sandbox import bubblewrap as sandbox
 from arena.play.backends import local
 
 EXAMPLE = ROOT / "examples" / "competition"
@@ -106,11 +107,11 @@ def test_a_rerun_plays_only_what_the_store_lacks(tmp_path: Path, cli, checks_pas
 
     real = tournament.run_tournament
 
-    def interrupted(*args: Any, **kwargs: Any) -> Any:
+    def interrupted(plan: Any, store: Any, events: Any = None, **kwargs: Any) -> Any:
         def stop(n: int) -> None:
             raise KeyboardInterrupt
 
-        return real(*args, **{**kwargs, "progress": stop})
+        return real(plan, store, Recorder(on_batch=stop), **kwargs)
 
     monkeypatch.setattr(tournament, "run_tournament", interrupted)
     result = cli("compete", path, "--workers", "1", "-q")

@@ -1,4 +1,4 @@
-"""A bot is a folder (``arena.isolation.botfiles``): in the sandbox a bot sees its own folder, read-only,
+"""A bot is a folder (``arena.isolation.sandbox.botfiles``): in the sandbox a bot sees its own folder, read-only,
 and never the arena's files, even when they lie in that folder; the program an engine bot's command
 starts is resolved as the sandbox will run it (a version manager's shim included).
 
@@ -21,8 +21,10 @@ from repo import BOTS
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.isolation import sandbox
-from arena.isolation.botfiles import (
+from arena.isolation.processes.bot_process import BotProcess
+from arena.isolation.protocol.remote import engine_bot_sandbox
+from arena.isolation.sandbox import bubblewrap as sandbox
+from arena.isolation.sandbox.botfiles import (
     Hidden,
     Program,
     ProgramError,
@@ -33,9 +35,7 @@ from arena.isolation.botfiles import (
     resolve_program,
     view,
 )
-from arena.isolation.process import BotProcess
-from arena.isolation.remote import engine_bot_sandbox
-from arena.isolation.settings import EngineBot
+from arena.limits import EngineBot
 from arena.paths import PROTECTED_ENV, user_data_dir
 from arena.results.store import Store
 

@@ -1,4 +1,4 @@
-"""``arena check-bot`` (``arena.isolation.check``): a bot wrong in exactly one way fails exactly its own
+"""``arena check-bot`` (``arena.isolation.check_bot.check``): a bot wrong in exactly one way fails exactly its own
 check, a correct bot passes every one, and a command that does not start is one line, exit 2.
 
 The broken bots (``tests/bots/broken/``) are ``tests/bots/broken/base.py`` with one thing changed each; they run
@@ -19,8 +19,8 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.cli.check_bot import print_report
-from arena.isolation import driver
-from arena.isolation.check import CheckResult, Target
+from arena.isolation.check_bot import driver
+from arena.isolation.check_bot.check import CheckResult, Target
 
 BOTS = BOTS / "broken"
 STANDALONE = ROOT / "examples" / "standalone_bot.py"

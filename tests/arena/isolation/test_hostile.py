@@ -18,9 +18,10 @@ import pytest
 from repo import BOTS, ROOT
 
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import EngineBot, Isolation, Limits, sandbox
-from arena.isolation.catalog import PlayerCatalog
-from arena.play.tournament import run_tournament
+from arena.isolation.discovery.catalog import PlayerCatalog
+from arena.isolation.sandbox import bubblewrap as sandbox
+from arena.limits import EngineBot, Isolation, Limits
+from arena.play.tournament import plan_tournament, run_tournament
 from arena.result import GameResult, Outcome
 from arena.results.records import RecordError
 from arena.results.store import Store
@@ -83,7 +84,7 @@ def tournament(
     )
     catalog = PlayerCatalog.for_tournament([str(p) for p in plugins], bots, isolation)
     with Store(path) as store:
-        summary = run_tournament(config, store, catalog, workers=workers)  # type: ignore[arg-type]
+        summary = run_tournament(plan_tournament(config, store, catalog, workers=workers), store)  # type: ignore[arg-type]
         assert summary.played == games * len(players)  # the tournament always finishes
         return store.games(config.id)
 

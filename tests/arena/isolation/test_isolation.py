@@ -20,12 +20,12 @@ from repo import BOTS, ROOT
 from typer.testing import Result
 
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import Isolation, Limits, SandboxMode
-from arena.isolation.catalog import PlayerCatalog
-from arena.isolation.process import BotOutputError, BotProcess, BotTimeout
-from arena.isolation.remote import MAX_SETUP_FAILURES, RemoteAgent, host_command
+from arena.isolation.discovery.catalog import PlayerCatalog
+from arena.isolation.processes.bot_process import BotOutputError, BotProcess, BotTimeout
+from arena.isolation.protocol.remote import MAX_SETUP_FAILURES, RemoteAgent, host_command
+from arena.limits import Isolation, Limits, SandboxMode
 from arena.play.runner import play_game
-from arena.play.tournament import run_tournament
+from arena.play.tournament import plan_tournament, run_tournament
 from arena.result import GameResult, Outcome
 from arena.results.store import Store
 from engine import BEGINNER, EXPERT, BoardSpec, FirstClick
@@ -75,7 +75,7 @@ def deterministic(games: list[GameResult]) -> list[GameResult]:
 
 def play_tournament(path: Path, config: TournamentConfig, registry: Any = None, workers: int = 1) -> list[GameResult]:
     with Store(path) as store:
-        run_tournament(config, store, registry or Registry(), workers=workers)
+        run_tournament(plan_tournament(config, store, registry or Registry(), workers=workers), store)
         return store.games(config.id)
 
 

@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from arena.isolation import PROTOCOL_VERSION, BotReportedError, EngineBot, Limits, ProtocolError
-from arena.isolation import protocol as proto
-from arena.isolation.settings import EngineBotError
+from arena.isolation.protocol import messages as proto
+from arena.isolation.protocol.messages import PROTOCOL_VERSION, BotReportedError, ProtocolError
+from arena.limits import EngineBot, EngineBotError, Limits
 from engine import EXPERT, Action, ActionKind, BoardSpec, FirstClick, Game, InvalidActionError
 from engine.layout import player_generator, player_seed
 
@@ -216,7 +216,7 @@ def test_limits_budget_includes_the_grace_and_the_game_clock() -> None:
 
 def test_how_players_run_is_not_part_of_the_tournament_id() -> None:
     from arena.config import PlayerRef, TournamentConfig
-    from arena.isolation import Isolation
+    from arena.limits import Isolation
 
     spec = BoardSpec(6, 6, 5)
     base = TournamentConfig.build(spec, FirstClick.SAFE, seed=1, players=(PlayerRef(name="random"),))

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 from repo import BOTS
 
-from arena.isolation import protocol
-from arena.isolation.settings import SHELL_DIR, EngineBot, EngineBotError
+from arena.isolation.protocol import messages as protocol
+from arena.limits import SHELL_DIR, EngineBot, EngineBotError
 from arena.results.store import Store
 from engine import BEGINNER, BoardSpec, FirstClick, Game
 from engine.layout import player_seed

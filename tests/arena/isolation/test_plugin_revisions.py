@@ -1,6 +1,6 @@
-"""``--plugin PATH@REV`` (``arena.isolation.revisions``): a plugin as it was at a git revision, read with git into
-the arena's cache and never checked out; two revisions of one bot are two versions, the revision's short hash in
-the version and the description; a revision that cannot be read is one line, exit 2, nothing stored.
+"""``--plugin PATH@REV`` (``arena.isolation.discovery.revisions``): a plugin as it was at a git revision, read with
+git into the arena's cache and never checked out; two revisions of one bot are two versions, the revision's short hash
+in the version and the description; a revision that cannot be read is one line, exit 2, nothing stored.
 
 The repository is made here: a bot of two files (``my_bot.py`` importing ``helpers.py`` beside it) whose helper
 says which commit it is, three commits, and a change left uncommitted in the work tree.
@@ -19,10 +19,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arena.cli.errors import plugin_argument
-from arena.isolation import sandbox
-from arena.isolation.botfiles import hidden
-from arena.isolation.catalog import PlayerCatalog
-from arena.isolation.revisions import (
+from arena.isolation.discovery.catalog import PlayerCatalog
+from arena.isolation.discovery.revisions import (
     REVISION_FILE,
     RevisionError,
     materialize_plugins,
@@ -30,7 +28,9 @@ from arena.isolation.revisions import (
     revisions_dir,
     split_revision,
 )
-from arena.isolation.settings import Isolation
+from arena.isolation.sandbox import bubblewrap as sandbox
+from arena.isolation.sandbox.botfiles import hidden
+from arena.limits import Isolation
 from arena.paths import user_cache_dir
 from arena.results.store import Store
 

@@ -1,4 +1,4 @@
-"""The sandbox (``arena.isolation.sandbox``): a bot that tries every way out learns nothing, changes nothing,
+"""The sandbox (``arena.isolation.sandbox.bubblewrap``): a bot that tries every way out learns nothing, changes nothing,
 leaves no process behind, and other players' games are the same with it or without it, sandboxed or not.
 
 Skipped, saying why, where bubblewrap cannot make a sandbox (CI installs it).
@@ -19,10 +19,11 @@ import pytest
 from repo import BOTS
 
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import Isolation, Limits, SandboxMode, sandbox
-from arena.isolation.catalog import PlayerCatalog
+from arena.isolation.discovery.catalog import PlayerCatalog
+from arena.isolation.sandbox import bubblewrap as sandbox
+from arena.limits import Isolation, Limits, SandboxMode
 from arena.play.agents import close_agents
-from arena.play.tournament import run_tournament
+from arena.play.tournament import plan_tournament, run_tournament
 from arena.result import GameResult, Outcome
 from arena.results.store import Store
 from engine import BEGINNER, FirstClick
@@ -44,7 +45,7 @@ def play(store: Path, names: tuple[str, ...], plugin: Path | None, mode: Sandbox
     plugins = [str(plugin)] if plugin else []
     catalog = PlayerCatalog.for_tournament(plugins, (), Isolation.ISOLATED, mode)
     with Store(store) as db:
-        run_tournament(config, db, catalog, workers=1)
+        run_tournament(plan_tournament(config, db, catalog, workers=1), db)
         rows = db.games(config.id)
     close_agents()  # the in-process worker keeps its bots for the next tournament: the arena's exit ends them
     return [dataclasses.replace(g, **dict.fromkeys(TIMINGS, 0.0)) for g in rows]  # timings zeroed: they vary

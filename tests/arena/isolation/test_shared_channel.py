@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from arena.isolation import Limits
-from arena.isolation import shared as shm
-from arena.isolation.process import BotTimeout
-from arena.isolation.remote import RemoteAgent, host_command
+from arena.isolation.processes.bot_process import BotTimeout
+from arena.isolation.protocol import shared as shm
+from arena.isolation.protocol.remote import RemoteAgent, host_command
+from arena.limits import Limits
 from arena.play.runner import play_game
 from arena.result import Outcome
 from engine import BEGINNER, Action, ActionKind, BoardSpec, FirstClick, Game, InvalidActionError

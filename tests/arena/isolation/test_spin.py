@@ -11,10 +11,10 @@ from collections.abc import Callable
 
 import pytest
 
-from arena.isolation import protocol
-from arena.isolation.remote import RemoteAgent, host_command
-from arena.isolation.settings import Limits
-from arena.isolation.spin import DEFAULT_SPIN, LineReader, read_spinning, spin_window
+from arena.isolation.processes.spin import DEFAULT_SPIN, LineReader, read_spinning, spin_window
+from arena.isolation.protocol import messages as protocol
+from arena.isolation.protocol.remote import RemoteAgent, host_command
+from arena.limits import Limits
 from arena.play.runner import play_game
 from engine import BEGINNER, Action, FirstClick
 from players.builtin.random_player import RandomPlayer

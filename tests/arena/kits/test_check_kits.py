@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.isolation import driver
+from arena.isolation.check_bot import driver
 from arena.kits import LANGUAGES
 
 from .conftest import KitBuilds

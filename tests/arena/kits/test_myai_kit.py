@@ -11,8 +11,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.isolation.settings import SHELL_DIR
 from arena.kits import SHELLS, new_bot, template_files
+from arena.limits import SHELL_DIR
 
 
 def test_the_shell_kit_holds_the_agent_and_the_shells_modules(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from arena.config import PlayerRef, RecordMode, TournamentConfig
 from arena.play import runner, worker
-from arena.play.tournament import run_tournament
+from arena.play.tournament import plan_tournament, run_tournament
 from arena.play.worker import init_worker, play, play_boards, runs
 from arena.result import GameBatch, GameResult, Outcome
 from arena.results import records
@@ -243,13 +243,13 @@ def test_a_one_worker_store_is_the_game_by_game_store(tmp_path: Path, monkeypatc
     original = worker.compiled_values
     monkeypatch.setattr(worker, "compiled_values", lambda *a: batches.append(len(a[5])) or original(*a))
     with Store(tmp_path / "fast.db") as store:
-        run_tournament(config, store, Registry(), workers=1)
+        run_tournament(plan_tournament(config, store, Registry(), workers=1), store)
     assert sum(batches) == 299  # the first game by play(), which sets the player up
     monkeypatch.setattr(worker, "compiled_values", lambda *a: None)
     monkeypatch.setattr(worker, "play_compiled_boards", lambda *a: None)
     monkeypatch.setattr(EnumerationPlayer, "play_compiled", lambda *a: False)
     with Store(tmp_path / "reference.db") as store:
-        run_tournament(config, store, Registry(), workers=1)
+        run_tournament(plan_tournament(config, store, Registry(), workers=1), store)
     tables = {}
     for name in ("fast", "reference"):
         with sqlite3.connect(tmp_path / f"{name}.db") as db:

@@ -17,8 +17,8 @@ import pytest
 from repo import ROOT
 from typer.testing import Result
 
-from arena.isolation.process import BotCpuTimeout, BotProcess, BotTimeout, tree_cpu_seconds
-from arena.isolation.settings import Clock, Limits
+from arena.isolation.processes.bot_process import BotCpuTimeout, BotProcess, BotTimeout, tree_cpu_seconds
+from arena.limits import Clock, Limits
 from arena.results.store import Store
 
 #: examples/standalone_bot.py, but its first reply of every game comes after SLEEP seconds of sleep (no CPU).

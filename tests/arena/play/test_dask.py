@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from recorder import Recorder
 
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import Isolation
+from arena.limits import Isolation
 from arena.play.backends import BackendUnavailable, make_backend
 from arena.play.backends.dask_cluster import ADDRESS_ENV, INSTALL_HINT, DaskBackend, dask_available
-from arena.play.tournament import run_tournament
+from arena.play.tournament import plan_tournament, run_tournament
 from arena.result import GameResult
 from arena.results.store import Store
 from engine import BEGINNER, FirstClick
@@ -59,7 +60,7 @@ def games(path: Path, config: TournamentConfig) -> list[GameResult]:
 
 def local(path: Path, config: TournamentConfig, registry: Registry | None = None) -> list[GameResult]:
     with Store(path) as store:
-        run_tournament(config, store, registry or Registry(), workers=1)
+        run_tournament(plan_tournament(config, store, registry or Registry(), workers=1), store)
     return games(path, config)
 
 
@@ -129,12 +130,12 @@ def test_an_unreachable_scheduler_is_a_one_line_error(
 @needs_dask
 def test_results_stream_back_and_equal_the_local_ones(tmp_path: Path, cluster: DaskBackend) -> None:
     config = make_config(("random", "mean-constraint", "enumeration"))
-    progress: list[int] = []
+    events = Recorder()
     with Store(tmp_path / "dask.db") as store:
-        summary = run_tournament(config, store, Registry(), backend=cluster, progress=progress.append)
+        summary = run_tournament(plan_tournament(config, store, Registry()), store, events, backend=cluster)
     assert (summary.played, summary.workers, summary.backend) == (120, 2, "dask")
-    assert sum(progress) == 120
-    assert len(progress) > 1  # committed batch by batch, as they finished
+    assert sum(events.batches) == 120
+    assert len(events.batches) > 1  # committed batch by batch, as they finished
     assert games(tmp_path / "dask.db", config) == local(tmp_path / "local.db", config)
 
 
@@ -155,7 +156,7 @@ def test_workers_load_the_plugin_files(tmp_path: Path, cluster: DaskBackend, wri
     # Trusted: the Dask worker itself loads the plugin file (isolated, its own process would).
     config = make_config(("plugged", "random"), games=24, isolation=Isolation.TRUSTED)
     with Store(tmp_path / "dask.db") as store:
-        run_tournament(config, store, Registry([plugin]), backend=cluster)
+        run_tournament(plan_tournament(config, store, Registry([plugin])), store, backend=cluster)
     rows = games(tmp_path / "dask.db", config)
     assert {r.player for r in rows} == {"plugged", "random"}
     assert all(r.error == "" for r in rows)
@@ -176,7 +177,8 @@ def test_a_killed_worker_loses_nothing_and_duplicates_nothing(tmp_path: Path, cl
             killed.append(victim)
 
     with Store(tmp_path / "dask.db") as store:
-        summary = run_tournament(config, store, Registry(), backend=cluster, progress=kill_one_worker)
+        plan = plan_tournament(config, store, Registry())
+        summary = run_tournament(plan, store, Recorder(on_batch=kill_one_worker), backend=cluster)
         (count,) = store.db.execute("SELECT COUNT(*) FROM games").fetchone()
     assert killed
     assert summary.played == count == 800

@@ -17,7 +17,7 @@ import pytest
 
 from arena.config import PlayerRef, TournamentConfig
 from arena.play.backends.dask_cluster import dask_available
-from arena.play.tournament import TournamentSummary, run_tournament
+from arena.play.tournament import TournamentSummary, plan_tournament, run_tournament
 from arena.result import GameResult
 from arena.results.store import Store
 from engine import BEGINNER, FirstClick
@@ -44,7 +44,8 @@ def play(path: Path, *, order: Sequence[int] | None = None, **kwargs: object) ->
     random.seed(len(str(path)))
     np.random.seed(len(str(path)) % 2**32)
     with Store(path) as store:
-        summary = run_tournament(config(), store, Registry(), order=order, **kwargs)  # type: ignore[arg-type]
+        plan = plan_tournament(config(), store, Registry(), order=order, **kwargs)  # type: ignore[arg-type]
+        summary = run_tournament(plan, store)
         rows = store.games(config().id)
     assert len(rows) == GAMES * len(PLAYERS)
     return summary, serialised(rows)
@@ -79,13 +80,13 @@ def test_any_order_of_play_gives_the_same_games(tmp_path: Path, reference: bytes
 
 def test_order_must_list_every_pending_board(tmp_path: Path) -> None:
     with Store(tmp_path / "a.db") as store, pytest.raises(ValueError, match="pending board"):
-        run_tournament(config(), store, Registry(), workers=1, order=range(GAMES - 1))
+        run_tournament(plan_tournament(config(), store, Registry(), workers=1, order=range(GAMES - 1)), store)
 
 
 def test_resuming_with_another_backend_changes_nothing(tmp_path: Path, reference: bytes) -> None:
     half = TournamentConfig.build(BEGINNER, FirstClick.SAFE, seed=77, games=GAMES // 2, players=config().players)
     with Store(tmp_path / "mixed.db") as store:
-        run_tournament(half, store, Registry(), workers=2, order=range(GAMES // 2 - 1, -1, -1))
+        run_tournament(plan_tournament(half, store, Registry(), workers=2, order=range(GAMES // 2 - 1, -1, -1)), store)
     _, data = play(tmp_path / "mixed.db", workers=1)
     assert data == reference
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena.config import PlayerRef, TournamentConfig
-from arena.play.tournament import run_tournament
+from arena.play.tournament import plan_tournament, run_tournament
 from arena.results.store import Store
 from engine import BEGINNER, FirstClick
 from players.registry import Registry
@@ -95,7 +95,7 @@ def test_a_pool_tournament_whose_workers_release_pages_plays_the_same_games(tmp_
     results = {}
     for workers in (1, 2):  # one worker plays in this process (no release); two are a pool (releasing)
         with Store(tmp_path / f"{workers}.db") as store:
-            run_tournament(config, store, Registry(entry_points=False), workers=workers)
+            run_tournament(plan_tournament(config, store, Registry(entry_points=False), workers=workers), store)
             results[workers] = _games(store, config.id)
     assert len(results[1]) == 48
     assert results[2] == results[1]

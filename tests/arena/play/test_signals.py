@@ -30,9 +30,9 @@ from pathlib import Path
 import pytest
 
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import Isolation
+from arena.limits import Isolation
 from arena.play.backends.dask_cluster import dask_available
-from arena.play.tournament import WorkerCrashError, run_tournament
+from arena.play.tournament import WorkerCrashError, plan_tournament, run_tournament
 from arena.result import GameResult
 from arena.results.store import Store
 from engine import BEGINNER, EXPERT, FirstClick
@@ -115,7 +115,7 @@ def uninterrupted(tmp_path_factory: pytest.TempPathFactory, gate_plugin: Path) -
     path = tmp_path_factory.mktemp("reference") / "reference.db"
     trusted = config().model_copy(update={"isolation": Isolation.TRUSTED})
     with Store(path) as store:
-        run_tournament(trusted, store, Registry([gate_plugin]), workers=1)
+        run_tournament(plan_tournament(trusted, store, Registry([gate_plugin]), workers=1), store)
         return deterministic(store.games(config().id))
 
 
@@ -469,7 +469,7 @@ def test_a_batch_that_keeps_killing_its_worker_is_named_not_retried_forever(
     )
     with Store(tmp_path / "a.db") as store:
         with pytest.raises(WorkerCrashError) as error:
-            run_tournament(crashing, store, Registry([plugin]), workers=2)
+            run_tournament(plan_tournament(crashing, store, Registry([plugin]), workers=2), store)
         rows = store.games(crashing.id)
     # 200 boards, 2 workers: batches of 12 boards; only the culprit's batch is named (suspects run alone).
     assert "died 3 times while playing boards 96-107;" in str(error.value)

@@ -8,11 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from boards import draw_layout
+from recorder import Recorder
 
-import arena.play.tournament
+import arena.play.plan
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import Isolation
-from arena.play.tournament import TournamentInterrupted, pending_work, plan_workers, run_tournament
+from arena.limits import Isolation
+from arena.play.tournament import TournamentInterrupted, plan_tournament, run_tournament
 from arena.result import GameResult, Outcome
 from arena.results.store import Store
 from engine import BEGINNER, BoardSpec, FirstClick
@@ -46,7 +47,7 @@ def count(store: Store, tournament_id: str) -> int:
 
 def play(path: Path, config: TournamentConfig, registry: Registry | None = None, workers: int = 1):
     with Store(path) as store:
-        summary = run_tournament(config, store, registry or Registry(), workers=workers)
+        summary = run_tournament(plan_tournament(config, store, registry or Registry(), workers=workers), store)
         return summary, store.games(config.id)
 
 
@@ -77,15 +78,15 @@ def test_player_listed_twice_is_refused() -> None:
 
 def test_every_player_plays_every_board_once(tmp_path: Path) -> None:
     config = make_config(games=10)
-    progress: list[int] = []
+    events = Recorder()
     with Store(tmp_path / "a.db") as store:
-        summary = run_tournament(config, store, Registry(), workers=1, progress=progress.append)
+        summary = run_tournament(plan_tournament(config, store, Registry(), workers=1), store, events)
         rows = store.games(config.id)
         assert count(store, config.id) == 20
         assert store.tournament(config.id).boards == 10
         assert {p.key for p in store.players(config.id)} == {"random", "mean-constraint"}
     assert (summary.tournament_id, summary.played, summary.skipped, summary.workers) == (config.id, 20, 0, 1)
-    assert sum(progress) == 20
+    assert sum(events.batches) == 20
     assert sorted((r.player, r.board) for r in rows) == sorted(
         (p, b) for p in ("random", "mean-constraint") for b in range(10)
     )
@@ -102,11 +103,11 @@ def test_one_worker_commits_every_batch_or_every_interval(
 
     monkeypatch.setattr(local, "COMMIT_SECONDS", seconds)
     config = make_config(games=10)  # batches of one board: 10 // 8 boards
-    progress: list[int] = []
+    events = Recorder()
     with Store(tmp_path / "a.db") as store:
-        run_tournament(config, store, Registry(), workers=1, progress=progress.append)
+        run_tournament(plan_tournament(config, store, Registry(), workers=1), store, events)
         assert count(store, config.id) == 20
-    assert len(progress) == commits and sum(progress) == 20
+    assert len(events.batches) == commits and sum(events.batches) == 20
 
 
 def test_rerun_replays_nothing(tmp_path: Path) -> None:
@@ -127,7 +128,7 @@ def test_interrupted_tournament_keeps_finished_games_and_resumes(
     path = tmp_path / "interrupted.db"
     monkeypatch.setenv("ARENA_TEST_INTERRUPT", "8:22")
     with Store(path) as store, pytest.raises(TournamentInterrupted) as stop:
-        run_tournament(config, store, registry, workers=1)
+        run_tournament(plan_tournament(config, store, registry, workers=1), store)
     with Store(path, create=False) as store:
         kept = store.games(config.id)
     assert 0 < len(kept) < 80
@@ -141,7 +142,7 @@ def test_interrupted_tournament_keeps_finished_games_and_resumes(
 
     monkeypatch.delenv("ARENA_TEST_INTERRUPT")
     with Store(path) as store:
-        summary = run_tournament(config, store, registry, workers=1)
+        summary = run_tournament(plan_tournament(config, store, registry, workers=1), store)
         resumed = store.games(config.id)
         assert count(store, config.id) == 80
     assert (summary.played, summary.skipped) == (80 - len(kept), len(kept))
@@ -163,7 +164,7 @@ def test_more_games_play_only_the_new_boards(tmp_path: Path) -> None:
     with Store(path, create=False) as store:
         assert store.tournament(make_config().id).boards == 10
         # Fewer games than stored: nothing to play, nothing lost.
-        summary = run_tournament(make_config(games=3), store, Registry(), workers=1)
+        summary = run_tournament(plan_tournament(make_config(games=3), store, Registry(), workers=1), store)
         assert (summary.played, summary.skipped) == (0, 6)
         assert count(store, make_config().id) == 20
     _, fresh = play(tmp_path / "fresh.db", make_config(games=10))
@@ -181,28 +182,17 @@ def test_new_player_plays_only_its_own_games(tmp_path: Path) -> None:
         assert {p.key for p in store.players(make_config().id)} == {"random", "max-single-constraint"}
 
 
-def test_pending_work_lists_missing_games_per_board(tmp_path: Path) -> None:
-    with Store(tmp_path / "a.db") as store:
-        run_tournament(make_config(players=("random",), games=3), store, Registry(), workers=1)
-        work, skipped = pending_work(make_config(players=("random", "mean-constraint"), games=4), store)
-    assert skipped == 3
-    assert work == [
-        (0, ("mean-constraint",)),
-        (1, ("mean-constraint",)),
-        (2, ("mean-constraint",)),
-        (3, ("random", "mean-constraint")),
-    ]
-
-
 def test_unknown_player_or_bad_option_fails_before_anything_is_stored(tmp_path: Path) -> None:
     bad_option = TournamentConfig.build(
         SMALL, FirstClick.SAFE, games=2, players=(PlayerRef(name="random", options={"nope": 1}),)
     )
     with Store(tmp_path / "a.db") as store:
         with pytest.raises(UnknownPlayerError, match="unknown player 'nobody'"):
-            run_tournament(make_config(players=("random", "nobody")), store, Registry(), workers=1)
+            run_tournament(
+                plan_tournament(make_config(players=("random", "nobody")), store, Registry(), workers=1), store
+            )
         with pytest.raises(PlayerOptionsError, match="nope"):
-            run_tournament(bad_option, store, Registry(), workers=1)
+            run_tournament(plan_tournament(bad_option, store, Registry(), workers=1), store)
         assert store.tournaments() == []
 
 
@@ -245,39 +235,8 @@ def test_same_seed_same_games_different_seed_different_boards(tmp_path: Path) ->
     assert all(not np.array_equal(one[0], b) for b in one[1:])  # boards within a tournament differ too
 
 
-# -- how many workers ---------------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "requested,boards,expected",
-    [
-        (None, 24, (2, "")),  # the default: one per core, nothing to say
-        (None, 1, (1, "")),
-        (2, 24, (2, "")),
-        (500, 24, (2, "--workers 500 capped at 2: this machine has 2 cores")),
-        (500, 2, (2, "--workers 500 capped at 2: this machine has 2 cores")),
-        (2, 1, (1, "--workers 2 capped at 1: only 1 board to play")),
-        (500, 0, (1, "")),  # nothing to play: no pool, no note
-    ],
-)
-def test_plan_workers_caps_at_cores_and_pending_boards(
-    monkeypatch: pytest.MonkeyPatch, requested: int | None, boards: int, expected: tuple[int, str]
-) -> None:
-    monkeypatch.setattr(arena.play.tournament, "default_workers", lambda: 2)
-    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
-    assert plan_workers(requested, boards) == expected
-    assert plan_workers(requested, boards, "dask") == expected  # a LocalCluster runs on this machine too
-
-
-def test_plan_workers_leaves_a_remote_cluster_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(arena.play.tournament, "default_workers", lambda: 2)
-    assert plan_workers(500, 24, "dask", "tcp://scheduler:8786") == (500, "")
-    monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", "tcp://scheduler:8786")
-    assert plan_workers(500, 24, "dask") == (500, "")
-
-
 def test_run_tournament_starts_no_more_workers_than_cores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(arena.play.tournament, "default_workers", lambda: 1)
+    monkeypatch.setattr(arena.play.plan, "default_workers", lambda: 1)
     summary, rows = play(tmp_path / "a.db", make_config(("random",), games=3), workers=500)
     assert summary.workers == 1
     assert len(rows) == 3

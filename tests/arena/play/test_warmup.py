@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import Isolation
+from arena.limits import Isolation
 from arena.play.warmup import STAMP_DIR_ENV, CompileEvent, compile_players, stale_players
 from engine import BEGINNER, EXPERT, FirstClick
 

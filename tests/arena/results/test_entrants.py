@@ -13,14 +13,15 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from recorder import Recorder
 from repo import ROOT
 from typer.testing import Result
 
 from arena.analysis.leaderboard import build_leaderboard
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation import Isolation
+from arena.limits import Isolation
 from arena.play.fingerprint import fingerprint_files
-from arena.play.tournament import run_tournament
+from arena.play.tournament import TournamentSummary, plan_tournament, run_tournament
 from arena.results.entrants import Running, latest_keys, resolve_entrants, version_tag
 from arena.results.migrations import MIGRATIONS
 from arena.results.store import Store
@@ -70,6 +71,14 @@ def vbot(tmp_path: Path) -> Callable[..., Path]:
     return write
 
 
+def play(cfg: TournamentConfig, store: Store, registry: Registry, notes: list[str]) -> TournamentSummary:
+    """Plan and run ``cfg`` on one worker; the notes the run says go to ``notes``."""
+    events = Recorder()
+    summary = run_tournament(plan_tournament(cfg, store, registry, workers=1), store, events)
+    notes.extend(events.notes)
+    return summary
+
+
 def rows(store: Store, tid: str) -> dict[str, int]:
     """Games per row of the tournament."""
     query = "SELECT player, COUNT(*) FROM games WHERE tournament_id = ? GROUP BY player"
@@ -79,8 +88,8 @@ def rows(store: Store, tid: str) -> dict[str, int]:
 def test_a_new_version_is_a_new_entrant_on_the_same_boards(tmp_path: Path, vbot: Callable[..., Path]) -> None:
     notes: list[str] = []
     with Store(tmp_path / "s.db") as store:
-        first = run_tournament(config(6), store, Registry([vbot("v1", "1")]), workers=1, notify=notes.append)
-        second = run_tournament(config(6), store, Registry([vbot("v2", "2")]), workers=1, notify=notes.append)
+        first = play(config(6), store, Registry([vbot("v1", "1")]), notes)
+        second = play(config(6), store, Registry([vbot("v2", "2")]), notes)
         assert first.keys == {"vbot": "vbot", "random": "random"}
         assert second.keys == {"vbot": "vbot@2", "random": "random"}
         assert second.played == 6  # version 2's games only; random's are stored already
@@ -89,7 +98,7 @@ def test_a_new_version_is_a_new_entrant_on_the_same_boards(tmp_path: Path, vbot:
         games = {(g.player, g.board): g.won for g in store.games(first.tournament_id)}
         assert [games["vbot", b] for b in range(6)] == [games["vbot@2", b] for b in range(6)]
         # Version 1 again: back to its own row, nothing to play.
-        again = run_tournament(config(6), store, Registry([vbot("v1", "1")]), workers=1, notify=notes.append)
+        again = play(config(6), store, Registry([vbot("v1", "1")]), notes)
         assert again.keys["vbot"] == "vbot" and again.played == 0
         versions = {p.key: (p.version, p.base) for p in store.players(first.tournament_id)}
         assert versions == {"vbot": ("1", "vbot"), "vbot@2": ("2", "vbot"), "random": (versions["random"][0], "random")}
@@ -98,8 +107,8 @@ def test_a_new_version_is_a_new_entrant_on_the_same_boards(tmp_path: Path, vbot:
 
 def test_leaderboards_show_the_latest_version_unless_all_are_asked(tmp_path: Path, vbot: Callable[..., Path]) -> None:
     with Store(tmp_path / "s.db") as store:
-        run_tournament(config(5), store, Registry([vbot("v1", "1")]), workers=1)
-        summary = run_tournament(config(5), store, Registry([vbot("v2", "2")]), workers=1)
+        run_tournament(plan_tournament(config(5), store, Registry([vbot("v1", "1")]), workers=1), store)
+        summary = run_tournament(plan_tournament(config(5), store, Registry([vbot("v2", "2")]), workers=1), store)
         latest = build_leaderboard(store, summary.tournament_id)
         every = build_leaderboard(store, summary.tournament_id, all_versions=True)
         for board in (latest, every):  # the running totals and the reference (every game) agree on who is shown
@@ -110,7 +119,7 @@ def test_leaderboards_show_the_latest_version_unless_all_are_asked(tmp_path: Pat
                 (r.player, r.label, r.games, r.wins) for r in reference.rows
             ]
             assert reference.hidden_versions == board.hidden_versions
-        run_tournament(config(5), store, Registry([vbot("v1", "1")]), workers=1)
+        run_tournament(plan_tournament(config(5), store, Registry([vbot("v1", "1")]), workers=1), store)
         back = build_leaderboard(store, summary.tournament_id)
     assert sorted(r.player for r in latest.rows) == ["random", "vbot@2"] and latest.hidden_versions == 1
     assert sorted(r.player for r in every.rows) == ["random", "vbot", "vbot@2"] and every.hidden_versions == 0
@@ -124,14 +133,13 @@ def test_leaderboards_show_the_latest_version_unless_all_are_asked(tmp_path: Pat
 def test_the_same_version_with_other_files_is_said_once(tmp_path: Path, vbot: Callable[..., Path]) -> None:
     notes: list[str] = []
     with Store(tmp_path / "s.db") as store:
-        run_tournament(config(3), store, Registry([vbot("a", "2")]), workers=1, notify=notes.append)
+        play(config(3), store, Registry([vbot("a", "2")]), notes)
         assert notes == []
         changed = Registry([vbot("b", "2", "changed without a new version")])
-        summary = run_tournament(config(4), store, changed, workers=1, notify=notes.append)
+        summary = play(config(4), store, changed, notes)
         assert len(notes) == 1 and "vbot version 2" in notes[0] and "other files" in notes[0]
         assert summary.keys["vbot"] == "vbot"  # the same version: the same row
-        run_tournament(config(5), store, Registry([vbot("b", "2", "changed without a new version")]), workers=1,
-                       notify=notes.append)  # fmt: skip
+        play(config(5), store, Registry([vbot("b", "2", "changed without a new version")]), notes)
         assert len(notes) == 1  # said once
         fingerprints = {p.key: p.fingerprint for p in store.players(summary.tournament_id)}
     assert fingerprints["vbot"] and fingerprints["random"] == ""  # a built-in player has none
@@ -142,7 +150,7 @@ def test_an_older_store_reads_and_resumes_its_rows(tmp_path: Path, vbot: Callabl
     first version's, and a rerun plays nothing again."""
     path = tmp_path / "old.db"
     with Store(path) as store:
-        summary = run_tournament(config(4), store, Registry([vbot("v1", "1")]), workers=1)
+        summary = run_tournament(plan_tournament(config(4), store, Registry([vbot("v1", "1")]), workers=1), store)
     step = [m.name for m in MIGRATIONS].index("player-versions")
     with sqlite3.connect(path) as db:  # back to the store the version before this step wrote
         for column in ("base", "fingerprint", "seen"):
@@ -155,9 +163,9 @@ def test_an_older_store_reads_and_resumes_its_rows(tmp_path: Path, vbot: Callabl
         assert sorted((r.player, r.games) for r in board.rows) == [("random", 4), ("vbot", 4)]
         assert {p.key: p.base for p in store.players(summary.tournament_id)} == {"random": "random", "vbot": "vbot"}
     with Store(path) as store:
-        again = run_tournament(config(4), store, Registry([vbot("v1", "1")]), workers=1)
+        again = run_tournament(plan_tournament(config(4), store, Registry([vbot("v1", "1")]), workers=1), store)
         assert again.played == 0 and again.keys["vbot"] == "vbot"
-        newer = run_tournament(config(4), store, Registry([vbot("v2", "2")]), workers=1)
+        newer = run_tournament(plan_tournament(config(4), store, Registry([vbot("v2", "2")]), workers=1), store)
         assert newer.played == 4 and rows(store, summary.tournament_id)["vbot@2"] == 4
 
 
@@ -244,8 +252,8 @@ def test_the_leaderboard_command_shows_the_latest_version_or_all(
 ) -> None:
     path = tmp_path / "s.db"
     with Store(path) as store:
-        run_tournament(config(4), store, Registry([vbot("v1", "1")]), workers=1)
-        run_tournament(config(4), store, Registry([vbot("v2", "2")]), workers=1)
+        run_tournament(plan_tournament(config(4), store, Registry([vbot("v1", "1")]), workers=1), store)
+        run_tournament(plan_tournament(config(4), store, Registry([vbot("v2", "2")]), workers=1), store)
     latest = cli("leaderboard", "--store", path, columns=80)
     assert latest.exit_code == 0, latest.output
     assert "vbot@2" in latest.stdout and "vbot@1" not in latest.stdout

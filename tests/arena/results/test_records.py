@@ -19,10 +19,10 @@ from repo import ROOT
 
 from arena.cli.common import cli_errors
 from arena.config import PlayerRef, RecordMode, TournamentConfig
-from arena.isolation import EngineBot, Isolation
-from arena.isolation.catalog import PlayerCatalog
+from arena.isolation.discovery.catalog import PlayerCatalog
+from arena.limits import EngineBot, Isolation
 from arena.play.runner import empty_record, play_game
-from arena.play.tournament import run_tournament
+from arena.play.tournament import plan_tournament, run_tournament
 from arena.result import GameResult, Outcome
 from arena.results import records
 from arena.results.records import GameRecord, RecordError, RecordMismatch, RecordMissing, decode, encode
@@ -200,7 +200,7 @@ def test_notes_are_stored_with_their_moves_trusted_or_isolated(write_plugin: Cal
         run = config.model_copy(update={"isolation": mode})
         catalog = PlayerCatalog.for_tournament([str(plugin)], (), mode)
         with Store(folder / f"{mode.value}.db") as store:
-            run_tournament(run, store, catalog, workers=1)  # type: ignore[arg-type]
+            run_tournament(plan_tournament(run, store, catalog, workers=1), store)  # type: ignore[arg-type]
         kept[mode] = stored_records(folder / f"{mode.value}.db", config)
     assert kept[Isolation.TRUSTED] == kept[Isolation.ISOLATED]
     moves = [m for r in kept[Isolation.TRUSTED].values() for m in r.moves]
@@ -225,7 +225,9 @@ def all_paths(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         path = folder / f"{mode.value}.db"
         catalog = PlayerCatalog.for_tournament([], (bot,), mode)
         with Store(path) as store:
-            run_tournament(config.model_copy(update={"isolation": mode}), store, catalog, workers=1)  # type: ignore[arg-type]
+            run_tournament(
+                plan_tournament(config.model_copy(update={"isolation": mode}), store, catalog, workers=1), store
+            )  # type: ignore[arg-type]
             blobs = store.db.execute("SELECT player, board, data FROM records ORDER BY player, board").fetchall()
             out[mode.value] = {(p, b): bytes(d) for p, b, d in blobs}
             out[f"{mode.value}-games"] = len(store.games(config.id))
@@ -250,7 +252,7 @@ def test_record_none_stores_results_only_and_reading_says_records_are_missing(tm
     refs = (PlayerRef(name="random"),)
     config = TournamentConfig.build(SMALL, FirstClick.SAFE, seed=3, games=4, players=refs, record=RecordMode.NONE)
     with Store(tmp_path / "a.db") as store:
-        run_tournament(config, store, Registry(), workers=1)
+        run_tournament(plan_tournament(config, store, Registry(), workers=1), store)
         assert len(store.games(config.id)) == 4
         assert store.records_stored(config.id) == 0
         with pytest.raises(RecordMissing, match=r"records are missing.*--record none"):
@@ -262,7 +264,12 @@ def test_record_none_stores_results_only_and_reading_says_records_are_missing(tm
         with pytest.raises(StoreError, match="no tournament"):
             store.game_record("feedbeeffeedbeef", "random", 2)
         # Extending the tournament with records on: the new games have them, the old ones still do not.
-        run_tournament(config.model_copy(update={"games": 6, "record": RecordMode.MOVES}), store, Registry(), workers=1)
+        run_tournament(
+            plan_tournament(
+                config.model_copy(update={"games": 6, "record": RecordMode.MOVES}), store, Registry(), workers=1
+            ),
+            store,
+        )
         assert store.records_stored(config.id) == 2
         assert len(store.game_record(config.id, "random", 5)) > 0
 
@@ -271,7 +278,7 @@ def test_a_store_from_before_records_loads_and_says_records_are_missing(tmp_path
     path = tmp_path / "old.db"
     config = TournamentConfig.build(SMALL, FirstClick.SAFE, seed=3, games=3, players=(PlayerRef(name="random"),))
     with Store(path) as store:
-        run_tournament(config, store, Registry(), workers=1)
+        run_tournament(plan_tournament(config, store, Registry(), workers=1), store)
     # What a store written before records looks like: schema 1 in user_version, without the history's table.
     with contextlib.closing(sqlite3.connect(path)) as db, db:
         db.execute("DROP TABLE records")

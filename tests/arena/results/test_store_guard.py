@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from recorder import Recorder
 
 from arena.config import PlayerRef, TournamentConfig
 from arena.play.backends import local
-from arena.play.tournament import StoreLost, run_tournament
+from arena.play.tournament import StoreLost, plan_tournament, run_tournament
 from arena.results.store import Store, StoreDamaged
 from engine import BoardSpec, FirstClick
 from players.registry import Registry
@@ -75,15 +76,16 @@ def run_and_tamper(path: Path, tamper: Callable[[Path], None], after_batch: int)
     committed: list[int] = []
     with Store(path) as store:
         earlier = make_config(games=3, seed=9)
-        run_tournament(earlier, store, Registry(), workers=1)
+        run_tournament(plan_tournament(earlier, store, Registry(), workers=1), store)
 
         def progress(games: int) -> None:
             committed.append(games)
             if len(committed) == after_batch:
                 tamper(path)
 
+        plan = plan_tournament(make_config(), store, Registry(), workers=1)
         with pytest.raises(StoreLost) as info:
-            run_tournament(make_config(), store, Registry(), workers=1, progress=progress)
+            run_tournament(plan, store, Recorder(on_batch=progress))
     return info.value, committed
 
 
@@ -118,7 +120,7 @@ def test_a_store_destroyed_in_place_stops_the_run_and_its_games_are_saved(
     assert f"the {len(games)} games committed since the run began" in text
     assert {board for tournament, _, board in games if tournament == make_config().id} >= set(range(sum(committed)))
     with Store(saved, create=False) as db:  # a real store: the run resumes in it
-        summary = run_tournament(make_config(), db, Registry(), workers=1)
+        summary = run_tournament(plan_tournament(make_config(), db, Registry(), workers=1), db)
         assert summary.played + summary.skipped == 16
 
 
@@ -155,7 +157,7 @@ def test_a_store_replaced_after_the_last_batch_is_noticed_before_the_run_reports
 def test_an_untouched_store_passes_every_check(tmp_path: Path) -> None:
     path = tmp_path / "arena.db"
     with Store(path) as store:
-        run_tournament(make_config(), store, Registry(), workers=1)
+        run_tournament(plan_tournament(make_config(), store, Registry(), workers=1), store)
         store.verify()
     with Store(path, create=False) as store:  # reopened (the WAL checkpointed into the file): still fine
         store.verify()

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from arena.analysis.leaderboard import Leaderboard, build_leaderboard
 from arena.config import PlayerRef, TournamentConfig
-from arena.play.tournament import pending_work, run_tournament
+from arena.play.tournament import pending_work, plan_tournament, run_tournament
 from arena.result import FAILURES, GameResult, Outcome
 from arena.results.migrations import _TOTALS, CHUNK_BOARDS, CLICK_BLOCK_CHUNKS, MIGRATIONS
 from arena.results.store import Store
@@ -155,7 +155,7 @@ def test_a_real_tournament_by_totals_and_by_every_game(tmp_path: Path) -> None:
         BEGINNER, FirstClick.SAFE, seed=3, games=40, players=(PlayerRef(name="random"), PlayerRef(name="rref"))
     )
     with Store(tmp_path / "arena.db") as store:
-        run_tournament(cfg, store, Registry(), workers=1)
+        run_tournament(plan_tournament(cfg, store, Registry(), workers=1), store)
         for limit in (None, 1, 17, 40):
             assert (
                 assert_same(

@@ -1,6 +1,6 @@
 """Shared fixtures of the pages' tests: a small stored tournament with a hostile bot (``web_support``), the app
-over it, the app served by uvicorn on 127.0.0.1, and Debian's Chromium (as ``tests/arena/analysis/test_replay_browser.py``
-drives it)."""
+over it, the app served by uvicorn on 127.0.0.1, and Debian's Chromium (as
+``tests/arena/analysis/test_replay_browser.py`` drives it)."""
 
 from __future__ import annotations
 
@@ -82,8 +82,8 @@ def serve() -> Any:
     return serving
 
 
-# Module-scoped, as tests/arena/analysis/test_replay_browser.py's: playwright's sync API runs one event loop at a time, so
-# a browser kept for the whole session would break the next module that starts its own.
+# Module-scoped, as tests/arena/analysis/test_replay_browser.py's: playwright's sync API runs one event loop at a
+# time, so a browser kept for the whole session would break the next module that starts its own.
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     yield from chromium()

@@ -4,7 +4,7 @@ Everything here is about never letting a bot block the arena: writes and reads a
 wait with ``poll`` until a deadline (no ``readline`` without one); stderr is drained by a thread so a
 chatty bot can never stall on a full pipe, and only its last lines are kept; the bot runs in its own
 session, so ``killpg`` takes its children down with it (and, sandboxed, the sandbox's PID namespace
-takes every descendant, wherever it went: ``arena.isolation.sandbox``).
+takes every descendant, wherever it went: ``arena.isolation.sandbox.bubblewrap``).
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
-from arena.isolation.sandbox import LAUNCHER, Sandbox, bot_pid
-from arena.isolation.spin import read_spinning
+from arena.isolation.processes.spin import read_spinning
+from arena.isolation.sandbox.bubblewrap import LAUNCHER, Sandbox, bot_pid
 
 __all__ = [
     "BotCpuTimeout",
@@ -177,7 +177,7 @@ class BotProcess:
         #: Run in this sandbox (None: as a plain process under its limits).
         self.sandbox = sandbox
         self._cgroup: Path | None = None
-        #: Descriptors the bot inherits (a shared-memory segment: ``arena.isolation.shared``).
+        #: Descriptors the bot inherits (a shared-memory segment: ``arena.isolation.protocol.shared``).
         self.pass_fds = tuple(pass_fds)
         #: Non-empty protocol lines written to the bot so far (``send``).
         self.lines_sent = 0
@@ -185,7 +185,7 @@ class BotProcess:
         self.cpu_seconds_limit = cpu_seconds
         self.env = dict(env) if env is not None else None
         self.max_line = max_line
-        #: Seconds ``receive`` keeps reading before it blocks (``arena.isolation.spin``).
+        #: Seconds ``receive`` keeps reading before it blocks (``arena.isolation.processes.spin``).
         self.spin = spin
         #: CPU seconds of this thread that busy waits in ``receive`` have cost so far.
         self.spun = 0.0

@@ -1,4 +1,4 @@
-"""``python -m arena.isolation.bot_host``: a registered Python player behind the line protocol.
+"""``python -m arena.isolation.protocol.bot_host``: a registered Python player behind the line protocol.
 
 The arena starts one host per worker and isolated player, and reuses it game after game. The host
 loads the player the usual way (built-ins, entry points, ``--plugin`` files), warms it up, then
@@ -10,8 +10,8 @@ Its prints cannot corrupt the protocol (the real stdout is moved aside and fd 1 
 it cannot read the arena's input (fd 0 is /dev/null), and an exception, even ``SystemExit``, is
 reported as the player's error instead of ending the process.
 
-    python -m arena.isolation.bot_host --player NAME [--options JSON] [--plugin FILE]... [--no-entry-points]
-    python -m arena.isolation.bot_host --list [--plugin FILE]...      # the players these sources provide, as JSON
+    python -m arena.isolation.protocol.bot_host --player NAME [--options JSON] [--plugin FILE]... [--no-entry-points]
+    python -m arena.isolation.protocol.bot_host --list [--plugin FILE]...  # the players these sources provide, as JSON
 """
 
 from __future__ import annotations
@@ -31,8 +31,9 @@ from typing import IO, Any
 import numpy as np
 
 from arena.answer import WARM_UP_SEED, as_actions
-from arena.isolation import protocol, shared
-from arena.isolation.spin import LineReader
+from arena.isolation.processes.spin import LineReader
+from arena.isolation.protocol import messages as protocol
+from arena.isolation.protocol import shared
 from engine import BEGINNER, BoardSpec, FirstClick, Game, InvalidActionError, Observation
 from engine.layout import player_generator
 from players import Player
@@ -86,7 +87,7 @@ class Host:
         self.spec: BoardSpec | None = None
         self.rule = FirstClick.SAFE
         self.pending_error = ""
-        #: Whether observations come through shared memory (``arena.isolation.shared``).
+        #: Whether observations come through shared memory (``arena.isolation.protocol.shared``).
         self.shared = False
         self._specs: dict[tuple[int, int, int, str], BoardSpec] = {}
         registry = Registry(plugin_files, entry_points=entry_points)
@@ -259,7 +260,9 @@ def list_players(plugin_files: Sequence[str], entry_points: bool) -> dict[str, A
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m arena.isolation.bot_host", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m arena.isolation.protocol.bot_host", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--player", help="registered player name")
     parser.add_argument("--options", default="{}", help="player options as a JSON object")
     parser.add_argument("--plugin", action="append", default=[], help="plugin file (repeatable)")

@@ -16,15 +16,11 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
 
-import arena
-from arena.isolation import protocol
-from arena.isolation import shared as shared_memory
-from arena.isolation.process import (
+from arena.isolation.processes.bot_process import (
     BotCpuTimeout,
     BotExited,
     BotOutputError,
@@ -32,7 +28,9 @@ from arena.isolation.process import (
     BotTimeout,
     make_undumpable,
 )
-from arena.isolation.sandbox import (
+from arena.isolation.protocol import messages as protocol
+from arena.isolation.protocol import shared as shared_memory
+from arena.isolation.sandbox.bubblewrap import (
     Sandbox,
     cache_dir,
     engine_bot_files,
@@ -40,7 +38,8 @@ from arena.isolation.sandbox import (
     python_path,
     seed_cache,
 )
-from arena.isolation.settings import DEFAULT_LIMITS, Clock, EngineBot, Limits
+from arena.limits import DEFAULT_LIMITS, Clock, EngineBot, Limits
+from arena.paths import PROJECT_ROOT
 from arena.result import AgentFailure, Outcome
 from engine import Action, BoardSpec, FirstClick, InvalidActionError, Observation
 from players.registry import resolved_plugin
@@ -60,7 +59,7 @@ def bot_environment(extra: Mapping[str, str] | None = None, *, sandboxed: bool =
     the arena's, which may name the store), with the project importable for the Python host; in the
     sandbox, home is the private ``/tmp``. The arena's own ``PYTHONPATH`` is kept after the project:
     a plugin installed into a folder on it (``pip install --target``) must be found by the bot too."""
-    root = str(Path(arena.__file__).resolve().parent.parent)
+    root = str(PROJECT_ROOT)
     env = minimal_environment(home="/tmp" if sandboxed else None)
     env["PYTHONPATH"] = os.pathsep.join([root, *python_path()])
     env.update(extra or {})
@@ -101,11 +100,11 @@ def host_command(
     warm_up_time: float = DEFAULT_LIMITS.warm_up_time,
     spin: float = 0.0,
 ) -> list[str]:
-    """The command that runs registered player ``name`` behind the protocol (``arena.isolation.bot_host``).
+    """The command that runs registered player ``name`` behind the protocol (``arena.isolation.protocol.bot_host``).
     ``warm_up_time`` bounds the warm-up game the host plays before its hello (0: none); it is part
     of the start-up budget (``Limits.warm_up_time``), not of a move's. ``spin`` is how long the host
-    keeps reading before it blocks (``arena.isolation.spin``)."""
-    command = [sys.executable, "-m", "arena.isolation.bot_host", "--player", name, "--threads", str(threads)]
+    keeps reading before it blocks (``arena.isolation.processes.spin``)."""
+    command = [sys.executable, "-m", "arena.isolation.protocol.bot_host", "--player", name, "--threads", str(threads)]
     command += ["--warm-up-time", f"{warm_up_time:g}"]
     if spin > 0:
         command += ["--spin-us", f"{spin * 1e6:g}"]
@@ -135,9 +134,9 @@ class RemoteAgent:
         self.name = name
         #: The sandbox each process of this player runs in (None: plain processes).
         self.sandbox = sandbox
-        #: Seconds each end of the pipe busy-waits before blocking (``arena.isolation.spin``).
+        #: Seconds each end of the pipe busy-waits before blocking (``arena.isolation.processes.spin``).
         self.spin = spin
-        #: Offer each process a shared-memory segment (``arena.isolation.shared``): for the
+        #: Offer each process a shared-memory segment (``arena.isolation.protocol.shared``): for the
         #: arena's own Python host, which says in its hello whether it took it.
         self.shared = shared and shared_memory.supported()
         self._channel: shared_memory.SharedChannel | None = None
@@ -171,7 +170,7 @@ class RemoteAgent:
         self._mines, self._rule = 0, FirstClick.SAFE  # the current game's
         self._last_tail: list[str] = []
         #: The arena's own host runs a Python player: its mistakes are told in Python terms.
-        self.python_host = "arena.isolation.bot_host" in self.command[:3]
+        self.python_host = "arena.isolation.protocol.bot_host" in self.command[:3]
         self._setup_failures = 0
         self._setup_error: AgentFailure | None = None
 

@@ -1,7 +1,7 @@
 """The players a tournament may name, found without running third-party code in the arena.
 
 Built-in players are the arena's own code and load in process. Third-party players (``--plugin``
-files, installed entry points) are listed by a separate process (``python -m arena.isolation.bot_host --list``)
+files, installed entry points) are listed by a separate process (``python -m arena.isolation.protocol.bot_host --list``)
 unless the tournament trusts them: importing a plugin runs its code, and code running in the arena's
 process could patch the engine and leak layouts to its isolated half. Engine bots are external
 executables, checked with one handshake.
@@ -22,13 +22,13 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import ConfigDict
 
-from arena.isolation import protocol
-from arena.isolation.botfiles import ProgramError
-from arena.isolation.process import BotExited, BotProcess, BotProcessError
-from arena.isolation.remote import bot_environment, engine_bot_sandbox
-from arena.isolation.revisions import materialize_plugins, shown_at_revision
-from arena.isolation.sandbox import Sandbox, host_files, use_sandbox
-from arena.isolation.settings import DEFAULT_LIMITS, EngineBot, Isolation, SandboxMode
+from arena.isolation.discovery.revisions import materialize_plugins, shown_at_revision
+from arena.isolation.processes.bot_process import BotExited, BotProcess, BotProcessError
+from arena.isolation.protocol import messages as protocol
+from arena.isolation.protocol.remote import bot_environment, engine_bot_sandbox
+from arena.isolation.sandbox.botfiles import ProgramError
+from arena.isolation.sandbox.bubblewrap import Sandbox, host_files, use_sandbox
+from arena.limits import DEFAULT_LIMITS, EngineBot, Isolation, SandboxMode
 from engine import Action, Observation
 from players import Player
 from players.api import PlayerError
@@ -79,7 +79,7 @@ def discover(
     """The players ``plugin_files`` and installed entry points provide, as stand-ins, listed by a
     separate process under the same limits as a bot (a plugin that hangs or blows up at import time
     costs only its own players)."""
-    command = [sys.executable, "-m", "arena.isolation.bot_host", "--list"]
+    command = [sys.executable, "-m", "arena.isolation.protocol.bot_host", "--list"]
     command += [arg for path in plugin_files for arg in ("--plugin", resolved_plugin(path))]
     if not entry_points:
         command.append("--no-entry-points")
@@ -173,7 +173,7 @@ class PlayerCatalog(PlayerLookup):
     ) -> PlayerCatalog:
         """Trusted: every plugin imported here, as before. Otherwise only the built-ins are imported
         here, and third-party players are listed by a process of their own. A ``PATH@REV`` is read at its
-        revision first (``arena.isolation.revisions``; ``RevisionError`` when it cannot be)."""
+        revision first (``arena.isolation.discovery.revisions``; ``RevisionError`` when it cannot be)."""
         files = tuple(materialize_plugins(plugin_files))
         if isolation is Isolation.TRUSTED:
             return cls(Registry(files), engine_bots, sandbox=sandbox)

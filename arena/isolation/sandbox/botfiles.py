@@ -3,7 +3,7 @@ never the arena's files.
 
 A bot is a folder more often than a file: a plugin imports its helpers from beside it, a Java bot
 loads its classes from a folder, a starter kit's ``run.sh`` starts the program built beside it. So the
-sandbox (``arena.isolation.sandbox``) shows a bot its folder, read-only. The arena's own files stay
+sandbox (``arena.isolation.sandbox.bubblewrap``) shows a bot its folder, read-only. The arena's own files stay
 hidden even inside that folder (a plugin beside ``arena.db`` in one working folder is the common
 case): the results stores this machine's arena uses, with their journals and recovery copies, and
 the arena's data and cache folders. A folder that holds one of them is shown entry by entry as it was
@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.isolation.revisions import revisions_dir
+from arena.isolation.discovery.revisions import revisions_dir
 from arena.paths import protected_folders, protected_paths
 
 __all__ = [
@@ -90,7 +90,8 @@ class Hidden:
     stores: frozenset[str] = frozenset()
     folders: frozenset[str] = frozenset()
     #: Folders inside a hidden folder whose contents are bots' own files, which a bot may be shown: the plugins
-    #: the arena read at a git revision (``arena.isolation.revisions``). Only a bot's own folder there is shown.
+    #: the arena read at a git revision (``arena.isolation.discovery.revisions``). Only a bot's own folder there is
+    #: shown.
     bots: frozenset[str] = frozenset()
 
     def covers(self, path: str) -> bool:

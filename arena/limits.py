@@ -37,7 +37,7 @@ class Isolation(enum.StrEnum):
 
 
 class SandboxMode(enum.StrEnum):
-    """Whether isolated players run in a Linux sandbox (``arena.isolation.sandbox``, docs/isolation.md)."""
+    """Whether isolated players run in a Linux sandbox (``arena.isolation.sandbox.bubblewrap``, docs/isolation.md)."""
 
     #: In the sandbox where this machine can make one; else today's isolation, said once on stderr.
     AUTO = "auto"
@@ -111,7 +111,7 @@ class Limits(BaseModel):
 
 DEFAULT_LIMITS = Limits()
 #: The course-shell adapter and the ``AI`` and ``Action`` modules it gives an agent (docs/courses.md).
-SHELL_DIR = Path(__file__).resolve().parent / "myai"
+SHELL_DIR = Path(__file__).resolve().parent / "isolation" / "myai"
 
 
 class EngineBot(BaseModel):

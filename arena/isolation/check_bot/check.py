@@ -20,12 +20,13 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from arena.isolation import driver, protocol
-from arena.isolation.driver import BotDidNotStart, Checker, Played, Session, Target, ignored, shown
-from arena.isolation.process import BotProcess, BotTimeout
-from arena.isolation.remote import bot_environment, engine_bot_sandbox, host_command, sandbox_for
-from arena.isolation.sandbox import host_files
-from arena.isolation.settings import EngineBot, Limits
+from arena.isolation.check_bot import driver
+from arena.isolation.check_bot.driver import BotDidNotStart, Checker, Played, Session, Target, ignored, shown
+from arena.isolation.processes.bot_process import BotProcess, BotTimeout
+from arena.isolation.protocol import messages as protocol
+from arena.isolation.protocol.remote import bot_environment, engine_bot_sandbox, host_command, sandbox_for
+from arena.isolation.sandbox.bubblewrap import host_files
+from arena.limits import EngineBot, Limits
 from engine import BEGINNER, BoardSpec, FirstClick
 
 __all__ = [

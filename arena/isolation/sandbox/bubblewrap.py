@@ -1,6 +1,6 @@
 """The Linux sandbox around an isolated bot: bubblewrap's command line, the probe, the process cap.
 
-A sandboxed bot process (``arena.isolation.process``) runs as ``bwrap OPTIONS -- python -I -S launch.py
+A sandboxed bot process (``arena.isolation.processes.bot_process``) runs as ``bwrap OPTIONS -- python -I -S launch.py
 LIMITS -- COMMAND`` in namespaces of its own with a read-only view of only what it runs on; an arena
 running as root also gives each sandbox a ``pids`` cgroup. What each mode protects against, and what it
 does not: docs/isolation.md.
@@ -24,7 +24,7 @@ import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from arena.isolation.botfiles import (
+from arena.isolation.sandbox.botfiles import (
     Hidden,
     broad_folder,
     engine_bot_folder,
@@ -33,7 +33,7 @@ from arena.isolation.botfiles import (
     resolve_program,
     view,
 )
-from arena.isolation.settings import SandboxMode
+from arena.limits import SandboxMode
 from players.registry import plugin_path
 
 __all__ = [
@@ -49,8 +49,8 @@ __all__ = [
     "use_sandbox",
 ]
 
-#: The launcher that sets a bot's kernel limits and then ``exec``s it (``arena.isolation.launch``).
-LAUNCHER = Path(__file__).with_name("launch.py")
+#: The launcher that sets a bot's kernel limits and then ``exec``s it (``arena.isolation.processes.launch``).
+LAUNCHER = Path(__file__).parents[1] / "processes" / "launch.py"
 #: The project's own packages, which the arena's Python host imports (read-only in the sandbox).
 _PACKAGES = ("arena", "engine", "players")
 _SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -284,7 +284,7 @@ class Sandbox:
         #: The working folder inside: the private /tmp, or the arena's (empty but for the bot's files,
         #: read-only) for an engine bot whose command names files relative to it.
         self.cwd = cwd
-        #: The arena's files, hidden even inside the folders the bot sees (``arena.isolation.botfiles``).
+        #: The arena's files, hidden even inside the folders the bot sees (``arena.isolation.sandbox.botfiles``).
         self.secret = secret if secret is not None else hidden()
         self.readable = _outermost([*_python_files(), *_realpaths(readable), *_realpaths([LAUNCHER])])
         self.writable = [str(p) for p in writable]

@@ -180,7 +180,7 @@ def decode_hello(line: bytes | str) -> tuple[str, str]:
 
 def hello_transport(line: bytes | str) -> str:
     """The optional ``transport`` of a hello answer: ``"shared"`` when the arena's own Python host
-    took the shared-memory segment it was offered (``arena.isolation.shared``), else ``""``."""
+    took the shared-memory segment it was offered (``arena.isolation.protocol.shared``), else ``""``."""
     try:
         message = json.loads(line)
     except (ValueError, UnicodeDecodeError):
@@ -307,7 +307,7 @@ def _with_notes(actions: list[Action], message: dict[str, Any]) -> list[Action]:
     return actions
 
 
-# -- the bot's side (used by arena.isolation.bot_host) -----------------------------------------------------------------
+# -- the bot's side (used by arena.isolation.protocol.bot_host) --------------------------------------------------------
 def read_message(line: bytes | str) -> dict[str, Any]:
     """One arena message, for a bot: a JSON object with a ``type``."""
     message = _object(line)

@@ -1,4 +1,4 @@
-"""A bot driven by hand over the protocol, for ``arena check-bot`` (``arena.isolation.check``).
+"""A bot driven by hand over the protocol, for ``arena check-bot`` (``arena.isolation.check_bot.check``).
 
 ``RemoteAgent`` hides what a tournament forgives (a line written besides a reply is skipped with its
 process, a reply to ``game_over`` is read as the next move's); the checker must see exactly that. So
@@ -15,10 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.isolation import protocol
-from arena.isolation.process import BotExited, BotOutputError, BotProcess, BotTimeout
-from arena.isolation.sandbox import Sandbox
-from arena.isolation.settings import Limits
+from arena.isolation.processes.bot_process import BotExited, BotOutputError, BotProcess, BotTimeout
+from arena.isolation.protocol import messages as protocol
+from arena.isolation.sandbox.bubblewrap import Sandbox
+from arena.limits import Limits
 from engine import BoardSpec, FirstClick, Game, InvalidActionError
 from engine.errors import EngineError
 from engine.layout import player_seed

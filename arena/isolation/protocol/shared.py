@@ -1,7 +1,7 @@
-"""Acceleration of the JSON-lines protocol (``arena.isolation.protocol``) between the arena and its own Python bot
-host: the per-move traffic without JSON; held equal to it by tests/arena/isolation/test_shared_channel.py.
+"""Acceleration of the JSON-lines protocol (``arena.isolation.protocol.messages``) between the arena and its own
+Python bot host: the per-move traffic without JSON; held equal to it by tests/arena/isolation/test_shared_channel.py.
 
-On Linux x86-64 the arena hands the Python host (``arena.isolation.bot_host``) an anonymous
+On Linux x86-64 the arena hands the Python host (``arena.isolation.protocol.bot_host``) an anonymous
 shared-memory segment; observations and ordinary replies then travel through it instead of as JSON
 lines, everything else stays on the pipes. Why, and the segment's layout and waiting rules:
 docs/protocol.md, "The shared-memory channel".
@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from arena.isolation.process import BotTimeout
+from arena.isolation.processes.bot_process import BotTimeout
 from engine import Action, Actions, FirstClick, InvalidActionError, Observation
 from engine.actions import KIND_CODES
 
