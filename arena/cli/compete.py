@@ -210,7 +210,13 @@ def command(
     if grades is not None:
         written.append(write_grades(grades.expanduser().resolve(), sets, table, c.entrants))
     ids = [item.tournament_id for item in played]
-    site = _site(store_path, out_dir / "site", ids, replays=c.record is RecordMode.MOVES)
+    site = _site(
+        store_path,
+        out_dir / "site",
+        ids,
+        replays=c.record is RecordMode.MOVES,
+        points=data if len(played) > 1 else None,
+    )
     data["run"] = {
         "played": totals[0],
         "skipped": totals[1],
@@ -240,7 +246,8 @@ def command(
     for path in written:
         console.print(Text(f"wrote {path}"), soft_wrap=True)
     if isinstance(site, Path):
-        console.print(Text(f"wrote the site: open {site / 'index.html'}"), soft_wrap=True)
+        opened = "points.html" if len(played) > 1 else "index.html"
+        console.print(Text(f"wrote the site: open {site / opened}"), soft_wrap=True)
     else:
         err_console.print(Text(f"note: {site}"), soft_wrap=True)
 
@@ -300,7 +307,9 @@ def _play(
     return summary, board, seconds
 
 
-def _site(store_path: Path, folder: Path, tournament_ids: list[str], *, replays: bool) -> Path | str:
+def _site(
+    store_path: Path, folder: Path, tournament_ids: list[str], *, replays: bool, points: dict[str, Any] | None = None
+) -> Path | str:
     """Write the static site (``arena site``'s writer) of the competition's tournament, with the replays of lost,
     failed and split games when the games were recorded (``record = "moves"``); what stopped it, else."""
     try:
@@ -308,7 +317,7 @@ def _site(store_path: Path, folder: Path, tournament_ids: list[str], *, replays:
     except ImportError as error:
         return f"no static site: it needs the web extra ({error.name} is missing): {WEB_EXTRA}"
     try:
-        write_site(store_path, folder, tournament_ids, replays="losses" if replays else "none")
+        write_site(store_path, folder, tournament_ids, replays="losses" if replays else "none", points=points)
     except SiteError as error:
         return f"no static site: {error}"
     return folder

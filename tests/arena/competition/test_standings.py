@@ -47,7 +47,7 @@ points = 3
 ENTRANTS = """
 [[entrants]]
 name = "ann"
-owner = "Ann"
+owner = "Ann <b>Lee</b>"
 myai = "ann"
 
 [[entrants]]
@@ -168,6 +168,13 @@ def test_a_course_tournament_ranks_by_points_and_writes_the_grades_and_fits_80_c
     assert "## Points" in markdown and "| 1 | " in markdown
     assert all(f"## {name}" in markdown for name in ("small", "medium", "large"))
     assert json.loads((tmp_path / "course-results" / "leaderboard.json").read_text())["points"] == table
+    assert "Ann &lt;b&gt;Lee&lt;/b&gt;" in markdown and "<b>" not in markdown
+    if data["run"]["site"] is not None:  # the web extra: the points table is a page of the site too
+        page = (tmp_path / "course-results" / "site" / "points.html").read_text()
+        assert "Ann &lt;b&gt;Lee&lt;/b&gt;" in page and "<b>Lee" not in page
+        assert sum(f">{name}<" in page for name in ("ann", "ben", "ref")) == 3
+        for item in data["sets"]:  # each set's name links to its tournament's leaderboard
+            assert f'href="t/{item["tournament_id"]}/index.html">{item["name"]}</a>' in page
 
     # The same competition again, at 80 columns: nothing left to play, the points table fits.
     result = cli("compete", path, "--workers", "1", columns=80)
