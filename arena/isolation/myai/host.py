@@ -48,7 +48,7 @@ MOVES_PER_CELL = 2
 TRIAL = (8, 8, 10, 0, 0)
 
 
-class AgentFailure(Exception):
+class GameEnd(Exception):
     """The agent's game ends without a win (the message is the reason the arena stores): ``illegal`` for an
     action that is not one, ``resign`` for an end the shell's rules make (LEAVE, the move limit), else an error."""
 
@@ -92,17 +92,17 @@ class Shell:
         self.action = load_module("Action", os.path.join(shell_dir, "Action.py"))
         path = os.path.join(agent_dir, "MyAI.py")
         if not os.path.isfile(path):
-            raise AgentFailure(f"{path}: no MyAI.py in the agent's folder")
+            raise GameEnd(f"{path}: no MyAI.py in the agent's folder")
         sys.path.insert(0, agent_dir)
         try:
             module = load_module("MyAI", path)
         except BaseException as error:  # SyntaxError, ImportError, whatever its top level raised
             if isinstance(error, KeyboardInterrupt):
                 raise
-            raise AgentFailure(f"MyAI.py: the import failed: {where(error)}") from None
+            raise GameEnd(f"MyAI.py: the import failed: {where(error)}") from None
         agent_class = getattr(module, "MyAI", None)
         if not isinstance(agent_class, type):
-            raise AgentFailure("MyAI.py: defines no class MyAI")
+            raise GameEnd("MyAI.py: defines no class MyAI")
         self.agent_class = agent_class
         self.moves = self.ai.AI.Action
 
@@ -110,7 +110,7 @@ class Shell:
         try:
             return self.agent_class(height, width, mines, x, y)
         except Exception as error:
-            raise AgentFailure(f"MyAI.py: MyAI({height}, {width}, {mines}, {x}, {y}) raised {where(error)}") from None
+            raise GameEnd(f"MyAI.py: MyAI({height}, {width}, {mines}, {x}, {y}) raised {where(error)}") from None
 
 
 class Game:
@@ -171,21 +171,19 @@ class Game:
     def step(self, number: int) -> tuple[dict[str, Any] | None, int]:
         """Ask the agent once: an engine reply, or None and the number its next question gets."""
         if self.moves > self.limit:
-            raise AgentFailure(
+            raise GameEnd(
                 f"no result after {self.moves} moves: the course shell's move limit is {self.limit}", resign=True
             )
         try:
             action = self.agent.getAction(number)
         except Exception as error:
-            raise AgentFailure(f"MyAI.getAction raised {where(error)}") from None
+            raise GameEnd(f"MyAI.getAction raised {where(error)}") from None
         move, x, y = self.read(action)
         self.moves += 1
         kinds = self.shell.moves
         if move is kinds.LEAVE:
             covered = sum(row.count("#") + row.count("F") for row in self.grid) - self.mines
-            raise AgentFailure(
-                f"the agent left the game (LEAVE) with {covered} safe tile(s) still covered", resign=True
-            )
+            raise GameEnd(f"the agent left the game (LEAVE) with {covered} safe tile(s) still covered", resign=True)
         row, col = self.height - 1 - y, x
         ch = self.grid[row][col]
         if move is kinds.UNCOVER:
@@ -215,21 +213,17 @@ class Game:
         try:
             move, x, y = action.getMove(), action.getX(), action.getY()
         except Exception:
-            raise AgentFailure(
+            raise GameEnd(
                 f"MyAI.getAction returned {type(action).__name__}, not an Action(AI.Action..., x, y)", illegal=True
             ) from None
         if not isinstance(move, self.shell.moves):
-            raise AgentFailure(
-                f"MyAI.getAction returned an Action whose move is {move!r}, not an AI.Action", illegal=True
-            )
+            raise GameEnd(f"MyAI.getAction returned an Action whose move is {move!r}, not an AI.Action", illegal=True)
         if move is self.shell.moves.LEAVE:
             return move, 0, 0
         if isinstance(x, bool) or isinstance(y, bool) or not isinstance(x, int) or not isinstance(y, int):
-            raise AgentFailure(
-                f"MyAI.getAction returned {move.name} at ({x!r}, {y!r}): not whole numbers", illegal=True
-            )
+            raise GameEnd(f"MyAI.getAction returned {move.name} at ({x!r}, {y!r}): not whole numbers", illegal=True)
         if not (0 <= x < self.width and 0 <= y < self.height):
-            raise AgentFailure(
+            raise GameEnd(
                 f"MyAI.getAction returned {move.name} at ({x}, {y}), off the board: x runs 0..{self.width - 1} "
                 f"(columns) and y 0..{self.height - 1} (rows, from the bottom)",
                 illegal=True,
@@ -249,7 +243,7 @@ def serve(shell_dir: str, agent_dir: str, protocol_out: TextIO) -> None:
     try:
         shell = Shell(shell_dir, agent_dir)
         shell.new_agent(*TRIAL)
-    except AgentFailure as failure:
+    except GameEnd as failure:
         broken = str(failure)
     name = os.path.basename(os.path.abspath(agent_dir)) or "myai"
     game: Game | None = None
@@ -271,7 +265,7 @@ def serve(shell_dir: str, agent_dir: str, protocol_out: TextIO) -> None:
                 continue
             try:
                 send(game.observe(list(message["grid"])))
-            except AgentFailure as failure:
+            except GameEnd as failure:
                 send(failure.reply())
                 game = None
         elif kind == "game_over":

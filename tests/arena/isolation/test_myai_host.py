@@ -51,7 +51,7 @@ def play(agent: str, spec: BoardSpec = BEGINNER, rule: FirstClick = FirstClick.Z
         grid = json.loads(protocol.observation(game.observation()))["grid"]
         try:
             reply = mine.observe(grid)
-        except host.AgentFailure as failure:
+        except host.GameEnd as failure:
             outcome = "illegal" if failure.illegal else "resigned" if failure.resign else "error"
             return {"outcome": outcome, "why": str(failure), "replies": replies}
         replies.append(reply)
@@ -74,7 +74,7 @@ def test_the_start_tile_is_the_arenas_zero_in_the_shells_coordinates() -> None:
         assert mine.start() == (row, col)
         try:
             mine.observe(mine.grid)
-        except host.AgentFailure as failure:  # the queue agent leaves once its queue is empty
+        except host.GameEnd as failure:  # the queue agent leaves once its queue is empty
             assert "LEAVE" in str(failure)
         agent_start = next(iter(mine.agent.board))
         assert agent_start == (col, BEGINNER.height - 1 - row) and mine.agent.board[agent_start] == 0
