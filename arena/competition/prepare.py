@@ -31,6 +31,7 @@ from arena.isolation.check_bot.check import (
     Target,
     check_bot,
     engine_target,
+    load_failure,
     package_target,
     plugin_target,
 )
@@ -250,6 +251,10 @@ def _check(item: Prepared, limits: Limits, sandboxed: bool) -> None:
         item.leave_out("check", f"did not start: {error}")
         return
     failed = [r for r in results if not r.passed]
+    cause = load_failure(results) if item.bot is not None and item.bot.shell_folder is not None else None
+    if cause is not None:  # a course-shell agent that cannot be loaded: the adapter's line names the file and cause
+        item.leave_out("check", cause)
+        return
     if failed:
         first = failed[0]
         ids = ", ".join(r.id for r in failed)

@@ -59,12 +59,18 @@ myai = "ben"
 name = "ref"
 owner = "course staff"
 command = "python3 ref/standalone_bot.py"
+
+[[entrants]]
+name = "cal"
+owner = "Cal"
+myai = "cal"
 """
 
 
 def _course(folder: Path, sets: str = SETS, entrants: str = ENTRANTS) -> Path:
     shutil.copytree(BOTS / "myai" / "queue", folder / "ann")
     shutil.copytree(BOTS / "myai" / "standalone", folder / "ben")
+    shutil.copytree(BOTS / "myai" / "import_fails", folder / "cal")
     (folder / "ref").mkdir()
     shutil.copy(EXAMPLES / "standalone_bot.py", folder / "ref" / "standalone_bot.py")
     path = folder / "course.toml"
@@ -84,7 +90,7 @@ def test_the_sets_load_and_one_board_set_is_a_set_of_its_own(tmp_path: Path) -> 
         ("medium", "16x16", "zero", 6, 2.0),
         ("large", "16x30", "zero", 4, 3.0),
     ]
-    assert [e.form for e in loaded.competition.entrants] == ["myai", "myai", "command"]
+    assert [e.form for e in loaded.competition.entrants] == ["myai", "myai", "command", "myai"]
     single = load_competition(EXAMPLES / "competition" / "competition.toml").competition.board_sets
     assert [(s.name, s.count, s.points) for s in single] == [("beginner", 20, 1.0)]
 
@@ -134,7 +140,11 @@ def test_a_course_tournament_ranks_by_points_and_writes_the_grades_and_fits_80_c
     result = cli("compete", path, "--workers", "1", "--grades", grades, "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    assert [e["status"] for e in data["entrants"]] == ["played"] * 3  # the queue agent's LEAVE is a resignation
+    # The queue agent's LEAVE is a resignation; an agent that cannot be imported is left out, in one line.
+    assert [e["status"] for e in data["entrants"]] == ["played"] * 3 + ["left out"]
+    assert data["entrants"][3]["reason"] == (
+        "check: MyAI.py: the import failed: ModuleNotFoundError: No module named 'helpers' (MyAI.py, line 5)"
+    )
     assert data["leaderboard"] is None and [s["name"] for s in data["sets"]] == ["small", "medium", "large"]
     assert data["run"]["played"] == 3 * (12 + 6 + 4)
     table = data["points"]
@@ -159,6 +169,7 @@ def test_a_course_tournament_ranks_by_points_and_writes_the_grades_and_fits_80_c
     assert rows[0] == ["entrant", "owner", "small wins", "small games", "medium wins", "medium games", "large wins",
                        "large games", "points", "rank"]  # fmt: skip
     by_name = {row[0]: row for row in rows[1:]}
+    assert len(rows) == 5 and by_name["cal"] == ["cal", "Cal", "0", "0", "0", "0", "0", "0", "0", ""]
     assert by_name["ben"][1] == "'=Ben"  # a spreadsheet shows it as text, never as a formula
     for row in table:
         line = by_name[row["entrant"]]
