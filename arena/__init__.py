@@ -10,7 +10,7 @@ without the CLI (docs/architecture.md shows it in a short example)::
     with Store("results.db") as store:
         plan = plan_tournament(config, store, Registry())  # what the store lacks, and the workers
         run_tournament(plan, store)
-        board = build_leaderboard(store, config.id)
+        leaderboard = build_leaderboard(store, config.id)
 
 The names load lazily, on first use: ``import arena`` costs nothing, so the command line and the worker
 processes that import a part of the arena pay only for that part.
@@ -26,20 +26,20 @@ if TYPE_CHECKING:
     from arena.analysis.pairs import Split, split_boards
     from arena.analysis.stats import PairedComparison, compare_paired, wilson_interval
     from arena.config import PlayerRef, RecordMode, TournamentConfig
+    from arena.outcome import GameResult, Outcome
     from arena.play.events import TournamentEvents
     from arena.play.plan import TournamentPlan, TournamentSummary, plan_tournament
     from arena.play.tournament import TournamentInterrupted, run_tournament
-    from arena.result import GameResult, Outcome
     from arena.results.store import Store, StoreError
     from arena.results.stored import StoredPlayer, StoredTournament
     from players.registry import Registry
 
 #: Each public name and the module that defines it.
 _HOMES = {
-    "GameResult": "arena.result",
+    "GameResult": "arena.outcome",
     "Leaderboard": "arena.analysis.leaderboard",
     "LeaderboardRow": "arena.analysis.leaderboard",
-    "Outcome": "arena.result",
+    "Outcome": "arena.outcome",
     "PairedComparison": "arena.analysis.stats",
     "PlayerRef": "arena.config",
     "RecordMode": "arena.config",

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from arena.limits import EngineBot, Isolation, Limits, SandboxMode
+from arena.outcome import PlayerKey
 from engine import BoardSpec, FirstClick
 from engine.layout import MAX_SEED
 
@@ -50,17 +51,14 @@ class PlayerRef(BaseModel):
     tag: str = ""
 
     @property
-    def base(self) -> str:
+    def base(self) -> PlayerKey:
         """The player with its options, whatever its version: the name, plus the options when any are set."""
-        if not self.options:
-            return self.name
-        inner = ",".join(f"{k}={json.dumps(v, sort_keys=True)}" for k, v in sorted(self.options.items()))
-        return f"{self.name}[{inner}]"
+        return PlayerKey.of(self.name, self.options)
 
     @property
-    def key(self) -> str:
+    def key(self) -> PlayerKey:
         """The leaderboard identity (a games row): ``base``, and ``@tag`` for a later version."""
-        return f"{self.base}@{self.tag}" if self.tag else self.base
+        return PlayerKey.of(self.name, self.options, self.tag)
 
     def __hash__(self) -> int:
         return hash(self.key)

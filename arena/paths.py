@@ -23,6 +23,7 @@ __all__ = [
     "protect",
     "protected_folders",
     "protected_paths",
+    "revisions_dir",
     "user_cache_dir",
     "user_data_dir",
 ]
@@ -38,7 +39,7 @@ PROTECTED_ENV = "ARENA_PROTECTED"
 #: The folder that holds the ``arena`` package (a source checkout's root, or site-packages): a bot's Python
 #: host imports the arena from there (``arena.isolation.protocol.remote.bot_environment``).
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-#: Overrides the folder of the compile records (``arena.warmup``).
+#: Overrides the folder of the compile stamps (``arena.warmup``).
 CACHE_ENV = "ARENA_CACHE_DIR"
 
 
@@ -72,6 +73,13 @@ def user_cache_dir(app: str = APP_NAME) -> Path:
     xdg = os.environ.get("XDG_CACHE_HOME", "")
     base = Path(xdg) if xdg and Path(xdg).is_absolute() else _home() / ".cache"
     return base / app
+
+
+def revisions_dir() -> Path:
+    """The arena's cache folder of plugins read at a git revision (``arena.isolation.discovery.revisions``). Named
+    here, not there, because the sandbox (``arena.isolation.sandbox.botfiles``) hides the arena's folders but
+    shows a bot its own folder in this one, and must not import how players are found to know where it is."""
+    return user_cache_dir() / "revisions"
 
 
 def default_store() -> Path:
@@ -108,7 +116,7 @@ def protected_paths() -> list[Path]:
 
 def protected_folders() -> list[Path]:
     """The arena's own folders, which a bot never sees: its data (the default store's), its cache
-    (compile records, sandboxed players' caches) and ``$ARENA_CACHE_DIR``."""
+    (compile stamps, sandboxed players' caches) and ``$ARENA_CACHE_DIR``."""
     folders = [user_data_dir(), user_cache_dir()]
     configured = os.environ.get(CACHE_ENV, "").strip()
     if configured:

@@ -59,10 +59,10 @@ from arena.isolation.protocol import messages as proto
 from arena.isolation.protocol.remote import RemoteAgent, bot_environment, host_command, sandbox_for
 from arena.isolation.sandbox import bubblewrap as sandbox
 from arena.limits import Isolation, Limits
+from arena.outcome import Outcome
 from arena.play.agents import Agent, TrustedAgent
 from arena.play.runner import play_game, warm_up
 from arena.play.tournament import plan_tournament, run_tournament
-from arena.result import Outcome
 from arena.results.store import Store
 from engine import EXPERT, Action, BoardSpec, FirstClick, Game, Observation
 from players import Player

@@ -63,8 +63,8 @@ from scipy.stats import binomtest
 
 from arena.analysis.stats import compare_paired, wilson_interval
 from arena.config import PlayerRef, TournamentConfig
+from arena.outcome import GameResult
 from arena.play.tournament import default_workers, plan_tournament, run_tournament
-from arena.result import GameResult
 from arena.results.store import Store
 from engine import PRESETS, FirstClick, Game
 from engine.layout import player_generator

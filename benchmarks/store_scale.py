@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from arena.config import PlayerRef, TournamentConfig  # noqa: E402
-from arena.result import GameResult, Outcome  # noqa: E402
+from arena.outcome import GameResult, Outcome  # noqa: E402
 from arena.results.store import Store  # noqa: E402
 from engine import EXPERT, FirstClick  # noqa: E402
 
@@ -129,10 +129,10 @@ from arena.analysis.leaderboard import build_leaderboard
 from arena.results.store import Store
 with Store(sys.argv[1], read_only=True) as store:
     started = time.perf_counter()
-    board = build_leaderboard(store, None, int(sys.argv[2]) if len(sys.argv) > 2 else None)
+    leaderboard = build_leaderboard(store, None, int(sys.argv[2]) if len(sys.argv) > 2 else None)
     elapsed = time.perf_counter() - started
 print(json.dumps({"inside_s": elapsed, "rows": [[r.player, r.games, r.wins, r.paired_games, r.only_player,
-    r.only_leader, r.p_value] for r in board.rows]}))
+    r.only_leader, r.p_value] for r in leaderboard.rows]}))
 """
 
 

@@ -97,11 +97,11 @@ def commit(results: Any, start: int) -> Any:
 def per_game(games: int) -> dict[str, Any]:
     from arena.analysis.leaderboard import build_leaderboard
     from arena.config import PlayerRef, TournamentConfig
+    from arena.outcome import GameBatch, GameResult
     from arena.play import runner
     from arena.play.agents import agent_for
     from arena.play.plan import plan_tournament
     from arena.play.worker import RUN_BOARDS, init_worker, play, play_boards
-    from arena.result import GameBatch, GameResult
     from arena.results.running import add_games
     from arena.results.store import _RECORDS, Store, _batch_rows, _layout, _row_layout
     from engine import BEGINNER, FirstClick
@@ -157,9 +157,9 @@ def per_game(games: int) -> dict[str, Any]:
         save = time.process_time() - started
         gc_save = clock.seconds - gc_before
         started = time.process_time()
-        board = build_leaderboard(store, tournament, games)
+        leaderboard = build_leaderboard(store, tournament, games)
         leaderboard = time.process_time() - started
-        assert board.rows[0].games == games, board.rows[0]
+        assert leaderboard.rows[0].games == games, leaderboard.rows[0]
 
         # The parts of a save, on a second store: the games rows with the running totals added (what Store.save
         # writes: arena.results.running), the records, and then the games rows alone (on an emptied games table).

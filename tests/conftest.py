@@ -9,6 +9,12 @@ Hypothesis measures by the wall clock how long generating examples takes (``Heal
 and how long each example runs (``deadline``): on a busy machine both grow several times over with
 nothing wrong, so neither may fail a test here. Settings objects built in test modules start from
 this profile; one that lists its own health checks to suppress must name ``too_slow`` again.
+
+Markers (registered in pyproject, explained in docs/testing.md) follow what a test uses, so that a new test
+gets them without asking: one that takes the ``browser`` fixture is ``browser``, one that takes ``kit_builds``
+is ``kits``; both, and every ``serial`` test, are ``slow``, so the fast tier (``-m "not slow"``) never waits
+for a browser, a compiler or a test that must run alone. A ``sandbox`` test skips, saying why, where this
+machine cannot make the sandbox.
 """
 
 from __future__ import annotations
@@ -21,6 +27,34 @@ from hypothesis import HealthCheck, settings
 
 settings.register_profile("arena", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("arena")
+
+
+#: A kit's first build compiles C++, Rust or Java (``build`` allows each 900 s): a kit test's timeout.
+KIT_TIMEOUT = 1200
+#: Marks a test gets from a fixture it takes (directly or through another fixture).
+MARKS_BY_FIXTURE = {"browser": ("browser", "slow"), "kit_builds": ("kits", "slow")}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        marks = {mark for fixture, named in MARKS_BY_FIXTURE.items() if fixture in fixtures for mark in named}
+        if item.get_closest_marker("serial") is not None:
+            marks.add("slow")
+        for mark in sorted(marks):
+            if item.get_closest_marker(mark) is None:
+                item.add_marker(mark)
+        if "kits" in marks and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(KIT_TIMEOUT))
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("sandbox") is not None:
+        from arena.isolation.sandbox import bubblewrap as sandbox
+
+        why = sandbox.unavailable()
+        if why is not None:
+            pytest.skip(f"no sandbox: {why}")
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from arena.analysis.leaderboard import LeaderboardConfig, failure_counts, tournament_config
-from arena.result import FAILURES, GameResult, Outcome
+from arena.outcome import FAILURES, GameResult, Outcome
 from arena.results.store import Store, StoreError
 
 __all__ = ["FailureReport", "PlayerFailures", "TypicalFailure", "build_failure_report"]

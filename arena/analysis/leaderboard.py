@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from arena.analysis.pairs import paired_wins, wins_by_board
 from arena.analysis.stats import PairedComparison, compare_paired, compare_paired_counts, wilson_interval
-from arena.result import FAILURES, GameResult
+from arena.outcome import FAILURES, GameResult, PlayerKey
 from arena.results.entrants import latest_keys, version_tag
 from arena.results.store import Store
 from arena.results.stored import StoredPlayer, StoredTournament
@@ -154,7 +154,7 @@ def label_rows(rows: list[LeaderboardRow], info: dict[str, StoredPlayer]) -> Non
     for base, group in bases.items():
         for row in group:
             tagged = len(group) > 1 and row.player == base and row.version
-            row.label = f"{base}@{version_tag(row.version)}" if tagged else row.player
+            row.label = PlayerKey(base).tagged(version_tag(row.version)) if tagged else row.player
 
 
 def build_leaderboard(
@@ -302,8 +302,8 @@ def _pct(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.2f}%"
 
 
-def to_markdown(board: Leaderboard) -> str:
-    c = board.config
+def to_markdown(leaderboard: Leaderboard) -> str:
+    c = leaderboard.config
     lines = [
         f"# Leaderboard: {c.difficulty}, first click `{c.rule}`",
         "",
@@ -318,7 +318,7 @@ def to_markdown(board: Leaderboard) -> str:
         " | first click |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for r in board.rows:
+    for r in leaderboard.rows:
         vs = "leader" if r.diff is None else f"{100 * r.diff:+.2f} [{100 * r.diff_low:+.2f}, {100 * r.diff_high:+.2f}]"
         p = "" if r.p_value is None else f"{r.p_value:.3g}"
         lines.append(
@@ -338,8 +338,8 @@ def _describe(config: dict[str, Any], players: int) -> str:
     return f"tournament {tid} (seed {seed}, {boards} boards, {players} players)"
 
 
-def _refuse_to_replace(board: Leaderboard, published: Path) -> None:
-    """Raise ``PublishError`` unless ``board`` covers what ``published`` holds: the same tournament,
+def _refuse_to_replace(leaderboard: Leaderboard, published: Path) -> None:
+    """Raise ``PublishError`` unless ``leaderboard`` covers what ``published`` holds: the same tournament,
     at least as many boards, and every published player with at least as many games. The tournament
     id names the board set only (size, rule, seed), so a quick ``-n 100 -p random`` run of the seed
     behind a published leaderboard has the same id, and replacing would lose most of it."""
@@ -350,38 +350,40 @@ def _refuse_to_replace(board: Leaderboard, published: Path) -> None:
         old_games = {row["player"]: int(row["games"]) for row in data["rows"]}
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise PublishError(f"{published} exists but is not a published leaderboard ({error}); {fix}") from None
-    new = board.config.model_dump()
+    new = leaderboard.config.model_dump()
     here = f"{published} holds {_describe(old, len(old_games))}"
-    if old.get("tournament_id") != board.config.tournament_id:
-        raise PublishError(f"{here}; this is {_describe(new, len(board.rows))}: {fix}")
-    new_games = {row.player: row.games for row in board.rows}
+    if old.get("tournament_id") != leaderboard.config.tournament_id:
+        raise PublishError(f"{here}; this is {_describe(new, len(leaderboard.rows))}: {fix}")
+    new_games = {row.player: row.games for row in leaderboard.rows}
     fewer = sorted(p for p, n in old_games.items() if new_games.get(p, 0) < n)
-    if board.config.boards < int(old.get("boards", 0)):
-        raise PublishError(f"{here}; this leaderboard has fewer boards ({board.config.boards}): {fix}")
+    if leaderboard.config.boards < int(old.get("boards", 0)):
+        raise PublishError(f"{here}; this leaderboard has fewer boards ({leaderboard.config.boards}): {fix}")
     if fewer:
         names = ", ".join(fewer[:3]) + (", ..." if len(fewer) > 3 else "")
         raise PublishError(f"{here}; this leaderboard has fewer games of {names}: {fix}")
 
 
-def publish(board: Leaderboard, directory: str | Path = "leaderboards", *, force: bool = False) -> tuple[Path, Path]:
+def publish(
+    leaderboard: Leaderboard, directory: str | Path = "leaderboards", *, force: bool = False
+) -> tuple[Path, Path]:
     """Write ``<difficulty>-<rule>.md`` and ``.json``; custom sizes use ``HxW-M`` as the name.
 
     Published files are results someone may have spent hours on: without ``force``, an existing
     pair is only replaced by the same tournament with at least as many games (``PublishError``
     otherwise, before anything is written)."""
-    c = board.config
+    c = leaderboard.config
     stem = c.difficulty if "/" not in c.difficulty else f"{c.height}x{c.width}-{c.mines}"
     folder = Path(directory)
     md = folder / f"{stem}-{c.rule}.md"
     js = folder / f"{stem}-{c.rule}.json"
     if not force:
         if js.exists():
-            _refuse_to_replace(board, js)
+            _refuse_to_replace(leaderboard, js)
         elif md.exists():
             raise PublishError(
                 f"{md} exists without {js.name}, so its tournament is unknown: pass --force to replace it"
             )
     folder.mkdir(parents=True, exist_ok=True)
-    md.write_text(to_markdown(board), encoding="utf-8")
-    js.write_text(board.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    md.write_text(to_markdown(leaderboard), encoding="utf-8")
+    js.write_text(leaderboard.model_dump_json(indent=2) + "\n", encoding="utf-8")
     return md, js

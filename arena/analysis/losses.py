@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from arena.analysis.replay.model import position_analysis
-from arena.result import GameResult, Outcome
+from arena.outcome import GameResult, Outcome
 from arena.results.records import replay_record
 from arena.results.store import Store, StoreError
 from engine import COVERED, FLAGGED, ActionKind, BoardSpec, FirstClick

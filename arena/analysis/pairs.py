@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from arena.result import GameResult
+from arena.outcome import GameResult
 from arena.results.store import Store
 
 __all__ = ["Split", "paired_wins", "split", "split_boards", "wins_by_board"]

@@ -12,9 +12,9 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from arena.cli import common, playing
+from arena.cli import common, player_options
 from arena.cli.common import UsageError, cli_errors, console, err_console, plain_table, print_json
-from arena.cli.playing import check_bare_names, check_programs, check_sandbox, limits_from, with_bot_dirs
+from arena.cli.player_options import check_bare_names, check_programs, check_sandbox, limits_from, with_bot_dirs
 from arena.isolation.check_bot.check import (
     BotDidNotStart,
     CheckResult,
@@ -61,11 +61,11 @@ def command(
             "--player", "-p", help="The plugin's player to check, when it registers several.", show_default=False
         ),
     ] = None,
-    bot_dir: playing.BotDirOpt = None,
-    sandbox: playing.SandboxOpt = SandboxMode.AUTO,
-    move_time: playing.MoveTimeOpt = DEFAULT_LIMITS.move_time,
-    game_time: playing.GameTimeOpt = DEFAULT_LIMITS.game_time,
-    memory_mb: playing.MemoryOpt = DEFAULT_LIMITS.memory_mb,
+    bot_dir: player_options.BotDirOpt = None,
+    sandbox: player_options.SandboxOpt = SandboxMode.AUTO,
+    move_time: player_options.MoveTimeOpt = DEFAULT_LIMITS.move_time,
+    game_time: player_options.GameTimeOpt = DEFAULT_LIMITS.game_time,
+    memory_mb: player_options.MemoryOpt = DEFAULT_LIMITS.memory_mb,
     json_out: common.JsonOpt = False,
 ) -> None:
     given = [f"--engine-bot {b.split('=', 1)[0]}" for b in engine_bots or ()] + [f"--plugin {p}" for p in plugins or ()]

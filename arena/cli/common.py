@@ -1,6 +1,6 @@
 """What every command shares: options, one-line errors, tables and JSON output.
 
-A command names a shared option by its module (``common.Seed``, ``playing.WorkersOpt``): one
+A command names a shared option by its module (``common.Seed``, ``player_options.WorkersOpt``): one
 import line instead of the same list of option names in every command that plays games.
 """
 

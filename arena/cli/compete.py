@@ -22,9 +22,10 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from arena.cli import common, playing
+from arena.cli import common
+from arena.cli import player_options as playing
 from arena.cli.common import UsageError, cli_errors, console, err_console, plain_table, print_json
-from arena.cli.playing import check_sandbox, checked_players, games_stopped, player_catalog
+from arena.cli.player_options import check_sandbox, checked_players, games_stopped, player_catalog
 from arena.cli.render import print_leaderboard
 from arena.competition.prepare import Prepared, build, check, discover, engine_bot_options, prepare, seen_by
 from arena.competition.publish import competition_leaderboard, results_data, write_results

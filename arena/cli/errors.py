@@ -44,7 +44,7 @@ def command(
         report = build_failure_report(db, tournament, player, limit)
     for entry in report.players:
         for failure in entry.failures:
-            failure.reproduce = replay_command(report, entry, failure.board)
+            failure.reproduce = reproduce_command(report, entry, failure.board)
     if json_out:
         print_json(report.model_dump())
         return
@@ -106,7 +106,7 @@ def _play_takes_options() -> bool:
     return "option" in inspect.signature(play.command).parameters
 
 
-def replay_command(report: FailureReport, entry: PlayerFailures, board: int) -> str | None:
+def reproduce_command(report: FailureReport, entry: PlayerFailures, board: int) -> str | None:
     """``arena play`` on ``board`` for this player, or None where `arena play` cannot run it (an engine
     bot; a player with options while `arena play` takes none)."""
     if entry.name in report.engine_bots or (entry.options and not _play_takes_options()):

@@ -56,15 +56,15 @@ def command(
                 return
             console.print(tournaments_table(rows, db.path))
             return
-        board = build_leaderboard(db, tournament, games, all_versions=all_versions)
+        leaderboard = build_leaderboard(db, tournament, games, all_versions=all_versions)
     if publish_to is not None:
-        md, js = publish(board, publish_to, force=force)
+        md, js = publish(leaderboard, publish_to, force=force)
         if not json_out:
             console.print(Text(f"published {md} and {js}"))
     if json_out:
-        print_json(board.model_dump())
+        print_json(leaderboard.model_dump())
     else:
-        print_leaderboard(console, board, store=store)
+        print_leaderboard(console, leaderboard, store=store)
 
 
 def tournaments_table(rows: list[StoredTournament], store: Path) -> Table:

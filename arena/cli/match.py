@@ -11,9 +11,9 @@ import typer
 from arena.analysis.pairs import split_boards
 from arena.analysis.sequential import SprtState
 from arena.analysis.stats import paired_difference
-from arena.cli import common, playing
+from arena.cli import common, player_options
 from arena.cli.common import UsageError, board_from_options, cli_errors, console, err_console, print_json
-from arena.cli.playing import checked_players, games_stopped, player_catalog
+from arena.cli.player_options import checked_players, games_stopped, player_catalog
 from arena.config import TournamentConfig
 from arena.experiments.match import MatchEvents, MatchResult, parse_player_spec, run_match
 from arena.limits import Clock, Isolation, Limits
@@ -59,13 +59,13 @@ def command(
     mines: common.Mines = None,
     first_click: common.FirstClickOpt = "safe",
     seed: common.Seed = 0,
-    workers: playing.WorkersOpt = None,
-    clock: playing.ClockOpt = Clock.WALL,
-    backend: playing.BackendOpt = "local",
-    address: playing.AddressOpt = None,
+    workers: player_options.WorkersOpt = None,
+    clock: player_options.ClockOpt = Clock.WALL,
+    backend: player_options.BackendOpt = "local",
+    address: player_options.AddressOpt = None,
     store: common.StoreOpt = None,
     plugin: common.PluginOpt = None,
-    engine_bot: playing.EngineBotOpt = None,
+    engine_bot: player_options.EngineBotOpt = None,
     json_out: common.JsonOpt = False,
 ) -> None:
     spec, rule = board_from_options(difficulty, size, mines, first_click)
@@ -79,7 +79,7 @@ def command(
         raise UsageError(f"need 1 <= --batch <= --max-games, got --batch {batch} and --max-games {max_games}")
     if workers is not None and workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
-    playing.check_backend(backend, address)
+    player_options.check_backend(backend, address)
     try:
         refs = (parse_player_spec(a), parse_player_spec(b))
     except ValueError as error:

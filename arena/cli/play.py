@@ -23,20 +23,20 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
 
-from arena.cli import common, playing
+from arena.cli import common, player_options
 from arena.cli.common import UsageError, board_from_options, cli_errors, console, err_console, print_json
-from arena.cli.playing import checked_players, limits_from, player_catalog
+from arena.cli.player_options import checked_players, limits_from, player_catalog
 from arena.cli.render import BoardView, board_text
-from arena.cli.replaying import replay_frames
 from arena.cli.stored import stored_game, tournament_id
+from arena.cli.terminal_replay import replay_frames
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation.discovery.catalog import PlayerCatalog
 from arena.limits import DEFAULT_LIMITS, Clock, EngineBot, Isolation, SandboxMode
+from arena.outcome import DIAGNOSTICS, GameResult, Outcome
 from arena.play.agents import agent_for, close_agents
 from arena.play.runner import play_game
 from arena.play.signals import Terminated, sigterm_stops
 from arena.play.worker import init_worker
-from arena.result import DIAGNOSTICS, GameResult, Outcome
 from arena.results.store import Store
 from engine import COVERED, FLAGGED, MINE, Action, BoardSpec, FirstClick, Game
 from engine.layout import check_seed
@@ -70,16 +70,16 @@ def command(
             "--delay", help=f"Seconds between moves in a terminal (default {TERMINAL_DELAY}).", show_default=False
         ),
     ] = None,
-    option: playing.OptionOpt = None,
+    option: player_options.OptionOpt = None,
     plugin: common.PluginOpt = None,
-    engine_bot: playing.EngineBotOpt = None,
-    bot_dir: playing.BotDirOpt = None,
-    isolation: playing.IsolationOpt = Isolation.AUTO,
-    sandbox: playing.SandboxOpt = SandboxMode.AUTO,
-    move_time: playing.MoveTimeOpt = DEFAULT_LIMITS.move_time,
-    game_time: playing.GameTimeOpt = DEFAULT_LIMITS.game_time,
-    memory_mb: playing.MemoryOpt = DEFAULT_LIMITS.memory_mb,
-    clock: playing.ClockOpt = Clock.WALL,
+    engine_bot: player_options.EngineBotOpt = None,
+    bot_dir: player_options.BotDirOpt = None,
+    isolation: player_options.IsolationOpt = Isolation.AUTO,
+    sandbox: player_options.SandboxOpt = SandboxMode.AUTO,
+    move_time: player_options.MoveTimeOpt = DEFAULT_LIMITS.move_time,
+    game_time: player_options.GameTimeOpt = DEFAULT_LIMITS.game_time,
+    memory_mb: player_options.MemoryOpt = DEFAULT_LIMITS.memory_mb,
+    clock: player_options.ClockOpt = Clock.WALL,
     json_out: common.JsonOpt = False,
     replay_of: Annotated[
         str | None,

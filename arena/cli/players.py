@@ -13,15 +13,15 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from arena.cli import common, playing
+from arena.cli import common, player_options
 from arena.cli.common import cli_errors, console, plain_table, print_json
-from arena.cli.playing import player_catalog
+from arena.cli.player_options import player_catalog
 from arena.limits import Isolation
 
 
 @cli_errors
 def command(
-    plugin: common.PluginOpt = None, engine_bot: playing.EngineBotOpt = None, json_out: common.JsonOpt = False
+    plugin: common.PluginOpt = None, engine_bot: player_options.EngineBotOpt = None, json_out: common.JsonOpt = False
 ) -> None:
     catalog, _ = player_catalog(plugin, engine_bot, Isolation.AUTO)
     rows = [

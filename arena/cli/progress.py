@@ -17,8 +17,8 @@ from arena.cli.common import err_console
 from arena.play.events import TournamentEvents
 
 if TYPE_CHECKING:
+    from arena.outcome import GameResult
     from arena.play.warmup import CompileEvent
-    from arena.result import GameResult
 
 __all__ = ["CompileDisplay", "RunDisplay", "warn"]
 

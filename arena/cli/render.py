@@ -12,7 +12,6 @@ prints the first that fits, with a note of what it left out.
 
 from __future__ import annotations
 
-import re
 import shlex
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -25,6 +24,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.analysis.leaderboard import Leaderboard, LeaderboardRow
+from arena.outcome import PlayerKey
 from engine import COVERED, FLAGGED, MINE
 
 __all__ = [
@@ -49,8 +49,6 @@ _NUMBER_STYLES = {
     7: "bold white",
     8: "bold grey70",
 }
-#: Where a player key's options may be split over lines: before each ``key=`` after a comma.
-_OPTION_BREAK = re.compile(r",(?=[A-Za-z_][A-Za-z0-9_]*=)")
 
 
 def _pct(x: float | None) -> str:
@@ -60,13 +58,13 @@ def _pct(x: float | None) -> str:
 def player_lines(key: str, *, stack: bool) -> Text:
     """A leaderboard key as text: on one line, or (``stack``) its name then each option on a line
     of its own, so that ``random[random_first_click=true]`` stays whole in a narrow column."""
-    name, bracket, options = key.partition("[")
-    if not stack or not bracket:
+    parsed = PlayerKey(key)
+    if not stack or not parsed.options:
         return Text(key, style="bold")
-    parts = _OPTION_BREAK.split(options.removesuffix("]"))
+    parts = parsed.option_texts
     lines = [f"[{part}," if i == 0 else f" {part}," for i, part in enumerate(parts)]
-    lines[-1] = lines[-1][:-1] + "]"
-    text = Text(name, style="bold")
+    lines[-1] = lines[-1][:-1] + "]" + (f"@{parsed.tag}" if parsed.tag else "")
+    text = Text(parsed.name, style="bold")
     for line in lines:
         text.append("\n" + line)
     return text
@@ -94,19 +92,19 @@ class _Layout:
     fold_player: bool = False
 
 
-def _layouts(board: Leaderboard) -> Iterator[_Layout]:
+def _layouts(leaderboard: Leaderboard) -> Iterator[_Layout]:
     layout = _Layout()
     yield layout
     layout = replace(layout, extras=False)
     yield layout
-    if any("[" in r.player for r in board.rows):
+    if any("[" in r.player for r in leaderboard.rows):
         layout = replace(layout, stack_options=True)
         yield layout
     layout = replace(layout, interval="stacked")
     yield layout
     # `games` says nothing the title does not when every player played every board.
     order = ["ms/g", "guess/g", "p", "games", "95% CI"]
-    if all(r.games == board.config.boards for r in board.rows):
+    if all(r.games == leaderboard.config.boards for r in leaderboard.rows):
         order.remove("games")
         order.insert(0, "games")
     for name in order:
@@ -139,13 +137,13 @@ class LeaderboardTable:
     """The leaderboard as a rich renderable that fits the width it is printed at (with a note of the
     columns it had to leave out)."""
 
-    def __init__(self, board: Leaderboard) -> None:
-        self.board = board
+    def __init__(self, leaderboard: Leaderboard) -> None:
+        self.leaderboard = leaderboard
 
     def table(self, layout: _Layout) -> Table:
-        board = self.board
-        caption = f"tournament {board.config.tournament_id}"
-        table = Table(title=Text(board.title), title_justify="left", caption=Text(caption))
+        leaderboard = self.leaderboard
+        caption = f"tournament {leaderboard.config.tournament_id}"
+        table = Table(title=Text(leaderboard.title), title_justify="left", caption=Text(caption))
         columns: list[tuple[str, Callable[[LeaderboardRow], str | Text]]] = [
             ("#", lambda r: str(r.rank)),
             ("player", lambda r: player_lines(r.label or r.player, stack=layout.stack_options)),
@@ -170,7 +168,7 @@ class LeaderboardTable:
                 table.add_column(Text(header), no_wrap=not fold, overflow="fold" if fold else "ellipsis")
             else:
                 table.add_column(Text(header), justify="right", no_wrap=True)
-        for r in board.rows:
+        for r in leaderboard.rows:
             cells = [cell(r) for _, cell in columns]
             table.add_row(*(c if isinstance(c, Text) else Text(c) for c in cells))
         return table
@@ -179,7 +177,7 @@ class LeaderboardTable:
         """The richest layout whose table fits ``options.max_width`` (else the plainest)."""
         layout = _Layout()
         unbounded = options.update_width(10**6)  # rich clamps a measurement to the width it is given
-        for layout in _layouts(self.board):
+        for layout in _layouts(self.leaderboard):
             table = self.table(layout)
             if Measurement.get(console, unbounded, table).maximum <= options.max_width:
                 return table, layout
@@ -199,10 +197,10 @@ class LeaderboardTable:
             )
 
 
-def failure_summary(board: Leaderboard, store: str | Path | None = None) -> list[Text]:
+def failure_summary(leaderboard: Leaderboard, store: str | Path | None = None) -> list[Text]:
     """One line per player with failed games (how many, by outcome), then the command that says why;
     nothing when every game was played to the end."""
-    failing = [r for r in board.rows if r.failed]
+    failing = [r for r in leaderboard.rows if r.failed]
     if not failing:
         return []
     lines = []
@@ -214,27 +212,27 @@ def failure_summary(board: Leaderboard, store: str | Path | None = None) -> list
         lines.append(line)
     player = failing[0].player if len(failing) == 1 else None
     hint = Text("See why: ")
-    hint.append(errors_command(board.config.tournament_id, player, store), style="bold")
+    hint.append(errors_command(leaderboard.config.tournament_id, player, store), style="bold")
     return [*lines, hint]
 
 
-def leaderboard_table(board: Leaderboard) -> LeaderboardTable:
+def leaderboard_table(leaderboard: Leaderboard) -> LeaderboardTable:
     """The leaderboard table alone, fitted to the width it is printed at."""
-    return LeaderboardTable(board)
+    return LeaderboardTable(leaderboard)
 
 
-def print_leaderboard(console: Console, board: Leaderboard, *, store: str | Path | None = None) -> None:
+def print_leaderboard(console: Console, leaderboard: Leaderboard, *, store: str | Path | None = None) -> None:
     """The leaderboard as ``arena leaderboard`` and ``arena tournament`` print it: the table, then a
     summary of failed games, if any, whose command stays on one line to copy and paste."""
-    console.print(LeaderboardTable(board))
-    if board.hidden_versions:
-        older = board.hidden_versions
+    console.print(LeaderboardTable(leaderboard))
+    if leaderboard.hidden_versions:
+        older = leaderboard.hidden_versions
         console.print(
             f"{older} row{'s' if older != 1 else ''} of older versions not shown (--all-versions shows them)",
             style="dim",
             highlight=False,
         )
-    summary = failure_summary(board, store)
+    summary = failure_summary(leaderboard, store)
     for line in summary[:-1]:
         console.print(line)
     if summary:

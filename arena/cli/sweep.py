@@ -10,9 +10,9 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from arena.cli import common, playing
+from arena.cli import common, player_options
 from arena.cli.common import UsageError, cli_errors, console, err_console, print_json
-from arena.cli.playing import checked_players, games_stopped, player_catalog
+from arena.cli.player_options import checked_players, games_stopped, player_catalog
 from arena.config import PlayerRef, parse_player_list
 from arena.experiments.sweep import (
     Cell,
@@ -74,11 +74,11 @@ def command(
     mines: Annotated[
         str | None, typer.Option("--mines", help="Mine counts instead of densities, e.g. 50,60,70.")
     ] = None,
-    players: playing.PlayersOpt = None,
+    players: player_options.PlayersOpt = None,
     games: Annotated[int, typer.Option("--games", "-n", help="Boards per point; every player plays each.")] = 1000,
     first_click: common.FirstClickOpt = "safe",
     seed: common.Seed = 0,
-    workers: playing.WorkersOpt = None,
+    workers: player_options.WorkersOpt = None,
     csv_out: Annotated[Path | None, typer.Option("--csv", help="Write the grid as CSV.", show_default=False)] = None,
     plot: Annotated[
         Path | None,

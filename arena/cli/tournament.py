@@ -20,9 +20,10 @@ from rich.progress import (
 )
 
 from arena.analysis.leaderboard import build_leaderboard
-from arena.cli import common, playing
+from arena.cli import common
+from arena.cli import player_options as playing
 from arena.cli.common import UsageError, board_from_options, cli_errors, console, err_console, print_json
-from arena.cli.playing import checked_players, limits_from, player_catalog
+from arena.cli.player_options import checked_players, limits_from, player_catalog
 from arena.cli.progress import RunDisplay
 from arena.cli.render import print_leaderboard
 from arena.config import PlayerRef, RecordMode, TournamentConfig, parse_player_list

@@ -21,6 +21,7 @@ from arena.analysis.stats import compare_paired_counts
 from arena.competition.prepare import Prepared
 from arena.competition.spec import Loaded
 from arena.competition.standings import PlayedSet, Standing
+from arena.outcome import PlayerKey
 from arena.results.store import Store
 from arena.results.totals import pair_counts
 
@@ -66,7 +67,7 @@ def results_data(
     c = loaded.competition
     rows = {}
     for row in board.rows if board else []:
-        rows[row.player.partition("@")[0]] = row
+        rows[PlayerKey(row.player).base] = row
     ranks = {s.entrant: s.rank for s in table}
     entrants = []
     for item in prepared:

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from arena.analysis.leaderboard import Leaderboard, LeaderboardRow
 from arena.analysis.points import SetCounts, SetPairs, compare_points, points_interval
 from arena.competition.spec import BoardSet
+from arena.outcome import PlayerKey
 from arena.results.store import Store
 from arena.results.totals import pair_counts
 
@@ -64,7 +65,7 @@ class Standing(BaseModel):
 
 
 def _base(row: LeaderboardRow) -> str:
-    return row.player.partition("@")[0]
+    return PlayerKey(row.player).base
 
 
 def standings(store: Store, played: Sequence[PlayedSet], owners: dict[str, str]) -> list[Standing]:

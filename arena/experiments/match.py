@@ -10,13 +10,12 @@ the same verdict at the same board.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from typing import Any
 
 from arena.analysis.pairs import split_boards
 from arena.analysis.sequential import SprtState, gsprt
 from arena.config import PlayerRef, TournamentConfig
+from arena.outcome import PlayerKey
 from arena.play.backends import Backend, make_backend
 from arena.play.events import TournamentEvents
 from arena.play.plan import plan_tournament
@@ -53,23 +52,11 @@ class MatchResult:
 
 def parse_player_spec(text: str) -> PlayerRef:
     """``NAME`` or ``NAME[KEY=VALUE,...]`` (values read as JSON, else as text), the leaderboard's own
-    spelling, so that a player with options can be matched against itself without them."""
-    text = text.strip()
-    name, bracket, rest = text.partition("[")
-    if not bracket:
-        return PlayerRef(name=name)
-    if not rest.endswith("]"):
-        raise ValueError(f"player {text!r}: options go in brackets, NAME[KEY=VALUE,...]")
-    options: dict[str, Any] = {}
-    for item in filter(None, (part.strip() for part in rest[:-1].split(","))):
-        key, eq, raw = item.partition("=")
-        if not eq or not key:
-            raise ValueError(f"player {text!r}: option {item!r} is not KEY=VALUE")
-        try:
-            options[key.strip()] = json.loads(raw)
-        except json.JSONDecodeError:
-            options[key.strip()] = raw
-    return PlayerRef(name=name.strip(), options=options)
+    spelling (``PlayerKey``), so that a player with options can be matched against itself without them."""
+    key = PlayerKey(text.strip())
+    if key.tag:
+        raise ValueError(f"player {text!r}: a match plays the current version of each player, not @{key.tag}")
+    return PlayerRef(name=key.name, options=key.options)
 
 
 def looks(batch: int, max_games: int) -> list[int]:

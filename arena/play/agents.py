@@ -24,7 +24,7 @@ from arena.config import PlayerRef, TournamentConfig
 from arena.isolation.protocol.remote import RemoteAgent, bot_environment, engine_bot_sandbox, host_command, sandbox_for
 from arena.isolation.sandbox import bubblewrap as sandbox
 from arena.limits import Isolation, Limits
-from arena.result import Outcome
+from arena.outcome import Outcome
 from engine import Action, BoardSpec, FirstClick, Observation
 from players import Player
 from players.api import PlayerError

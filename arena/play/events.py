@@ -19,10 +19,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from arena.outcome import GameResult
     from arena.play.backends.base import TournamentError
     from arena.play.plan import TournamentPlan, TournamentSummary
     from arena.play.warmup import CompileEvent
-    from arena.result import GameResult
 
 __all__ = ["TournamentEvents"]
 

@@ -23,8 +23,8 @@ import numpy as np
 
 from arena.answer import EXPECTED, WARM_UP_SEED, as_actions
 from arena.limits import DEFAULT_LIMITS, Clock, Limits
+from arena.outcome import DIAGNOSTICS, ERROR_CHARS, AgentFailure, GameResult, Outcome
 from arena.play.agents import Agent, TrustedAgent
-from arena.result import DIAGNOSTICS, ERROR_CHARS, AgentFailure, GameResult, Outcome
 from arena.results import records
 from arena.results.records import log_blobs
 from engine import BEGINNER, Action, BoardSpec, EngineError, FirstClick, Game, GameStats

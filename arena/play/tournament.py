@@ -16,6 +16,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 
 from arena.isolation.processes.bot_process import make_undumpable
+from arena.outcome import GameResult
 from arena.play.backends import (
     Backend,
     BackendUnavailable,
@@ -38,7 +39,6 @@ from arena.play.plan import (
 from arena.play.signals import Terminated, ctrl_c_stops, sigterm_stops
 from arena.play.warmup import compile_players, stale_players
 from arena.play.worker import Batch
-from arena.result import GameResult
 from arena.results.store import Store, StoreDamaged, StoreError
 
 __all__ = [
@@ -60,7 +60,8 @@ __all__ = [
 
 
 class TournamentInterrupted(Exception):
-    """Stopped by a signal (``signum``: SIGINT for Ctrl-C, SIGTERM); every finished game is committed."""
+    """Stopped by a signal (``signum``: SIGINT for Ctrl-C, SIGTERM) or by the run's stop flag (as SIGINT: it
+    stops as a first Ctrl-C does); every finished game is committed."""
 
     def __init__(self, recorded: int, signum: int = signal.SIGINT) -> None:
         super().__init__(f"interrupted after committing {recorded} games")

@@ -18,6 +18,7 @@ from arena.answer import WARM_UP_SEED
 from arena.config import PlayerRef, RecordMode, TournamentConfig
 from arena.isolation.processes.bot_process import make_undumpable
 from arena.isolation.processes.spin import spin_window
+from arena.outcome import GameBatch, GameResult, Outcome, PlayerKey
 from arena.play.agents import TrustedAgent, agent_for, close_agents, configure
 from arena.play.memory import release_during_loads, release_unused
 from arena.play.runner import (
@@ -28,7 +29,6 @@ from arena.play.runner import (
     play_game,
     warm_up,
 )
-from arena.result import GameBatch, GameResult, Outcome
 from engine import BoardSpec
 
 __all__ = [
@@ -132,7 +132,9 @@ def _planned(config: TournamentConfig) -> tuple[BoardSpec, dict[str, PlayerRef]]
 
 
 def play(config: TournamentConfig, board: int, key: str) -> GameResult:
-    """Player ``key``'s game on ``board`` of ``config``."""
+    """Player ``key``'s game on ``board`` of ``config`` (its result's ``player`` a ``PlayerKey``, whatever
+    text the caller had the key as: a store's pending work is read as plain text)."""
+    key = PlayerKey(key)
     spec, refs = _planned(config)
     record = config.record is RecordMode.MOVES
     try:
@@ -163,6 +165,7 @@ def play_boards(config: TournamentConfig, boards: list[int], key: str, into: _In
     games, once ``stop`` is true. A ``GameBatch`` keeps the compiled games as their values (``GameBatch``)."""
     if not boards:
         return into
+    key = PlayerKey(key)
     rest = boards
     agent = _agent(config, key)
     if not isinstance(agent, TrustedAgent) or agent.cold:

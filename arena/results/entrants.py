@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from arena.config import PlayerRef, TournamentConfig
+from arena.outcome import PlayerKey
 from arena.results.stored import StoredPlayer
 
 __all__ = ["Running", "latest_keys", "resolve_entrants", "version_tag"]
@@ -67,11 +68,11 @@ def resolve_entrants(
         if same is None:
             taken = {e.key for e in seen}
             tag = version_tag(now.version)
-            while f"{ref.base}@{tag}" in taken:  # two versions with one tag: only through the hash's collision
+            while ref.base.tagged(tag) in taken:  # two versions with one tag: only through the hash's collision
                 tag += "_"
             refs.append(ref.model_copy(update={"tag": tag}))
             continue
-        refs.append(ref.model_copy(update={"tag": same.key.removeprefix(ref.base).removeprefix("@")}))
+        refs.append(ref.model_copy(update={"tag": PlayerKey(same.key).tag}))
         if same.fingerprint and now.fingerprint and same.fingerprint != now.fingerprint:
             notes.append(
                 f"{ref.base} version {now.version} runs with other files than when it last played in this tournament"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from arena.result import GameResult, Outcome
+from arena.outcome import GameResult, Outcome, PlayerKey
 from arena.results.migrations import CHUNK_BOARDS
 from arena.results.records import GameRecord, RecordMissing, Replayed, decode, replay_record
 from arena.results.stored import StoredPlayer, StoredTournament
@@ -131,6 +131,7 @@ class StoreReader:
         values = dict(zip(self._columns, row, strict=True))
         del values["won"]
         values["outcome"] = Outcome(values["outcome"])
+        values["player"] = PlayerKey(values["player"])
         return self.result_type(**values)
 
     def games(self, tournament_id: str, games: int | None = None, *, start: int = 0) -> list[GameResult]:

@@ -23,7 +23,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from arena.result import Outcome
+from arena.outcome import Outcome
 from arena.results.migrations import CHUNK_BOARDS, CLICK_BLOCK_CHUNKS
 
 __all__ = ["RowLayout", "add_games"]

@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from arena.config import RULES_VERSION, TournamentConfig
+from arena.outcome import GameBatch, GameResult, Outcome
 from arena.paths import LEGACY_STORE, STORE_ENV, default_store, protect
-from arena.result import GameBatch, GameResult, Outcome
 from arena.results.guard import APPLICATION_ID, FileGuard, create_private, recovery_path
 from arena.results.migrations import MIGRATIONS, Migration, NewerStore, applied, migrate, pending
 from arena.results.reading import StoreError, StoreReader

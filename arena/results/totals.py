@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from arena.result import FAILURES
+from arena.outcome import FAILURES
 from arena.results.migrations import CHUNK_BOARDS, CLICK_BLOCK_CHUNKS
 from arena.results.store import Store
 

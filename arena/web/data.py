@@ -26,7 +26,7 @@ from arena.analysis.leaderboard import Leaderboard, build_leaderboard
 from arena.analysis.pairs import split_boards
 from arena.analysis.replay import ReplayGame, ReplayMove
 from arena.analysis.replay.model import Note
-from arena.result import FAILURES, GameResult
+from arena.outcome import FAILURES, GameResult
 from arena.results.records import RecordError, decode_moves
 from arena.results.store import Store, StoreError
 from arena.results.stored import StoredPlayer, StoredTournament

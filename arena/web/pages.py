@@ -16,7 +16,7 @@ from typing import Any
 
 from arena.analysis.losses import CLASS_MEANING
 from arena.analysis.replay import ReplayError, replay, replay_payload
-from arena.result import FAILURES, Outcome
+from arena.outcome import FAILURES, Outcome
 from arena.results.store import Store
 from arena.web import data, judging
 from arena.web.links import Links

@@ -72,8 +72,8 @@ def ablation(
     )
     start = time.perf_counter()
     summary = run_tournament(plan_tournament(config, store, Registry(entry_points=False), workers=workers), store)
-    board = build_leaderboard(store, config.id, games)
-    by_key = {row.player: row for row in board.rows}
+    leaderboard = build_leaderboard(store, config.id, games)
+    by_key = {row.player: row for row in leaderboard.rows}
     won: dict[str, dict[int, bool]] = {}
     for g in store.games(config.id, games):
         won.setdefault(g.player, {})[g.board] = g.won

@@ -43,8 +43,8 @@ from typing import Any
 
 import numpy as np
 
+from arena.outcome import Outcome
 from arena.play.runner import play_game
-from arena.result import Outcome
 from engine import PRESETS, BoardSpec, FirstClick
 from players.builtin.apex import ApexPlayer
 from players.builtin.apex.endgame import Endgame, EndgameBudgetExceeded, _search, enumerate_layouts

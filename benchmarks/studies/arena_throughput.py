@@ -25,9 +25,9 @@ import numpy as np
 
 from arena.analysis.leaderboard import build_leaderboard
 from arena.config import PlayerRef, TournamentConfig
+from arena.outcome import GameResult
 from arena.play.runner import play_game, warm_up
 from arena.play.tournament import TournamentEvents, plan_tournament, run_tournament
-from arena.result import GameResult
 from arena.results.store import Store
 from engine import PRESETS, FirstClick
 from players.registry import Registry

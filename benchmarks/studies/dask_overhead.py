@@ -27,11 +27,11 @@ import numba
 import numpy as np
 
 from arena.config import PlayerRef, TournamentConfig
+from arena.outcome import GameResult
 from arena.play.backends import Backend, PoolBackend
 from arena.play.backends.dask_cluster import DaskBackend
 from arena.play.runner import warm_up
 from arena.play.tournament import TournamentEvents, plan_tournament, run_tournament
-from arena.result import GameResult
 from arena.results.store import Store
 from engine import EXPERT, FirstClick
 from players.registry import Registry

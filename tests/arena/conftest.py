@@ -23,8 +23,8 @@ from typer.testing import CliRunner, Result
 
 from arena.analysis.replay import ReplayGame, ReplayMove
 from arena.cli import app
+from arena.outcome import GameResult, Outcome
 from arena.play.runner import play_game
-from arena.result import GameResult, Outcome
 from engine import Action, BoardSpec, FirstClick, Game, Observation
 from players import Player
 from players.registry import Registry

@@ -8,8 +8,8 @@ import random
 import numpy as np
 import pytest
 
+from arena.outcome import Outcome
 from arena.play.runner import play_game
-from arena.result import Outcome
 from engine import BEGINNER, EXPERT, INTERMEDIATE, Action, ActionKind, BoardSpec, FirstClick, Game
 from engine.layout import parse_position
 from players.api import PlayerOptionsError

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from pydantic import BaseModel
 
+from arena.outcome import Outcome
 from arena.play.runner import play_game
-from arena.result import Outcome
 from engine import BEGINNER, COVERED, Action, BoardSpec, FirstClick, Observation
 from players import Player
 from players.api import NAME_PATTERN, PlayerError, PlayerOptionsError, corner_first_click

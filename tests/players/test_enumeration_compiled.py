@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from arena.outcome import Outcome
 from arena.play.agents import TrustedAgent
 from arena.play.runner import play_game
-from arena.result import Outcome
 from engine import BEGINNER, EXPERT, INTERMEDIATE, BoardSpec, FirstClick
 from engine.compiled_game import CompiledGame
 from engine.layout import player_seed_words

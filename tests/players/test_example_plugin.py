@@ -24,8 +24,8 @@ from pathlib import Path
 
 import pytest
 
+from arena.outcome import Outcome
 from arena.play.runner import play_game
-from arena.result import Outcome
 from engine import BEGINNER, FirstClick
 from players import Player
 from players.registry import Registry

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from arena.outcome import Outcome
 from arena.play.runner import play_game
-from arena.result import Outcome
 from engine import BEGINNER, COVERED, FLAGGED, Action, ActionKind, BoardSpec, FirstClick, Game, Observation
 from engine.layout import parse_position, player_generator
 from players.builtin import RandomPlayer

@@ -3,7 +3,7 @@
 ``replay`` puts a record's moves back on the engine's own board and keeps what a viewer needs after every
 move: the visible grid, the cells the move opened, and ``arena analyze``'s analysis of the position the
 player faced, flags taken off (docs/analysis.md says why). The HTML replay (``arena.analysis.replay.page``) and the
-terminal stepper (``arena.cli.replaying``) both draw from it, so they cannot disagree about a game.
+terminal stepper (``arena.cli.terminal_replay``) both draw from it, so they cannot disagree about a game.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from arena.result import Outcome
+from arena.outcome import Outcome
 from engine import COVERED, FLAGGED, MINE, Action, ActionKind, BoardSpec, EngineError, FirstClick, Game, GameStatus
 from players.solver import Analysis, SolverError, analyze
 

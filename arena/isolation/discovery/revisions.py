@@ -4,7 +4,7 @@ A bot author's everyday question is whether the change they are making is better
 arena plays a bot at a revision beside (or instead of) the one in the work tree:
 ``--plugin base=bots/my_bot.py@HEAD~1 --plugin cand=bots/my_bot.py``. The plugin's folder at that revision (a
 bot is a folder: its helpers lie beside it) is read with git (``git archive`` of the folder's tree) into the
-arena's cache folder (``revisions_dir``), and the plugin is loaded from there. Nothing is checked out: the
+arena's cache folder (``arena.paths.revisions_dir``), and the plugin is loaded from there. Nothing is checked out: the
 user's work tree, index and ``HEAD`` are untouched, and git is only asked to read.
 
 A folder is kept per content (the commit that last changed the bot's folder, and that folder's tree), so the
@@ -34,7 +34,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.paths import user_cache_dir
+from arena.paths import revisions_dir
 from players.api import PlayerError
 from players.registry import FILE_SOURCE, PlayerEntry, plugin_path, plugin_spec
 
@@ -44,7 +44,6 @@ __all__ = [
     "RevisionError",
     "materialize_plugins",
     "revision_of",
-    "revisions_dir",
     "shown_at_revision",
     "split_revision",
 ]
@@ -79,11 +78,6 @@ class PluginRevision:
     def label(self) -> str:
         """``bots/my_bot.py at 3f2a1bc``: the plugin's path in its repository and the version it was read at."""
         return f"{self.path} at {self.short}"
-
-
-def revisions_dir() -> Path:
-    """The arena's cache folder of plugins read at a revision (a sandboxed bot is shown its own folder there)."""
-    return user_cache_dir() / "revisions"
 
 
 def split_revision(text: str) -> tuple[str, str] | None:

@@ -210,7 +210,9 @@ class BotProcess:
         if self.sandbox is not None:
             argv, self._cgroup = self.sandbox.command(self.command, limits)
         else:
-            argv = [sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(limits), "--", *self.command]
+            # No sandbox to die with the arena (bwrap's --die-with-parent): the launcher asks the kernel instead.
+            unsandboxed = {**limits, "die_with": os.getpid()}
+            argv = [sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(unsandboxed), "--", *self.command]
         self._tail.clear()
         self._buffer.clear()
         self._cpu_last = 0.0

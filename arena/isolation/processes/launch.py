@@ -3,6 +3,12 @@
 Run by path with the standard library only (``python -I -S launch.py LIMITS_JSON -- COMMAND...``),
 inside the sandbox as its first command (and, for a root arena, outside it to join the bot's pids
 cgroup). Which limits and why: docs/isolation.md (kernel limits).
+
+Outside the sandbox (``--sandbox off``) the launcher is also what ends a bot with its arena, however the
+arena ends (``kill -9`` included): ``{"die_with": PID}`` asks the kernel for SIGKILL when the parent goes
+(``PR_SET_PDEATHSIG``, as the sandbox's ``--die-with-parent``), then checks that PID is still the parent,
+since it may have died before the request. The kernel sends it when the *thread* that started the bot
+exits, not the whole process: the arena starts its bots from the thread that plays their games.
 """
 
 from __future__ import annotations
@@ -10,23 +16,33 @@ from __future__ import annotations
 import json
 import os
 import resource
+import signal
 import sys
 
-__all__ = ["apply_limits", "main"]
+__all__ = ["apply_limits", "die_with_parent", "main"]
 
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_CAPBSET_DROP = 24
 _CAP_SYS_PTRACE = 19
+_PR_SET_PDEATHSIG = 1
 
 
-def _prctl(option: int, value: int) -> None:
+def _prctl(option: int, value: int) -> bool:
+    """Whether ``prctl(option, value)`` succeeded (False where there is no prctl: not Linux)."""
     try:
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(option, value, 0, 0, 0)
+        return bool(libc.prctl(option, value, 0, 0, 0) == 0)
     except (OSError, AttributeError):  # not Linux, or no prctl: the limits above still hold
-        pass
+        return False
+
+
+def die_with_parent(parent: int) -> bool:
+    """Ask for SIGKILL when the parent ``parent`` exits; False when it has already gone (the caller exits)."""
+    if sys.platform.startswith("linux"):
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    return os.getppid() == parent
 
 
 def apply_limits(limits: dict[str, float | str | None]) -> None:
@@ -58,6 +74,9 @@ def main(argv: list[str]) -> int:
         sys.stderr.write("usage: launch.py LIMITS_JSON -- COMMAND [ARGS...]\n")
         return 2
     limits, command = json.loads(argv[0]), argv[2:]
+    parent = limits.pop("die_with", None)
+    if parent is not None and not die_with_parent(int(parent)):
+        return 1  # the arena died while the bot was starting: nobody is left to play against
     try:
         apply_limits(limits)
     except (OSError, ValueError) as error:

@@ -39,8 +39,8 @@ from arena.isolation.sandbox.bubblewrap import (
     seed_cache,
 )
 from arena.limits import DEFAULT_LIMITS, Clock, EngineBot, Limits
+from arena.outcome import AgentFailure, Outcome
 from arena.paths import PROJECT_ROOT
-from arena.result import AgentFailure, Outcome
 from engine import Action, BoardSpec, FirstClick, InvalidActionError, Observation
 from players.registry import resolved_plugin
 

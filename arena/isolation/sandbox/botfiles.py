@@ -29,8 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.isolation.discovery.revisions import revisions_dir
-from arena.paths import protected_folders, protected_paths
+from arena.paths import protected_folders, protected_paths, revisions_dir
 
 __all__ = [
     "MAX_SPLIT",
@@ -90,7 +89,7 @@ class Hidden:
     stores: frozenset[str] = frozenset()
     folders: frozenset[str] = frozenset()
     #: Folders inside a hidden folder whose contents are bots' own files, which a bot may be shown: the plugins
-    #: the arena read at a git revision (``arena.isolation.discovery.revisions``). Only a bot's own folder there is
+    #: the arena read at a git revision (``arena.paths.revisions_dir``). Only a bot's own folder there is
     #: shown.
     bots: frozenset[str] = frozenset()
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Protocol, runtime_checkable
 
+from arena.outcome import GameResult
 from arena.play.worker import Batch
-from arena.result import GameResult
 
 __all__ = [
     "Backend",

@@ -19,10 +19,10 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from arena.outcome import GameResult
 from arena.play.backends.base import BackendUnavailable, StopFlag, TournamentError, WorkerCrashError, batch_label
 from arena.play.backends.local import default_workers
 from arena.play.worker import Batch, init_worker, run_batch
-from arena.result import GameResult
 
 __all__ = ["ADDRESS_ENV", "INSTALL_HINT", "DaskBackend", "dask_available", "play_batch"]
 

@@ -30,10 +30,10 @@ from concurrent.futures.process import BrokenProcessPool
 
 from arena.isolation.processes.bot_process import kill_bot_groups
 from arena.isolation.processes.spin import available_cores as default_workers
+from arena.outcome import GameBatch, GameResult
 from arena.play.agents import close_agents
 from arena.play.backends.base import StopFlag, WorkerCrashError, batch_label
 from arena.play.worker import RUN_BOARDS, Batch, init_worker, play_boards, run_batch, runs
-from arena.result import GameBatch, GameResult
 
 __all__ = [
     "COMMIT_SECONDS",

@@ -21,9 +21,9 @@ from arena.cli.render import print_leaderboard
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation.protocol.remote import RemoteAgent, host_command
 from arena.limits import Limits
+from arena.outcome import FAILURES, GameResult, Outcome
 from arena.play.agents import TrustedAgent
 from arena.play.runner import play_game
-from arena.result import FAILURES, GameResult, Outcome
 from arena.results.store import Store
 from engine import BEGINNER, FirstClick
 from players.registry import Registry
@@ -223,7 +223,7 @@ def test_distinct_errors_are_grouped_with_their_first_board(mixed_store: tuple[P
 # -- arena errors -------------------------------------------------------------------------------------------------
 
 
-def test_the_readme_template_bot_gets_a_reason_and_a_replay_command(
+def test_the_readme_template_bot_gets_a_reason_and_a_command_that_reproduces_it(
     cli: Cli, tmp_path: Path, write_plugin: Callable[..., Path]
 ) -> None:
     plugin = write_plugin(TEMPLATE_BOT, "my_bot")
@@ -260,11 +260,11 @@ def test_the_readme_template_bot_gets_a_reason_and_a_replay_command(
     assert [p["player"] for p in everyone["players"]] == ["my-bot"]  # random failed nothing
 
 
-def test_the_replay_command_of_a_player_under_an_alias_keeps_its_alias(
+def test_the_reproduce_command_of_a_player_under_an_alias_keeps_its_alias(
     cli: Cli, tmp_path: Path, write_plugin: Callable[..., Path]
 ) -> None:
-    """``--plugin oops=PATH``: the player is named ``oops`` only under that alias, so the replay command says it,
-    and runs as printed."""
+    """``--plugin oops=PATH``: the player is named ``oops`` only under that alias, so the command that reproduces
+    its failure says it, and runs as printed."""
     plugin = write_plugin(TEMPLATE_BOT, "my_bot")
     store = tmp_path / "a.db"
     played = cli("tournament", "--plugin", f"oops={plugin}", "-p", "oops", "-n", "1", "-w", "1", "-q", "--store", store)

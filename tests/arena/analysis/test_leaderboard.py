@@ -14,7 +14,7 @@ from repo import ROOT
 from arena.analysis.leaderboard import Leaderboard, PublishError, build_leaderboard, publish
 from arena.analysis.stats import paired_difference, wilson_interval
 from arena.config import PlayerRef, TournamentConfig
-from arena.result import GameResult, Outcome
+from arena.outcome import GameResult, Outcome
 from arena.results.store import Store
 from engine import BEGINNER, BoardSpec, FirstClick
 

@@ -17,7 +17,7 @@ from typer.testing import CliRunner, Result
 from arena.analysis.losses import CLASSES, GameLoss, LossReport, classify, game_losses, tournament_losses
 from arena.analysis.replay import ReplayGame, ReplayMove, replay
 from arena.cli.losses import render
-from arena.result import Outcome
+from arena.outcome import Outcome
 from arena.results.records import GameRecord, Move
 from arena.results.store import Store
 from engine import COVERED, PRESETS, ActionKind, FirstClick, Game

@@ -23,8 +23,8 @@ from arena.analysis.replay import (
     replay_payload,
 )
 from arena.analysis.replay.page import decode_layout, decode_page_moves
-from arena.cli.replaying import replay_frames
-from arena.result import Outcome
+from arena.cli.terminal_replay import replay_frames
+from arena.outcome import Outcome
 from engine import BEGINNER, COVERED, EXPERT, FLAGGED, INTERMEDIATE, Action, BoardSpec, FirstClick
 from players import Player
 
@@ -321,7 +321,7 @@ def test_a_record_error_is_one_line_and_exit_code_2(record_game):
 
 def test_terminal_choice_text_names_the_guess_and_the_safest():
     from arena.analysis.replay import Choice
-    from arena.cli.replaying import choice_text
+    from arena.cli.terminal_replay import choice_text
 
     guess = ReplayMove.from_action(Action.reveal(1, 2, guess=True), note="felt lucky")
     overlooked = choice_text(Choice(5, guess, 0.5, None, 0.0, 2, True)).plain

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from process_support import default_sigint
 from repo import ROOT
 from typer.testing import Result
 
@@ -246,6 +247,8 @@ def test_a_hanging_bot_is_stopped_by_the_move_time_limit(
 # -- Ctrl-C -----------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.serial  # signals
+@pytest.mark.timeout(600)  # its own deadlines: 300 s to start on a busy machine, then 120 s
 @pytest.mark.parametrize("stop", ["ctrl-c", "sigterm"])
 @pytest.mark.parametrize("rows", ["9", "5"], ids=["in-the-warm-up-before-hello", "in-the-game"])
 def test_ctrl_c_or_sigterm_stops_play_and_its_bot(bad_bots: Path, tmp_path: Path, rows: str, stop: str) -> None:
@@ -258,7 +261,10 @@ def test_ctrl_c_or_sigterm_stops_play_and_its_bot(bad_bots: Path, tmp_path: Path
     command = [sys.executable, "-c", "from arena.cli import main; main()", "play", "--plugin", str(bad_bots)]
     command += ["--player", "hanger", *SMALL, "--move-time", "600", "--sandbox", "off"]
     with open(tmp_path / "out", "w") as out, open(tmp_path / "err", "w") as err:
-        arena = subprocess.Popen(command, stdout=out, stderr=err, env=env, cwd=tmp_path, start_new_session=True)
+        # SIGINT as a foreground job has it, even when the suite runs in the background (SIGINT ignored).
+        arena = subprocess.Popen(
+            command, stdout=out, stderr=err, env=env, cwd=tmp_path, start_new_session=True, preexec_fn=default_sigint
+        )
     try:
         deadline = time.monotonic() + 300
         while not pid_file.exists() or not pid_file.read_text():

@@ -19,7 +19,7 @@ from arena.cli.leaderboard import tournaments_table
 from arena.cli.players import players_table
 from arena.cli.render import print_leaderboard
 from arena.config import PlayerRef, TournamentConfig
-from arena.result import GameResult, Outcome
+from arena.outcome import GameResult, Outcome
 from arena.results.store import Store
 from engine import BEGINNER, FirstClick
 

@@ -16,7 +16,6 @@ from recorder import Recorder
 from repo import ROOT
 
 from arena.isolation.check_bot.check import CheckResult
-from arena.isolation.sandbox import bubblewrap as sandbox
 from arena.play.backends import local
 
 EXAMPLE = ROOT / "examples" / "competition"
@@ -264,7 +263,7 @@ def test_a_shared_store_shows_the_competitions_entrants_only(tmp_path: Path, cli
         assert {k: mine[k] for k in keys} == {k: theirs[k] for k in keys}
 
 
-@pytest.mark.skipif(sandbox.unavailable() is not None, reason=f"no sandbox: {sandbox.unavailable()}")
+@pytest.mark.sandbox
 def test_results_a_sandboxed_bot_would_see_are_refused(tmp_path: Path, cli, one_error_line) -> None:
     """A plugin file beside the competition file sees that folder, where the results (and their replays, the
     boards' layouts) would go: refused before anything runs; another --out plays."""

@@ -7,12 +7,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from recorder import Recorder
 from typer.testing import Result
 
-from arena.analysis.sequential import gsprt
+from arena.analysis.sequential import SprtState, gsprt
 from arena.analysis.stats import paired_difference
-from arena.experiments.match import looks, parse_player_spec
+from arena.config import PlayerRef, TournamentConfig
+from arena.experiments.match import MatchEvents, looks, parse_player_spec, run_match
+from arena.play.backends import local
 from arena.results.store import Store
+from engine import BEGINNER, FirstClick
+from players.registry import Registry
 
 Cli = Callable[..., Result]
 
@@ -170,7 +175,8 @@ def test_two_versions_of_one_plugin_play_side_by_side_under_aliases(cli: Cli, tm
     assert data["rows"] == ["cand", "base"] and data["boards"] in (100, 200)
     with Store(tmp_path / "a.db", read_only=True) as db:
         players = {p.key: (p.version, p.source) for p in db.players(data["tournament"])}
-    # The source is the --plugin value that plays each again (arena errors' replay command): alias and file.
+    # The source is the --plugin value that plays each again (arena errors' command that reproduces a failure):
+    # alias and file.
     assert players == {"base": ("1", f"file base={files['1']}"), "cand": ("2", f"file cand={files['2']}")}
 
 
@@ -185,3 +191,29 @@ def test_an_alias_the_arena_refuses_is_one_line_and_nothing_stored(
         result = cli(command, *players, "--plugin", f"{alias}={plugin}", "--store", tmp_path / "a.db")
         assert needle in one_error_line(result)
     assert not (tmp_path / "a.db").exists()
+
+
+class MatchRecorder(Recorder, MatchEvents):
+    """The tournament events of each batch's run, and each look at the test."""
+
+    def looked(self, state: SprtState) -> None:
+        self.events.append(("looked", state))
+
+
+def test_each_batch_is_a_planned_run_and_the_test_is_looked_at_after_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(local, "COMMIT_SECONDS", 3600.0)  # one worker hands a run's games over once, at its end
+    refs = (PlayerRef(name="max-single-constraint"), PlayerRef(name="random"))
+    config = TournamentConfig.build(BEGINNER, FirstClick.SAFE, seed=3, games=1, players=refs)
+    events = MatchRecorder()
+    with Store(tmp_path / "a.db") as store:
+        result = run_match(config, store, Registry(), delta=0.9, batch=5, max_games=15, workers=1, events=events)
+    names = [name for name in events.names if name != "compiling"]
+    runs = [5, 10, 15].index(result.state.boards) + 1
+    assert runs >= 1 and names == ["started", "batch_done", "finished", "looked"] * runs
+    assert [state.boards for name, state in events.events if name == "looked"] == [5, 10, 15][:runs]
+    assert sum(events.batches) == result.played == 10 * runs  # two players, five boards a batch
+    plans = [plan for name, plan in events.events if name == "started"]
+    assert [plan.config.games for plan in plans] == [5, 10, 15][:runs]  # each run plans only its new boards
+    assert all(plan.skipped == 10 * i and plan.to_play == 10 for i, plan in enumerate(plans))

@@ -9,10 +9,25 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from recorder import Recorder
 from typer.testing import Result
 
-from arena.experiments.sweep import Cell, CellResult, SweepError, density_at_half, density_range, plan_cells
+from arena.config import PlayerRef
+from arena.experiments.sweep import (
+    Cell,
+    CellResult,
+    SweepError,
+    SweepEvents,
+    density_at_half,
+    density_range,
+    plan_cells,
+    run_sweep,
+)
+from arena.play.backends import local
+from arena.play.plan import TournamentSummary
+from arena.results.store import Store
 from engine import FirstClick
+from players.registry import Registry
 
 Cli = Callable[..., Result]
 
@@ -126,3 +141,29 @@ def test_bad_input_is_one_line(cli: Cli, tmp_path: Path, args: tuple[str, ...], 
     assert needle in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "a.db").exists()
+
+
+class SweepRecorder(Recorder, SweepEvents):
+    """The tournament events of each cell's run, and each cell as it is done."""
+
+    def cell_done(self, cell: Cell, summary: TournamentSummary) -> None:
+        self.events.append(("cell_done", (cell, summary)))
+
+
+def test_each_cell_is_a_planned_run_told_as_it_is_done(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(local, "COMMIT_SECONDS", 3600.0)  # one worker hands a run's games over once, at its end
+    cells = [Cell(6, 6, 4), Cell(6, 6, 8)]
+    events = SweepRecorder()
+    with Store(tmp_path / "a.db") as store:
+        refs = (PlayerRef(name="random"),)
+        results = run_sweep(cells, FirstClick.SAFE, refs, 6, 1, store, Registry(), workers=1, events=events)
+        again = SweepRecorder()
+        run_sweep(cells, FirstClick.SAFE, refs, 6, 1, store, Registry(), workers=1, events=again)
+    names = [name for name in events.names if name != "compiling"]
+    assert names == ["started", "batch_done", "finished", "cell_done"] * 2
+    done = [value for name, value in events.events if name == "cell_done"]
+    assert [cell for cell, _ in done] == cells and [s.played for _, s in done] == [6, 6]
+    assert [(r.cell, r.games) for r in results] == [(cells[0], 6), (cells[1], 6)]
+    # Resumed: each cell planned with nothing left, told all the same.
+    assert again.names == ["started", "finished", "cell_done"] * 2
+    assert [value[1].skipped for name, value in again.events if name == "cell_done"] == [6, 6]

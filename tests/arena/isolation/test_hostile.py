@@ -21,8 +21,8 @@ from arena.config import PlayerRef, TournamentConfig
 from arena.isolation.discovery.catalog import PlayerCatalog
 from arena.isolation.sandbox import bubblewrap as sandbox
 from arena.limits import EngineBot, Isolation, Limits
+from arena.outcome import GameResult, Outcome
 from arena.play.tournament import plan_tournament, run_tournament
-from arena.result import GameResult, Outcome
 from arena.results.records import RecordError
 from arena.results.store import Store
 from engine import BEGINNER, EXPERT, BoardSpec, FirstClick

@@ -24,9 +24,9 @@ from arena.isolation.discovery.catalog import PlayerCatalog
 from arena.isolation.processes.bot_process import BotOutputError, BotProcess, BotTimeout
 from arena.isolation.protocol.remote import MAX_SETUP_FAILURES, RemoteAgent, host_command
 from arena.limits import Isolation, Limits, SandboxMode
+from arena.outcome import GameResult, Outcome
 from arena.play.runner import play_game
 from arena.play.tournament import plan_tournament, run_tournament
-from arena.result import GameResult, Outcome
 from arena.results.store import Store
 from engine import BEGINNER, EXPERT, BoardSpec, FirstClick
 from players.registry import PluginLoadError, Registry

@@ -25,13 +25,12 @@ from arena.isolation.discovery.revisions import (
     RevisionError,
     materialize_plugins,
     revision_of,
-    revisions_dir,
     split_revision,
 )
 from arena.isolation.sandbox import bubblewrap as sandbox
 from arena.isolation.sandbox.botfiles import hidden
 from arena.limits import Isolation
-from arena.paths import user_cache_dir
+from arena.paths import revisions_dir, user_cache_dir
 from arena.results.store import Store
 
 BOT = """
@@ -165,8 +164,8 @@ def test_a_revision_that_cannot_be_read_is_one_line_exit_2_and_nothing_stored(
 
 
 def test_a_player_read_at_a_revision_is_replayed_from_its_repository_at_that_commit(repo: Path) -> None:
-    """``arena errors``' replay command names the bot in its repository at the commit it was read at (not the
-    arena's cache), with its alias; read again, that names the same cached files."""
+    """``arena errors``' command that plays a failed game again names the bot in its repository at the commit it
+    was read at (not the arena's cache), with its alias; read again, that names the same cached files."""
     bot = repo / "bots" / "my_bot.py"
     (spec,) = materialize_plugins([f"base={bot}@HEAD~1"])
     changed = git(repo, "rev-parse", "HEAD~1")[:12]

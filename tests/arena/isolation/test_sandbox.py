@@ -22,13 +22,13 @@ from arena.config import PlayerRef, TournamentConfig
 from arena.isolation.discovery.catalog import PlayerCatalog
 from arena.isolation.sandbox import bubblewrap as sandbox
 from arena.limits import Isolation, Limits, SandboxMode
+from arena.outcome import GameResult, Outcome
 from arena.play.agents import close_agents
 from arena.play.tournament import plan_tournament, run_tournament
-from arena.result import GameResult, Outcome
 from arena.results.store import Store
 from engine import BEGINNER, FirstClick
 
-needs_sandbox = pytest.mark.skipif(sandbox.unavailable() is not None, reason=f"no sandbox: {sandbox.unavailable()}")
+needs_sandbox = pytest.mark.sandbox  # skips, saying why, where the machine cannot make one (tests/conftest.py)
 
 TEMPLATE = BOTS / "sandbox" / "escaper.py"
 #: The ways out the escaper players try, one player each (``tests/bots/sandbox/escaper.py``).

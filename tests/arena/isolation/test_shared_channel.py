@@ -15,8 +15,8 @@ from arena.isolation.processes.bot_process import BotTimeout
 from arena.isolation.protocol import shared as shm
 from arena.isolation.protocol.remote import RemoteAgent, host_command
 from arena.limits import Limits
+from arena.outcome import Outcome
 from arena.play.runner import play_game
-from arena.result import Outcome
 from engine import BEGINNER, Action, ActionKind, BoardSpec, FirstClick, Game, InvalidActionError
 from players.registry import Registry
 

@@ -144,6 +144,7 @@ class SlowArena:
         return self.inner.act_live(*args)  # type: ignore[arg-type]
 
 
+@pytest.mark.serial  # compares CPU times measured in two runs
 @pytest.mark.parametrize("shared", [False, True], ids=["lines", "shared-memory"])
 def test_busy_waits_are_not_billed_as_thinking(shared: bool) -> None:
     # The same player behind spinning and blocking waits: unbilled, the bot's busy waits would add

@@ -14,10 +14,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arena.config import PlayerRef, RecordMode, TournamentConfig
+from arena.outcome import GameBatch, GameResult, Outcome
 from arena.play import runner, worker
 from arena.play.tournament import plan_tournament, run_tournament
 from arena.play.worker import init_worker, play, play_boards, runs
-from arena.result import GameBatch, GameResult, Outcome
 from arena.results import records
 from arena.results.store import Store
 from engine import BEGINNER, EXPERT, INTERMEDIATE, BoardSpec, FirstClick

@@ -57,6 +57,7 @@ def sleepy(tmp_path: Path) -> str:
     return f"sleepy={sys.executable} {path} 1.5"
 
 
+@pytest.mark.serial  # a bot's wall time against its CPU time
 def test_sleeping_is_a_timeout_on_the_wall_clock_and_not_on_the_cpu_clock(
     cli: Callable[..., Result], tmp_path: Path, sleepy: str
 ) -> None:

@@ -19,10 +19,10 @@ from recorder import Recorder
 
 from arena.config import PlayerRef, TournamentConfig
 from arena.limits import Isolation
+from arena.outcome import GameResult
 from arena.play.backends import BackendUnavailable, make_backend
 from arena.play.backends.dask_cluster import ADDRESS_ENV, INSTALL_HINT, DaskBackend, dask_available
 from arena.play.tournament import plan_tournament, run_tournament
-from arena.result import GameResult
 from arena.results.store import Store
 from engine import BEGINNER, FirstClick
 from players.registry import Registry

@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from arena.config import PlayerRef, TournamentConfig
+from arena.outcome import GameResult
 from arena.play.backends.dask_cluster import dask_available
 from arena.play.tournament import TournamentSummary, plan_tournament, run_tournament
-from arena.result import GameResult
 from arena.results.store import Store
 from engine import BEGINNER, FirstClick
 from players.registry import Registry

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from arena.outcome import GameResult, Outcome
 from arena.play.runner import default_move_limit, play_game
-from arena.result import GameResult, Outcome
 from engine import FLAGGED, Action, ActionKind, BoardSpec, FirstClick, Game, Observation
 from players import Player
 from players.registry import Registry

@@ -24,19 +24,24 @@ import sqlite3
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from process_support import default_sigint
 
 from arena.config import PlayerRef, TournamentConfig
 from arena.limits import Isolation
+from arena.outcome import GameResult
 from arena.play.backends.dask_cluster import dask_available
 from arena.play.tournament import WorkerCrashError, plan_tournament, run_tournament
-from arena.result import GameResult
 from arena.results.store import Store
 from engine import BEGINNER, EXPERT, FirstClick
 from players.registry import Registry
+
+#: Signals, and deadlines of their own (300 s for a bot to start on a busy machine, 120 s to stop): run alone.
+pytestmark = [pytest.mark.serial, pytest.mark.timeout(600)]
 
 SEED = 20261122
 GAMES = 4000  # expert `random`: a few seconds with 2 workers
@@ -137,6 +142,7 @@ class Arena:
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
                 env=env,
+                preexec_fn=default_sigint,  # SIGINT as a foreground job has it, even in a background run
             )
 
     @property
@@ -386,6 +392,128 @@ def test_sigkill_of_the_arena_loses_nothing_and_leaves_no_worker_behind(
     assert_complete(store, uninterrupted)
     resumed = {(r.player, r.board): r for r in stored(store)}
     assert all(resumed[(r.player, r.board)] == r for r in kept)
+
+
+#: A plugin player that hangs in every game on a 5x5 board (not in its host's 9x9 warm-up game), renamed
+#: ``hanging`` (its ``comm``) meanwhile; its file's unique name, on the bot host's command line, is how the
+#: test finds its process, sandboxed or not. Killed earlier (in its warm-up), a bot ends anyway, at its next
+#: read of the arena's closed pipe: only one that waits for nothing from the arena needs the kernel's help.
+HANGER = """
+import time
+
+from engine import Action
+from players import Player, hookimpl
+
+
+class Hanger(Player):
+    name = "hanger"
+
+    def play(self, observation):
+        if observation.height == 5:
+            with open("/proc/self/comm", "w") as comm:
+                comm.write("hanging")
+            time.sleep(3600)
+        rows, cols = (observation.grid < 0).nonzero()
+        return Action.reveal(int(rows[0]), int(cols[0]))
+
+
+@hookimpl
+def register_players(register):
+    register(Hanger)
+"""
+
+
+def bot_hosts(marker: str, comm: str | None = None) -> list[int]:
+    """The bot hosts (``arena.isolation.protocol.bot_host``, not the arena, bwrap or the launcher before its
+    ``exec``) whose command line names ``marker`` (and whose ``comm`` is ``comm``, when given)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            name = (entry / "comm").read_text().strip()
+        except OSError:
+            continue
+        words = [word.decode(errors="replace") for word in argv]
+        host = any(word.endswith("bot_host") for word in words) and name != "bwrap" and comm in (None, name)
+        launcher = any(word.endswith("launch.py") for word in words)
+        if host and not launcher and any(marker in word for word in words) and alive(int(entry.name)):
+            found.append(int(entry.name))
+    return found
+
+
+def starter(bot: int) -> int:
+    """The arena's process that started ``bot``: its parent, or bwrap's parent for a sandboxed bot."""
+    try:
+        pid = parent_of(bot)
+        while Path(f"/proc/{pid}/comm").read_text().strip() == "bwrap":
+            pid = parent_of(pid)
+    except OSError:  # gone meanwhile
+        return 0
+    return pid
+
+
+def started_by_a_worker(arena: Arena, bot: int) -> bool:
+    """Whether ``bot`` was started by one of the arena's pool workers (the arena may run a bot of its own too)."""
+    return starter(bot) in set(arena.descendants()) - {arena.pid}
+
+
+#: (command, sandbox mode, what is killed): ``play`` starts its bot itself; ``tournament -w 2`` from a pool worker,
+#: which notices its arena's death and ends its bots, but dies with them only through the kernel when it is
+#: itself killed.
+ENDINGS = [
+    ("play", "off", "arena"),
+    ("tournament", "off", "arena"),
+    ("tournament", "off", "worker"),
+    ("play", "require", "arena"),
+    ("tournament", "require", "worker"),
+]
+
+
+@pytest.mark.parametrize(
+    ("command", "mode", "victim"),
+    [pytest.param(*e, id="-".join(e), marks=[pytest.mark.sandbox] if e[1] == "require" else []) for e in ENDINGS],
+)
+def test_a_bot_ends_with_its_parent_however_that_ends(
+    command: str, mode: str, victim: str, tmp_path: Path, arenas: list[Arena]
+) -> None:
+    """``kill -9`` of the arena, or of the pool worker that started a bot, ends the bot with it: sandboxed
+    by bwrap's ``--die-with-parent`` (the namespace goes with its init), unsandboxed by the parent-death
+    signal the launcher asks the kernel for."""
+    marker = f"hang_{uuid.uuid4().hex[:12]}"
+    plugin = tmp_path / f"{marker}.py"
+    plugin.write_text(HANGER, encoding="utf-8")
+    args = [command, "--size", "5x5", "--mines", "3", "-p", "hanger", "--plugin", str(plugin), "--sandbox", mode]
+    args += ["--move-time", "3600", "--store", str(tmp_path / "arena.db")]
+    if command == "tournament":
+        args += ["-n", "400", "-w", "2", "-q", "--game-time", "3600"]  # enough boards for a pool of two
+    arena = start(arenas, args, tmp_path, "killed")
+    try:
+        deadline = time.monotonic() + 300  # start-up on a busy machine: generous, ends when the bot runs
+        while not (
+            bots := [b for b in bot_hosts(marker, "hanging") if victim == "arena" or started_by_a_worker(arena, b)]
+        ):
+            assert time.monotonic() < deadline, f"no bot host within 300 s:\n{arena.stderr()}"
+            assert arena.process.poll() is None, f"the arena exited early:\n{arena.stderr()}"
+            time.sleep(0.05)
+        assert committed(tmp_path / "arena.db") == 0  # mid-run: the bot hangs in its first game
+        if victim == "arena":
+            os.kill(arena.pid, signal.SIGKILL)
+            assert arena.wait() == -signal.SIGKILL
+        else:
+            workers = {starter(bot) for bot in bots}
+            for worker in workers:
+                os.kill(worker, signal.SIGKILL)
+        deadline = time.monotonic() + 120  # a generous bound: the loop ends as soon as they are gone
+        while any(alive(bot) for bot in bots) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert [bot for bot in bots if alive(bot)] == [], "the bot outlived its parent"
+    finally:  # what a failure left: ours alone (the unique file name), never anyone else's
+        arena.kill_all()
+        for pid in bot_hosts(marker):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def test_sigkill_of_a_worker_is_survived_in_the_same_run(

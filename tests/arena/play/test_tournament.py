@@ -13,8 +13,8 @@ from recorder import Recorder
 import arena.play.plan
 from arena.config import PlayerRef, TournamentConfig
 from arena.limits import Isolation
+from arena.outcome import GameResult, Outcome
 from arena.play.tournament import TournamentInterrupted, plan_tournament, run_tournament
-from arena.result import GameResult, Outcome
 from arena.results.store import Store
 from engine import BEGINNER, BoardSpec, FirstClick
 from players.api import PlayerOptionsError

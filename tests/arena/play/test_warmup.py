@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from process_support import default_sigint
 
 from arena.config import PlayerRef, TournamentConfig
 from arena.limits import Isolation
@@ -201,6 +202,8 @@ def test_a_player_that_fails_to_prepare_is_reported_not_fatal(stamps: Path, tmp_
     assert stale_players(tournament, ["broken"]) == list(tournament.players)  # not stamped
 
 
+@pytest.mark.serial  # signals
+@pytest.mark.timeout(600)  # its own deadlines: 300 s to compile on a busy machine, then 60 s
 def test_ctrl_c_while_compiling_stops_at_once(plugin: Path, stamps: Path, tmp_path: Path) -> None:
     err = tmp_path / "arena.err"
     args = ["tournament", "-n", "5", "-w", "1", "-p", "sleeper", "--isolation", "trusted", "--plugin", str(plugin)]
@@ -212,6 +215,7 @@ def test_ctrl_c_while_compiling_stops_at_once(plugin: Path, stamps: Path, tmp_pa
             stdin=subprocess.DEVNULL,
             start_new_session=True,
             env={**os.environ, STAMP_DIR_ENV: str(stamps)},
+            preexec_fn=default_sigint,  # SIGINT as a foreground job has it, even in a background run
         )
     try:
         deadline = time.monotonic() + 300

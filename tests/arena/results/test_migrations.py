@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from arena.config import PlayerRef, TournamentConfig
-from arena.result import GameResult, Outcome
+from arena.outcome import GameResult, Outcome
 from arena.results import migrations
 from arena.results.migrations import MIGRATIONS, Migration
 from arena.results.store import SCHEMA_VERSION, Store, StoreError

@@ -21,9 +21,9 @@ from arena.cli.common import cli_errors
 from arena.config import PlayerRef, RecordMode, TournamentConfig
 from arena.isolation.discovery.catalog import PlayerCatalog
 from arena.limits import EngineBot, Isolation
+from arena.outcome import GameResult, Outcome
 from arena.play.runner import empty_record, play_game
 from arena.play.tournament import plan_tournament, run_tournament
-from arena.result import GameResult, Outcome
 from arena.results import records
 from arena.results.records import GameRecord, RecordError, RecordMismatch, RecordMissing, decode, encode
 from arena.results.store import Store, StoreError

@@ -26,7 +26,7 @@ from repo import ROOT
 
 from arena.analysis.leaderboard import build_leaderboard
 from arena.config import PlayerRef, TournamentConfig
-from arena.result import FAILURES, GameResult, Outcome
+from arena.outcome import FAILURES, GameResult, Outcome
 from arena.results.migrations import MIGRATIONS, migrate
 from arena.results.store import Store, StoreError, _layout, game_rows
 from arena.results.totals import BLOCK_BOARDS

@@ -19,7 +19,7 @@ import pytest
 
 import arena.results.store as store_module
 from arena.config import PlayerRef, TournamentConfig
-from arena.result import GameResult, Outcome
+from arena.outcome import GameResult, Outcome, PlayerKey
 from arena.results.guard import APPLICATION_ID
 from arena.results.migrations import MIGRATIONS
 from arena.results.store import GAME_COLUMNS, SCHEMA_VERSION, Store, StoreError, default_store
@@ -413,7 +413,7 @@ def test_the_games_table_is_derived_from_game_result() -> None:
     assert GAME_COLUMNS.index("won") == GAME_COLUMNS.index("outcome") + 1
 
 
-_SQL_TYPES = {int: "INTEGER", float: "REAL", str: "TEXT", Outcome: "TEXT"}
+_SQL_TYPES = {int: "INTEGER", float: "REAL", str: "TEXT", PlayerKey: "TEXT", Outcome: "TEXT"}
 
 
 def test_every_game_result_field_has_a_column_of_its_type(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import arena.results.store as store_module
 from arena.config import PlayerRef, TournamentConfig
-from arena.result import GameResult, Outcome
+from arena.outcome import GameResult, Outcome
 from arena.results.store import Store
 from engine import BEGINNER, FirstClick
 

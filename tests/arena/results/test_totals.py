@@ -20,8 +20,9 @@ from hypothesis import strategies as st
 
 from arena.analysis.leaderboard import Leaderboard, build_leaderboard
 from arena.config import PlayerRef, TournamentConfig
-from arena.play.tournament import pending_work, plan_tournament, run_tournament
-from arena.result import FAILURES, GameResult, Outcome
+from arena.outcome import FAILURES, GameResult, Outcome
+from arena.play.plan import BoardWork, pending_work
+from arena.play.tournament import plan_tournament, run_tournament
 from arena.results.migrations import _TOTALS, CHUNK_BOARDS, CLICK_BLOCK_CHUNKS, MIGRATIONS
 from arena.results.store import Store
 from arena.results.totals import BLOCK_BOARDS, pair_counts
@@ -246,8 +247,8 @@ def test_pending_work_from_the_masks_is_what_every_game_leaves(
         for key in keys:
             assert missing[key] == [b for b in range(games) if b not in finished[key]]
         work, skipped = pending_work(cfg, store)
-        expected = [(b, tuple(k for k in keys if b not in finished[k])) for b in range(games)]
-        assert work == [w for w in expected if w[1]] and skipped == done
+        expected = [BoardWork(b, tuple(k for k in keys if b not in finished[k])) for b in range(games)]
+        assert work == tuple(w for w in expected if w.keys) and skipped == done
 
 
 def test_the_step_counts_what_the_arena_knows() -> None:

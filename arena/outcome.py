@@ -8,7 +8,8 @@ result without importing the game loop (``arena.play.runner``).
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Iterator, Sequence
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, overload
 
@@ -21,12 +22,113 @@ __all__ = [
     "GameBatch",
     "GameResult",
     "Outcome",
+    "PlayerKey",
 ]
 
 #: Room for the stderr lines an isolated bot left behind, after the message itself.
 ERROR_CHARS = 2000
 #: What separates a failed game's error message from the bot's last stderr lines in ``GameResult.error``.
 DIAGNOSTICS = "\nstderr:\n"
+
+
+class PlayerKey(str):
+    """A player's identity in the store and on the leaderboard (``GameResult.player``): ``NAME``, then its
+    options when it has any (``NAME[KEY=VALUE,...]``, keys sorted, values as JSON), then ``@TAG`` for a later
+    version of it (``arena.results.entrants``). Written and read here only, so that no reader splits it
+    by hand; a ``str`` still, since it is the store's column, a dict key and a JSON string as it is."""
+
+    __slots__ = ()
+
+    @classmethod
+    def of(cls, name: str, options: Mapping[str, Any] | None = None, tag: str = "") -> PlayerKey:
+        """The key of player ``name`` with ``options``, version ``tag`` (``""``: the first version)."""
+        text = name
+        if options:
+            text += "[" + ",".join(_option_text(k, v) for k, v in sorted(options.items())) + "]"
+        return cls(f"{text}@{tag}" if tag else text)
+
+    @property
+    def name(self) -> str:
+        """The registered player's name."""
+        return _split_key(self)[0]
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """The options it plays with (values decoded from JSON; a value that is not JSON is its text)."""
+        return _split_key(self)[1]
+
+    @property
+    def option_texts(self) -> list[str]:
+        """Each option as a key spells it, ``KEY=JSON``, in a key's order (for showing them a line each)."""
+        return [_option_text(k, v) for k, v in sorted(self.options.items())]
+
+    @property
+    def tag(self) -> str:
+        """Its version tag, ``""`` for the first version of the player a tournament saw."""
+        return _split_key(self)[2]
+
+    @property
+    def base(self) -> PlayerKey:
+        """The key without its version tag: the player with its options, whatever its version."""
+        name, options, _ = _split_key(self)
+        return PlayerKey.of(name, options)
+
+    def tagged(self, tag: str) -> PlayerKey:
+        """This player (with its options) at version ``tag``."""
+        return PlayerKey(f"{self.base}@{tag}" if tag else self.base)
+
+
+def _option_text(key: str, value: Any) -> str:
+    return f"{key}={json.dumps(value, sort_keys=True)}"
+
+
+def _split_key(text: str) -> tuple[str, dict[str, Any], str]:
+    """``(name, options, tag)`` of ``NAME[KEY=VALUE,...]@TAG`` (both parts optional). ``ValueError`` says
+    what is wrong. A value is read as JSON where it is JSON (a key's values always are), else as its text up
+    to the next ``,`` or ``]``: a user's ``bot[mode=fast]`` means the string."""
+    end = next((i for i, char in enumerate(text) if char in "[@"), len(text))
+    name, options, at = text[:end].strip(), {}, end
+    if text.startswith("[", at):
+        at += 1
+        while not text.startswith("]", at):
+            if text.startswith(",", at):
+                at += 1
+                continue
+            item_end = min((i for i in (text.find(",", at), text.find("]", at)) if i >= 0), default=len(text))
+            eq = text.find("=", at, item_end)
+            if item_end == len(text) and eq < 0:
+                raise ValueError(f"player {text!r}: options go in brackets, NAME[KEY=VALUE,...]")
+            if eq < 0 or not text[at:eq].strip():
+                raise ValueError(f"player {text!r}: option {text[at:item_end].strip()!r} is not KEY=VALUE")
+            options[text[at:eq].strip()], at = _option_value(text, eq + 1)
+            if at == len(text):
+                raise ValueError(f"player {text!r}: options go in brackets, NAME[KEY=VALUE,...]")
+        at += 1
+    tail = text[at:].strip()
+    if tail and not tail.startswith("@"):
+        raise ValueError(f"player {text!r}: only @TAG may follow the options")
+    return name, options, tail[1:]
+
+
+def _option_value(text: str, start: int) -> tuple[Any, int]:
+    """The option value that starts at ``start`` and where it ends (at its ``,`` or ``]``, or the text's end)."""
+    at = start
+    while at < len(text) and text[at].isspace():
+        at += 1
+    try:
+        value, stop = _JSON.raw_decode(text, at)
+    except json.JSONDecodeError:
+        stop = -1
+    if stop >= 0:
+        while stop < len(text) and text[stop].isspace():
+            stop += 1
+        if stop < len(text) and text[stop] in ",]":
+            return value, stop
+    stop = min((i for i in (text.find(",", start), text.find("]", start)) if i >= 0), default=len(text))
+    return text[start:stop].strip(), stop
+
+
+_JSON = json.JSONDecoder()
 
 
 class Outcome(enum.StrEnum):
@@ -55,7 +157,8 @@ class GameResult:
     The store's games table has a column for each field but the record (``arena.results.store``): a new field
     needs a default (older games read as it) and a step in ``arena.results.migrations`` that adds its column."""
 
-    player: str
+    #: Who played: ``name[options]@tag``, read through ``PlayerKey`` and never split by hand.
+    player: PlayerKey
     board: int
     outcome: Outcome
     moves: int
@@ -79,7 +182,9 @@ class GameResult:
         return self.outcome is Outcome.WON
 
     @classmethod
-    def failed(cls, player: str, board: int, outcome: Outcome, error: str, record: bytes | None = None) -> GameResult:
+    def failed(
+        cls, player: PlayerKey, board: int, outcome: Outcome, error: str, record: bytes | None = None
+    ) -> GameResult:
         """A game that never started: the player could not even be set up (``record``: its empty
         move list, ``empty_record``, when the game is recorded)."""
         return cls(player, board, outcome, 0, 0, 0, 0, 0, 0, 0, 0, None, None, 0.0, 0.0, error[:ERROR_CHARS], record)
