@@ -1,10 +1,11 @@
 """`arena compete competition.toml`: run a competition as its file says (docs/competitions.md).
 
 It reads and checks the file (bad input is one line naming FILE:LINE and the key, exit 2, nothing stored), builds
-the kits, checks every entrant with `arena check-bot`'s checks (one that fails is left out, with the reason, and
-the others play), plays the tournament, resumably, in the competition's own store, and publishes the leaderboard
-as markdown, JSON and, with the web extra, a static site. Commands and paths in the file are relative to the
-file's folder, and the commands run there.
+the kits in the sandbox (``--build-outside-sandbox``: as the user, the old way), each build's log kept in the
+results folder's ``builds/``, checks every entrant with `arena check-bot`'s checks (one that fails is left out,
+with the reason, and the others play), plays the tournament, resumably, in the competition's own store, and
+publishes the leaderboard as markdown, JSON and, with the web extra, a static site. Commands and paths in the file
+are relative to the file's folder, and the commands run there.
 """
 
 from __future__ import annotations
@@ -27,13 +28,22 @@ from arena.cli import player_options as playing
 from arena.cli.common import UsageError, cli_errors, console, err_console, plain_table, print_json
 from arena.cli.player_options import check_sandbox, checked_players, games_stopped, player_catalog
 from arena.cli.render import print_leaderboard
-from arena.competition.prepare import Prepared, build, check, discover, engine_bot_options, prepare, seen_by
+from arena.competition.prepare import (
+    BUILD_LOGS,
+    Prepared,
+    build,
+    check,
+    discover,
+    engine_bot_options,
+    prepare,
+    seen_by,
+)
 from arena.competition.publish import competition_leaderboard, results_data, write_results
 from arena.competition.spec import CompetitionError, Loaded, load_competition
 from arena.competition.standings import PlayedSet, Standing, standings, write_grades
 from arena.config import PlayerRef, RecordMode, TournamentConfig
 from arena.isolation.sandbox import bubblewrap as sandboxes
-from arena.limits import Isolation
+from arena.limits import Isolation, SandboxMode
 
 if TYPE_CHECKING:
     from arena.analysis.leaderboard import Leaderboard
@@ -68,14 +78,19 @@ def _say(text: str, *, quiet: bool = False) -> None:
         err_console.print(Text(text), soft_wrap=True)
 
 
-def _report(item: Prepared, stage: str, done: bool, *, quiet: bool) -> None:
-    """A line as each entrant's build or check begins, and one saying how it went."""
-    if quiet:
-        return
+def _report(item: Prepared, stage: str, done: bool, *, quiet: bool, sandboxed: bool = True) -> None:
+    """A line as each entrant's build or check begins, and one saying how it went (a build: where its log is)."""
     if not done:
-        _say(f"building {item.name}: {item.kit}/build.sh" if stage == "build" else f"checking {item.name}")
-    else:
-        _say(f"  {item.name}: " + (item.notes[-1][1] if item.playing else f"left out: {item.reason}"))
+        where = "in the sandbox" if sandboxed else "OUTSIDE the sandbox"
+        _say(
+            f"building {item.name}: {item.kit}/build.sh, {where}" if stage == "build" else f"checking {item.name}",
+            quiet=quiet,
+        )
+        return
+    _say(f"  {item.name}: " + (item.notes[-1][1] if item.playing else f"left out: {item.reason}"), quiet=quiet)
+    if stage == "build" and item.build_log is not None:
+        # Where a failed build's author reads why, even with --quiet: the reason above is its first error only.
+        _say(f"  {item.name}: whole build log: {item.build_log}", quiet=quiet and item.playing)
 
 
 def _entrants_table(prepared: list[Prepared]) -> Any:
@@ -105,7 +120,8 @@ def command(
         Path | None,
         typer.Option(
             "--out",
-            help="Folder for leaderboard.md, leaderboard.json and the site/ (default: NAME-results beside the file).",
+            help="Folder for leaderboard.md, leaderboard.json, the kits' build logs (builds/) and the site/ "
+            "(default: NAME-results beside the file).",
             show_default=False,
         ),
     ] = None,
@@ -120,6 +136,15 @@ def command(
     ] = None,
     json_out: common.JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, only the results.")] = False,
+    build_outside_sandbox: Annotated[
+        bool,
+        typer.Option(
+            "--build-outside-sandbox",
+            help="Run each kit's build.sh as you, outside the sandbox: with your rights, your files, your "
+            "environment and the network. Only for kits whose build scripts you trust (the default builds each kit "
+            "in the sandbox, with its own folder writable and nothing else).",
+        ),
+    ] = False,
 ) -> None:
     if workers is not None and workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
@@ -128,6 +153,8 @@ def command(
     except CompetitionError as error:
         raise UsageError(str(error)) from None
     c = loaded.competition
+    if c.host is not None:
+        raise UsageError(f"{loaded.file} is a hosted competition ([host]): run it with `arena host {file}`")
     own_store, own_out = default_paths(loaded)
     store_path = (store.expanduser().resolve() if store is not None else own_store).resolve()
     out_dir = (out.expanduser().resolve() if out is not None else own_out).resolve()
@@ -136,6 +163,13 @@ def command(
     with working_folder(loaded.folder):
         check_sandbox(c.sandbox)
         prepared = prepare(loaded)
+        if any(p.kit is not None for p in prepared) and not build_outside_sandbox:
+            why = sandboxes.unavailable()
+            if why is not None:
+                raise UsageError(
+                    f"the kits are built in the sandbox, which this machine cannot make ({why}); "
+                    "--build-outside-sandbox builds them as you, with your rights, files and network"
+                )
         exposed = seen_by(prepared, out_dir, loaded.folder) if sandboxes.use_sandbox(c.sandbox) else None
         if exposed is not None:
             raise UsageError(
@@ -156,9 +190,10 @@ def command(
                 + (f", {board_set.points:g} point{'s' if board_set.points != 1 else ''} a win" if c.sets else ""),
                 quiet=quiet,
             )
-        report = functools.partial(_report, quiet=quiet)
+        build_mode = SandboxMode.OFF if build_outside_sandbox else SandboxMode.REQUIRE
+        report = functools.partial(_report, quiet=quiet, sandboxed=not build_outside_sandbox)
         try:
-            build(prepared, report)
+            build(prepared, out_dir / BUILD_LOGS, build_mode, report)
             check(prepared, limits, sandboxes.use_sandbox(c.sandbox), report)
         except KeyboardInterrupt:
             err_console.print(
@@ -210,6 +245,7 @@ def command(
     written = write_results(out_dir, data)
     if grades is not None:
         written.append(write_grades(grades.expanduser().resolve(), sets, table, c.entrants))
+    logs = sorted(p.build_log for p in prepared if p.build_log is not None and p.build_log.is_file())
     ids = [item.tournament_id for item in played]
     site = _site(
         store_path,
@@ -224,7 +260,7 @@ def command(
         "workers": workers_used,
         "seconds": round(totals[2], 3),
         "store": str(store_path),
-        "published": [str(p) for p in written] + ([str(site)] if isinstance(site, Path) else []),
+        "published": [str(p) for p in [*written, *logs]] + ([str(site)] if isinstance(site, Path) else []),
         "site": str(site) if isinstance(site, Path) else None,
         "site_note": site if isinstance(site, str) else None,
     }
@@ -246,6 +282,9 @@ def command(
     console.print(Text(f"results stored in {store_path}"), style="dim", soft_wrap=True)
     for path in written:
         console.print(Text(f"wrote {path}"), soft_wrap=True)
+    if logs:
+        count = f"{len(logs)} build log{'s' if len(logs) != 1 else ''}"
+        console.print(Text(f"wrote {count} in {out_dir / BUILD_LOGS}"), soft_wrap=True)
     if isinstance(site, Path):
         opened = "points.html" if len(played) > 1 else "index.html"
         console.print(Text(f"wrote the site: open {site / opened}"), soft_wrap=True)
