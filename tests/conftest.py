@@ -12,7 +12,8 @@ this profile; one that lists its own health checks to suppress must name ``too_s
 
 Markers (registered in pyproject, explained in docs/testing.md) follow what a test uses, so that a new test
 gets them without asking: one that takes the ``browser`` fixture is ``browser``, one that takes ``kit_builds``
-is ``kits``; both, and every ``serial`` test, are ``slow``, so the fast tier (``-m "not slow"``) never waits
+is ``kits``; both, every ``serial`` test and every test that takes a fixture playing a tournament for its
+module (``SHARED_TOURNAMENTS``) are ``slow``, so the fast tier (``-m "not slow"``) never waits
 for a browser, a compiler or a test that must run alone. A ``sandbox`` test skips, saying why, where this
 machine cannot make the sandbox.
 """
@@ -31,8 +32,25 @@ settings.load_profile("arena")
 
 #: A kit's first build compiles C++, Rust or Java (``build`` allows each 900 s): a kit test's timeout.
 KIT_TIMEOUT = 1200
+#: Fixtures that play a tournament (or start a cluster) once for a module or a session: each test that takes
+#: one is slow, since in the fast tier it would pay for the whole tournament alone.
+SHARED_TOURNAMENTS = (
+    "played",
+    "stored",
+    "unrecorded",
+    "swept",
+    "sweep_run",
+    "history_store",
+    "all_paths",
+    "hostile_run",
+    "cluster",
+)
 #: Marks a test gets from a fixture it takes (directly or through another fixture).
-MARKS_BY_FIXTURE = {"browser": ("browser", "slow"), "kit_builds": ("kits", "slow")}
+MARKS_BY_FIXTURE = {
+    "browser": ("browser", "slow"),
+    "kit_builds": ("kits", "slow"),
+    **{fixture: ("slow",) for fixture in SHARED_TOURNAMENTS},
+}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -46,6 +64,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 item.add_marker(mark)
         if "kits" in marks and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(KIT_TIMEOUT))
+    # The files with slow tests first, each kept whole (its module fixtures are made once): with workers
+    # (pytest-xdist hands tests out in this order) the long ones start early instead of ending the run alone.
+    files_with_slow = {item.path for item in items if item.get_closest_marker("slow") is not None}
+    items.sort(key=lambda item: item.path not in files_with_slow)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

@@ -77,6 +77,7 @@ def test_every_path_the_page_cites_exists() -> None:
     assert len(paths) >= 40, f"only {len(paths)} paths found: has the page's format changed?"
 
 
+@pytest.mark.slow
 def test_every_code_name_the_page_cites_is_defined() -> None:
     defined = _defined_names()
     names = [s.removesuffix("()") for s in _spans() if _NAME.match(s) and not _PATH.match(s)]

@@ -16,6 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 #: Kernels left with copies that differ by a literal only, and why.
 KNOWN: set[str] = set()
 
@@ -64,6 +66,7 @@ print(json.dumps({"copies": copies, "inspected": sorted(inspected)}))
 MIN_KERNELS = 50
 
 
+@pytest.mark.slow
 def test_no_kernel_is_compiled_twice_for_the_same_types(tmp_path: Path) -> None:
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
     done = subprocess.run(

@@ -84,6 +84,7 @@ def test_every_layer_is_examined() -> None:
     assert counts["engine"] >= 8 and counts["players"] >= 20 and counts["arena"] >= 50, counts
 
 
+@pytest.mark.slow
 def test_no_import_circle() -> None:
     graph = _graph()
     edges = sum(len(targets) for targets in graph.values())

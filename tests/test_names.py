@@ -12,6 +12,8 @@ import ast
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).parents[1]
 #: Names several modules define, and why that is one meaning.
 SHARED = {
@@ -37,6 +39,7 @@ def _definitions() -> dict[str, list[str]]:
     return found
 
 
+@pytest.mark.slow
 def test_a_public_name_is_defined_once_in_the_arena() -> None:
     definitions = _definitions()
     assert len(definitions) >= 400, f"only {len(definitions)} public names found: has arena/ moved?"

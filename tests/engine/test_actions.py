@@ -120,6 +120,7 @@ moves = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     seed=st.integers(0, 2**32),

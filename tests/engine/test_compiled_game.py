@@ -32,6 +32,7 @@ def as_cells(cells: list[int], width: int) -> np.ndarray:
     return np.array([[c // width for c in cells], [c % width for c in cells]], dtype=np.int64).reshape(2, -1)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(
     st.integers(2, 8),

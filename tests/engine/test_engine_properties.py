@@ -11,6 +11,7 @@ from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
+import pytest
 from boards import draw_layout
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -118,6 +119,7 @@ def test_layout_has_the_exact_mine_count_and_obeys_the_rule(case: Case) -> None:
         assert game.status is not GameStatus.LOST
 
 
+@pytest.mark.slow
 @PROPERTY_SETTINGS
 @given(cases())
 def test_first_reveal_opens_exactly_the_zero_region_and_its_border(case: Case) -> None:
@@ -176,6 +178,7 @@ def test_safe_layouts_for_two_clicks_differ_in_at_most_one_mine(case: Case, row:
     assert np.array_equal(none_a, none_b)
 
 
+@pytest.mark.slow
 @PROPERTY_SETTINGS
 @given(cases(max_side=12), st.randoms(use_true_random=False), st.booleans())
 def test_revealing_every_safe_cell_in_any_order_wins(case: Case, rng: random.Random, flag_mines: bool) -> None:
@@ -226,6 +229,7 @@ def test_revealing_every_safe_cell_in_any_order_wins(case: Case, rng: random.Ran
     assert obs.mines_left == case.spec.mines - flags
 
 
+@pytest.mark.slow
 @PROPERTY_SETTINGS
 @given(cases())
 def test_a_fixed_layout_plays_like_the_seeded_board(case: Case) -> None:

@@ -4,6 +4,7 @@ whichever way the moves were played (one by one, an ``Actions`` array, the compi
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -122,6 +123,7 @@ def test_log_move_refuses_to_write_past_the_end() -> None:
     assert log[0] == LOG_OVERFLOW
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None)
 @given(
     st.integers(2, 7),

@@ -7,6 +7,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 PLAY_EVERY_PLAYER = """
 import json, sys
 from arena.play.runner import play_game
@@ -44,6 +46,7 @@ def _run(script: str) -> str:
     return done.stdout.splitlines()[-1]
 
 
+@pytest.mark.slow
 def test_games_of_every_builtin_player_leave_scipy_linalg_unimported() -> None:
     got = json.loads(_run(PLAY_EVERY_PLAYER))
     assert got["played"] >= 18  # six players, three boards each
@@ -51,5 +54,6 @@ def test_games_of_every_builtin_player_leave_scipy_linalg_unimported() -> None:
     assert got["blas_choice"] is False
 
 
+@pytest.mark.slow
 def test_compiled_code_that_needs_blas_still_compiles() -> None:
     assert _run(BLAS_KERNEL) == "3.0"

@@ -36,12 +36,14 @@ def numpy_player_seed(seed: int, index: int, name: str) -> int:
     return sum(int(w) << (32 * i) for i, w in enumerate(sequence.generate_state(4, np.uint32)))
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.one_of(seeds, small), st.one_of(seeds, small), st.sampled_from([1, 2, 81, 256, 480, 1000]))
 def test_board_permutation_is_numpys(seed: int, index: int, cells: int) -> None:
     assert np.array_equal(rng.board_permutation_words(seed, index, cells), numpy_permutation(seed, index, cells))
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.one_of(seeds, small), st.one_of(seeds, small), st.text(min_size=1, max_size=12))
 def test_player_seed_and_generator_are_numpys(seed: int, index: int, name: str) -> None:
@@ -61,6 +63,7 @@ def test_seeds_with_zero_high_words(value: int) -> None:
     assert state_dict(state) == np.random.PCG64(value).state
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(st.integers(0, 2**128 - 1), st.lists(st.integers(1, 2**32), min_size=1, max_size=40))
 def test_bounded_draws_follow_integers(value: int, bounds: list[int]) -> None:

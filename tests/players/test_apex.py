@@ -179,6 +179,7 @@ def _trajectory_hash(player: ApexPlayer, spec: BoardSpec, rule: FirstClick, boar
     return digest.hexdigest()
 
 
+@pytest.mark.slow
 def test_deterministic_for_a_seed() -> None:
     boards = range(12)
     first = _trajectory_hash(ApexPlayer(), INTERMEDIATE, FirstClick.SAFE, boards)
@@ -190,6 +191,7 @@ def test_deterministic_for_a_seed() -> None:
     assert first == second
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("spec", "rule", "games"),
     [
@@ -208,6 +210,7 @@ def test_never_illegal_over_many_games(spec: BoardSpec, rule: FirstClick, games:
         assert outcomes.count(Outcome.WON) >= games // 2
 
 
+@pytest.mark.slow
 def test_every_option_variant_plays_legally() -> None:
     variants = [
         {"endgame_layouts": 0},

@@ -52,6 +52,7 @@ def _compare_every_cell(grid: np.ndarray, mines: int) -> int:
     return compared
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("spec", "boards"), [(BEGINNER, 30), (INTERMEDIATE, 8), (EXPERT, 3)], ids=str)
 def test_compiled_what_if_equals_the_reference_in_played_games(spec: BoardSpec, boards: int) -> None:
     positions = _played_positions(spec, boards, 11)
@@ -131,6 +132,7 @@ def _candidates_reference(outlook: Outlook) -> list[tuple[int, int]]:
     return [divmod(x, width) for x in picked]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("spec", "boards"), [(BEGINNER, 40), (EXPERT, 4)], ids=str)
 def test_candidates_equal_the_cell_by_cell_reference(spec: BoardSpec, boards: int) -> None:
     player = ApexPlayer()

@@ -10,6 +10,7 @@ number of the position.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from bruteforce import layouts, numbers
 
 from engine import COVERED, Action, BoardSpec, FirstClick, Game, Observation
@@ -67,6 +68,7 @@ def guess_positions(spec: BoardSpec, seeds: range) -> list[Observation]:
     return out
 
 
+@pytest.mark.slow
 def test_every_named_cell_is_a_50_50_or_safe_by_brute_force() -> None:
     spec = BoardSpec(4, 5, 5)
     named = 0
@@ -91,6 +93,7 @@ def test_every_named_cell_is_a_50_50_or_safe_by_brute_force() -> None:
     assert named >= 3  # the test sees the rule at work
 
 
+@pytest.mark.slow
 def test_apex_guesses_a_named_cell_at_once_and_says_so() -> None:
     spec = BoardSpec(4, 5, 5)
     player = ApexPlayer({"endgame_layouts": 0})

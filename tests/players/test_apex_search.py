@@ -39,6 +39,7 @@ def _positions(spec: BoardSpec, count: int, seed: int) -> list[tuple[np.ndarray,
     return found[:count]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("spec", "seed"), [(BoardSpec(4, 4, 3), 1), (BoardSpec(3, 5, 4), 2), (BoardSpec(4, 5, 5), 3)])
 def test_endgame_matches_brute_force(spec: BoardSpec, seed: int) -> None:
     checked = 0
@@ -105,6 +106,7 @@ def test_outlook_matches_reanalysis(spec: BoardSpec, seed: int) -> None:
                     assert outcomes[v].best_safety == pytest.approx(1.0 - after.probabilities[live].min(), abs=1e-9)
 
 
+@pytest.mark.slow
 def test_endgame_gives_up_past_its_budget() -> None:
     for grid, mines in _positions(BoardSpec(4, 5, 5), 30, 3):
         analysis = analyze(grid, mines)

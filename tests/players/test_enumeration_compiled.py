@@ -30,6 +30,7 @@ def rows(player: EnumerationPlayer, spec: BoardSpec, rule: FirstClick, boards: r
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("spec", "rule", "boards"),
     [
@@ -128,6 +129,7 @@ def test_tournament_workers_take_the_compiled_path(monkeypatch: pytest.MonkeyPat
     assert calls == [1]
 
 
+@pytest.mark.slow
 def test_the_first_game_loads_every_kernel() -> None:
     """Whatever the first board (the arena's warm-up), every path a game takes is loaded by then: in a fresh
     process, 300 Beginner games played after ``_load_kernels`` (many a call, then one a call, guesses that

@@ -82,6 +82,7 @@ def arena(*args: str, site: Path | None = None, timeout: float = 120) -> subproc
     return subprocess.run([*argv, *args], capture_output=True, text=True, env=env, timeout=timeout)
 
 
+@pytest.mark.slow
 @needs_pip
 def test_installed_example_is_listed_with_its_package(installed: Path) -> None:
     done = arena("players", "--json", site=installed)
@@ -99,6 +100,7 @@ def test_installed_example_is_listed_with_its_package(installed: Path) -> None:
     assert not [r for r in failures if DISTRIBUTION in r["source"]], failures
 
 
+@pytest.mark.slow
 @needs_pip
 def test_example_is_absent_when_not_installed(installed: Path) -> None:
     done = arena("players", "--json")
@@ -106,6 +108,7 @@ def test_example_is_absent_when_not_installed(installed: Path) -> None:
     assert PLAYER not in {r["name"] for r in json.loads(done.stdout)}
 
 
+@pytest.mark.slow
 @needs_pip
 def test_installed_example_plays_a_tournament(installed: Path, tmp_path: Path) -> None:
     store = tmp_path / "results.db"

@@ -33,6 +33,7 @@ def test_loops_it_cannot_vouch_for_are_refused() -> None:
     assert numpy_loops.loop_index(np.frompyfunc(abs, 1, 1), "O->O") is None  # data, too
 
 
+@pytest.mark.slow
 @given(st.lists(st.one_of(st.floats(-800.0, 0.0), st.just(-np.inf)), min_size=0, max_size=70))
 @settings(max_examples=300, deadline=None)
 def test_exp_is_numpys(values: list[float]) -> None:
@@ -86,6 +87,7 @@ def _random_parts(generator: np.random.Generator) -> tuple:
     return flat, np.array(ratios, np.float64), np.array(spans, np.int64), feasible.astype(np.int64), rest
 
 
+@pytest.mark.slow
 @given(st.integers(0, 2**32 - 1), st.integers(-1, 1), st.integers(0, 40))
 @settings(max_examples=400, deadline=None)
 def test_guess_probabilities_are_the_python_handovers(seed: int, u_state: int, unconstrained: int) -> None:
@@ -157,6 +159,7 @@ print(json.dumps(out))
 """
 
 
+@pytest.mark.slow
 def test_numpy_runs_these_loops_and_the_kernels_pass_numpys_arguments() -> None:
     """In a fresh process, numpy's loop table entries are replaced by recorders that pass the call on to
     the real loop: ``np.exp`` and ``@`` call them (so the entry read is the loop numpy runs), and the kernels,
@@ -232,6 +235,7 @@ print(int(figures[:, c.DONE].sum()), steps.count(c.GUESS), digest)
 """
 
 
+@pytest.mark.slow
 def test_without_numpys_loops_the_kernels_link_and_python_finishes_the_guesses() -> None:
     """In fresh processes: with the stand-in linked in place of numpy's loops (what happens when they are not
     found) the kernels still load, Python finishes the guesses, and the 64 games are the ones played with

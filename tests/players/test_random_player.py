@@ -58,6 +58,7 @@ def test_mines_found_on_the_way_count_as_flags() -> None:
     assert [a.kind for a in actions] == [ActionKind.REVEAL, ActionKind.REVEAL, ActionKind.FLAG]
 
 
+@pytest.mark.slow
 def test_flags_are_not_placed_twice_and_satisfied_numbers_do_nothing() -> None:
     # Every number is satisfied and no cell is left covered next to one: nothing certain.
     _, safe, mines = certain_cells(parse_position("F1\n11"))

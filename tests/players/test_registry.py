@@ -341,6 +341,7 @@ def test_load_is_triggered_by_failures_and_get(tmp_path: Path) -> None:
         assert marker.exists()
 
 
+@pytest.mark.slow
 def test_importing_the_cli_and_building_a_registry_imports_no_player(tmp_path: Path) -> None:
     code = textwrap.dedent(
         """
@@ -564,6 +565,7 @@ def test_cli_tournament_refuses_a_missing_plugin_file(
     assert not store.exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("isolation", ["auto", "trusted"])
 def test_cli_tournament_refuses_a_plugin_that_takes_a_played_name(
     one_error_line: OneErrorLine, tmp_path: Path, isolation: str
@@ -601,6 +603,7 @@ PLUGIN_COMMANDS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", sorted(PLUGIN_COMMANDS))
 @pytest.mark.parametrize(
     ("source", "cause"),

@@ -10,6 +10,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 _spec = importlib.util.spec_from_file_location("same_games", Path(__file__).parents[2] / "benchmarks" / "same_games.py")
 same_games = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(same_games)
@@ -25,5 +27,6 @@ EXPECTED = {
 }
 
 
+@pytest.mark.slow
 def test_every_builtin_player_plays_the_same_games() -> None:
     assert same_games.games_digest(25) == EXPECTED

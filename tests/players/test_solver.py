@@ -83,6 +83,7 @@ def assert_matches(result: Analysis, exact: BruteForce) -> None:
     assert result.probabilities.shape == revealed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("weighted", [True, False], ids=["weighted", "unweighted"])
 def test_probabilities_match_brute_force(weighted: bool) -> None:
     for grid, mines in POSITIONS:
@@ -126,6 +127,7 @@ def frontier_certain(grid: np.ndarray) -> tuple[set, set]:
     return {coords[j] for j in range(n) if not seen[:, j].any()}, {coords[j] for j in range(n) if seen[:, j].all()}
 
 
+@pytest.mark.slow
 def test_rref_deductions_are_sound() -> None:
     checked = 0
     for grid, mines in POSITIONS:
@@ -279,6 +281,7 @@ def expert_position(seed: int, moves: int) -> tuple[np.ndarray, int]:
     return game.observation().grid, EXPERT.mines
 
 
+@pytest.mark.slow
 def test_serial_and_parallel_counts_are_identical() -> None:
     grid, mines = expert_position(11, 12)
     frontier = extract_frontier(grid, mines)

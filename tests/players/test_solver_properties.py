@@ -99,12 +99,14 @@ def test_analyze_agrees_with_brute_force(position: tuple[np.ndarray, int]) -> No
     check(*position)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(positions())
 def test_float_counts_and_lanes_agree_with_brute_force(position: tuple[np.ndarray, int]) -> None:
     check(*position, exact_cells=0, parallel=True, parallel_threshold=1, rref_min_cells=0)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(positions(broken=False))
 def test_deductions_are_sound(position: tuple[np.ndarray, int]) -> None:
@@ -116,6 +118,7 @@ def test_deductions_are_sound(position: tuple[np.ndarray, int]) -> None:
     assert set(mine) <= set(exact.mines)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(positions(broken=False))
 def test_component_counts_are_exact(position: tuple[np.ndarray, int]) -> None:

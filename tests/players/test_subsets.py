@@ -8,6 +8,7 @@ import math
 import os
 
 import numpy as np
+import pytest
 from bruteforce import brute_force
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -40,6 +41,7 @@ def constraint_cells(row: int, col: int, mask: int) -> set[tuple[int, int]]:
 # -- hand-made positions -------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_one_two_two_one_along_a_wall() -> None:
     # Layout: mines at (0,1) and (0,2). The 1 at (1,0) needs one mine in {(0,0), (0,1)}, the 2 at
     # (1,1) two in {(0,0), (0,1), (0,2)}: so (0,2) is a mine; symmetrically (0,1); then the 1s
@@ -80,6 +82,7 @@ def test_constraints_are_returned_normalised_and_deduplicated() -> None:
     assert constraints.tolist() == [[0, 0, 0b11, 1]]
 
 
+@pytest.mark.slow
 def test_flags_count_as_mines() -> None:
     # The 1-2-2-1 pattern again, with a flagged mine below the 2 and 3 on the left: they need one
     # and two mines in the row above, as the 1 and 2 did.
@@ -118,6 +121,7 @@ def positions(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray]:
     return grid, layout
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(positions())
 def test_every_decided_cell_is_decided_in_every_consistent_layout(position: tuple[np.ndarray, np.ndarray]) -> None:

@@ -104,6 +104,7 @@ def play_six(agent: Any) -> list[GameResult]:
             agent.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["trusted", "isolated by lines", "isolated in shared memory"])
 def test_a_python_players_mistakes_read_in_python_terms(write_plugin: Callable[..., Path], mode: str) -> None:
     plugin = write_plugin(MISTAKES_BOT, "mistakes")
@@ -223,6 +224,7 @@ def test_distinct_errors_are_grouped_with_their_first_board(mixed_store: tuple[P
 # -- arena errors -------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_readme_template_bot_gets_a_reason_and_a_command_that_reproduces_it(
     cli: Cli, tmp_path: Path, write_plugin: Callable[..., Path]
 ) -> None:
@@ -260,6 +262,7 @@ def test_the_readme_template_bot_gets_a_reason_and_a_command_that_reproduces_it(
     assert [p["player"] for p in everyone["players"]] == ["my-bot"]  # random failed nothing
 
 
+@pytest.mark.slow
 def test_the_reproduce_command_of_a_player_under_an_alias_keeps_its_alias(
     cli: Cli, tmp_path: Path, write_plugin: Callable[..., Path]
 ) -> None:

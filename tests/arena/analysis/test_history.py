@@ -72,6 +72,7 @@ def history_store(tmp_path: Path, vbot: Callable[[str, str], Registry]) -> tuple
     return path, ids
 
 
+@pytest.mark.slow
 def test_versions_pool_tournaments_of_a_board_and_pair_with_the_one_before(
     history_store: tuple[Path, list[str]],
 ) -> None:

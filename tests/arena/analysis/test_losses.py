@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from repo import BOTS
 from rich.console import Console
+from shared_once import built_once
 from typer.testing import CliRunner, Result
 
 from arena.analysis.losses import CLASSES, GameLoss, LossReport, classify, game_losses, tournament_losses
@@ -32,18 +33,21 @@ HOSTILE = BOTS / "hostile" / "raiser.py"
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
     """Random and enumeration on 100 Beginner boards under every first-click rule: the store and the
-    tournament id of each rule."""
+    tournament id of each rule. Played once per run, whatever the number of workers (the tests only read it)."""
     from arena.cli import app
 
-    store = tmp_path_factory.mktemp("losses") / "arena.db"
-    ids = {}
-    for rule in RULES:
-        args = ["tournament", "-d", "beginner", "-n", "100", "-w", "1", "--first-click", rule, "--store", str(store)]
-        result = CliRunner().invoke(app, [*args, "-p", ",".join(PLAYERS), "--json"])
-        assert result.exit_code == 0, result.output
-        with Store(store, read_only=True) as db:
-            ids[rule] = db.latest()
-    return store, ids
+    def play(folder: Path) -> None:
+        store, ids = folder / "arena.db", {}
+        for rule in RULES:
+            args = ["tournament", "-d", "beginner", "-n", "100", "-w", "1", "--first-click", rule]
+            result = CliRunner().invoke(app, [*args, "--store", str(store), "-p", ",".join(PLAYERS), "--json"])
+            assert result.exit_code == 0, result.output
+            with Store(store, read_only=True) as db:
+                ids[rule] = db.latest()
+        (folder / "ids.json").write_text(json.dumps(ids), encoding="utf-8")
+
+    folder = built_once(tmp_path_factory, "losses-store", play)
+    return folder / "arena.db", json.loads((folder / "ids.json").read_text(encoding="utf-8"))
 
 
 def losses_json(cli: Cli, store: Path, tournament: str, player: str) -> dict:
@@ -52,6 +56,7 @@ def losses_json(cli: Cli, store: Path, tournament: str, player: str) -> dict:
     return json.loads(result.stdout)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule", RULES)
 @pytest.mark.parametrize("player", PLAYERS)
 def test_classes_add_up_to_the_losses(cli: Cli, played: tuple[Path, dict[str, str]], rule: str, player: str) -> None:
@@ -108,6 +113,7 @@ def brute_force(store: Path, tournament: str, player: str) -> dict[int, tuple[li
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule", ["safe", "none"])
 def test_agrees_with_every_position_analysed(played: tuple[Path, dict[str, str]], rule: str) -> None:
     """The known-safe shortcut (no analysis for a reveal of a cell already proven safe) changes nothing:
@@ -214,6 +220,7 @@ def test_table_fits_80_columns_and_names_are_not_markup() -> None:
     assert report.expected_losses["observed"] == 30
 
 
+@pytest.mark.slow
 def test_failures_are_their_own_class(cli: Cli, tmp_path: Path) -> None:
     store = tmp_path / "arena.db"
     args = ["tournament", "-d", "beginner", "-n", "4", "-w", "1", "--store", store, "--plugin", HOSTILE]

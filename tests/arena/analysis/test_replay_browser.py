@@ -106,6 +106,7 @@ def screenshot(viewer: Viewer, tmp_path: Path, name: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_the_network_guard_sees_a_request(open_page):
     """The guard the other tests rely on: a page that fetches anything is caught."""
     viewer = open_page('<!doctype html><link rel="icon" href="data:,"><img src="https://example.invalid/x.png">')
@@ -114,6 +115,7 @@ def test_the_network_guard_sees_a_request(open_page):
     viewer.errors.clear()
 
 
+@pytest.mark.slow
 def test_stepping_shows_the_engines_state_after_each_move(open_page, record_game):
     played = record_game("rref", INTERMEDIATE, "safe", seed=4, board=2)
     n = len(played.game.moves)
@@ -132,6 +134,7 @@ def test_stepping_shows_the_engines_state_after_each_move(open_page, record_game
     assert viewer.requests == [viewer.url]
 
 
+@pytest.mark.slow
 def test_probability_overlay_matches_arena_analyze(open_page, record_game):
     played = record_game("enumeration", INTERMEDIATE, "safe", seed=1, board=3)
     n = len(played.game.moves)
@@ -206,6 +209,7 @@ def test_the_losing_move_is_highlighted(open_page, record_game):
     assert viewer.page.query_selector_all('#board-0 .cell[data-fatal="1"]') == []
 
 
+@pytest.mark.slow
 def test_a_guess_shows_its_probability_beside_the_safest(open_page, record_game):
     """Random guesses where better cells were known: its page shows each such guess's odds beside the best it
     could have had (a probability, or the certainly safe cells it overlooked)."""
@@ -237,6 +241,7 @@ def test_a_guess_shows_its_probability_beside_the_safest(open_page, record_game)
             assert f"({cells})" in viewer.page.inner_text("#board-0 .next")
 
 
+@pytest.mark.slow
 def test_arrow_keys_buttons_and_slider_step_the_game(open_page, record_game):
     played = record_game("rref", INTERMEDIATE, "safe", seed=4, board=2)
     n = len(played.game.moves)
@@ -282,6 +287,7 @@ def test_arrow_keys_buttons_and_slider_step_the_game(open_page, record_game):
     assert viewer.requests == [viewer.url]
 
 
+@pytest.mark.slow
 def test_a_game_without_a_move_opens(open_page):
     """A bot that failed before its first move still has a page: the empty board and the reason."""
     game = ReplayGame("broken", BEGINNER, "safe", 0, 0, [], "error", "ValueError: no idea\nmore")
@@ -296,6 +302,7 @@ def test_a_game_without_a_move_opens(open_page):
     assert "equally likely" in caveat  # the windows rule's moved mine makes the odds only nearly uniform
 
 
+@pytest.mark.slow
 def test_two_players_side_by_side_show_where_their_play_parts(open_page, record_game, tmp_path):
     spec = INTERMEDIATE
     for board in range(40):
@@ -347,6 +354,7 @@ def test_a_note_is_shown_as_text(open_page):
     assert viewer.requests == [viewer.url]
 
 
+@pytest.mark.slow
 def test_screenshot_of_an_expert_game(open_page, record_game, tmp_path):
     """An Expert game mid-way with the overlay on, and at its end: to be looked at, not only asserted."""
     played = next(

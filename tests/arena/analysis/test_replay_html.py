@@ -237,6 +237,7 @@ def _number(layout: np.ndarray, r: int, c: int) -> int:
     return int(layout[max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2].sum())
 
 
+@pytest.mark.slow
 def test_an_expert_replay_stays_under_two_megabytes(record_game):
     played = expert_marathon(record_game)
     assert played.result.outcome is Outcome.WON

@@ -77,6 +77,7 @@ def chords_and_flags(record_game, spec: BoardSpec) -> list[ReplayGame]:
     return [ReplayGame("hand", spec, "safe", 11, 0, m) for m in games]
 
 
+@pytest.mark.slow
 def test_js_replays_and_analyses_every_position_as_python_does(record_game, tmp_path):
     records: list[ReplayGame] = []
     for seed, (player, spec, rule, count) in enumerate(PLAN):

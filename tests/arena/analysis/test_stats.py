@@ -68,6 +68,7 @@ def test_wilson_small_samples_match_hand_values() -> None:
     assert round(wilson_interval(0, 10)[1], 4) == 0.2775
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("wins", "games"), [(0, 10), (10, 10), (5, 10), (1, 3), (380, 1000), (41, 100), (7, 1234)])
 def test_wilson_matches_scipy(wins: int, games: int) -> None:
     scipy_stats = pytest.importorskip("scipy.stats")

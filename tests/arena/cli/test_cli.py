@@ -59,6 +59,7 @@ def assert_usage_error(result: Result, *needles: str) -> None:
 # -- arena tournament / leaderboard -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_tournament_json_rerun_and_leaderboard(cli: Cli, tmp_path: Path) -> None:
     store = tmp_path / "arena.db"
     args = ("tournament", "-d", "beginner", "-n", "30", "--workers", "1", "--store", store, "-p", PLAYERS, "--json")
@@ -104,6 +105,7 @@ def test_tournament_json_rerun_and_leaderboard(cli: Cli, tmp_path: Path) -> None
     assert_usage_error(cli("leaderboard", "other", "-t", config["tournament_id"], "--store", store), "two tournaments")
 
 
+@pytest.mark.slow
 def test_tournament_table_output(cli: Cli, tmp_path: Path) -> None:
     result = cli("tournament", "--size", "5x5", "--mines", "3", "-n", "4", "-w", "1", "--store", tmp_path / "a.db")
     assert result.exit_code == 0, result.output
@@ -128,6 +130,7 @@ def test_tournament_default_players_are_every_registered_player(cli: Cli, tmp_pa
     assert {r["player"] for r in data["rows"]} == registered
 
 
+@pytest.mark.slow
 def test_tournament_player_options(cli: Cli, tmp_path: Path) -> None:
     store = tmp_path / "a.db"
     args = ("tournament", "--size", "6x6", "--mines", "4", "-n", "5", "-w", "1", "--store", store, "--json")
@@ -145,6 +148,7 @@ def test_publish_from_the_command_line(cli: Cli, tmp_path: Path) -> None:
     assert (tmp_path / "boards" / "beginner-safe.md").read_text().startswith("# Leaderboard: beginner")
 
 
+@pytest.mark.slow
 def test_interrupted_tournament_exits_130_and_resumes(
     cli: Cli, tmp_path: Path, interrupter_plugin: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -259,6 +263,7 @@ def register_players(register):
 """
 
 
+@pytest.mark.slow
 def test_players_lists_a_plugin_without_importing_it_in_the_arena(
     cli: Cli, write_plugin: Callable[[str, str], Path]
 ) -> None:
@@ -273,6 +278,7 @@ def test_players_lists_a_plugin_without_importing_it_in_the_arena(
     assert importer != os.getpid()
 
 
+@pytest.mark.slow
 def test_players_lists_engine_bots_and_those_that_do_not_start(cli: Cli) -> None:
     standalone = ROOT / "examples" / "standalone_bot.py"
     data = ok_json(
@@ -293,12 +299,14 @@ def test_players_lists_engine_bots_and_those_that_do_not_start(cli: Cli) -> None
     assert "cannot run" in failures[0]["status"]
 
 
+@pytest.mark.slow
 def test_players_reports_a_missing_plugin_file(cli: Cli, tmp_path: Path) -> None:
     data = ok_json(cli("players", "--json", "--plugin", tmp_path / "nope.py"))
     failures = [r for r in data if r["name"] is None]
     assert len(failures) == 1 and "does not exist" in failures[0]["status"]
 
 
+@pytest.mark.slow
 def test_plugin_players_join_a_tournament(cli: Cli, tmp_path: Path, bad_bots: Path) -> None:
     args = ("tournament", "-n", "2", "-w", "1", "-q", "--json", "--store", tmp_path / "a.db", "--plugin", bad_bots)
     data = ok_json(cli(*args, "-p", "off-board,raiser,nothing,random"))
@@ -391,6 +399,7 @@ def test_unusable_store_is_one_line_and_exit_code_2(cli: Cli, tmp_path: Path, co
         assert store.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_leaderboard_errors_on_an_existing_store(cli: Cli, tmp_path: Path) -> None:
     store = tmp_path / "a.db"
     Store(store).close()

@@ -41,6 +41,7 @@ def brute_force(grid: np.ndarray, mines: int) -> np.ndarray:
 POSITION = "1###\n12##\n####\n#F##\n"
 
 
+@pytest.mark.slow
 def test_json_probabilities_match_brute_force(tmp_path):
     path = tmp_path / "p.txt"
     path.write_text(POSITION)
@@ -75,6 +76,7 @@ def test_reads_stdin_and_draws_heat_map():
     assert "safe" in result.stdout and "33%" in result.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("text", "mines", "needle"),
     [

@@ -128,6 +128,7 @@ def test_a_normal_loss_exits_0(cli: Cli) -> None:
 # -- plugin files and engine bots, run as a tournament runs them -----------------------------------------------------
 
 
+@pytest.mark.slow
 def test_play_a_plugin_file_in_a_process_of_its_own(
     cli: Cli, write_plugin: Callable[[str, str], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -147,6 +148,7 @@ def test_play_a_plugin_file_in_a_process_of_its_own(
     assert trusted == data  # the same game wherever it runs
 
 
+@pytest.mark.slow
 def test_play_an_engine_bot_like_a_tournament_does(cli: Cli, tmp_path: Path) -> None:
     shown = ok(cli("play", "--engine-bot", STANDALONE, "-d", "beginner", "--seed", "3"))
     assert "standalone · beginner" in shown.stdout
@@ -187,6 +189,7 @@ def test_play_refuses_bad_player_input_with_exit_2(cli: Cli, args: tuple[str, ..
     assert needle in result.stderr
 
 
+@pytest.mark.slow
 def test_play_asks_which_player_when_a_plugin_file_offers_several(cli: Cli, bad_bots: Path) -> None:
     result = cli("play", "--plugin", bad_bots, *SMALL)
     assert result.exit_code == 2, result.output
@@ -196,6 +199,7 @@ def test_play_asks_which_player_when_a_plugin_file_offers_several(cli: Cli, bad_
 # -- a bot that fails: exit 1 and the reason in one line --------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("bot", "reason"),
     [
@@ -231,6 +235,7 @@ def test_an_engine_bot_that_cannot_start_exits_1(cli: Cli, tmp_path: Path) -> No
     assert "no-such-bot" in line
 
 
+@pytest.mark.slow
 def test_a_hanging_bot_is_stopped_by_the_move_time_limit(
     cli: Cli, bad_bots: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -85,6 +85,7 @@ def assert_is_stored_game(game: dict[str, Any], store: Path, tid: str, player: s
     assert (layout == stored.game.mine_layout()).all()
 
 
+@pytest.mark.slow
 def test_replay_writes_the_stored_game(stored: tuple[Path, str], tmp_path: Path) -> None:
     store, tid = stored
     out = tmp_path / "one.html"

@@ -65,6 +65,7 @@ def test_listing_the_commands_imports_none_of_them(argv: list[str]) -> None:
         assert text.split()[0] in result["out"]
 
 
+@pytest.mark.slow
 def test_a_command_imports_only_its_own_module() -> None:
     result = probe("boards", "-n", "1")
     assert result["code"] in (0, None)

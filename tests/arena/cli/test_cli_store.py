@@ -73,6 +73,7 @@ def test_arena_store_and_store_option_choose_the_store(
     assert not user_data.exists()
 
 
+@pytest.mark.slow
 def test_help_names_the_store(user_data: Path) -> None:
     """The help is built when the command line is imported, so this asks a fresh interpreter."""
     for argv in (["--help"], ["leaderboard", "--help"]):

@@ -85,6 +85,7 @@ def bot(tmp_path: Path, folder: str, module: str = "", cls: str = "") -> str:
     return str(path)
 
 
+@pytest.mark.slow
 def test_the_gate_passes_a_better_bot_and_fails_a_worse_one(gate, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     weak = bot(tmp_path, "weak")
     strong = bot(tmp_path, "strong", "single_constraint", "MaxSingleConstraintPlayer")
@@ -98,6 +99,7 @@ def test_the_gate_passes_a_better_bot_and_fails_a_worse_one(gate, tmp_path: Path
     assert list(tmp_path.glob("**/gate.db")) == []  # each run's own store, gone
 
 
+@pytest.mark.slow
 def test_a_kept_store_warns_of_a_bot_changed_without_a_new_version(gate, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     weak = bot(tmp_path, "weak")
     strong = bot(tmp_path, "strong", "single_constraint", "MaxSingleConstraintPlayer")
@@ -107,6 +109,7 @@ def test_a_kept_store_warns_of_a_bot_changed_without_a_new_version(gate, tmp_pat
     assert "cand version 1 runs with other files than when it last played" in swapped.stderr
 
 
+@pytest.mark.slow
 def test_the_gate_is_exit_2_when_the_match_cannot_run(gate, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     weak = bot(tmp_path, "weak")
     missing = gate(weak, str(tmp_path / "nowhere.py"))

@@ -31,6 +31,7 @@ def _web_extra() -> bool:
     return True
 
 
+@pytest.mark.slow
 def test_the_example_competition_end_to_end(tmp_path: Path, cli) -> None:
     """Three entrants in three forms (a plugin file, an engine command, a Python kit made by ``arena new-bot``):
     the kit is built, each is checked with check-bot's checks, each plays every board, the results are
@@ -97,6 +98,7 @@ def _run(cli: Any, path: Path) -> dict[str, Any]:
     return json.loads(result.stdout)
 
 
+@pytest.mark.slow
 def test_a_rerun_plays_only_what_the_store_lacks(tmp_path: Path, cli, checks_pass, monkeypatch) -> None:
     path = _two_bots(tmp_path, 6)
     # Interrupted after its first commit (a Ctrl-C), the competition keeps every finished game...
@@ -131,6 +133,7 @@ def test_a_rerun_plays_only_what_the_store_lacks(tmp_path: Path, cli, checks_pas
     assert {row["player"]: row["games"] for row in data["leaderboard"]["rows"]} == {"bob": 9, "bea": 9}
 
 
+@pytest.mark.slow
 def test_a_new_version_plays_only_its_own_games(tmp_path: Path, cli, checks_pass) -> None:
     """One entrant changed (its hello says version 2): the rerun plays that version on every board and nothing
     else; the leaderboard shows the new version, the old one's row is kept, hidden."""
@@ -155,6 +158,7 @@ def test_a_new_version_plays_only_its_own_games(tmp_path: Path, cli, checks_pass
     assert "| bob@2 | B | 2 | 5 |" in markdown
 
 
+@pytest.mark.slow
 def test_an_entrant_that_fails_is_left_out_and_the_others_play(tmp_path: Path, cli) -> None:
     """A kit whose build fails, a plugin that cannot be imported and a bot that does not start are reported with
     their reasons; the one that passes check-bot's (real) checks plays alone."""
@@ -205,6 +209,7 @@ def register_players(register):
 """
 
 
+@pytest.mark.slow
 def test_a_package_entrant_plays_under_its_players_name(
     tmp_path: Path, cli, checks_pass, monkeypatch: pytest.MonkeyPatch, one_error_line
 ) -> None:
@@ -241,6 +246,7 @@ def test_a_package_entrant_plays_under_its_players_name(
     assert {p: p.stat().st_mtime_ns for p in tmp_path.glob("cup.db*")} == stored  # the store untouched
 
 
+@pytest.mark.slow
 def test_a_shared_store_shows_the_competitions_entrants_only(tmp_path: Path, cli, checks_pass) -> None:
     """Another run on the same boards in the same store (``random``, better than both bots here) is not part of
     the competition: its leaderboard ranks the entrants among themselves, compared with their own leader, exactly
@@ -278,6 +284,7 @@ def test_results_a_sandboxed_bot_would_see_are_refused(tmp_path: Path, cli, one_
     assert not list(tmp_path.glob("cup.db*")) and not (tmp_path / "cup-results").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not _web_extra(), reason="the static site needs the web extra: pip install -e '.[web]'")
 def test_results_only_competitions_get_a_site_without_replays(tmp_path: Path, cli, checks_pass) -> None:
     """``record = "none"`` stores no moves, so the site has the leaderboards and no replays."""

@@ -118,6 +118,7 @@ TRICKY = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(
     tables=st.lists(st.lists(st.tuples(KEY, TRICKY), min_size=1, max_size=4, unique_by=lambda kv: kv[0]), max_size=5)

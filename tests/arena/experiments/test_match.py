@@ -32,6 +32,7 @@ def match(cli: Cli, store: Path, *args: str) -> dict:
     return data
 
 
+@pytest.mark.slow
 def test_a_clear_difference_is_found_and_the_verdict_is_the_tests(cli: Cli, tmp_path: Path) -> None:
     store = tmp_path / "arena.db"
     first = match(cli, store, "max-single-constraint", "random", "--delta", "1", "--batch", "100")
@@ -62,6 +63,7 @@ def test_a_clear_difference_is_found_and_the_verdict_is_the_tests(cli: Cli, tmp_
     assert {k: v for k, v in again.items() if k != "played"} == {k: v for k, v in first.items() if k != "played"}
 
 
+@pytest.mark.slow
 def test_the_same_player_is_not_better_than_itself_with_a_no_op_option(cli: Cli, tmp_path: Path) -> None:
     # random_first_click=false is random's default: the same player under another name, identical games.
     result = match(
@@ -81,6 +83,7 @@ def test_undecided_at_max_games(cli: Cli, tmp_path: Path) -> None:
         assert result["lower"] < result["llr"] < result["upper"]
 
 
+@pytest.mark.slow
 def test_table_output_names_the_verdict(cli: Cli, tmp_path: Path) -> None:
     result = cli("match", "max-single-constraint", "random", "-d", "beginner", "-w", "1", "--store", tmp_path / "a.db")
     assert result.exit_code == 0, result.output
@@ -123,6 +126,7 @@ def test_bad_input_is_one_line(cli: Cli, tmp_path: Path, args: tuple[str, ...], 
     assert not (tmp_path / "a.db").exists()
 
 
+@pytest.mark.slow
 def test_the_gate_prints_decision_boards_difference_and_splits(cli: Cli, tmp_path: Path) -> None:
     store = tmp_path / "a.db"
     better = cli("match", "max-single-constraint", "random", "-d", "beginner", "-w", "1", "--store", store)
@@ -163,6 +167,7 @@ def register_players(register):
 """
 
 
+@pytest.mark.slow
 def test_two_versions_of_one_plugin_play_side_by_side_under_aliases(cli: Cli, tmp_path: Path) -> None:
     versions = {"1": ("random_player", "RandomPlayer"), "2": ("single_constraint", "MaxSingleConstraintPlayer")}
     files = {}
@@ -180,6 +185,7 @@ def test_two_versions_of_one_plugin_play_side_by_side_under_aliases(cli: Cli, tm
     assert players == {"base": ("1", f"file base={files['1']}"), "cand": ("2", f"file cand={files['2']}")}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("alias", "needle"), [("Cand", "the alias 'Cand' must be"), ("random", "already registered")])
 def test_an_alias_the_arena_refuses_is_one_line_and_nothing_stored(
     cli: Cli, tmp_path: Path, one_error_line: Callable[[Result], str], alias: str, needle: str
@@ -200,6 +206,7 @@ class MatchRecorder(Recorder, MatchEvents):
         self.events.append(("looked", state))
 
 
+@pytest.mark.slow  # tournaments are played
 def test_each_batch_is_a_planned_run_and_the_test_is_looked_at_after_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

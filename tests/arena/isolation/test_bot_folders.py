@@ -240,6 +240,7 @@ def test_a_shim_is_resolved_to_its_real_program_and_one_that_cannot_be_is_one_li
     assert message.endswith("name the program by its full path instead (the path `pyenv which python3` prints)")
 
 
+@pytest.mark.slow
 @needs_sandbox
 def test_an_engine_bot_started_through_a_shim_runs_in_the_sandbox(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, one_error_line: Any
@@ -299,6 +300,7 @@ def register_players(register):
 """
 
 
+@pytest.mark.slow
 @needs_sandbox
 def test_a_plugin_of_two_files_beside_the_store_plays_and_cannot_read_the_store(tmp_path: Path) -> None:
     """The common case: one working folder holding the bot and the results store; a tournament of
@@ -317,6 +319,7 @@ def test_a_plugin_of_two_files_beside_the_store_plays_and_cannot_read_the_store(
     assert {outcome for outcome, _ in rows} <= {"won", "lost"}, rows
 
 
+@pytest.mark.slow
 @needs_sandbox
 def test_a_plugin_folder_plays_in_the_sandbox_with_its_relative_imports(tmp_path: Path) -> None:
     package = tmp_path / "corner_bot"

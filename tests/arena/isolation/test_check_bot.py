@@ -79,6 +79,7 @@ def test_every_check_has_a_broken_bot() -> None:
     assert sorted(BROKEN.values()) == sorted(CHECKS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bot", sorted(BROKEN))
 def test_a_bot_wrong_in_one_way_fails_exactly_its_own_check(bot: str, monkeypatch: pytest.MonkeyPatch) -> None:
     if bot != "ignores_quit":  # which stays forever: the arena's second is enough to see it
@@ -94,6 +95,7 @@ def test_a_bot_wrong_in_one_way_fails_exactly_its_own_check(bot: str, monkeypatc
     assert row["expected"] and row["got"]
 
 
+@pytest.mark.slow
 def test_a_bot_that_does_not_flush_is_told_so_and_nothing_else_waits_for_it() -> None:
     code, report = check("--engine-bot", f"unflushed={sys.executable} {BOTS / 'unflushed.py'}", "--move-time", "1")
     rows = {c["id"]: c for c in report["checks"]}
@@ -103,6 +105,7 @@ def test_a_bot_that_does_not_flush_is_told_so_and_nothing_else_waits_for_it() ->
     assert len(later) == 11 and all(not r["passed"] and r["got"].startswith("not run: ") for r in later)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bot", [BOTS / "good.py", STANDALONE], ids=["base", "standalone"])
 def test_a_correct_bot_passes_every_check(bot: Path, patient: pytest.MonkeyPatch) -> None:
     code, report = check("--engine-bot", f"ok={sys.executable} {bot}")
@@ -112,6 +115,7 @@ def test_a_correct_bot_passes_every_check(bot: Path, patient: pytest.MonkeyPatch
     assert report["command"] == [sys.executable, str(bot)]
 
 
+@pytest.mark.slow
 def test_a_command_that_does_not_start_is_one_line_with_its_stderr(tmp_path: Path, one_error_line: Any) -> None:
     missing = tmp_path / "nope.py"
     line = one_error_line(runner.invoke(app, ["check-bot", "--engine-bot", f"x=python3 {missing}"]))
@@ -142,6 +146,7 @@ def register_players(register):
 """
 
 
+@pytest.mark.slow
 def test_a_plugin_is_checked_behind_the_arenas_host(
     tmp_path: Path, one_error_line: Any, patient: pytest.MonkeyPatch
 ) -> None:

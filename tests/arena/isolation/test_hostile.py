@@ -10,12 +10,14 @@ that a slow machine could reach.
 from __future__ import annotations
 
 import dataclasses
+import pickle
 import re
 import sys
 from pathlib import Path
 
 import pytest
 from repo import BOTS, ROOT
+from shared_once import built_once
 
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation.discovery.catalog import PlayerCatalog
@@ -110,7 +112,16 @@ class HostileRun:
 
 @pytest.fixture(scope="module")
 def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> HostileRun:
-    folder = tmp_path_factory.mktemp("hostile")
+    """Played once per run, whatever the number of workers: each worker reads the same pickled result."""
+
+    def play(folder: Path) -> None:
+        (folder / "run.pickle").write_bytes(pickle.dumps(play_hostile(folder)))
+
+    folder = built_once(tmp_path_factory, "hostile", play)
+    return pickle.loads((folder / "run.pickle").read_bytes())  # written by this run's own fixture
+
+
+def play_hostile(folder: Path) -> HostileRun:
     plugins = (*(HOSTILE / f"{name}.py" for name in HOSTILE_PLUGINS), EXAMPLES / "local_bot.py")
     players = (*HONEST, *EXPECTED, "hostile-flooder")
     rows = tournament(folder / "hostile.db", players, plugins=plugins, workers=1, engine_bots=ENGINE_BOTS)
@@ -132,6 +143,7 @@ def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> HostileRun:
     return HostileRun(by_player, clean, replays)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("player", EXPECTED)
 def test_each_hostile_bot_is_recorded_as_its_outcome(hostile_run: HostileRun, player: str) -> None:
     outcome, text = EXPECTED[player]
@@ -192,6 +204,7 @@ def test_every_game_keeps_a_record_that_replays_to_its_outcome_even_a_failure(
     assert any(r.game.moves > 0 and r.game.outcome not in (Outcome.WON, Outcome.LOST) for r in replays)
 
 
+@pytest.mark.slow
 def test_the_cheater_wins_in_process_but_not_isolated(tmp_path: Path) -> None:
     """Expert with blind guesses practically never wins; with the layout it always does. The cheater
     finds the layout when trusted (so the test can tell), and nothing when isolated."""

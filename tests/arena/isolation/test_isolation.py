@@ -82,6 +82,7 @@ def play_tournament(path: Path, config: TournamentConfig, registry: Any = None, 
 # -- the same games, trusted or isolated --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_trusted_and_isolated_play_identical_games(tmp_path: Path) -> None:
     refs = (
         PlayerRef(name="random"),
@@ -108,6 +109,7 @@ def run_cli(*args: str | Path) -> Result:
     return CliRunner().invoke(app, [str(a) for a in args])
 
 
+@pytest.mark.slow
 def test_the_standalone_example_bot_plays_a_tournament(tmp_path: Path) -> None:
     bot = f"standalone={' '.join(STANDALONE)}"
     args = ("tournament", "-n", "40", "--seed", "5", "-w", "1", "-q", "--json", "--engine-bot", bot)
@@ -155,6 +157,7 @@ def register_players(register):
 """
 
 
+@pytest.mark.slow
 def test_third_party_code_never_runs_in_the_arena_unless_trusted(tmp_path: Path) -> None:
     plugin = tmp_path / "pid_plugin.py"
     plugin.write_text(PID_PLUGIN, encoding="utf-8")
@@ -224,6 +227,7 @@ def test_the_kernel_limits_are_set_and_the_arena_is_not_readable() -> None:
     assert not Path(f"/proc/{pid}").exists() or Path(f"/proc/{pid}/stat").read_text().split()[2] in "ZX"
 
 
+@pytest.mark.slow
 @LINUX
 def test_the_cheater_finds_nothing_in_its_own_process() -> None:
     cheater = BOTS / "hostile" / "cheater.py"
@@ -239,6 +243,7 @@ def test_the_cheater_finds_nothing_in_its_own_process() -> None:
     assert "mem: PermissionError" in said
 
 
+@pytest.mark.slow
 def test_a_bot_over_its_cpu_limit_is_a_timeout(script_bot: Callable[[str], list[str]]) -> None:
     command = script_bot(
         """
@@ -283,6 +288,7 @@ def register_players(register):
 """
 
 
+@pytest.mark.slow
 def test_an_honest_slow_start_is_not_billed_to_the_first_move(
     tmp_path: Path, write_plugin: Callable[[str, str], Path]
 ) -> None:
@@ -318,6 +324,7 @@ def register_players(register):
 """
 
 
+@pytest.mark.slow
 def test_a_player_that_hangs_in_its_warm_up_is_stopped_there_and_still_answers_hello(
     write_plugin: Callable[[str, str], Path],
 ) -> None:
@@ -389,6 +396,7 @@ def test_stderr_written_before_a_reply_is_in_the_tail_when_the_reply_arrives() -
         process.kill()
 
 
+@pytest.mark.slow
 def test_a_bot_that_never_answers_times_out_and_is_restarted(script_bot: Callable[[str], list[str]]) -> None:
     command = script_bot(
         """
@@ -426,6 +434,7 @@ def test_a_bot_speaking_another_protocol_version_is_illegal(script_bot: Callable
     assert "speaks protocol 2" in result.error
 
 
+@pytest.mark.slow
 def test_an_isolated_player_with_bad_options_is_an_error() -> None:
     command = host_command("random", {"no_such_option": 1}, entry_points=False, warm_up_time=0)
     agent = RemoteAgent("random", command, GENEROUS)

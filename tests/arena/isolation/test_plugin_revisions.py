@@ -87,6 +87,7 @@ def state(repo: Path) -> tuple[str, str, bytes]:
     )
 
 
+@pytest.mark.slow
 def test_a_revision_is_read_into_the_cache_and_the_work_tree_index_and_head_are_untouched(repo: Path) -> None:
     before = state(repo)
     assert before[0] == "M bots/helpers.py"
@@ -113,6 +114,7 @@ def test_a_revision_is_read_into_the_cache_and_the_work_tree_index_and_head_are_
     assert materialize_plugins([f"base={bot}@HEAD~1"]) == [base] and cached.stat().st_mtime_ns == stamp
 
 
+@pytest.mark.slow
 def test_two_revisions_of_one_bot_are_two_versions_with_their_own_helpers(repo: Path) -> None:
     bot = repo / "bots" / "my_bot.py"
     specs = [f"base={bot}@HEAD~1", f"cand={bot}", f"head={bot}@HEAD", f"old={repo}/bots/pkg@HEAD~2"]
@@ -206,6 +208,7 @@ def test_the_sandbox_shows_a_bots_folder_read_at_a_revision_and_nothing_else_of_
     assert sandbox.host_files([spec], entry_points=False) == [str(Path(spec).parent)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["auto", "off"])
 def test_a_tournament_plays_two_revisions_side_by_side_isolated(
     repo: Path, tmp_path: Path, cli: Callable[..., Any], mode: str
@@ -240,6 +243,7 @@ def test_an_isolated_host_loads_only_the_plugin_its_alias_names(monkeypatch: pyt
     assert agents._plugins_for("a-player") == (("/x/a.py", "/y/b.py"), True)
 
 
+@pytest.mark.slow
 def test_check_bot_takes_a_revision(
     repo: Path, cli: Callable[..., Any], one_error_line: Callable[[Any], str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

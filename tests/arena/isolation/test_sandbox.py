@@ -63,6 +63,7 @@ def processes_with(marker: str) -> list[int]:
     return found
 
 
+@pytest.mark.slow
 @needs_sandbox
 def test_bots_that_try_every_way_out_get_nowhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     token = f"secret-{uuid.uuid4().hex}"

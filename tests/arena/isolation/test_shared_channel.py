@@ -207,6 +207,7 @@ def play(agent: RemoteAgent, spec: BoardSpec, boards: range) -> list[dict]:
     return rows
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spin", [0.0, 200e-6])
 def test_the_same_games_through_the_segment_as_by_lines_and_in_process(spin: float) -> None:
     player = Registry((), entry_points=False).create("mean-constraint")
@@ -224,6 +225,7 @@ def test_the_same_games_through_the_segment_as_by_lines_and_in_process(spin: flo
             agent.close()
 
 
+@pytest.mark.slow
 def test_a_board_whose_name_is_too_long_for_the_segment_is_announced_by_line() -> None:
     named = BoardSpec(9, 9, 10, "a board whose name is longer than the segment's sixty-four bytes for it")
     boards = [BEGINNER, named, named, BEGINNER, named]
@@ -245,6 +247,7 @@ def test_a_board_whose_name_is_too_long_for_the_segment_is_announced_by_line() -
     ]
 
 
+@pytest.mark.slow
 def test_a_board_larger_than_the_segment_goes_by_lines(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(shm, "DEFAULT_CELLS", 60)  # Beginner has 81 cells
     wide = BoardSpec(4, 10, 6, "small")
@@ -264,6 +267,7 @@ def test_a_board_larger_than_the_segment_goes_by_lines(monkeypatch: pytest.Monke
         lines.close()
 
 
+@pytest.mark.slow
 def test_errors_and_garbage_still_travel_by_line_and_the_next_game_is_clean(write_plugin) -> None:
     plugin = write_plugin(
         """
@@ -303,6 +307,7 @@ def test_errors_and_garbage_still_travel_by_line_and_the_next_game_is_clean(writ
     assert any("not an action" in r.error for r in results if r.outcome is Outcome.ILLEGAL)
 
 
+@pytest.mark.slow
 def test_a_bot_killed_mid_game_crashes_that_game_only() -> None:
     agent = RemoteAgent("random", host_command("random", entry_points=False), LIMITS, shared=True)
     try:

@@ -97,6 +97,7 @@ def _without_capabilities() -> list[str]:
     return [setpriv, "--bounding-set=-all", "--inh-caps=-all"]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and prctl: Linux")
 @pytest.mark.parametrize("workers", [2, 1])  # a pool (the main process starts no bot), or the main process alone
 def test_a_bot_cannot_read_the_memory_of_any_arena_process_that_knows_the_seed(tmp_path: Path, workers: int) -> None:

@@ -62,6 +62,7 @@ def test_the_rust_kit_gets_a_crate_name_cargo_accepts(tmp_path: Path) -> None:
     assert 'NAME: &str = "2.fast"' in (kit.folder / "src" / "strategy.rs").read_text()
 
 
+@pytest.mark.slow
 @given(st.from_regex(r"[a-z0-9][a-z0-9._-]{0,63}", fullmatch=True))
 def test_crate_names_are_valid_for_cargo(name: str) -> None:
     crate = crate_name(name)
@@ -81,6 +82,7 @@ def test_the_default_folder_is_the_name_in_the_working_folder(tmp_path: Path, mo
     assert f"cd mybot && {TEST_COMMANDS['python']}" in result.stdout
 
 
+@pytest.mark.slow
 def test_the_working_folder_itself_is_filled_and_the_commands_run_there(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -64,6 +64,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> Games:
     return play(STANDALONE, tmp_path_factory.mktemp("standalone"))
 
 
+@pytest.mark.slow
 def test_the_reference_games_are_complete_and_exercise_the_generator(reference: Games) -> None:
     for label, options in RUNS.items():
         games = reference[label]

@@ -51,6 +51,7 @@ def _worker() -> None:
     init_worker((), single_thread=False, pool=False, workers=1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("spec", "rule", "games"),
     [
@@ -234,6 +235,7 @@ def test_clocks_are_pythons() -> None:
     assert cpu_before <= cpu <= time.thread_time_ns()
 
 
+@pytest.mark.slow
 def test_a_one_worker_store_is_the_game_by_game_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A store written by the one-worker tournament (batched compiled games) holds, row by row, the games and
     records a store written game by game through the move-by-move player holds."""

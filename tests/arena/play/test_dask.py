@@ -127,6 +127,7 @@ def test_an_unreachable_scheduler_is_a_one_line_error(
 # -- against a LocalCluster ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @needs_dask
 def test_results_stream_back_and_equal_the_local_ones(tmp_path: Path, cluster: DaskBackend) -> None:
     config = make_config(("random", "mean-constraint", "enumeration"))
@@ -150,6 +151,7 @@ def test_the_cli_runs_on_a_cluster_by_address(cli: Callable[..., Any], tmp_path:
     assert games(store, config) == local(tmp_path / "local.db", config)
 
 
+@pytest.mark.slow
 @needs_dask
 def test_workers_load_the_plugin_files(tmp_path: Path, cluster: DaskBackend, write_plugin: Callable[..., Path]) -> None:
     plugin = write_plugin(PLUGIN, "plugged_plugin")
@@ -163,6 +165,7 @@ def test_workers_load_the_plugin_files(tmp_path: Path, cluster: DaskBackend, wri
     assert rows == local(tmp_path / "local.db", config, Registry([plugin]))
 
 
+@pytest.mark.slow
 @needs_dask
 def test_a_killed_worker_loses_nothing_and_duplicates_nothing(tmp_path: Path, cluster: DaskBackend) -> None:
     config = make_config(("random", "enumeration"), games=400)

@@ -60,12 +60,14 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     return data
 
 
+@pytest.mark.slow
 def test_two_workers_play_the_same_games(tmp_path: Path, reference: bytes) -> None:
     summary, data = play(tmp_path / "two.db", workers=2)
     assert (summary.workers, summary.backend) == (2, "local")
     assert hashlib.sha256(data).hexdigest() == hashlib.sha256(reference).hexdigest()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])
 @pytest.mark.parametrize("how", ["reversed", "shuffled"])
 def test_any_order_of_play_gives_the_same_games(tmp_path: Path, reference: bytes, how: str, workers: int) -> None:
@@ -83,6 +85,7 @@ def test_order_must_list_every_pending_board(tmp_path: Path) -> None:
         run_tournament(plan_tournament(config(), store, Registry(), workers=1, order=range(GAMES - 1)), store)
 
 
+@pytest.mark.slow
 def test_resuming_with_another_backend_changes_nothing(tmp_path: Path, reference: bytes) -> None:
     half = TournamentConfig.build(BEGINNER, FirstClick.SAFE, seed=77, games=GAMES // 2, players=config().players)
     with Store(tmp_path / "mixed.db") as store:
@@ -91,6 +94,7 @@ def test_resuming_with_another_backend_changes_nothing(tmp_path: Path, reference
     assert data == reference
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not dask_available(), reason="dask is not installed: pip install -e '.[dask]'")
 def test_a_dask_local_cluster_plays_the_same_games(tmp_path: Path, reference: bytes) -> None:
     boards = list(range(GAMES))

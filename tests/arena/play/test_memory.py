@@ -59,6 +59,7 @@ PROBE = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 @linux
 def test_dropping_clean_pages_keeps_code_and_data_working() -> None:
     done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=300)
@@ -88,6 +89,7 @@ def _games(store: Store, tournament_id: str) -> list[tuple[object, ...]]:
     ]
 
 
+@pytest.mark.slow
 @linux
 def test_a_pool_tournament_whose_workers_release_pages_plays_the_same_games(tmp_path: Path) -> None:
     players = tuple(PlayerRef(name=name) for name in ("enumeration", "random"))

@@ -118,6 +118,7 @@ def test_rerun_replays_nothing(tmp_path: Path) -> None:
     assert second == first  # timings included: nothing was replayed
 
 
+@pytest.mark.slow
 def test_interrupted_tournament_keeps_finished_games_and_resumes(
     tmp_path: Path, interrupter_plugin: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -211,6 +212,7 @@ def test_player_options_change_the_leaderboard_identity(tmp_path: Path) -> None:
 # -- determinism --------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_one_and_two_workers_give_identical_games(tmp_path: Path) -> None:
     config = make_config(players=("random", "mean-constraint", "max-single-constraint"), games=60, seed=21)
     one_summary, one = play(tmp_path / "one.db", config, workers=1)

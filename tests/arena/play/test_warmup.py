@@ -111,6 +111,7 @@ def config(*names: str) -> TournamentConfig:
     return TournamentConfig.build(BEGINNER, FirstClick.SAFE, seed=1, games=2, players=refs, isolation=Isolation.TRUSTED)
 
 
+@pytest.mark.slow
 def test_the_compile_is_shown_and_prepares_only_the_tournaments_players(
     plugin: Path, stamps: Path, tmp_path: Path
 ) -> None:
@@ -152,6 +153,7 @@ def test_stale_players_are_the_trusted_unstamped_ones(plugin: Path, stamps: Path
     assert stale_players(isolated, keys) == []  # an isolated player compiles in its own process
 
 
+@pytest.mark.slow
 def test_compile_players_reports_each_player_and_stamps_it(plugin: Path, stamps: Path) -> None:
     tournament = config("alpha", "beta")
     events: list[CompileEvent] = []
@@ -173,6 +175,7 @@ def test_compile_players_reports_each_player_and_stamps_it(plugin: Path, stamps:
     assert [ref.key for ref in stale_players(expert, ["alpha", "beta"])] == ["alpha", "beta"]
 
 
+@pytest.mark.slow
 def test_a_player_that_fails_to_prepare_is_reported_not_fatal(stamps: Path, tmp_path: Path) -> None:
     broken = tmp_path / "broken.py"
     broken.write_text(
@@ -278,6 +281,7 @@ print(len(compiled))
 """
 
 
+@pytest.mark.slow
 def test_two_processes_compile_a_kernel_once(tmp_path: Path) -> None:
     path = tmp_path / "shared_kernel.py"
     path.write_text(

@@ -266,6 +266,7 @@ def test_the_leaderboard_command_shows_the_latest_version_or_all(
     assert [r["player"] for r in data["rows"]].count("vbot@2") == 1 and data["hidden_versions"] == 1
 
 
+@pytest.mark.slow
 def test_an_engine_bots_hello_version_is_its_version(tmp_path: Path, cli: Callable[..., Result]) -> None:
     source = (ROOT / "examples" / "standalone_bot.py").read_text()
     assert 'VERSION = "1"' in source

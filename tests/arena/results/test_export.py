@@ -35,6 +35,7 @@ def leaderboard(cli: Cli, store: Path) -> dict[str, int]:
     return {row["player"]: row["wins"] for row in json.loads(result.stdout)["rows"]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
 def test_export_recomputes_the_leaderboards_wins(cli: Cli, played: Path, tmp_path: Path, fmt: str) -> None:
     out = tmp_path / f"games.{fmt}"

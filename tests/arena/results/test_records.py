@@ -191,6 +191,7 @@ def stored_records(path: Path, config: TournamentConfig) -> dict[tuple[str, int]
         }
 
 
+@pytest.mark.slow
 def test_notes_are_stored_with_their_moves_trusted_or_isolated(write_plugin: Callable[[str, str], Path]) -> None:
     plugin = write_plugin(NOTED_PLUGIN, "noted_plugin")
     folder = plugin.parent
@@ -235,6 +236,7 @@ def all_paths(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return out
 
 
+@pytest.mark.slow
 def test_every_game_of_every_path_is_stored_with_a_record_that_replays(all_paths: dict[str, Any]) -> None:
     config = all_paths["config"]
     assert len(all_paths["auto"]) == all_paths["auto-games"] == 40
@@ -248,6 +250,7 @@ def test_trusted_and_isolated_games_keep_identical_records(all_paths: dict[str, 
     assert all_paths["auto"] == all_paths["isolated"]
 
 
+@pytest.mark.slow
 def test_record_none_stores_results_only_and_reading_says_records_are_missing(tmp_path: Path) -> None:
     refs = (PlayerRef(name="random"),)
     config = TournamentConfig.build(SMALL, FirstClick.SAFE, seed=3, games=4, players=refs, record=RecordMode.NONE)

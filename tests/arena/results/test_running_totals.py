@@ -129,6 +129,7 @@ def play_both(
     return added
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     seed=st.integers(0, 2**32),
@@ -159,6 +160,7 @@ def test_the_totals_added_at_commit_are_the_triggers_to_the_bit(
                 assert store.db.execute("SELECT SUM(games) FROM game_totals").fetchone()[0] == stored
 
 
+@pytest.mark.slow
 def test_a_store_made_with_the_trigger_migrates_and_goes_on_as_the_trigger_would(
     make_result: MakeResult, tmp_path: Path
 ) -> None:

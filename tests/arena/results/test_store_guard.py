@@ -95,6 +95,7 @@ def saved_path(error: StoreLost) -> Path:
     return Path(found.group(1))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("tamper", "needle"),
     [
@@ -217,6 +218,7 @@ def register_players(register):
 """
 
 
+@pytest.mark.slow
 def test_the_command_line_says_it_in_one_line_exits_1_and_the_games_can_be_read_back(
     tmp_path: Path, write_plugin: Callable[[str, str], Path], cli: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -35,6 +35,7 @@ games_strategy = st.dictionaries(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=30)
 @given(
     games=games_strategy,

@@ -104,6 +104,7 @@ def stored(path: Path, results: list[GameResult], seed: int) -> tuple[Store, str
     return store, cfg.id
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     seed=st.integers(0, 2**32),
@@ -128,6 +129,7 @@ def test_the_leaderboard_by_totals_is_the_leaderboard_of_every_game(
             assert compared >= len({r.player for r in results})
 
 
+@pytest.mark.slow
 def test_paired_counts_cover_full_masks_and_partial_blocks(make_result: MakeResult, tmp_path: Path) -> None:
     """Every board of two whole blocks and a partial one: masks with all 63 bits set (the popcount's limit)."""
     rng = random.Random(5)
@@ -151,6 +153,7 @@ def test_paired_counts_cover_full_masks_and_partial_blocks(make_result: MakeResu
         assert_same(build_leaderboard(store, tid), build_leaderboard(store, tid, reference=True))
 
 
+@pytest.mark.slow
 def test_a_real_tournament_by_totals_and_by_every_game(tmp_path: Path) -> None:
     cfg = TournamentConfig.build(
         BEGINNER, FirstClick.SAFE, seed=3, games=40, players=(PlayerRef(name="random"), PlayerRef(name="rref"))
@@ -180,6 +183,7 @@ def remove_totals(path: Path) -> None:
         db.execute(f"PRAGMA user_version = {step}")
 
 
+@pytest.mark.slow
 def test_an_older_store_reads_by_every_game_and_gains_the_totals_when_migrated(
     make_result: MakeResult, tmp_path: Path
 ) -> None:
@@ -229,6 +233,7 @@ def test_a_store_recovered_from_the_journal_has_its_totals(make_result: MakeResu
         assert_same(build_leaderboard(recovered, tid), before)
 
 
+@pytest.mark.slow
 @given(seed=st.integers(0, 2**32), games=st.integers(1, 400), keep=st.floats(0.0, 1.0))
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_pending_work_from_the_masks_is_what_every_game_leaves(

@@ -14,19 +14,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from shared_once import built_once
 from web_support import BOARDS, EVIL_SOURCE, PLAYERS, Stored, arena, chromium, free_port
+
+
+def _play_the_web_store(folder: Path) -> None:
+    plugin = folder / "evil_bot.py"
+    plugin.write_text(EVIL_SOURCE, encoding="utf-8")
+    arena(
+        "tournament", "-d", "beginner", "-n", BOARDS, "-p", ",".join(PLAYERS), "--plugin", plugin,
+        "--sandbox", "off", "--workers", "2", "--store", folder / "arena.db", "--seed", "5",
+    )  # fmt: skip
 
 
 @pytest.fixture(scope="session")
 def stored(tmp_path_factory: pytest.TempPathFactory) -> Stored:
-    folder = tmp_path_factory.mktemp("web-store")
-    plugin = folder / "evil_bot.py"
-    plugin.write_text(EVIL_SOURCE, encoding="utf-8")
-    path = folder / "arena.db"
-    arena(
-        "tournament", "-d", "beginner", "-n", BOARDS, "-p", ",".join(PLAYERS), "--plugin", plugin,
-        "--sandbox", "off", "--workers", "2", "--store", path, "--seed", "5",
-    )  # fmt: skip
+    """Played once for the whole run, whatever the number of workers (the tests only read it)."""
+    folder = built_once(tmp_path_factory, "web-store", _play_the_web_store)
+    plugin, path = folder / "evil_bot.py", folder / "arena.db"
     listed = arena("leaderboard", "--list", "--json", "--store", path)
     tournament = json.loads(listed.stdout)[0]["id"]
     return Stored(path, tournament, plugin)
@@ -103,7 +108,11 @@ def cli() -> Any:
 @pytest.fixture(scope="session")
 def swept(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
     """A small stored sweep (6x6, three mine counts, two players, 30 boards a point) and its `--json`."""
-    path = tmp_path_factory.mktemp("web-sweep") / "sweep.db"
-    result = arena("sweep", "--size", "6x6", "--mines", "4,6,8", "-p", "random,mean-constraint", "-n", "30",
-                   "--workers", "2", "--store", path, "--json")  # fmt: skip
-    return path, json.loads(result.stdout)
+
+    def sweep(folder: Path) -> None:
+        result = arena("sweep", "--size", "6x6", "--mines", "4,6,8", "-p", "random,mean-constraint", "-n", "30",
+                       "--workers", "2", "--store", folder / "sweep.db", "--json")  # fmt: skip
+        (folder / "sweep.json").write_text(result.stdout, encoding="utf-8")
+
+    folder = built_once(tmp_path_factory, "web-sweep", sweep)
+    return folder / "sweep.db", json.loads((folder / "sweep.json").read_text(encoding="utf-8"))

@@ -11,6 +11,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
 from web_support import Stored
 
 
@@ -32,6 +33,7 @@ def test_a_bad_port_is_one_line(cli, one_error_line, stored: Stored):
     assert "--port must be 0 to 65535" in one_error_line(cli("serve", "--store", stored.path, "--port", "70000"))
 
 
+@pytest.mark.slow
 def test_serves_on_loopback_and_warns_for_another_address(stored: Stored):
     """Run as a user would: it says where it serves, answers there, and warns (one line) off loopback."""
     for host, warned in (("127.0.0.1", False), ("0.0.0.0", True)):
