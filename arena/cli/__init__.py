@@ -56,6 +56,11 @@ COMMANDS: dict[str, str] = {
     "from the store, read-only, on 127.0.0.1; pages of a tournament being played update by themselves.",
     "site": "Write the competition's pages as a static site into OUT (every tournament, or those named): they open "
     "from file:// and from any static web host.",
+    "host": "Host a competition people submit bots to (docs/hosting.md): the pages, the submission API, the queue "
+    "that builds, checks and plays each submission in the sandbox, public and private boards; --close ends it.",
+    "entrant": "The entrants of a hosted competition: add NAME --owner (prints its token once), revoke NAME, list.",
+    "submit": "Send a bot's folder to a competition `arena host` runs (the token from --token-file or $ARENA_TOKEN); "
+    "--wait follows it: exit 0 ranked, 1 its build or checks failed, 2 bad input.",
     "new-bot": "Write a starter kit: a ready bot project in python, javascript, cpp, rust or java that speaks the "
     "protocol; prints the --engine-bot option that plays it.",
 }

@@ -144,6 +144,8 @@ def command(
     except CompetitionError as error:
         raise UsageError(str(error)) from None
     c = loaded.competition
+    if c.host is not None:
+        raise UsageError(f"{loaded.file} is a hosted competition ([host]): run it with `arena host {file}`")
     own_store, own_out = default_paths(loaded)
     store_path = (store.expanduser().resolve() if store is not None else own_store).resolve()
     out_dir = (out.expanduser().resolve() if out is not None else own_out).resolve()
