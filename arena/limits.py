@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import enum
 import math
+import os
 import shlex
+import sys
+from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -107,6 +110,8 @@ class Limits(BaseModel):
 
 
 DEFAULT_LIMITS = Limits()
+#: The course-shell adapter and the ``AI`` and ``Action`` modules it gives an agent (docs/courses.md).
+SHELL_DIR = Path(__file__).resolve().parent / "isolation" / "myai"
 
 
 class EngineBot(BaseModel):
@@ -139,19 +144,52 @@ class EngineBot(BaseModel):
         return command
 
     @classmethod
-    def parse(cls, text: str) -> EngineBot:
-        """``NAME=COMMAND ARGS...`` as ``--engine-bot`` takes it (the command is split like a shell)."""
+    def parse(cls, text: str, cwd: str | None = None) -> EngineBot:
+        """``NAME=COMMAND ARGS...`` as ``--engine-bot`` takes it (the command is split like a shell), or
+        ``NAME=FOLDER``: a course-shell agent's folder (``MyAI.py``), played through its adapter."""
         name, sep, command = text.partition("=")
         if not sep or not name.strip() or not command.strip():
-            raise EngineBotError(f"--engine-bot {text!r} is not of the form NAME=COMMAND [ARGS...]")
+            raise EngineBotError(f"--engine-bot {text!r} is not of the form NAME=COMMAND [ARGS...] or NAME=FOLDER")
         try:
-            return cls(name=name.strip(), command=tuple(shlex.split(command)))
+            argv = tuple(shlex.split(command))
+        except ValueError as error:  # shlex: an unclosed quote
+            raise EngineBotError(f"--engine-bot {text!r}: cannot split the command: {error}") from None
+        folder = Path(cwd or os.getcwd(), os.path.expanduser(argv[0])) if len(argv) == 1 else None
+        try:
+            if folder is not None and folder.is_dir():
+                return cls.shell(name.strip(), folder)
+            return cls(name=name.strip(), command=argv)
         except ValidationError as error:
             problems = "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in error.errors())
             raise EngineBotError(f"--engine-bot {text!r}: {problems}") from None
-        except ValueError as error:  # shlex: an unclosed quote
-            raise EngineBotError(f"--engine-bot {text!r}: cannot split the command: {error}") from None
+
+    @classmethod
+    def shell(cls, name: str, folder: str | os.PathLike[str]) -> EngineBot:
+        """The course-shell agent in ``folder`` (its ``MyAI.py``) as an engine bot: the adapter
+        ``arena/isolation/myai/host.py`` runs it in the sandbox with the arena's ``AI`` and ``Action``
+        modules (docs/courses.md). Raises ``EngineBotError`` (one line, naming the file) for a folder
+        without an agent of a shell the arena supports."""
+        path = Path(folder).expanduser().resolve()
+        if not (path / "MyAI.py").is_file():
+            others = [f for f in ("MyAI.java", "MyAI.cpp") if (path / f).is_file()]
+            why = (
+                f"holds {others[0]}: only the Python shell (MyAI.py) is supported"
+                if others
+                else "no MyAI.py there (a course-shell agent's folder holds it; an engine bot's command is a program)"
+            )
+            raise EngineBotError(f"{path / 'MyAI.py'}: {why}")
+        host = SHELL_DIR / "host.py"
+        return cls(name=name, command=(sys.executable, str(host), str(SHELL_DIR), str(path)), folder=str(path))
+
+    @property
+    def shell_folder(self) -> str | None:
+        """The agent's folder when this bot is a course-shell agent, else None."""
+        if len(self.command) == 4 and self.command[1] == str(SHELL_DIR / "host.py"):
+            return self.command[3]
+        return None
 
     @property
     def label(self) -> str:
+        if self.shell_folder is not None:
+            return f"MyAI {self.shell_folder}"
         return shlex.join(self.command)

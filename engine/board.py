@@ -35,6 +35,9 @@ class FirstClick(enum.StrEnum):
     OPENING = "opening"
     NONE = "none"
     WINDOWS = "windows"
+    #: The arena opens one zero tile of the board before the player's first turn, the same tile for
+    #: every player (``engine.layout.zero_start``): the course shells' worlds start so (docs/rules.md).
+    ZERO = "zero"
 
     @classmethod
     def parse(cls, text: str | FirstClick) -> FirstClick:
@@ -49,9 +52,16 @@ class FirstClick(enum.StrEnum):
             allowed = ", ".join(rule.value for rule in cls)
             raise BoardConfigError(f"unknown first-click rule {text!r}; use one of: {allowed}") from None
 
+    @property
+    def player_clicks(self) -> bool:
+        """Whether the player makes the game's first click (every rule but ``zero``, whose first click is the
+        arena's): the compiled game (``engine.compiled_game``) and the players' compiled games play these."""
+        return self is not FirstClick.ZERO
+
     def max_exclusion(self, height: int, width: int) -> int:
-        """The largest exclusion zone over every first click (1 under ``none``: one safe cell at least)."""
-        if self is FirstClick.OPENING:
+        """The largest exclusion zone over every first click (1 under ``none``: one safe cell at least;
+        under ``zero`` an opening's, which a board without a zero tile falls back to)."""
+        if self is FirstClick.OPENING or self is FirstClick.ZERO:
             return min(height, 3) * min(width, 3)
         return 1
 

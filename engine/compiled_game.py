@@ -13,6 +13,7 @@ from numba import njit, types
 
 from engine import kernels, numba_cache, rng
 from engine.board import BoardSpec, FirstClick
+from engine.errors import BoardConfigError
 from engine.kernels import (
     CHORDS,
     COVERED,
@@ -208,6 +209,11 @@ class CompiledGame:
         n = spec.cells
         self.spec = spec
         self.rule = rule
+        if not rule.player_clicks:
+            raise BoardConfigError(
+                f"the compiled game plays the rules whose first click is the player's, not {rule.value!r}: play it "
+                "with engine.Game, which makes the arena's opening click (Game.open_start)"
+            )
         self.rule_code = kernels.RULE_CODES[rule.value]
         self.height = spec.height
         self.width = spec.width

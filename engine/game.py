@@ -14,7 +14,7 @@ from engine.actions import Action, ActionKind, Actions, action_from_row
 from engine.board import BoardSpec, FirstClick
 from engine.errors import BoardConfigError, IllegalActionError, InvalidActionError
 from engine.kernels import COVERED, FLAGGED, MINE, NO_LOG, log_copy, new_log
-from engine.layout import board_permutation, check_seed, mines_from_permutation
+from engine.layout import board_permutation, check_seed, mines_from_permutation, zero_start
 from engine.observation import GameStats, GameStatus, Observation
 
 _UNDRAWN = np.empty(0, dtype=np.int8)  # ``play_rows``'s truth before the layout is drawn
@@ -81,6 +81,26 @@ class Game:
         self._openings = int(labels.max(initial=0))
         self._truth = truth
         self._labels = labels
+
+    @property
+    def start_cell(self) -> tuple[int, int] | None:
+        """Under the ``zero`` rule, the tile the arena opens before the player's first turn (the same
+        for every player on this board: ``engine.layout.zero_start``); None under the other rules."""
+        if self.rule is not FirstClick.ZERO:
+            return None
+        if self._perm is None:
+            self._perm = board_permutation(self.spec, self.seed, self.index)
+        return divmod(zero_start(self.spec, self._perm)[1], self.width)
+
+    def open_start(self) -> bool:
+        """The ``zero`` rule's opening: reveal ``start_cell`` as the game's first move, which every
+        loop that plays a game calls before the player's first turn. False (nothing done) under the
+        other rules, or once the game has begun."""
+        start = self.start_cell
+        if start is None or self._first_click is not None:
+            return False
+        self.reveal(*start)
+        return True
 
     def _mines_for(self, click: tuple[int, int]) -> np.ndarray:
         """The flat uint8 layout the first click ``click`` gets."""

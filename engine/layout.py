@@ -24,6 +24,7 @@ __all__ = [
     "player_generator",
     "player_seed",
     "player_seed_words",
+    "zero_start",
 ]
 
 #: Seeds and board indices are stored as SQLite integers, hence the signed 64-bit bound.
@@ -72,11 +73,58 @@ def player_generator(seed: int, index: int, player: str) -> np.random.Generator:
 
 
 def mines_from_permutation(spec: BoardSpec, perm: np.ndarray, rule: FirstClick, click: tuple[int, int]) -> np.ndarray:
-    """Flat uint8 mine mask for one first click (validated by the caller)."""
+    """Flat uint8 mine mask for one first click (validated by the caller). Under ``zero`` the click
+    plays no part: the layout is the board's own (``zero_start``)."""
+    if rule is FirstClick.ZERO:
+        return zero_start(spec, perm)[0]
     is_mine = np.zeros(spec.cells, dtype=np.uint8)
     cell = click[0] * spec.width + click[1]
     kernels.place_mines(perm, spec.height, spec.width, spec.mines, cell, kernels.RULE_CODES[rule.value], is_mine)
     return is_mine
+
+
+def zero_start(spec: BoardSpec, perm: np.ndarray) -> tuple[np.ndarray, int]:
+    """The ``zero`` rule's flat uint8 layout and start cell (row-major index), from the board's
+    permutation alone, so every player gets the same tile whatever its name or seed.
+
+    As the course shells' worlds do, the mines are uniform (the permutation's first cells, no cell
+    excluded) and the start tile is uniform among the layout's zero tiles: the first zero among the
+    safe cells in the permutation's order, which given the layout is a uniform order of them. The
+    tile given is the first zero in row-major order of that tile's opening (the same opening, the
+    same flood), so a bot can name it from what it sees: the first revealed zero, row by row. A
+    layout without a zero tile (a very dense board) is drawn again as under ``opening`` around the
+    first safe cell of the permutation."""
+    height, width = spec.height, spec.width
+    is_mine = np.zeros(spec.cells, dtype=np.uint8)
+    kernels.place_mines(perm, height, width, spec.mines, 0, kernels.RULE_CODES["none"], is_mine)
+    truth = np.empty(spec.cells, dtype=np.int8)
+    kernels.neighbour_numbers(is_mine, height, width, truth)
+    safe = perm[spec.mines :]
+    zeros = safe[truth[safe] == 0]
+    if zeros.size:
+        first = int(zeros[0])
+    else:
+        first = int(safe[0])
+        is_mine[:] = 0
+        kernels.place_mines(perm, height, width, spec.mines, first, kernels.RULE_CODES["opening"], is_mine)
+        kernels.neighbour_numbers(is_mine, height, width, truth)
+    return is_mine, _opening_head(truth, height, width, first)
+
+
+def _opening_head(truth: np.ndarray, height: int, width: int, start: int) -> int:
+    """The first cell in row-major order of the zero tiles 8-connected to zero tile ``start``."""
+    seen = {start}
+    stack = [start]
+    while stack:
+        cell = stack.pop()
+        r, c = divmod(cell, width)
+        for rr in range(max(r - 1, 0), min(r + 2, height)):
+            for cc in range(max(c - 1, 0), min(c + 2, width)):
+                nb = rr * width + cc
+                if nb not in seen and truth[nb] == 0:
+                    seen.add(nb)
+                    stack.append(nb)
+    return min(seen)
 
 
 def format_layout(mines: np.ndarray) -> str:

@@ -23,6 +23,8 @@ SHARED = {
     "discover": "listing the players plugins offer: for a tournament and for a competition's entrants",
     "games_page": "a page of a player's games: its data (arena.web.data) and its page (arena.web.pages)",
     "to_markdown": "a leaderboard as markdown, and a competition's results (its leaderboard and entrants)",
+    "Action": "the course shell's action (arena/isolation/myai/Action.py: the shell fixes the name its agents import)"
+    " and what `arena entrant` does",
 }
 
 

@@ -29,6 +29,7 @@ from arena.isolation.check_bot.check import (
     as_json,
     check_bot,
     engine_target,
+    load_failure,
     plugin_target,
 )
 from arena.isolation.discovery.catalog import PlayerCatalog
@@ -106,6 +107,11 @@ def command(
         what = f"plugin player {name!r}"
     results = _run(target, limits, what, live=not json_out and err_console.is_terminal)
     passed = all(r.passed for r in results)
+    shell = bot.shell_folder if engine_bot is not None else None
+    cause = load_failure(results) if shell is not None and not json_out else None
+    if cause is not None:  # a course-shell agent that cannot be loaded: its adapter's line names the file and cause
+        err_console.print(Text(f"error: {what} ({shell}): {cause}"), soft_wrap=True, highlight=False)
+        raise typer.Exit(1)
     if json_out:
         print_json({"bot": target.name, "command": list(target.command), "passed": passed, "checks": as_json(results)})
     else:

@@ -63,7 +63,9 @@ Difficulty = Annotated[
 ]
 Size = Annotated[str | None, typer.Option("--size", help="Custom board HxW (rows x columns), with --mines.")]
 Mines = Annotated[int | None, typer.Option("--mines", help="Mine count for --size.")]
-FirstClickOpt = Annotated[str, typer.Option("--first-click", help="First-click rule: safe, opening, none or windows.")]
+FirstClickOpt = Annotated[
+    str, typer.Option("--first-click", help="First-click rule: safe, opening, none, windows or zero.")
+]
 Seed = Annotated[int, typer.Option("--seed", help="Tournament seed: the same seed plays the same boards.")]
 AllVersionsOpt = Annotated[
     bool,

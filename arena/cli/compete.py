@@ -40,6 +40,7 @@ from arena.competition.prepare import (
 )
 from arena.competition.publish import competition_leaderboard, results_data, write_results
 from arena.competition.spec import CompetitionError, Loaded, load_competition
+from arena.competition.standings import PlayedSet, Standing, standings, write_grades
 from arena.config import PlayerRef, RecordMode, TournamentConfig
 from arena.isolation.sandbox import bubblewrap as sandboxes
 from arena.limits import Isolation, SandboxMode
@@ -125,6 +126,14 @@ def command(
         ),
     ] = None,
     workers: playing.WorkersOpt = None,
+    grades: Annotated[
+        Path | None,
+        typer.Option(
+            "--grades",
+            help="Also write a CSV with one row per entrant: owner, each set's wins and games, points, rank.",
+            show_default=False,
+        ),
+    ] = None,
     json_out: common.JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, only the results.")] = False,
     build_outside_sandbox: Annotated[
@@ -150,7 +159,7 @@ def command(
     store_path = (store.expanduser().resolve() if store is not None else own_store).resolve()
     out_dir = (out.expanduser().resolve() if out is not None else own_out).resolve()
     quiet = quiet or json_out
-    spec, rule, limits = c.boards.spec, c.boards.first_click, c.limits.limits()
+    sets, limits = c.board_sets, c.limits.limits()
     with working_folder(loaded.folder):
         check_sandbox(c.sandbox)
         prepared = prepare(loaded)
@@ -172,11 +181,15 @@ def command(
         except CompetitionError as error:
             raise UsageError(str(error)) from None
         _say(f"{c.name}: {len(c.entrants)} entrant{'s' if len(c.entrants) != 1 else ''}", quiet=quiet)
-        _say(
-            f"{spec.label} ({spec.height}x{spec.width}, {spec.mines} mines), first click {rule.value}, "
-            f"seed {c.boards.seed}, {c.boards.count} boards",
-            quiet=quiet,
-        )
+        for board_set in sets:
+            spec = board_set.spec
+            _say(
+                (f"{board_set.name}: " if c.sets is not None else "")
+                + f"{spec.label} ({spec.height}x{spec.width}, {spec.mines} mines), first click "
+                f"{board_set.first_click.value}, seed {board_set.seed}, {board_set.count} boards"
+                + (f", {board_set.points:g} point{'s' if board_set.points != 1 else ''} a win" if c.sets else ""),
+                quiet=quiet,
+            )
         build_mode = SandboxMode.OFF if build_outside_sandbox else SandboxMode.REQUIRE
         report = functools.partial(_report, quiet=quiet, sandboxed=not build_outside_sandbox)
         try:
@@ -201,28 +214,53 @@ def command(
             plugins, engine, Isolation.AUTO, sandbox=c.sandbox, bot_dir=folders, require_commands=False
         )
         refs = checked_players(catalog, [PlayerRef(name=p.name) for p in playing_now])
-        config = TournamentConfig.build(
-            spec,
-            rule,
-            seed=c.boards.seed,
-            games=c.boards.count,
-            players=refs,
-            isolation=Isolation.AUTO,
-            sandbox=c.sandbox,
-            limits=limits,
-            engine_bots=bots,
-            record=c.record,
-        )
-        summary, board, seconds = _play(config, catalog, store_path, workers, quiet, [p.name for p in playing_now])
-    data = results_data(loaded, prepared, board)
+        played: list[PlayedSet] = []
+        totals = [0, 0, 0.0]
+        workers_used = 0
+        for board_set in sets:
+            config = TournamentConfig.build(
+                board_set.spec,
+                board_set.first_click,
+                seed=board_set.seed,
+                games=board_set.count,
+                players=refs,
+                isolation=Isolation.AUTO,
+                sandbox=c.sandbox,
+                limits=limits,
+                engine_bots=bots,
+                record=c.record,
+            )
+            if len(sets) > 1:
+                _say(f"playing {board_set.name}", quiet=quiet)
+            summary, board, seconds = _play(config, catalog, store_path, workers, quiet, [p.name for p in playing_now])
+            played.append(PlayedSet(board_set, config.id, board))
+            totals[0] += summary.played
+            totals[1] += summary.skipped
+            totals[2] += seconds
+            workers_used = max(workers_used, summary.workers)
+        owners = {p.name: p.entrant.owner for p in prepared}
+        from arena.results.store import Store
+
+        with Store(store_path, create=False, read_only=True) as db:
+            table = standings(db, played, owners)
+    data = results_data(loaded, prepared, played[0].board if len(played) == 1 else None, played, table)
     written = write_results(out_dir, data)
+    if grades is not None:
+        written.append(write_grades(grades.expanduser().resolve(), sets, table, c.entrants))
     logs = sorted(p.build_log for p in prepared if p.build_log is not None and p.build_log.is_file())
-    site = _site(store_path, out_dir / "site", config.id, replays=c.record is RecordMode.MOVES)
+    ids = [item.tournament_id for item in played]
+    site = _site(
+        store_path,
+        out_dir / "site",
+        ids,
+        replays=c.record is RecordMode.MOVES,
+        points=data if len(played) > 1 else None,
+    )
     data["run"] = {
-        "played": summary.played,
-        "skipped": summary.skipped,
-        "workers": summary.workers,
-        "seconds": round(seconds, 3),
+        "played": totals[0],
+        "skipped": totals[1],
+        "workers": workers_used,
+        "seconds": round(totals[2], 3),
         "store": str(store_path),
         "published": [str(p) for p in [*written, *logs]] + ([str(site)] if isinstance(site, Path) else []),
         "site": str(site) if isinstance(site, Path) else None,
@@ -231,10 +269,16 @@ def command(
     if json_out:
         print_json(data)
         return
-    print_leaderboard(console, board, store=store_path)
+    if len(played) == 1:
+        print_leaderboard(console, played[0].board, store=store_path)
+    else:
+        for item in played:
+            console.print(Text(f"{item.board_set.name}: {item.board_set.points:g} points a win", style="bold"))
+            print_leaderboard(console, item.board, store=store_path)
+        console.print(points_table(played, table))
     console.print(
-        f"played {summary.played} games ({summary.skipped} already in the store) with {summary.workers} "
-        f"worker(s) in {seconds:.1f}s",
+        f"played {totals[0]} games ({totals[1]} already in the store) with {workers_used} "
+        f"worker(s) in {totals[2]:.1f}s",
         highlight=False,
     )
     console.print(Text(f"results stored in {store_path}"), style="dim", soft_wrap=True)
@@ -244,9 +288,33 @@ def command(
         count = f"{len(logs)} build log{'s' if len(logs) != 1 else ''}"
         console.print(Text(f"wrote {count} in {out_dir / BUILD_LOGS}"), soft_wrap=True)
     if isinstance(site, Path):
-        console.print(Text(f"wrote the site: open {site / 'index.html'}"), soft_wrap=True)
+        opened = "points.html" if len(played) > 1 else "index.html"
+        console.print(Text(f"wrote the site: open {site / opened}"), soft_wrap=True)
     else:
         err_console.print(Text(f"note: {site}"), soft_wrap=True)
+
+
+def points_table(played: list[PlayedSet], table: list[Standing]) -> Any:
+    """The points table for a terminal of 80 columns: rank, entrant, points with their interval, the comparison
+    with the leader, and each set's win rate over its interval (a figure is never cut within itself)."""
+    out = plain_table("points (95% CI: the sets' intervals combined; vs #1: on the boards both played)")
+    out.add_column("#", justify="right", no_wrap=True)
+    out.add_column("entrant", overflow="fold", ratio=2)
+    out.add_column("points\n95% CI", justify="right", no_wrap=True)
+    out.add_column("vs #1\n95% CI, p", justify="right", no_wrap=True)
+    for item in played:
+        out.add_column(f"{item.board_set.name}\nwin %", justify="right", overflow="fold", ratio=1)
+    for s in table:
+        vs = "leader" if s.diff is None else f"{s.diff:+g}\n{s.diff_low:+.1f}..{s.diff_high:+.1f}\np {s.p_value:.2g}"
+        cells = []
+        for item in played:
+            cell = s.sets.get(item.board_set.name)
+            cells.append(
+                "-" if cell is None else f"{100 * cell.win_rate:.1f}\n{100 * cell.ci_low:.1f}-{100 * cell.ci_high:.1f}"
+            )
+        points = f"{s.points:g}\n{s.points_low:.1f}-{s.points_high:.1f}"
+        out.add_row(str(s.rank), Text(s.entrant), points, vs, *cells)
+    return out
 
 
 def _play(
@@ -281,7 +349,9 @@ def _play(
     return summary, board, seconds
 
 
-def _site(store_path: Path, folder: Path, tournament_id: str, *, replays: bool) -> Path | str:
+def _site(
+    store_path: Path, folder: Path, tournament_ids: list[str], *, replays: bool, points: dict[str, Any] | None = None
+) -> Path | str:
     """Write the static site (``arena site``'s writer) of the competition's tournament, with the replays of lost,
     failed and split games when the games were recorded (``record = "moves"``); what stopped it, else."""
     try:
@@ -289,7 +359,7 @@ def _site(store_path: Path, folder: Path, tournament_id: str, *, replays: bool) 
     except ImportError as error:
         return f"no static site: it needs the web extra ({error.name} is missing): {WEB_EXTRA}"
     try:
-        write_site(store_path, folder, [tournament_id], replays="losses" if replays else "none")
+        write_site(store_path, folder, tournament_ids, replays="losses" if replays else "none", points=points)
     except SiteError as error:
         return f"no static site: {error}"
     return folder

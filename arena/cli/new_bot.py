@@ -11,7 +11,7 @@ import typer
 
 from arena.cli import common
 from arena.cli.common import UsageError, cli_errors, print_json
-from arena.kits.new_bot import LANGUAGES, KitError, NewBot, engine_bot_option, new_bot
+from arena.kits.new_bot import LANGUAGES, SHELLS, KitError, NewBot, engine_bot_option, new_bot
 
 
 def _shown(path: Path, *, program: bool = True) -> str:
@@ -28,6 +28,17 @@ def _shown(path: Path, *, program: bool = True) -> str:
 
 def _next_steps(kit: NewBot) -> list[tuple[str, str]]:
     folder = shlex.quote(_shown(kit.folder, program=False))
+    if kit.shell:  # a course shell's agent: played as NAME=FOLDER under the shell's start, the zero rule
+        bot_option = engine_bot_option(kit.name, _shown(kit.folder, program=False))
+        return [
+            (f"arena check-bot {bot_option}", "does it load and play?"),
+            (f"arena play --first-click zero {bot_option}", "watch one game"),
+            (
+                f"arena tournament -d beginner --first-click zero -n 200 {bot_option} -p {kit.name},random",
+                "against random",
+            ),
+            (f"arena losses -p {kit.name}", "why it lost each game"),
+        ]
     bot_option = engine_bot_option(kit.name, _shown(kit.run_script))
     return [
         (shlex.quote(_shown(kit.build_script)), "check the syntax" if kit.language == "python" else "build it"),
@@ -45,7 +56,13 @@ def _next_steps(kit: NewBot) -> list[tuple[str, str]]:
 def command(
     name: Annotated[str, typer.Argument(help="The bot's name: 1-64 lower-case letters, digits, '.', '_' or '-'.")],
     language: Annotated[
-        str, typer.Option("--language", "-l", help=f"The kit's language: {', '.join(LANGUAGES)}.", show_default=False)
+        str,
+        typer.Option(
+            "--language",
+            "-l",
+            help=f"The kit's language: {', '.join(LANGUAGES)}; or a course shell: {', '.join(SHELLS)}.",
+            show_default=False,
+        ),
     ],
     directory: Annotated[
         Path | None,

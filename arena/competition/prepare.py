@@ -33,6 +33,7 @@ from arena.isolation.check_bot.check import (
     Target,
     check_bot,
     engine_target,
+    load_failure,
     package_target,
     plugin_target,
 )
@@ -99,6 +100,8 @@ def prepare(loaded: Loaded) -> list[Prepared]:
         elif entrant.kit is not None:
             item.kit = loaded.path(entrant.kit)
             item.bot = EngineBot(name=entrant.name, command=(str(item.kit / "run.sh"),), folder=str(item.kit))
+        elif entrant.myai is not None:
+            item.bot = EngineBot.shell(entrant.name, loaded.path(entrant.myai))
         elif entrant.command is not None:
             folder = str(loaded.path(entrant.folder)) if entrant.folder is not None else None
             item.bot = EngineBot(name=entrant.name, command=entrant.argv, folder=folder)
@@ -252,6 +255,10 @@ def _check(item: Prepared, limits: Limits, sandboxed: bool) -> None:
         item.leave_out("check", f"did not start: {error}")
         return
     failed = [r for r in results if not r.passed]
+    cause = load_failure(results) if item.bot is not None and item.bot.shell_folder is not None else None
+    if cause is not None:  # a course-shell agent that cannot be loaded: the adapter's line names the file and cause
+        item.leave_out("check", cause)
+        return
     if failed:
         first = failed[0]
         ids = ", ".join(r.id for r in failed)

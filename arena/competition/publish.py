@@ -20,6 +20,7 @@ from arena.analysis.leaderboard import Leaderboard, build_leaderboard, label_row
 from arena.analysis.stats import compare_paired_counts
 from arena.competition.prepare import BUILD_LOGS, Prepared
 from arena.competition.spec import Loaded
+from arena.competition.standings import PlayedSet, Standing
 from arena.outcome import PlayerKey
 from arena.results.store import Store
 from arena.results.totals import pair_counts
@@ -54,12 +55,20 @@ def competition_leaderboard(store: Store, tournament_id: str, names: Sequence[st
     return board.model_copy(update={"rows": rows})
 
 
-def results_data(loaded: Loaded, prepared: Sequence[Prepared], board: Leaderboard | None) -> dict[str, Any]:
-    """The competition, its entrants (each with its status and, when it played, its row) and its leaderboard."""
+def results_data(
+    loaded: Loaded,
+    prepared: Sequence[Prepared],
+    board: Leaderboard | None,
+    played: Sequence[PlayedSet] = (),
+    table: Sequence[Standing] = (),
+) -> dict[str, Any]:
+    """The competition, its entrants (each with its status and, when it played, its row), its leaderboard (the
+    one set's; None for several), and every set's leaderboard with the points table (``sets``, ``points``)."""
     c = loaded.competition
     rows = {}
     for row in board.rows if board else []:
         rows[PlayerKey(row.player).base] = row
+    ranks = {s.entrant: s.rank for s in table}
     entrants = []
     for item in prepared:
         row = rows.get(item.name)
@@ -73,7 +82,7 @@ def results_data(loaded: Loaded, prepared: Sequence[Prepared], board: Leaderboar
                 "reason": item.reason,
                 "player": row.player if row else None,
                 "version": row.version if row else None,
-                "rank": row.rank if row else None,
+                "rank": row.rank if row else ranks.get(item.name),
                 "build": _build_data(item),
             }
         )
@@ -81,12 +90,23 @@ def results_data(loaded: Loaded, prepared: Sequence[Prepared], board: Leaderboar
         "competition": {
             "name": c.name,
             "file": str(loaded.file),
-            "boards": c.boards.model_dump(mode="json"),
+            "boards": c.boards.model_dump(mode="json") if c.boards is not None else None,
+            "sets": [s.model_dump(mode="json") for s in c.board_sets],
             "limits": c.limits.model_dump(mode="json"),
             "sandbox": c.sandbox.value,
         },
         "entrants": entrants,
         "leaderboard": board.model_dump(mode="json") if board else None,
+        "sets": [
+            {
+                "name": item.board_set.name,
+                "points": item.board_set.points,
+                "tournament_id": item.tournament_id,
+                "leaderboard": item.board.model_dump(mode="json"),
+            }
+            for item in played
+        ],
+        "points": [s.model_dump(mode="json") for s in table],
     }
 
 
@@ -117,10 +137,76 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.2f}%"
 
 
+def _points_lines(data: dict[str, Any]) -> list[str]:
+    """The points table: every entrant's points with their interval, each set's win rate, and the comparison with
+    the leader on points."""
+    sets = data["competition"]["sets"]
+    lines = [
+        "## Points",
+        "",
+        "Each win is worth its set's points: "
+        + ", ".join(f"{_md(s['name'])} {_points(s['points'])}" for s in sets)
+        + ". `95% CI`: of the points expected on these boards, each set's Wilson interval combined (MOVER; the sets"
+        " are independent). `vs leader`: points minus the leader's on the boards both played, with its 95% interval"
+        " and the exact p of a McNemar test weighted by points (docs/statistics.md).",
+        "",
+        "| # | entrant | owner | points | 95% CI | "
+        + " | ".join(f"{_md(s['name'])} win rate [95% CI]" for s in sets)
+        + " | vs leader | p |",
+        "|---|---|---|---|---|" + "---|" * len(sets) + "---|---|",
+    ]
+    for r in data["points"]:
+        cells = []
+        for s in sets:
+            cell = r["sets"].get(s["name"])
+            cells.append(
+                "-"
+                if cell is None
+                else f"{cell['wins']}/{cell['games']} {_pct(cell['win_rate'])} "
+                f"[{_pct(cell['ci_low'])} – {_pct(cell['ci_high'])}]"
+            )
+        vs = "leader" if r["diff"] is None else f"{r['diff']:+g} [{r['diff_low']:+.1f}, {r['diff_high']:+.1f}]"
+        p = "" if r["p_value"] is None else f"{r['p_value']:.3g}"
+        lines.append(
+            f"| {r['rank']} | {_md(r['entrant'])} | {_md(r['owner'])} | {_points(r['points'])} | "
+            f"{r['points_low']:.1f} – {r['points_high']:.1f} | " + " | ".join(cells) + f" | {vs} | {p} |"
+        )
+    return [*lines, ""]
+
+
+def _points(value: float) -> str:
+    return f"{value:g}"
+
+
 def to_markdown(data: dict[str, Any]) -> str:
-    """The results as a markdown page: the leaderboard, then every entrant with its owner and status."""
-    c, board = data["competition"], data["leaderboard"]
+    """The results as a markdown page: the points table when there are several sets, each set's leaderboard,
+    then every entrant with its owner and status."""
+    c = data["competition"]
     lines = [f"# {_md(c['name'])}", ""]
+    several = len(data.get("sets") or []) > 1
+    if several and data.get("points"):
+        lines += _points_lines(data)
+    boards = [(s["name"], s["leaderboard"]) for s in data["sets"]] if several else [("", data["leaderboard"])]
+    for title, board in boards:
+        if board is None:
+            continue
+        if title:
+            lines += [f"## {_md(title)}", ""]
+        lines += _board_lines(data, board)
+    lines += ["## Entrants", "", "| entrant | owner | entered as | status | build log |", "|---|---|---|---|---|"]
+    for e in data["entrants"]:
+        status = "played" if e["status"] == "played" else f"left out: {e['reason']}"
+        built = e.get("build")
+        # The log's path is the arena's (builds/NAME.log, NAME a player name): safe as a link.
+        log = f"[{built['log']}]({built['log']})" if built else ""
+        lines.append(f"| {_md(e['name'])} | {_md(e['owner'])} | {_md(e['given'])} | {_md(status)} | {log} |")
+    return "\n".join(lines) + "\n"
+
+
+def _board_lines(data: dict[str, Any], board: dict[str, Any]) -> list[str]:
+    """One set's leaderboard as a markdown table, under the line that says what was played."""
+    c = data["competition"]
+    lines: list[str] = []
     if board is not None:
         b = board["config"]
         lines += [
@@ -150,14 +236,7 @@ def to_markdown(data: dict[str, Any]) -> str:
                 f"{_pct(r['ci_low'])} – {_pct(r['ci_high'])} | {vs} | {p} | {r['failed']} |"
             )
         lines.append("")
-    lines += ["## Entrants", "", "| entrant | owner | entered as | status | build log |", "|---|---|---|---|---|"]
-    for e in data["entrants"]:
-        status = "played" if e["status"] == "played" else f"left out: {e['reason']}"
-        built = e.get("build")
-        # The log's path is the arena's (builds/NAME.log, NAME a player name): safe as a link.
-        log = f"[{built['log']}]({built['log']})" if built else ""
-        lines.append(f"| {_md(e['name'])} | {_md(e['owner'])} | {_md(e['given'])} | {_md(status)} | {log} |")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def write_results(folder: Path, data: dict[str, Any]) -> list[Path]:

@@ -10,6 +10,7 @@ found by ``arena.competition.locate`` (``tomllib`` keeps none).
 from __future__ import annotations
 
 import importlib.metadata
+import math
 import re
 import shlex
 import tomllib
@@ -23,7 +24,7 @@ from arena.competition.hosting import HostSpec
 from arena.competition.locate import key_lines, line_of
 from arena.config import RecordMode
 from arena.isolation.sandbox.botfiles import broad_folder
-from arena.limits import DEFAULT_LIMITS, Clock, Limits, SandboxMode
+from arena.limits import DEFAULT_LIMITS, Clock, EngineBot, EngineBotError, Limits, SandboxMode
 from engine import BoardSpec, FirstClick
 from engine.board import resolve_board
 from engine.errors import BoardConfigError
@@ -31,10 +32,20 @@ from engine.layout import MAX_SEED
 from players.api import NAME_PATTERN
 from players.hookspecs import PROJECT
 
-__all__ = ["FORMS", "Boards", "Competition", "CompetitionError", "Entrant", "LimitsSpec", "Loaded", "load_competition"]
+__all__ = [
+    "FORMS",
+    "BoardSet",
+    "Boards",
+    "Competition",
+    "CompetitionError",
+    "Entrant",
+    "LimitsSpec",
+    "Loaded",
+    "load_competition",
+]
 
 #: The ways an entrant can be given, exactly one per entrant.
-FORMS = ("plugin", "package", "command", "kit", "builtin")
+FORMS = ("plugin", "package", "command", "kit", "myai", "builtin")
 #: What a kit folder must hold (``arena new-bot`` writes both).
 KIT_SCRIPTS = ("build.sh", "run.sh")
 #: Arguments of a command that name a file to run, checked like paths.
@@ -120,6 +131,21 @@ class Boards(_Strict):
             raise ValueError(str(error)) from None
 
 
+class BoardSet(Boards):
+    """One of several board sets (``[[sets]]``): a board set with its ``name`` and the ``points`` a win on it is
+    worth. Every entrant plays every set; the leaderboard ranks by points (docs/competitions.md)."""
+
+    name: str = Field(min_length=1, max_length=64)
+    points: float = 1.0
+
+    @field_validator("points", mode="before")
+    @classmethod
+    def _points(cls, value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+            raise ValueError(f"must be a positive number (the points a win is worth), got {value!r}")
+        return float(value)
+
+
 class LimitsSpec(_Strict):
     """The isolated bots' limits, as ``arena tournament`` takes them (``--move-time`` and the rest)."""
 
@@ -155,6 +181,8 @@ class Entrant(_Strict):
     #: With ``command``: the bot's folder, which it sees in the sandbox (default: its program's, as --bot-dir).
     folder: str | None = None
     kit: str | None = None
+    #: A course-shell agent's folder (its ``MyAI.py``), played through the adapter (docs/courses.md).
+    myai: str | None = None
     builtin: str | None = None
 
     @field_validator("name")
@@ -203,7 +231,7 @@ class Entrant(_Strict):
         return self
 
     @property
-    def form(self) -> Literal["plugin", "package", "command", "kit", "builtin"]:
+    def form(self) -> Literal["plugin", "package", "command", "kit", "myai", "builtin"]:
         return next(f for f in FORMS if getattr(self, f) is not None)  # type: ignore[return-value]
 
     @property
@@ -223,7 +251,9 @@ class Competition(_Strict):
     """The whole file."""
 
     name: str = Field(min_length=1)
-    boards: Boards
+    #: One board set (``[boards]``), or several for points (``[[sets]]``): exactly one of the two.
+    boards: Boards | None = None
+    sets: list[BoardSet] | None = Field(default=None, min_length=1)
     limits: LimitsSpec = Field(default_factory=LimitsSpec)
     #: true: the sandbox or an error (``require``); false: never (``off``); or ``auto``, ``require``, ``off``.
     sandbox: SandboxMode = SandboxMode.AUTO
@@ -238,6 +268,21 @@ class Competition(_Strict):
         if isinstance(value, bool):
             return SandboxMode.REQUIRE if value else SandboxMode.OFF
         return value
+
+    @model_validator(mode="after")
+    def _one_board_source(self) -> Competition:
+        if (self.boards is None) == (self.sets is None):
+            raise ValueError("give [boards] (one board set) or [[sets]] (several, for points), exactly one of them")
+        return self
+
+    @property
+    def board_sets(self) -> list[BoardSet]:
+        """Every board set the entrants play: the ``[[sets]]``, or ``[boards]`` as one set named after its
+        board, a win worth 1 point."""
+        if self.sets is not None:
+            return list(self.sets)
+        assert self.boards is not None
+        return [BoardSet(**self.boards.model_dump(), name=self.boards.spec.label, points=1.0)]
 
     @model_validator(mode="after")
     def _entrants(self) -> Competition:
@@ -326,6 +371,7 @@ def load_competition(file: str | Path) -> Loaded:
     except ValidationError as error:
         raise _validation_error(file, lines, error) from None
     loaded = Loaded(competition, file.resolve(), lines)
+    _check_sets(loaded)
     _check_entrants(loaded)
     return loaded
 
@@ -333,6 +379,31 @@ def load_competition(file: str | Path) -> Loaded:
 def _toml_line(error: tomllib.TOMLDecodeError) -> int | None:
     found = re.search(r"line (\d+)", str(error))
     return int(found.group(1)) if found else None
+
+
+def _check_sets(loaded: Loaded) -> None:
+    """Sets that clash: two with one name, or two that are the same boards (one tournament, played once)."""
+    names: dict[str, int] = {}
+    boards: dict[tuple[object, ...], int] = {}
+    for index, board_set in enumerate(loaded.competition.sets or []):
+        where = ("sets", index)
+        if board_set.name in names:
+            first = loaded.line("sets", names[board_set.name], "name")
+            raise CompetitionError(
+                loaded.file, loaded.line(*where, "name"), _key_text((*where, "name")),
+                f"{board_set.name!r} is the name of the set on line {first} already; give each set its own name",
+            )  # fmt: skip
+        names[board_set.name] = index
+        spec = board_set.spec
+        same = (spec.height, spec.width, spec.mines, board_set.first_click, board_set.seed)
+        if same in boards:
+            first = loaded.line("sets", boards[same])
+            raise CompetitionError(
+                loaded.file, loaded.line(*where), _key_text(where),
+                f"the same boards as the set on line {first} (size, mines, first-click rule and seed): "
+                "give it another seed",
+            )  # fmt: skip
+        boards[same] = index
 
 
 def _check_entrants(loaded: Loaded) -> None:
@@ -359,6 +430,17 @@ def _check_entrants(loaded: Loaded) -> None:
                     index, "kit", f"{folder} has no {' and no '.join(missing)}; a kit is a folder made by arena new-bot"
                 )
             _check_own_folder(loaded, index, "kit", folder)
+        elif entrant.myai is not None:
+            folder = loaded.path(entrant.myai)
+            if not folder.is_dir():
+                raise loaded.error(
+                    index, "myai", f"{folder} is not a folder (a course-shell agent's folder holds MyAI.py)"
+                )
+            try:
+                EngineBot.shell(entrant.name, folder)
+            except EngineBotError as error:
+                raise loaded.error(index, "myai", str(error)) from None
+            _check_own_folder(loaded, index, "myai", folder)
         elif entrant.package is not None:
             _check_package(loaded, index, entrant.package)
         elif entrant.command is not None:

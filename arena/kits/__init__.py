@@ -7,6 +7,6 @@ docs/protocol.md, so all of them, and ``examples/standalone_bot.py``, play the s
 
 from __future__ import annotations
 
-from arena.kits.new_bot import LANGUAGES, KitError, NewBot, engine_bot_option, new_bot, template_files
+from arena.kits.new_bot import LANGUAGES, SHELLS, KitError, NewBot, engine_bot_option, new_bot, template_files
 
-__all__ = ["LANGUAGES", "KitError", "NewBot", "engine_bot_option", "new_bot", "template_files"]
+__all__ = ["LANGUAGES", "SHELLS", "KitError", "NewBot", "engine_bot_option", "new_bot", "template_files"]

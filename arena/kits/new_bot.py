@@ -23,6 +23,7 @@ from players.api import NAME_PATTERN
 
 __all__ = [
     "LANGUAGES",
+    "SHELLS",
     "STRATEGY_FILES",
     "TEST_COMMANDS",
     "KitError",
@@ -34,6 +35,11 @@ __all__ = [
 
 #: The kits, in the order ``arena new-bot --help`` lists them.
 LANGUAGES = ("python", "javascript", "cpp", "rust", "java")
+#: The course shells: an agent's folder in a course's interface, played through the arena's adapter
+#: (docs/courses.md), not a protocol client; nothing to build.
+SHELLS = ("myai-python",)
+#: The files of a shell the arena gives its agents (``arena/isolation/myai/``), written beside the agent.
+SHELL_FILES = ("AI.py", "Action.py")
 #: The one file of each kit its author edits.
 STRATEGY_FILES = {
     "python": "strategy.py",
@@ -41,6 +47,7 @@ STRATEGY_FILES = {
     "cpp": "src/strategy.cpp",
     "rust": "src/strategy.rs",
     "java": "src/main/java/bot/Strategy.java",
+    "myai-python": "MyAI.py",
 }
 #: Each kit's unit tests, run in its folder.
 TEST_COMMANDS = {
@@ -49,6 +56,7 @@ TEST_COMMANDS = {
     "cpp": "make test",
     "rust": "cargo test",
     "java": "./test.sh",
+    "myai-python": "python3 -c 'import MyAI'",
 }
 #: Placeholders in the templates' text.
 NAME_TOKEN = "__BOT_NAME__"
@@ -90,8 +98,13 @@ class NewBot:
         return TEST_COMMANDS[self.language]
 
     @property
+    def shell(self) -> bool:
+        """Whether this is a course shell's agent folder (played as ``NAME=FOLDER``), not a protocol kit."""
+        return self.language in SHELLS
+
+    @property
     def run_script(self) -> Path:
-        return self.folder / "run.sh"
+        return self.folder if self.shell else self.folder / "run.sh"
 
     @property
     def build_script(self) -> Path:
@@ -109,8 +122,8 @@ def engine_bot_option(name: str, run_script: Path | str) -> str:
 
 def template_files(language: str) -> dict[str, Traversable]:
     """The template of ``language``, file by file, keyed by its path inside the kit (``/``-separated)."""
-    if language not in LANGUAGES:
-        raise KitError(f"unknown language {language!r}; choose one of: {', '.join(LANGUAGES)}")
+    if language not in LANGUAGES + SHELLS:
+        raise KitError(f"unknown language {language!r}; choose one of: {', '.join(LANGUAGES + SHELLS)}")
     root = resources.files("arena.kits").joinpath("templates", language)
     files: dict[str, Traversable] = {}
 
@@ -125,6 +138,9 @@ def template_files(language: str) -> dict[str, Traversable]:
                 files[path] = child
 
     walk(root, "")
+    if language in SHELLS:
+        shell = resources.files("arena.isolation").joinpath("myai")
+        files.update({name: shell.joinpath(name) for name in SHELL_FILES})
     if not files:
         raise KitError(f"the {language} kit's template is missing from this installation of the arena")
     return files

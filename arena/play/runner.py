@@ -122,7 +122,8 @@ def play_game(
         warm_up(player)
     limit = move_limit or default_move_limit(spec)
     trusted = player.player if isinstance(player, TrustedAgent) else player
-    compiled = compiled and on_move is None  # a display watches every move
+    # A display watches every move; the zero rule's opening is the arena's, which the compiled games do not make.
+    compiled = compiled and on_move is None and rule != FirstClick.ZERO  # (rule may be given as its text)
     if compiled and isinstance(trusted, Player) and type(trusted).play_compiled is not Player.play_compiled:
         result = _play_compiled(trusted, key, spec, rule, seed, board, limit, record)
         if result is not None:
@@ -142,6 +143,7 @@ def play_game(
     cpu0 = time.thread_time()
     outside0 = agent.cpu_seconds()
     try:
+        game.open_start()  # the zero rule's opening, before the player's first turn
         agent.start(spec, rule, player_seed(seed, board, agent.name), limits)
         used = time.perf_counter() - wall0 if limits.clock is Clock.WALL else 0.0
         act_live = getattr(agent, "act_live", None)
@@ -243,7 +245,7 @@ def compiled_values(
 ) -> list[tuple[Any, ...] | None] | None:
     """``play_compiled_boards`` with each result as the tuple of its field values (``GameResult(*values)``), for
     a ``GameBatch`` that keeps them so (``arena.play.worker.play_boards``)."""
-    if type(player).play_compiled_boards is Player.play_compiled_boards or not boards:
+    if type(player).play_compiled_boards is Player.play_compiled_boards or not boards or rule == FirstClick.ZERO:
         return None
     if not (0 <= seed <= MAX_SEED and min(boards) >= 0 and max(boards) <= MAX_SEED):
         return None  # the checks' own words come from the game-by-game path

@@ -43,6 +43,7 @@ __all__ = [
     "SweepLine",
     "TournamentInfo",
     "Unavailable",
+    "board_pairs",
     "diverged",
     "diverged_at",
     "failures",
@@ -50,7 +51,6 @@ __all__ = [
     "games_page",
     "leaderboard",
     "live_status",
-    "paired_wins",
     "player_games",
     "player_slug",
     "players",
@@ -336,7 +336,7 @@ def wins_in_order(db: Store, tid: str, key: str) -> list[bool]:
     return list(_won_by_board(db, tid, key).values())
 
 
-def paired_wins(db: Store, tid: str, a: str, b: str) -> list[tuple[bool, bool]]:
+def board_pairs(db: Store, tid: str, a: str, b: str) -> list[tuple[bool, bool]]:
     """(``a`` won, ``b`` won) on each board both have played, in board order: what a match's test reads."""
     x, y = _won_by_board(db, tid, a), _won_by_board(db, tid, b)
     return [(x[board], y[board]) for board in x if board in y]

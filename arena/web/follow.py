@@ -138,7 +138,7 @@ def match_page(db: Store, tid: str, links: Links, query: dict[str, str] | None =
     delta, alpha, beta = _setting(query, "delta"), _setting(query, "alpha"), _setting(query, "beta")
     batch = int(_setting(query, "batch"))
     assumed = [name for name in MATCH_DEFAULTS if name not in query]
-    won = data.paired_wins(db, tid, a, b)
+    won = data.board_pairs(db, tid, a, b)
     only_a = only_b = 0
     series: list[tuple[int, float]] = []
     looks: list[dict[str, Any]] = []

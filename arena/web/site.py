@@ -18,9 +18,10 @@ import itertools
 import json
 import os
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from arena.web import data, follow, pages, pages_more, site_data, sweep_page
 from arena.web.links import SiteLinks, site_path
@@ -140,6 +141,24 @@ def _public(board: dict[str, object]) -> dict[str, object]:
     return board
 
 
+#: A competition's points table, at the site's top (``write_site(points=...)``).
+POINTS_PAGE = "points.html"
+
+
+def _points_page(points: Mapping[str, Any], links: SiteLinks) -> pages.Page:
+    """The points table of a competition of several board sets, from its results' data: every value an entrant
+    wrote (a name, an owner) is text, escaped by the templates."""
+    sets = [
+        {"name": s["name"], "points": f"{s['points']:g}", "href": links.leaderboard(s["tournament_id"])}
+        for s in points["sets"]
+    ]
+    title = f"{points['competition']['name']}: points"
+    context = {"name": points["competition"]["name"], "sets": sets, "rows": points["points"]}
+    return pages.Page(
+        "points.html", title, context, points["points"], crumbs=[("tournaments", links.home()), ("points", None)]
+    )
+
+
 def write_site(
     store: str | Path | None,
     folder: str | Path,
@@ -150,9 +169,12 @@ def write_site(
     lists: bool = True,
     force: bool = False,
     progress: Callable[[str], None] | None = None,
+    points: Mapping[str, Any] | None = None,
 ) -> SiteSummary:
     """Write the pages of ``tournaments`` (default: every stored one) into ``folder``. ``lists=False``: no
-    player's list of games and no comparison's list of boards, for a small site of the figures."""
+    player's list of games and no comparison's list of boards, for a small site of the figures. ``points``: a
+    competition of several board sets (its ``leaderboard.json``'s data: ``arena compete``) also gets its points
+    table, ``points.html``, each set linked to its tournament's leaderboard."""
     if replays not in REPLAYS:
         raise SiteError(f"--replays must be one of {', '.join(REPLAYS)}, got {replays!r}")
     if losses not in LOSSES:
@@ -262,6 +284,8 @@ def write_site(
                 lambda links, n=name: pages_more.versions_page(db, n, links, set(ids)),
                 every,
             )
+        if points is not None:
+            page(POINTS_PAGE, lambda links: _points_page(points, links), every)
     for name, content in static_files().items():
         put(site_path("static", name), content)
     for stale in sorted(previous - set(written)):

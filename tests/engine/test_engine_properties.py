@@ -33,7 +33,9 @@ class Case:
 
 
 @st.composite
-def cases(draw: st.DrawFn, rules: tuple[FirstClick, ...] = tuple(FirstClick), max_side: int = 20) -> Case:
+def cases(
+    draw: st.DrawFn, rules: tuple[FirstClick, ...] = tuple(r for r in FirstClick if r.player_clicks), max_side: int = 20
+) -> Case:
     rule = draw(st.sampled_from(rules))
     height = draw(st.integers(1, max_side))
     width = draw(st.integers(1, max_side))

@@ -45,6 +45,7 @@ __all__ = [
     "as_json",
     "check_bot",
     "engine_target",
+    "load_failure",
     "package_target",
     "plugin_target",
 ]
@@ -351,6 +352,16 @@ _CHECKS: list[tuple[str, str, Callable[[Checker], tuple[bool, str, str]]]] = [
     ("first-click", "handles every first-click rule", _first_click),
     ("large-board", "plays a large custom board within the limits", _large_board),
 ]
+
+
+def load_failure(results: Sequence[CheckResult]) -> str | None:
+    """Why a bot could not set itself up, in its own words, when that is why its checks failed: the reason its
+    ``hello`` carried (``{"error": ...}``; a course-shell agent's adapter names the file and the cause there), else
+    None."""
+    if not results or results[0].id != "hello" or results[0].passed:
+        return None
+    got = results[0].got
+    return got.rpartition("': ")[2] if "': " in got else got
 
 
 def as_json(results: Sequence[CheckResult]) -> list[dict[str, Any]]:

@@ -197,7 +197,8 @@ class Played:
     """One game as the checker saw it."""
 
     label: str
-    #: ``won``, ``lost``, ``illegal`` (ended by an illegal action), or why it did not end by the rules.
+    #: ``won``, ``lost``, ``illegal`` (ended by an illegal action), ``resigned`` (the bot gave it up), or why it
+    #: did not end by the rules.
     outcome: str
     detail: str = ""
     #: Every reply's actions, as played: the same game played alike has the same moves.
@@ -205,7 +206,7 @@ class Played:
 
     @property
     def ended(self) -> bool:
-        return self.outcome in ("won", "lost", "illegal")
+        return self.outcome in ("won", "lost", "illegal", "resigned")
 
     def summary(self) -> str:
         return f"{self.label}: {self.outcome}" + (f" ({self.detail})" if self.detail else "")
@@ -247,6 +248,7 @@ class Checker:
         each followed by a look for output that should not come."""
         label = f"{spec.name} {spec.height}x{spec.width} board {board}, first click {rule.value}"
         game = Game(spec, rule, seed=SEED, index=board)
+        game.open_start()  # the zero rule's opening, as a tournament makes it
         played = Played(label, "")
         seed = player_seed(SEED, board, self.target.name)
         pending = [extra(protocol.new_game(spec, rule, seed, self.limits.move_time, self.limits.game_time))]
@@ -267,6 +269,9 @@ class Checker:
                         return played
                 if "error" in message:
                     played.outcome, played.detail = "error", f"the bot answered {shown(json.dumps(message))}"
+                    break
+                if "resign" in message:  # giving the game up is an end the protocol allows (a shell's LEAVE)
+                    played.outcome, played.detail = "resigned", shown(str(message["resign"]))
                     break
                 self.replies += 1
                 where = f"{label}, reply {len(played.moves) + 1}"

@@ -27,6 +27,7 @@ from engine.actions import KINDS, NOTE_CHARS, action_from_row
 __all__ = [
     "PROTOCOL_VERSION",
     "BotReportedError",
+    "BotResigned",
     "ProtocolError",
     "decode_grid",
     "decode_hello",
@@ -67,6 +68,12 @@ class ProtocolError(Exception):
 
 class BotReportedError(Exception):
     """The bot answered ``{"error": ...}``: its own failure, reported cleanly (outcome ``error``)."""
+
+
+class BotResigned(BotReportedError):
+    """The bot answered ``{"resign": ...}``: it gives the game up, as a course shell's ``LEAVE`` does. The game is
+    not won and is scored like an ``error`` with the bot's reason; ``arena check-bot`` counts it as an end of the
+    game the protocol allows, not as a failure to play."""
 
 
 def _line(message: dict[str, Any]) -> str:
@@ -216,6 +223,8 @@ def parse_reply(line: bytes | str) -> tuple[list[Action], float]:
     message = _object(line)
     if "error" in message:
         raise BotReportedError(str(message["error"])[:1000])
+    if "resign" in message:
+        raise BotResigned(str(message["resign"])[:1000])
     items = message.get("actions")
     if not isinstance(items, list) or not items:
         raise InvalidActionError('the reply has no action; send {"actions": [[KIND, ROW, COL], ...]}')

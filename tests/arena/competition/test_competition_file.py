@@ -173,7 +173,7 @@ def test_the_example_competition_loads() -> None:
         ('[[entrants]]\nname = "random"\nowner = "A"\nplugin = "p.py"\n', "entrants[1].name", "name =#2",
          "a built-in player's name"),
         ('[[entrants]]\nname = "a"\nowner = "A"\nplugin = "p.py"\ncommand = "x"\n', "entrants[1]", "[[entrants]]",
-         "exactly one of plugin, package, command, kit, builtin (got plugin and command)"),
+         "exactly one of plugin, package, command, kit, myai, builtin (got plugin and command)"),
         ('[[entrants]]\nname = "a"\nowner = "A"\ncommand = "python3 gone/bot.py"\n', "entrants[1].command",
          "command =", "gone/bot.py does not exist"),
         ('[[entrants]]\nname = "a"\nowner = "A"\npackage = "no-such-arena-bot"\n', "entrants[1].package",

@@ -34,7 +34,7 @@ class GameInfo:
     height: int = 0
     width: int = 0
     mines: int = 0
-    rule: str = "safe"  # the first-click rule: safe, opening, none or windows
+    rule: str = "safe"  # the first-click rule: safe, opening, none, windows or zero
     seed: str = "0" * 32  # this game's own seed: 32 hex digits
     move_ms: int = 10000
     game_ms: int = 300000

@@ -24,7 +24,7 @@ struct GameInfo {
     int height = 0;
     int width = 0;
     int mines = 0;
-    std::string rule = "safe";  // the first-click rule: safe, opening, none or windows
+    std::string rule = "safe";  // the first-click rule: safe, opening, none, windows or zero
     std::string seed = std::string(32, '0');  // this game's own seed: 32 hex digits
     long long move_ms = 10000;
     long long game_ms = 300000;

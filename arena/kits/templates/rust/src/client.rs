@@ -22,7 +22,7 @@ pub struct GameInfo {
     pub height: usize,
     pub width: usize,
     pub mines: usize,
-    /// The first-click rule: safe, opening, none or windows.
+    /// The first-click rule: safe, opening, none, windows or zero.
     pub rule: String,
     /// This game's own seed: 32 hex digits.
     pub seed: String,

@@ -8,7 +8,7 @@ public final class GameInfo {
     public final int height;
     public final int width;
     public final int mines;
-    /** The first-click rule: safe, opening, none or windows. */
+    /** The first-click rule: safe, opening, none, windows or zero. */
     public final String rule;
     /** This game's own seed: 32 hex digits. */
     public final String seed;
