@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -19,7 +20,7 @@ from arena.analysis.stats import PairedComparison, compare_paired, wilson_interv
 from arena.results.store import Store, StoreError
 from arena.results.stored import StoredPlayer, StoredTournament
 
-__all__ = ["BoardHistory", "UnknownPlayer", "VersionRow", "player_history"]
+__all__ = ["BoardHistory", "UnknownPlayer", "VersionRow", "history_json", "player_history"]
 
 
 class UnknownPlayer(StoreError):
@@ -136,3 +137,42 @@ def _paired(mine: dict[str, dict[int, bool]], theirs: dict[str, dict[int, bool]]
     if not a or not sum(len(x) for x in a):
         return None
     return compare_paired(np.concatenate(a), np.concatenate(b))
+
+
+def history_json(history: BoardHistory) -> dict[str, Any]:
+    """``arena history --json``'s entry of one board: each version, and its comparison with the one before."""
+    versions = []
+    for row in history.versions:
+        cmp = row.vs_previous
+        versions.append(
+            {
+                "version": row.version,
+                "rows": list(row.keys),
+                "tournaments": row.tournaments,
+                "games": row.games,
+                "wins": row.wins,
+                "win_rate": row.win_rate,
+                "ci_low": row.ci_low,
+                "ci_high": row.ci_high,
+                "vs_previous": None
+                if cmp is None
+                else {
+                    "boards": cmp.games,
+                    "only_this": cmp.only_a,
+                    "only_previous": cmp.only_b,
+                    "diff": cmp.diff,
+                    "diff_low": cmp.diff_low,
+                    "diff_high": cmp.diff_high,
+                    "p_value": cmp.p_value,
+                },
+            }
+        )
+    return {
+        "difficulty": history.difficulty,
+        "height": history.height,
+        "width": history.width,
+        "mines": history.mines,
+        "rule": history.rule,
+        "tournaments": list(history.tournaments),
+        "versions": versions,
+    }

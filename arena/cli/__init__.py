@@ -26,8 +26,9 @@ __all__ = ["COMMANDS", "app", "main"]
 #: (``check-bot``: ``arena.cli.check_bot``).
 COMMANDS: dict[str, str] = {
     "tournament": "Play a tournament: every player on the same seeded boards; prints the leaderboard.",
-    "compete": "Run a competition file (docs/competitions.md): build the kits, check every entrant (one that fails "
-    "is left out, with the reason), play, resumably, and publish the leaderboard (markdown, JSON, a static site).",
+    "compete": "Run a competition file (docs/competitions.md): build the kits in the sandbox, check every entrant "
+    "(one that fails is left out, with the reason), play, resumably, and publish the leaderboard (markdown, JSON, "
+    "a static site).",
     "match": "Is A better than B? Play both on the same boards, in batches, until a sequential probability ratio "
     "test decides 'A better by at least --delta points' or 'no better'.",
     "sweep": "Win rate against mine density: a grid of tournaments (sizes x densities), a table, a CSV and a plot.",
@@ -55,6 +56,11 @@ COMMANDS: dict[str, str] = {
     "from the store, read-only, on 127.0.0.1; pages of a tournament being played update by themselves.",
     "site": "Write the competition's pages as a static site into OUT (every tournament, or those named): they open "
     "from file:// and from any static web host.",
+    "host": "Host a competition people submit bots to (docs/hosting.md): the pages, the submission API, the queue "
+    "that builds, checks and plays each submission in the sandbox, public and private boards; --close ends it.",
+    "entrant": "The entrants of a hosted competition: add NAME --owner (prints its token once), revoke NAME, list.",
+    "submit": "Send a bot's folder to a competition `arena host` runs (the token from --token-file or $ARENA_TOKEN); "
+    "--wait follows it: exit 0 ranked, 1 its build or checks failed, 2 bad input.",
     "new-bot": "Write a starter kit: a ready bot project in python, javascript, cpp, rust or java that speaks the "
     "protocol; prints the --engine-bot option that plays it.",
 }

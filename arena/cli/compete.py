@@ -1,10 +1,11 @@
 """`arena compete competition.toml`: run a competition as its file says (docs/competitions.md).
 
 It reads and checks the file (bad input is one line naming FILE:LINE and the key, exit 2, nothing stored), builds
-the kits, checks every entrant with `arena check-bot`'s checks (one that fails is left out, with the reason, and
-the others play), plays the tournament, resumably, in the competition's own store, and publishes the leaderboard
-as markdown, JSON and, with the web extra, a static site. Commands and paths in the file are relative to the
-file's folder, and the commands run there.
+the kits in the sandbox (``--build-outside-sandbox``: as the user, the old way), each build's log kept in the
+results folder's ``builds/``, checks every entrant with `arena check-bot`'s checks (one that fails is left out,
+with the reason, and the others play), plays the tournament, resumably, in the competition's own store, and
+publishes the leaderboard as markdown, JSON and, with the web extra, a static site. Commands and paths in the file
+are relative to the file's folder, and the commands run there.
 """
 
 from __future__ import annotations
@@ -27,12 +28,21 @@ from arena.cli import player_options as playing
 from arena.cli.common import UsageError, cli_errors, console, err_console, plain_table, print_json
 from arena.cli.player_options import check_sandbox, checked_players, games_stopped, player_catalog
 from arena.cli.render import print_leaderboard
-from arena.competition.prepare import Prepared, build, check, discover, engine_bot_options, prepare, seen_by
+from arena.competition.prepare import (
+    BUILD_LOGS,
+    Prepared,
+    build,
+    check,
+    discover,
+    engine_bot_options,
+    prepare,
+    seen_by,
+)
 from arena.competition.publish import competition_leaderboard, results_data, write_results
 from arena.competition.spec import CompetitionError, Loaded, load_competition
 from arena.config import PlayerRef, RecordMode, TournamentConfig
 from arena.isolation.sandbox import bubblewrap as sandboxes
-from arena.limits import Isolation
+from arena.limits import Isolation, SandboxMode
 
 if TYPE_CHECKING:
     from arena.analysis.leaderboard import Leaderboard
@@ -67,14 +77,19 @@ def _say(text: str, *, quiet: bool = False) -> None:
         err_console.print(Text(text), soft_wrap=True)
 
 
-def _report(item: Prepared, stage: str, done: bool, *, quiet: bool) -> None:
-    """A line as each entrant's build or check begins, and one saying how it went."""
-    if quiet:
-        return
+def _report(item: Prepared, stage: str, done: bool, *, quiet: bool, sandboxed: bool = True) -> None:
+    """A line as each entrant's build or check begins, and one saying how it went (a build: where its log is)."""
     if not done:
-        _say(f"building {item.name}: {item.kit}/build.sh" if stage == "build" else f"checking {item.name}")
-    else:
-        _say(f"  {item.name}: " + (item.notes[-1][1] if item.playing else f"left out: {item.reason}"))
+        where = "in the sandbox" if sandboxed else "OUTSIDE the sandbox"
+        _say(
+            f"building {item.name}: {item.kit}/build.sh, {where}" if stage == "build" else f"checking {item.name}",
+            quiet=quiet,
+        )
+        return
+    _say(f"  {item.name}: " + (item.notes[-1][1] if item.playing else f"left out: {item.reason}"), quiet=quiet)
+    if stage == "build" and item.build_log is not None:
+        # Where a failed build's author reads why, even with --quiet: the reason above is its first error only.
+        _say(f"  {item.name}: whole build log: {item.build_log}", quiet=quiet and item.playing)
 
 
 def _entrants_table(prepared: list[Prepared]) -> Any:
@@ -104,13 +119,23 @@ def command(
         Path | None,
         typer.Option(
             "--out",
-            help="Folder for leaderboard.md, leaderboard.json and the site/ (default: NAME-results beside the file).",
+            help="Folder for leaderboard.md, leaderboard.json, the kits' build logs (builds/) and the site/ "
+            "(default: NAME-results beside the file).",
             show_default=False,
         ),
     ] = None,
     workers: playing.WorkersOpt = None,
     json_out: common.JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, only the results.")] = False,
+    build_outside_sandbox: Annotated[
+        bool,
+        typer.Option(
+            "--build-outside-sandbox",
+            help="Run each kit's build.sh as you, outside the sandbox: with your rights, your files, your "
+            "environment and the network. Only for kits whose build scripts you trust (the default builds each kit "
+            "in the sandbox, with its own folder writable and nothing else).",
+        ),
+    ] = False,
 ) -> None:
     if workers is not None and workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
@@ -119,6 +144,8 @@ def command(
     except CompetitionError as error:
         raise UsageError(str(error)) from None
     c = loaded.competition
+    if c.host is not None:
+        raise UsageError(f"{loaded.file} is a hosted competition ([host]): run it with `arena host {file}`")
     own_store, own_out = default_paths(loaded)
     store_path = (store.expanduser().resolve() if store is not None else own_store).resolve()
     out_dir = (out.expanduser().resolve() if out is not None else own_out).resolve()
@@ -127,6 +154,13 @@ def command(
     with working_folder(loaded.folder):
         check_sandbox(c.sandbox)
         prepared = prepare(loaded)
+        if any(p.kit is not None for p in prepared) and not build_outside_sandbox:
+            why = sandboxes.unavailable()
+            if why is not None:
+                raise UsageError(
+                    f"the kits are built in the sandbox, which this machine cannot make ({why}); "
+                    "--build-outside-sandbox builds them as you, with your rights, files and network"
+                )
         exposed = seen_by(prepared, out_dir, loaded.folder) if sandboxes.use_sandbox(c.sandbox) else None
         if exposed is not None:
             raise UsageError(
@@ -143,9 +177,10 @@ def command(
             f"seed {c.boards.seed}, {c.boards.count} boards",
             quiet=quiet,
         )
-        report = functools.partial(_report, quiet=quiet)
+        build_mode = SandboxMode.OFF if build_outside_sandbox else SandboxMode.REQUIRE
+        report = functools.partial(_report, quiet=quiet, sandboxed=not build_outside_sandbox)
         try:
-            build(prepared, report)
+            build(prepared, out_dir / BUILD_LOGS, build_mode, report)
             check(prepared, limits, sandboxes.use_sandbox(c.sandbox), report)
         except KeyboardInterrupt:
             err_console.print(
@@ -179,6 +214,7 @@ def command(
         summary, board, seconds = _play(config, catalog, store_path, workers, quiet, [p.name for p in playing_now])
     data = results_data(loaded, prepared, board)
     written = write_results(out_dir, data)
+    logs = sorted(p.build_log for p in prepared if p.build_log is not None and p.build_log.is_file())
     site = _site(store_path, out_dir / "site", config.id, replays=c.record is RecordMode.MOVES)
     data["run"] = {
         "played": summary.played,
@@ -186,7 +222,7 @@ def command(
         "workers": summary.workers,
         "seconds": round(seconds, 3),
         "store": str(store_path),
-        "published": [str(p) for p in written] + ([str(site)] if isinstance(site, Path) else []),
+        "published": [str(p) for p in [*written, *logs]] + ([str(site)] if isinstance(site, Path) else []),
         "site": str(site) if isinstance(site, Path) else None,
         "site_note": site if isinstance(site, str) else None,
     }
@@ -202,6 +238,9 @@ def command(
     console.print(Text(f"results stored in {store_path}"), style="dim", soft_wrap=True)
     for path in written:
         console.print(Text(f"wrote {path}"), soft_wrap=True)
+    if logs:
+        count = f"{len(logs)} build log{'s' if len(logs) != 1 else ''}"
+        console.print(Text(f"wrote {count} in {out_dir / BUILD_LOGS}"), soft_wrap=True)
     if isinstance(site, Path):
         console.print(Text(f"wrote the site: open {site / 'index.html'}"), soft_wrap=True)
     else:

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 from rich.text import Text
 
-from arena.analysis.history import BoardHistory, UnknownPlayer, VersionRow, player_history
+from arena.analysis.history import BoardHistory, UnknownPlayer, VersionRow, history_json, player_history
 from arena.cli import common
 from arena.cli.common import UsageError, cli_errors, console, plain_table, print_json
 from arena.results.store import Store
@@ -28,7 +28,7 @@ def command(
         except UnknownPlayer as error:
             raise UsageError(str(error)) from None
     if json_out:
-        print_json({"player": name, "boards": [_as_json(h) for h in histories]})
+        print_json({"player": name, "boards": [history_json(h) for h in histories]})
         return
     for history in histories:
         console.print(_table(name, history))
@@ -57,41 +57,3 @@ def _table(name: str, history: BoardHistory) -> Any:
         cells = (row.version, str(row.games), _pct(row.win_rate), f"{_pct(row.ci_low)}-{_pct(row.ci_high)}")
         table.add_row(*(Text(c) for c in (*cells, versus, p, paired)))
     return table
-
-
-def _as_json(history: BoardHistory) -> dict[str, Any]:
-    versions = []
-    for row in history.versions:
-        cmp = row.vs_previous
-        versions.append(
-            {
-                "version": row.version,
-                "rows": list(row.keys),
-                "tournaments": row.tournaments,
-                "games": row.games,
-                "wins": row.wins,
-                "win_rate": row.win_rate,
-                "ci_low": row.ci_low,
-                "ci_high": row.ci_high,
-                "vs_previous": None
-                if cmp is None
-                else {
-                    "boards": cmp.games,
-                    "only_this": cmp.only_a,
-                    "only_previous": cmp.only_b,
-                    "diff": cmp.diff,
-                    "diff_low": cmp.diff_low,
-                    "diff_high": cmp.diff_high,
-                    "p_value": cmp.p_value,
-                },
-            }
-        )
-    return {
-        "difficulty": history.difficulty,
-        "height": history.height,
-        "width": history.width,
-        "mines": history.mines,
-        "rule": history.rule,
-        "tournaments": list(history.tournaments),
-        "versions": versions,
-    }

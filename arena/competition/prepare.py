@@ -9,8 +9,10 @@ package through its entry point. Then:
   would: an alias the arena refuses (a plugin of several players, a name another plugin registers) or a package
   without a player of the entrant's name is bad input (``CompetitionError``), a plugin that fails to import is
   left out with its reason;
-- ``build`` runs each kit's ``build.sh`` in its folder, on this machine and outside the sandbox (it is the
-  organizer's toolchain that builds), and leaves out a kit whose build fails;
+- ``build`` runs each kit's ``build.sh`` in its folder inside the sandbox (``arena.isolation.builds.build``: no network,
+  only the kit's folder writable, limits on time, memory, processes and output; outside it only when the
+  organizer asks, ``--build-outside-sandbox``), keeps each build's whole log in the results folder, and leaves out
+  a kit whose build fails, with its first error (``FILE:LINE: message``) and where its log is;
 - ``check`` plays each bot through ``arena check-bot``'s scripted situations (``arena.isolation.check_bot.check``) under
   the competition's limits and sandbox, and leaves out a bot that fails a check.
 """
@@ -19,13 +21,13 @@ from __future__ import annotations
 
 import re
 import shlex
-import subprocess
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.competition.spec import Entrant, Loaded
+from arena.isolation.builds.build import DEFAULT_BUILD_LIMITS, BuildLimits, BuildResult, build_bot
 from arena.isolation.check_bot.check import (
     BotDidNotStart,
     Target,
@@ -40,7 +42,7 @@ from arena.limits import EngineBot, Isolation, Limits, SandboxMode
 from players.registry import FILE_SOURCE, PluginFailure
 
 __all__ = [
-    "BUILD_TIMEOUT",
+    "BUILD_LOGS",
     "Prepared",
     "build",
     "check",
@@ -51,8 +53,8 @@ __all__ = [
     "target",
 ]
 
-#: Seconds a kit's build.sh may take.
-BUILD_TIMEOUT = 900.0
+#: The folder of the build logs, in the results folder: ``builds/NAME.log`` for entrant NAME.
+BUILD_LOGS = "builds"
 
 
 @dataclass
@@ -70,6 +72,9 @@ class Prepared:
     reason: str = ""
     #: What the stages said of it, in order: ``("build", "ok in 0.1 s")``.
     notes: list[tuple[str, str]] = field(default_factory=list)
+    #: A kit's build, once built, and where its whole log is.
+    built: BuildResult | None = None
+    build_log: Path | None = None
 
     @property
     def name(self) -> str:
@@ -181,36 +186,32 @@ def _failure(loaded: Loaded, failure: PluginFailure, by_path: dict[str, Prepared
 Report = Callable[[Prepared, str, bool], None]
 
 
-def build(prepared: Sequence[Prepared], report: Report | None = None) -> None:
-    """Run each kit's ``build.sh`` in its folder (on this machine, outside the sandbox); a failed build leaves its
-    entrant out, with the last line of its output."""
+def build(
+    prepared: Sequence[Prepared],
+    logs: Path,
+    sandbox: SandboxMode = SandboxMode.REQUIRE,
+    report: Report | None = None,
+    limits: BuildLimits = DEFAULT_BUILD_LIMITS,
+) -> None:
+    """Build each kit with its ``build.sh`` (``build_bot``: in the sandbox unless ``sandbox`` is ``off``), its whole
+    log in ``logs/NAME.log`` (``build_log``); a failed build leaves its entrant out, the reason saying why and
+    naming its first error (``build.sh failed (exit 2): src/strategy.cpp:15: ...``). Raises
+    ``SandboxUnavailable`` for ``require`` on a machine without the sandbox."""
     for item in prepared:
         if item.kit is None or not item.playing:
             continue
         if report is not None:
             report(item, "build", False)
-        started = time.perf_counter()
-        _build(item, item.kit)
-        if item.playing:
-            item.notes.append(("build", f"built in {time.perf_counter() - started:.1f} s"))
+        item.build_log = logs / f"{item.name}.log"
+        item.built = result = build_bot(item.kit, limits=limits, sandbox=sandbox, log_path=item.build_log)
+        if result.ok:
+            where = "" if result.sandboxed else " outside the sandbox"
+            item.notes.append(("build", f"built{where} in {result.seconds:.1f} s"))
+        else:
+            failed = f"build.sh failed ({result.reason})"
+            item.leave_out("build", f"{failed}: {result.first_error}" if result.first_error is not None else failed)
         if report is not None:
             report(item, "build", True)
-
-
-def _build(item: Prepared, kit: Path) -> None:
-    try:
-        done = subprocess.run(
-            [str(kit / "build.sh")], cwd=kit, capture_output=True, text=True, timeout=BUILD_TIMEOUT, check=False
-        )
-    except subprocess.TimeoutExpired:
-        item.leave_out("build", f"build.sh took more than {BUILD_TIMEOUT:g} s")
-        return
-    except OSError as error:
-        item.leave_out("build", f"build.sh cannot run: {error}")
-        return
-    if done.returncode != 0:
-        tail = (done.stdout + done.stderr).strip().splitlines()
-        item.leave_out("build", f"build.sh failed (exit {done.returncode})" + (f": {tail[-1]}" if tail else ""))
 
 
 def target(item: Prepared, limits: Limits, sandboxed: bool) -> Target:

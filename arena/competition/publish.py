@@ -1,5 +1,5 @@
 """A competition's results: its leaderboard (its entrants only) and the entrants who were left out, as data,
-markdown and JSON.
+markdown and JSON, beside the kits' build logs (``builds/NAME.log``, written by ``prepare.build``).
 
 The tournament id names the board set only, so a store may hold other players' games on the same boards (a
 ``--store`` shared with ``arena tournament`` runs): the competition's leaderboard keeps the rows of its own
@@ -18,7 +18,7 @@ from typing import Any
 
 from arena.analysis.leaderboard import Leaderboard, build_leaderboard, label_rows
 from arena.analysis.stats import compare_paired_counts
-from arena.competition.prepare import Prepared
+from arena.competition.prepare import BUILD_LOGS, Prepared
 from arena.competition.spec import Loaded
 from arena.outcome import PlayerKey
 from arena.results.store import Store
@@ -74,6 +74,7 @@ def results_data(loaded: Loaded, prepared: Sequence[Prepared], board: Leaderboar
                 "player": row.player if row else None,
                 "version": row.version if row else None,
                 "rank": row.rank if row else None,
+                "build": _build_data(item),
             }
         )
     return {
@@ -86,6 +87,22 @@ def results_data(loaded: Loaded, prepared: Sequence[Prepared], board: Leaderboar
         },
         "entrants": entrants,
         "leaderboard": board.model_dump(mode="json") if board else None,
+    }
+
+
+def _build_data(item: Prepared) -> dict[str, Any] | None:
+    """A kit's build: how it went, its first error, and its log's path in the results folder."""
+    result = item.built
+    if result is None or item.build_log is None:
+        return None
+    error = result.first_error
+    return {
+        "ok": result.ok,
+        "reason": result.reason,
+        "first_error": None if error is None else {"file": error.file, "line": error.line, "message": error.message},
+        "seconds": round(result.seconds, 3),
+        "sandboxed": result.sandboxed,
+        "log": f"{BUILD_LOGS}/{item.build_log.name}",
     }
 
 
@@ -133,10 +150,13 @@ def to_markdown(data: dict[str, Any]) -> str:
                 f"{_pct(r['ci_low'])} – {_pct(r['ci_high'])} | {vs} | {p} | {r['failed']} |"
             )
         lines.append("")
-    lines += ["## Entrants", "", "| entrant | owner | entered as | status |", "|---|---|---|---|"]
+    lines += ["## Entrants", "", "| entrant | owner | entered as | status | build log |", "|---|---|---|---|---|"]
     for e in data["entrants"]:
         status = "played" if e["status"] == "played" else f"left out: {e['reason']}"
-        lines.append(f"| {_md(e['name'])} | {_md(e['owner'])} | {_md(e['given'])} | {_md(status)} |")
+        built = e.get("build")
+        # The log's path is the arena's (builds/NAME.log, NAME a player name): safe as a link.
+        log = f"[{built['log']}]({built['log']})" if built else ""
+        lines.append(f"| {_md(e['name'])} | {_md(e['owner'])} | {_md(e['given'])} | {_md(status)} | {log} |")
     return "\n".join(lines) + "\n"
 
 

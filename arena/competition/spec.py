@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from arena.competition.hosting import HostSpec
 from arena.competition.locate import key_lines, line_of
 from arena.config import RecordMode
 from arena.isolation.sandbox.botfiles import broad_folder
@@ -192,7 +193,9 @@ class Competition(_Strict):
     #: true: the sandbox or an error (``require``); false: never (``off``); or ``auto``, ``require``, ``off``.
     sandbox: SandboxMode = SandboxMode.AUTO
     record: RecordMode = RecordMode.MOVES
-    entrants: list[Entrant] = Field(min_length=1)
+    entrants: list[Entrant] = Field(default_factory=list)
+    #: ``arena host``'s table (docs/hosting.md): with it, entrants submit instead of being listed here.
+    host: HostSpec | None = None
 
     @field_validator("sandbox", mode="before")
     @classmethod
@@ -200,6 +203,17 @@ class Competition(_Strict):
         if isinstance(value, bool):
             return SandboxMode.REQUIRE if value else SandboxMode.OFF
         return value
+
+    @model_validator(mode="after")
+    def _entrants(self) -> Competition:
+        if self.host is None and not self.entrants:
+            raise ValueError("a competition needs at least one [[entrants]] (or a [host] table: docs/hosting.md)")
+        if self.host is not None and self.entrants:
+            raise ValueError(
+                "a hosted competition ([host]) takes its entrants from `arena entrant add` and sign-up, "
+                "not from [[entrants]]"
+            )
+        return self
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-__all__ = ["BuildError", "build", "missing_toolchain"]
+__all__ = ["KitBuildFailed", "build", "missing_toolchain"]
 
 #: The Debian packages that provide each kit's toolchain (what .ci/run installs when they are missing).
 DEBIAN_PACKAGES = {
@@ -33,7 +33,7 @@ VERSION_FLAGS = {"javac": "-version", "java": "-version"}
 _PROBE_TIME = 120.0
 
 
-class BuildError(Exception):
+class KitBuildFailed(Exception):
     """A kit's ``build.sh`` failed; the message ends with the end of its output."""
 
 
@@ -90,7 +90,7 @@ def missing_toolchain(language: str) -> str | None:
 
 
 def build(folder: Path, timeout: float = 900) -> None:
-    """Run ``folder/build.sh``; ``BuildError`` with the end of its output when it fails."""
+    """Run ``folder/build.sh``; ``KitBuildFailed`` with the end of its output when it fails."""
     result = subprocess.run(
         [str(folder / "build.sh")],
         capture_output=True,
@@ -100,4 +100,4 @@ def build(folder: Path, timeout: float = 900) -> None:
     )
     if result.returncode != 0:
         tail = "\n".join((result.stdout + result.stderr).strip().splitlines()[-15:])
-        raise BuildError(f"{folder / 'build.sh'} failed (exit {result.returncode}):\n{tail}")
+        raise KitBuildFailed(f"{folder / 'build.sh'} failed (exit {result.returncode}):\n{tail}")

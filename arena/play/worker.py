@@ -34,6 +34,7 @@ from engine import BoardSpec
 __all__ = [
     "RUN_BOARDS",
     "Batch",
+    "BoardRun",
     "BoardWork",
     "init_worker",
     "play",
@@ -65,8 +66,17 @@ class Batch:
         return sum(len(item.keys) for item in self.work)
 
 
-#: The config of the games being played and what each game needs from it, worked out once per config.
-_plan: tuple[TournamentConfig, BoardSpec, dict[str, PlayerRef]] | None = None
+class _Planned(NamedTuple):
+    """What each game of ``config`` needs from it, worked out once per config object."""
+
+    config: TournamentConfig
+    spec: BoardSpec
+    #: The players by key.
+    refs: dict[str, PlayerRef]
+
+
+#: The config of the games being played and what each game needs from it.
+_plan: _Planned | None = None
 _cleanup_registered = False
 #: Where ``play_boards`` appends its games.
 _Into = TypeVar("_Into", list[GameResult], GameBatch)
@@ -122,20 +132,20 @@ def prepare_player(ref: PlayerRef, config: TournamentConfig, games: int = 0) -> 
         play_game(agent, ref.key, spec, config.rule, WARM_UP_SEED, board, move_limit=config.move_limit, limits=limits)
 
 
-def _planned(config: TournamentConfig) -> tuple[BoardSpec, dict[str, PlayerRef]]:
+def _planned(config: TournamentConfig) -> _Planned:
     """The board spec and the players by key of ``config``, worked out once per config object (a
     Beginner game takes a tenth of a millisecond: rebuilding these per game would cost a third more)."""
     global _plan
-    if _plan is None or _plan[0] is not config:
-        _plan = (config, config.spec, {ref.key: ref for ref in config.players})
-    return _plan[1], _plan[2]
+    if _plan is None or _plan.config is not config:
+        _plan = _Planned(config, config.spec, {ref.key: ref for ref in config.players})
+    return _plan
 
 
 def play(config: TournamentConfig, board: int, key: str) -> GameResult:
     """Player ``key``'s game on ``board`` of ``config`` (its result's ``player`` a ``PlayerKey``, whatever
     text the caller had the key as: a store's pending work is read as plain text)."""
     key = PlayerKey(key)
-    spec, refs = _planned(config)
+    _, spec, refs = _planned(config)
     record = config.record is RecordMode.MOVES
     try:
         agent = agent_for(refs[key], config)
@@ -175,7 +185,7 @@ def play_boards(config: TournamentConfig, boards: list[int], key: str, into: _In
     batch = None
     as_values = isinstance(into, GameBatch)
     if isinstance(agent, TrustedAgent) and not agent.cold:
-        spec = _planned(config)[0]
+        spec = _planned(config).spec
         record = config.record is RecordMode.MOVES
         limit = config.move_limit or default_move_limit(spec)
         found = compiled_values if as_values else play_compiled_boards
@@ -196,21 +206,28 @@ def play_boards(config: TournamentConfig, boards: list[int], key: str, into: _In
 def _agent(config: TournamentConfig, key: str) -> object:
     """``key``'s agent as ``play`` found it (None when it could not be set up)."""
     try:
-        return agent_for(_planned(config)[1][key], config)
+        return agent_for(_planned(config).refs[key], config)
     except Exception:
         return None
 
 
-def runs(work: tuple[BoardWork, ...], longest: int) -> list[tuple[list[int], str]]:
+class BoardRun(NamedTuple):
+    """Consecutive boards of one player's, played by one ``play_boards`` call."""
+
+    boards: list[int]
+    key: str
+
+
+def runs(work: tuple[BoardWork, ...], longest: int) -> list[BoardRun]:
     """``work`` as runs of consecutive boards that one player alone still needs, at most ``longest``
     boards each (a board several players need is a run of its own for each, in order): the games in the
     order ``run_batch`` plays them."""
-    out: list[tuple[list[int], str]] = []
+    out: list[BoardRun] = []
     for board, keys in work:
-        if len(keys) == 1 and out and out[-1][1] == keys[0] and len(out[-1][0]) < longest:
-            out[-1][0].append(board)
+        if len(keys) == 1 and out and out[-1].key == keys[0] and len(out[-1].boards) < longest:
+            out[-1].boards.append(board)
         else:
-            out.extend(([board], key) for key in keys)
+            out.extend(BoardRun([board], key) for key in keys)
     return out
 
 

@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from arena.web import data, pages
+from arena.web import data, follow, pages, pages_more, sweep_page
 from arena.web.links import ServeLinks
 from arena.web.render import render_error, render_page, static_files
 
@@ -91,6 +91,13 @@ def create_app(store: str | Path | None = None) -> Starlette:
                 as_json = _wants_json(request)
                 with data.reading(path) as db:
                     built = build(db, request)
+                    if built.template == "game.html":
+                        pass  # a replay shows one stored game, which never changes: it does not follow the store
+                    elif "tid" in request.path_params:
+                        built.watch = _LINKS.live_status(tid(request))
+                        built.sig = data.live_status(db, tid(request)).sig
+                    else:
+                        built.watch, built.sig = "/changes", data.store_signature(db)
                 if as_json:
                     return _json(built.data)
                 return HTMLResponse(
@@ -112,10 +119,13 @@ def create_app(store: str | Path | None = None) -> Starlette:
         return pages.home_page(db, _LINKS)
 
     def sweeps(db: Any, request: Request) -> pages.Page:
-        return pages.sweeps_page(db, _LINKS)
+        return sweep_page.sweeps_page(db, _LINKS)
 
     def leaderboard(db: Any, request: Request) -> pages.Page:
-        return pages.leaderboard_page(db, tid(request), _LINKS)
+        versions = request.query_params.get("versions", "latest")
+        if versions not in ("latest", "all"):
+            raise data.BadRequest(f"versions must be latest or all, not {versions!r}")
+        return pages.leaderboard_page(db, tid(request), _LINKS, all_versions=versions == "all")
 
     def player(db: Any, request: Request) -> pages.Page:
         return pages.player_page(db, tid(request), request.path_params["slug"], _LINKS)
@@ -137,12 +147,61 @@ def create_app(store: str | Path | None = None) -> Starlette:
     def diff(db: Any, request: Request) -> pages.Page:
         return pages.diff_page(db, tid(request), request.path_params["a"], request.path_params["b"], _LINKS)
 
+    def versions(db: Any, request: Request) -> pages.Page:
+        wanted = request.path_params["name"]
+        names = {data.player_slug(p.name): p.name for _, p in db.players_everywhere()}
+        return pages_more.versions_page(db, names.get(wanted, wanted), _LINKS)
+
+    def board_of(db: Any, request: Request) -> pages.Page:
+        board = _int(request, "board", request.path_params["board"])
+        return pages_more.board_page(db, tid(request), board, _LINKS)
+
+    def pairs(db: Any, request: Request) -> pages.Page:
+        return pages_more.pairs_page(db, tid(request), _LINKS)
+
+    def match(db: Any, request: Request) -> pages.Page:
+        query = {k: v for k, v in request.query_params.items() if k in follow.MATCH_DEFAULTS}
+        return follow.match_page(db, tid(request), _LINKS, query)
+
+    def convergence(db: Any, request: Request) -> pages.Page:
+        return follow.convergence_page(db, tid(request), _LINKS)
+
+    def download(request: Request) -> Response:
+        name = request.path_params["file"]
+        try:
+            with data.reading(path) as db:
+                t = tid(request)
+                data.tournament(db, t)
+                if name == "leaderboard.csv":
+                    body, media = pages_more.leaderboard_csv(db, t), "text/csv; charset=utf-8"
+                elif name == "leaderboard.json":
+                    body = json.dumps(_clean(data.leaderboard(db, t).model_dump()), indent=2, default=str)
+                    media = "application/json"
+                elif name == "games.csv":
+                    body, media = pages_more.games_csv(db, t), "text/csv; charset=utf-8"
+                else:
+                    return _error(request, 404, f"no file {name!r} here")
+        except data.NotFound as error:
+            return _error(request, 404, str(error))
+        except data.Unavailable as error:
+            return _error(request, 503, str(error))
+        disposition = f'attachment; filename="{t}-{name}"'
+        headers = {**SECURITY_HEADERS, "Content-Disposition": disposition, "Cache-Control": "no-cache"}
+        return Response(body, media_type=media, headers=headers)
+
     def live(request: Request) -> Response:
         try:
             with data.reading(path) as db:
                 return _json(data.live_status(db, tid(request)).as_json())
         except data.NotFound as error:
             return _json({"error": str(error), "status": 404}, 404)
+        except data.Unavailable as error:
+            return _json({"error": str(error), "status": 503}, 503)
+
+    def changes(request: Request) -> Response:
+        try:
+            with data.reading(path) as db:
+                return _json({"sig": data.store_signature(db)})
         except data.Unavailable as error:
             return _json({"error": str(error), "status": 503}, 503)
 
@@ -174,6 +233,7 @@ def create_app(store: str | Path | None = None) -> Starlette:
     routes = [
         Route("/", page(home)),
         Route("/sweeps/", page(sweeps)),
+        Route("/changes", changes),
         Route("/t/{tid}/", page(leaderboard)),
         Route("/t/{tid}/live", live),
         Route("/t/{tid}/p/{slug}/", page(player)),
@@ -181,6 +241,12 @@ def create_app(store: str | Path | None = None) -> Starlette:
         Route("/t/{tid}/g/{board}/{slug}", page(game)),
         Route("/t/{tid}/g/{board}/{slug}/vs/{other}", page(game)),
         Route("/t/{tid}/diff/{a}/{b}/", page(diff)),
+        Route("/t/{tid}/pairs/", page(pairs)),
+        Route("/t/{tid}/match/", page(match)),
+        Route("/t/{tid}/convergence/", page(convergence)),
+        Route("/t/{tid}/b/{board}/", page(board_of)),
+        Route("/t/{tid}/{file:str}", download),
+        Route("/v/{name}/", page(versions)),
         Route("/static/{name}", static),
     ]
     handlers: dict[Any, Callable[..., Any]] = {HTTPException: not_found, Exception: server_error}

@@ -43,6 +43,7 @@ __all__ = [
     "SweepLine",
     "TournamentInfo",
     "Unavailable",
+    "board_pairs",
     "diverged",
     "diverged_at",
     "failures",
@@ -58,14 +59,18 @@ __all__ = [
     "replay_game",
     "signature",
     "split_figures",
+    "store_signature",
     "sweeps",
     "tournament",
     "tournaments",
+    "wins_in_order",
 ]
 
 
 #: A tournament whose last commit is this recent, and that has games still to play, is shown as being played.
 LIVE_SECONDS = 60.0
+#: The shortest wait after a tournament's last commit before it is shown as stopped.
+MIN_LIVE_SECONDS = 10.0
 #: The outcome filters of a player's games list: every game, or one kind of ending.
 OUTCOME_FILTERS = ("all", "won", "lost", "failed")
 _SAFE_SLUG = re.compile(r"[A-Za-z0-9_.-]+")
@@ -122,6 +127,7 @@ class TournamentInfo:
     players: list[str]
     last: str | None
     live: bool
+    incomplete: bool = False
 
     @property
     def id(self) -> str:
@@ -132,7 +138,13 @@ class TournamentInfo:
         return int(self.row["games"]) * len(self.players)
 
     def as_json(self) -> dict[str, Any]:
-        return {**self.row, "players": self.players, "last_activity": self.last, "live": self.live}
+        return {
+            **self.row,
+            "players": self.players,
+            "last_activity": self.last,
+            "live": self.live,
+            "incomplete": self.incomplete,
+        }
 
 
 def _age(stamp: str | None) -> float | None:
@@ -155,10 +167,8 @@ def tournaments(db: Store) -> list[TournamentInfo]:
     out = []
     for stored in db.tournaments():
         names = [p.key for p in db.players(stored.id)]
-        last = stored.last_finished
-        age = _age(last or stored.updated)
-        live = age is not None and age < LIVE_SECONDS and int(stored.games_stored or 0) < stored.boards * len(names)
-        out.append(TournamentInfo(stored.listing(), names, last, live))
+        status = live_status(db, stored.id)
+        out.append(TournamentInfo(stored.listing(), names, stored.last_finished, status.live, status.incomplete))
     return out
 
 
@@ -225,10 +235,12 @@ class _Cache:
 CACHE = _Cache()
 
 
-def leaderboard(db: Store, tid: str) -> Leaderboard:
-    """``arena leaderboard TOURNAMENT``'s figures, cached by what the store holds."""
+def leaderboard(db: Store, tid: str, *, all_versions: bool = False) -> Leaderboard:
+    """``arena leaderboard TOURNAMENT``'s figures (``--all-versions``: a row per version), cached by what the
+    store holds."""
     sig = signature(db, tid)
-    return CACHE.get(("leaderboard", str(db.path.resolve()), tid), sig, lambda: build_leaderboard(db, tid))
+    key = ("leaderboard", str(db.path.resolve()), tid, all_versions)
+    return CACHE.get(key, sig, lambda: build_leaderboard(db, tid, all_versions=all_versions))
 
 
 def failures(db: Store, tid: str, key: str) -> PlayerFailures:
@@ -314,6 +326,22 @@ def replay_game(db: Store, tid: str, key: str, board: int) -> ReplayGame:
     )
 
 
+def _won_by_board(db: Store, tid: str, key: str) -> dict[int, bool]:
+    query = "SELECT board, won FROM games WHERE tournament_id = ? AND player = ? ORDER BY board"
+    return {int(board): bool(won) for board, won in db.db.execute(query, (tid, key))}
+
+
+def wins_in_order(db: Store, tid: str, key: str) -> list[bool]:
+    """Whether ``key`` won each of its stored games, in board order (read by the games table's key)."""
+    return list(_won_by_board(db, tid, key).values())
+
+
+def board_pairs(db: Store, tid: str, a: str, b: str) -> list[tuple[bool, bool]]:
+    """(``a`` won, ``b`` won) on each board both have played, in board order: what a match's test reads."""
+    x, y = _won_by_board(db, tid, a), _won_by_board(db, tid, b)
+    return [(x[board], y[board]) for board in x if board in y]
+
+
 def records(db: Store, tid: str) -> Iterator[tuple[str, int, bytes]]:
     """Every game record of the tournament as ``(player, board, blob)``, in board order, read as consumed."""
     return db.record_blobs(tid)
@@ -361,7 +389,9 @@ def diverged(db: Store, tid: str, a: str, b: str, boards: Collection[int]) -> di
 # -- live -----------------------------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class LiveStatus:
-    """How far a tournament is: games stored of those planned, the recent rate, and the time left at that rate."""
+    """How far a tournament is: games stored of those planned, the recent rate, and the time left at that rate;
+    ``incomplete`` when it is not being played and games are missing (stopped, or interrupted), with ``resume``,
+    the command that plays them; ``sig``, what changes whenever the store's games or row of it change."""
 
     tournament: str
     stored: int
@@ -370,6 +400,9 @@ class LiveStatus:
     games_per_second: float | None
     seconds_left: float | None
     last_activity: str | None
+    incomplete: bool = False
+    resume: str | None = None
+    sig: str = ""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -380,38 +413,65 @@ class LiveStatus:
             "games_per_second": self.games_per_second,
             "seconds_left": self.seconds_left,
             "last_activity": self.last_activity,
+            "incomplete": self.incomplete,
+            "resume": self.resume,
+            "sig": self.sig,
         }
 
 
-def _commits(db: Store, tid: str) -> tuple[str | None, float | None]:
-    """The time of the tournament's last commit, and the games per second of the commits of the two minutes
-    before it (``None`` without two of them)."""
+def _commits(db: Store, tid: str) -> tuple[str | None, float | None, float | None]:
+    """The time of the tournament's last commit, the games per second of the commits of the two minutes before
+    it, and the mean time between those commits (``None`` without two of them)."""
     commits = db.recent_commits(tid, seconds=120.0, limit=40)
     if not commits:
-        return None, None
+        return None, None, None
     last = commits[0][0]
-    rate = None
+    rate = gap = None
     if len(commits) >= 2:
         newest, oldest = dt.datetime.fromisoformat(commits[0][0]), dt.datetime.fromisoformat(commits[-1][0])
         span = (newest - oldest).total_seconds()
         if span > 0:
             rate = sum(n for _, n in commits[:-1]) / span
-    return last, rate
+            gap = span / (len(commits) - 1)
+    return last, rate, gap
+
+
+def live_window(gap: float | None) -> float:
+    """How long after its last commit a tournament still counts as being played: ten of its usual gaps between
+    commits (at least ``MIN_LIVE_SECONDS``), so a stopped run is seen as stopped within seconds, not a minute;
+    ``LIVE_SECONDS`` without two recent commits to measure the gap by."""
+    if gap is None:
+        return LIVE_SECONDS
+    return min(LIVE_SECONDS, max(MIN_LIVE_SECONDS, 10 * gap))
 
 
 def live_status(db: Store, tid: str) -> LiveStatus:
     """The progress of ``tid``: games stored of those planned, and, while it is being played (games still to
-    play, a commit in the last ``LIVE_SECONDS``), the rate of its recent commits and the time left at it. The
-    commits are read once per change of the store (cached by ``signature``)."""
+    play, a commit within ``live_window``), the rate of its recent commits and the time left at it; when it is
+    not being played and games are missing, the command that resumes it. The commits are read once per change
+    of the store (cached by ``signature``)."""
+    from arena.web.commands import resume_command
+
     sig = signature(db, tid)
     meta = tournament(db, tid)
-    expected = int(meta["games"]) * len(db.players(tid))
-    last, rate = CACHE.get(("commits", str(db.path.resolve()), tid), sig, lambda: _commits(db, tid))
+    entrants = db.players(tid)
+    expected = int(meta["games"]) * len(entrants)
+    last, rate, gap = CACHE.get(("commits", str(db.path.resolve()), tid), sig, lambda: _commits(db, tid))
     age = _age(last or meta["updated"])
-    live = age is not None and age < LIVE_SECONDS and sig.games < expected
+    live = age is not None and age < live_window(gap) and sig.games < expected
     rate = rate if live else None
     left = (expected - sig.games) / rate if rate else None
-    return LiveStatus(tid, sig.games, expected, live, rate, left, last)
+    incomplete = not live and sig.games < expected
+    resume = resume_command(meta, [_player(p) for p in entrants]) if incomplete else None
+    return LiveStatus(
+        tid, sig.games, expected, live, rate, left, last, incomplete, resume, f"{sig.games}|{sig.updated}"
+    )
+
+
+def store_signature(db: Store) -> str:
+    """What changes whenever any tournament of the store gains games or is run again: the index's signature."""
+    parts = [f"{t.id}:{t.games_stored}:{t.updated}:{t.boards}" for t in db.tournaments()]
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
 
 
 # -- sweeps ---------------------------------------------------------------------------------------------------
@@ -444,22 +504,28 @@ class SweepLine:
 
 
 def sweeps(db: Store) -> list[SweepLine]:
-    """The stored sweeps: tournaments grouped by board size, rule, seed, boards and players, where a group has
-    two or more mine counts."""
+    """The stored sweeps: tournaments of one board size, rule and seed, where there are two or more mine counts.
+
+    ``arena sweep`` plays such a grid, and reuses a point's tournament when one is stored already, even one with
+    more boards or more players (its id is its board set): so a sweep's points are grouped by board set alone,
+    and each point is counted, as ``arena sweep`` counts it, over the boards every point has (the fewest any
+    point of the group stores); a player is shown on every point that has its games."""
     groups: dict[tuple[Any, ...], list[StoredTournament]] = {}
     for stored in db.tournaments():
-        names = tuple(sorted(p.key for p in db.players(stored.id)))
-        key = (stored.spec.height, stored.spec.width, stored.rule.value, stored.seed, stored.boards, names)
+        key = (stored.spec.height, stored.spec.width, stored.rule.value, stored.seed)
         groups.setdefault(key, []).append(stored)
     lines = []
-    for (height, width, rule, seed, boards, names), rows in groups.items():
+    for (height, width, rule, seed), rows in groups.items():
         if len({r.spec.mines for r in rows}) < 2:
             continue
+        boards = min(r.boards for r in rows)
+        players_of = {r.id: [p.key for p in db.players(r.id)] for r in rows}
+        names = tuple(dict.fromkeys(sorted(n for r in rows for n in players_of[r.id])))
         points = []
         for row in sorted(rows, key=lambda r: r.spec.mines):
-            counts = dict.fromkeys(names, (0, 0)) | db.win_counts(row.id, row.boards)
-            for name in names:
-                games, wins = counts[name]
+            counts = db.win_counts(row.id, boards)
+            for name in players_of[row.id]:
+                games, wins = counts.get(name, (0, 0))
                 density = row.spec.mines / (height * width)
                 points.append(SweepPoint(row.id, int(row.spec.mines), density, name, games, wins))
         lines.append(SweepLine(height, width, rule, seed, boards, names, tuple(points)))

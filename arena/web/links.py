@@ -39,6 +39,18 @@ def site_path(kind: str, *args: str | int) -> str:
             return f"t/{a[0]}/index.html"
         case "leaderboard.json":
             return f"t/{a[0]}/leaderboard.json"
+        case "versions":
+            return f"t/{a[0]}/all-versions.html"
+        case "history":
+            return f"v/{a[0]}/index.html"
+        case "pairs":
+            return f"t/{a[0]}/pairs.html"
+        case "match":
+            return f"t/{a[0]}/match.html"
+        case "convergence":
+            return f"t/{a[0]}/convergence.html"
+        case "download":
+            return f"t/{a[0]}/{a[1]}"
         case "player":
             return f"t/{a[0]}/p/{a[1]}/index.html"
         case "games":
@@ -85,6 +97,34 @@ class Links:
     def player(self, tid: str, slug: str) -> str:
         return self._href("player", tid, slug)
 
+    def history(self, name: str) -> str | None:
+        """A bot's versions, each against the one before (``arena history NAME``); ``name`` as a slug."""
+        return self._href("history", name)
+
+    def pairs(self, tid: str) -> str:
+        """Every pair of players compared."""
+        return self._href("pairs", tid)
+
+    def match(self, tid: str) -> str:
+        """A two-player tournament's sequential test (``arena match``)."""
+        return self._href("match", tid)
+
+    def convergence(self, tid: str) -> str:
+        """Each player's win rate against games played."""
+        return self._href("convergence", tid)
+
+    def board(self, tid: str, board: int) -> str | None:
+        """Board ``board`` across every player (served only: a site would need a page per board)."""
+        return None
+
+    def download(self, tid: str, name: str) -> str:
+        """A tournament's file: ``leaderboard.csv``, ``leaderboard.json``, ``games.csv``."""
+        return self._href("download", tid, name)
+
+    def versions(self, tid: str) -> str:
+        """The leaderboard with a row for every version of each player (``arena leaderboard --all-versions``)."""
+        return self._href("versions", tid)
+
     def games(self, tid: str, slug: str, outcome: str = "all", page: int = 1) -> str | None:
         return self._href("games", tid, slug, outcome, page)
 
@@ -110,6 +150,13 @@ class ServeLinks(Links):
 
     live = True
 
+    def board(self, tid: str, board: int) -> str | None:
+        return self._href("board", tid, board)
+
+    def live_status(self, tid: str) -> str:
+        """The tournament's progress as JSON (``/t/<id>/live``), which its served pages ask while open."""
+        return f"/t/{_q(tid)}/live"
+
     def _href(self, kind: str, *args: str | int) -> str:
         a = [_q(str(x)) for x in args]
         match kind:
@@ -119,6 +166,20 @@ class ServeLinks(Links):
                 return "/sweeps/"
             case "leaderboard":
                 return f"/t/{a[0]}/"
+            case "versions":
+                return f"/t/{a[0]}/?versions=all"
+            case "history":
+                return f"/v/{a[0]}/"
+            case "pairs":
+                return f"/t/{a[0]}/pairs/"
+            case "match":
+                return f"/t/{a[0]}/match/"
+            case "convergence":
+                return f"/t/{a[0]}/convergence/"
+            case "board":
+                return f"/t/{a[0]}/b/{a[1]}/"
+            case "download":
+                return f"/t/{a[0]}/{a[1]}"
             case "player":
                 return f"/t/{a[0]}/p/{a[1]}/"
             case "games":
@@ -143,10 +204,14 @@ class SiteLinks(Links):
     ``replays`` (site paths; ``None``: every one) are linked, and the players' lists of games only with
     ``lists``."""
 
-    def __init__(self, here: str, replays: Collection[str] | None = None, *, lists: bool = True) -> None:
+    def __init__(
+        self, here: str, replays: Collection[str] | None = None, *, lists: bool = True, generated: str | None = None
+    ) -> None:
         self.here = here
         self.replays = replays
         self.lists = lists
+        #: When the site was written (UTC), which its pages say.
+        self.generated = generated
 
     def games(self, tid: str, slug: str, outcome: str = "all", page: int = 1) -> str | None:
         return super().games(tid, slug, outcome, page) if self.lists else None

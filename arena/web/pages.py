@@ -9,6 +9,7 @@ the tournaments ``arena leaderboard --list --json`` with a few fields more.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -29,10 +30,14 @@ __all__ = [
     "home_page",
     "leaderboard_page",
     "player_page",
-    "sweeps_page",
     "viewer_page",
 ]
 
+#: A player whose paired test against the leader gives p at or above this is marked tied with the leader.
+TIE_P = 0.05
+#: A tournament's files, served and in a site: the leaderboard (CSV, and ``arena leaderboard --json``) and every
+#: game as ``arena export --format csv`` writes it.
+DOWNLOADS = ("leaderboard.csv", "leaderboard.json", "games.csv")
 #: Boards listed per class of loss on a player's page (the games list has them all).
 BOARDS_SHOWN = 40
 
@@ -47,6 +52,9 @@ class Page:
     data: Any
     live: bool = False
     crumbs: list[tuple[str, str | None]] = field(default_factory=list)
+    #: Served pages only: the address that says whether what the page shows has changed, and its answer now.
+    watch: str | None = None
+    sig: str = ""
 
 
 def _crumbs(links: Links, tid: str | None = None, label: str = "", *more: tuple[str, str | None]) -> list[Any]:
@@ -64,6 +72,16 @@ def _board_label(meta: dict[str, Any]) -> str:
 def _options(row: dict[str, Any]) -> dict[str, Any]:
     value = row.get("options") or {}
     return dict(value) if isinstance(value, dict) else {}
+
+
+def _purpose(row: dict[str, Any]) -> str:
+    """What a tournament is for when it is not the ordinary one of its boards (``match A vs B``), from the config
+    of its latest run; "" for the ordinary one."""
+    try:
+        config = json.loads(row.get("config") or "{}")
+    except ValueError:
+        return ""
+    return str(config.get("purpose") or "") if isinstance(config, dict) else ""
 
 
 def home_page(db: Store, links: Links, only: Collection[str] | None = None) -> Page:
@@ -85,14 +103,50 @@ def home_page(db: Store, links: Links, only: Collection[str] | None = None) -> P
                 "expected": info.expected,
                 "last": (info.last or r["updated"] or "").replace("T", " ")[:19],
                 "live": info.live,
+                "incomplete": info.incomplete,
+                "purpose": _purpose(r),
+                "match_href": links.match(info.id) if len(info.players) == 2 else None,
             }
         )
+    # Latest activity first: the order of the column the reader sees (the store's own order is by runs).
+    rows.sort(key=lambda row: row["last"], reverse=True)
     has_sweeps = bool(_sweeps(db, only)) if infos else False
     # A static site names the store's file, not where it was on the machine that wrote the site.
     store = str(db.path) if links.live else db.path.name
     context = {"rows": rows, "store": store, "has_sweeps": has_sweeps}
     live = links.live and any(info.live for info in infos)
     return Page("tournaments.html", "Tournaments", context, [i.as_json() for i in infos], live, [])
+
+
+def tied_with_leader(board: Any) -> set[str]:
+    """The players the paired test cannot tell from the leader (p at or above ``TIE_P``), the leader included."""
+    if not board.rows:
+        return set()
+    tied = {board.rows[0].player}
+    for row in board.rows[1:]:
+        if row.p_value is not None and row.p_value >= TIE_P:
+            tied.add(row.player)
+    return tied
+
+
+def tournament_facts(meta: dict[str, Any]) -> dict[str, Any]:
+    """What a tournament was: its limits, whether bots ran in the sandbox, its isolation, from the config of its
+    latest run as the store keeps it."""
+    try:
+        config = json.loads(meta.get("config") or "{}")
+    except ValueError:
+        config = {}
+    limits = config.get("limits") or {}
+    return {
+        "move_time": limits.get("move_time"),
+        "game_time": limits.get("game_time"),
+        "memory_mb": limits.get("memory_mb"),
+        "clock": limits.get("clock"),
+        "sandbox": config.get("sandbox"),
+        "isolation": config.get("isolation"),
+        "move_limit": config.get("move_limit"),
+        "created": (meta.get("created") or "").replace("T", " ")[:19],
+    }
 
 
 def _interval_scale(rows: list[Any]) -> tuple[float, float]:
@@ -109,13 +163,15 @@ def _interval_scale(rows: list[Any]) -> tuple[float, float]:
     return low, high
 
 
-def leaderboard_page(db: Store, tid: str, links: Links) -> Page:
-    """``arena leaderboard``'s every figure, its intervals drawn, each player linked."""
+def leaderboard_page(db: Store, tid: str, links: Links, *, all_versions: bool = False) -> Page:
+    """``arena leaderboard``'s every figure, its intervals drawn, each player linked; ``all_versions``: a row for
+    every version of each player, as ``--all-versions``."""
     meta = data.tournament(db, tid)
-    board = data.leaderboard(db, tid)
+    board = data.leaderboard(db, tid, all_versions=all_versions)
     status = data.live_status(db, tid)
     by_key = {row["player"]: (slug, row) for slug, row in data.players(db, tid).items()}
     low, high = _interval_scale(board.rows)
+    ties = tied_with_leader(board)
     leader_slug = by_key[board.rows[0].player][0] if board.rows else None
     rows = []
     for r in board.rows:
@@ -132,7 +188,14 @@ def leaderboard_page(db: Store, tid: str, links: Links) -> Page:
                 "name": info.get("name", r.player),
                 "options": _options(info),
                 "bar": {"x1": x(r.ci_low), "x2": x(r.ci_high), "x": x(r.win_rate)},
+                "tied": r.player in ties and r.rank != 1,
+                "history": links.history(data.player_slug(info.get("name", r.player)))
+                if r.version or info.get("source")
+                else None,
                 "diff_href": links.diff(tid, leader_slug, slug) if leader_slug and slug != leader_slug else None,
+                "failed_href": (links.games(tid, slug, "failed", 1) or links.player(tid, slug) + "#failures")
+                if r.failed
+                else None,
             }
         )
     ticks = [round(low + i * (high - low) / 4, 4) for i in range(5)]
@@ -142,7 +205,19 @@ def leaderboard_page(db: Store, tid: str, links: Links) -> Page:
         "rows": rows,
         "scale": {"low": low, "high": high, "ticks": [(round(100 * (t - low) / (high - low), 3), t) for t in ticks]},
         "status": status,
-        "json_href": links.json("leaderboard", tid),
+        "json_href": None if all_versions else links.json("leaderboard", tid),
+        "all_versions": all_versions,
+        "facts": tournament_facts(meta),
+        "generated": getattr(links, "generated", None),
+        "pairs_href": links.pairs(tid),
+        "convergence_href": links.convergence(tid),
+        "match_href": links.match(tid) if len(board.rows) == 2 else None,
+        "downloads": [
+            (name, links.download(tid, name)) for name in ("leaderboard.csv", "leaderboard.json", "games.csv")
+        ],
+        "jump": links.board(tid, 0).replace("/b/0/", "/b/BOARD/") if links.board(tid, 0) else None,
+        "versions_href": links.versions(tid),
+        "latest_href": links.leaderboard(tid),
     }
     crumbs = _crumbs(links, tid, _board_label(meta))
     return Page("leaderboard.html", board.title, context, board.model_dump(), links.live and status.live, crumbs)
@@ -203,6 +278,10 @@ def player_page(db: Store, tid: str, slug: str, links: Links, *, not_judged: str
     key = info["player"]
     board = data.leaderboard(db, tid)
     row = next((r for r in board.rows if r.player == key), None)
+    older = False
+    if row is None:  # an older version: the leaderboard shows the latest; its own row is among every version's
+        row = next((r for r in data.leaderboard(db, tid, all_versions=True).rows if r.player == key), None)
+        older = row is not None
     failures = data.failures(db, tid, key)
     losses = not_judged if not_judged is not None else judging.losses(db, tid, key, background=links.live)
     counts = {o.value: failures.outcomes.get(o.value, 0) for o in Outcome}
@@ -227,6 +306,8 @@ def player_page(db: Store, tid: str, slug: str, links: Links, *, not_judged: str
         "info": info,
         "options": _options(info),
         "row": row,
+        "older": older,
+        "versions_href": links.versions(tid),
         "boards": board.config.boards,
         "outcomes": outcome_bars,
         "failures": failures,
@@ -265,12 +346,52 @@ def player_page(db: Store, tid: str, slug: str, links: Links, *, not_judged: str
     return Page("player.html", f"{key} · {_board_label(meta)}", context, payload, live, crumbs)
 
 
-def games_page(db: Store, tid: str, slug: str, outcome: str, page: int, links: Links, per_page: int = 50) -> Page:
-    """One page of a player's games, filtered by outcome, each linking to its replay."""
+def _loss_classes(db: Store, tid: str, key: str, links: Links, judge: bool) -> dict[int, str] | str:
+    """Each lost or failed board's class of loss (``arena losses``), or why it is not given here."""
+    if not judge:
+        return "not judged for this site"
+    report = judging.losses(db, tid, key, background=links.live)
+    if isinstance(report, str):
+        return report
+    if isinstance(report, judging.Pending):
+        return "being judged: reload in a moment"
+    return {board: name for name, boards in report.boards.items() for board in boards}
+
+
+def games_page(
+    db: Store,
+    tid: str,
+    slug: str,
+    outcome: str,
+    page: int,
+    links: Links,
+    per_page: int = 50,
+    *,
+    judge: bool = True,
+) -> Page:
+    """One page of a player's games, filtered by outcome, each board linking to its replay; a failed game shows
+    its error, a lost one its class of loss (``judge=False``: not judged, a large site)."""
     meta = data.tournament(db, tid)
     key = data.find_player(db, tid, slug)["player"]
     found = data.games_page(db, tid, key, outcome, page, per_page)
-    rows = [{"g": g, "href": links.game(tid, g.board, slug)} for g in found.rows]
+    classes: dict[int, str] | str = {}
+    if outcome in ("lost", "failed") or any(g.outcome.value == "lost" for g in found.rows):
+        classes = _loss_classes(db, tid, key, links, judge)
+    rows = [
+        {
+            "g": g,
+            "href": links.game(tid, g.board, slug),
+            "why": (
+                g.error
+                if g.outcome.value != "won" and g.outcome.value != "lost"
+                else (classes.get(g.board, "") if isinstance(classes, dict) else "")
+                if g.outcome.value == "lost"
+                else ""
+            ),
+            "meaning": CLASS_MEANING.get(classes.get(g.board, ""), "") if isinstance(classes, dict) else "",
+        }
+        for g in found.rows
+    ]
     pager = {
         "prev": links.games(tid, slug, outcome, page - 1) if page > 1 else None,
         "next": links.games(tid, slug, outcome, page + 1) if page < found.pages else None,
@@ -283,6 +404,7 @@ def games_page(db: Store, tid: str, slug: str, outcome: str, page: int, links: L
         "found": found,
         "rows": rows,
         "pager": pager,
+        "classes_note": classes if isinstance(classes, str) else "",
         "filters": [(name, links.games(tid, slug, name, 1), found.counts[name]) for name in data.OUTCOME_FILTERS],
     }
     payload = {
@@ -292,10 +414,29 @@ def games_page(db: Store, tid: str, slug: str, outcome: str, page: int, links: L
         "page": found.page,
         "pages": found.pages,
         "total": found.total,
-        "games": [g.as_row() for g in found.rows],
+        "games": [
+            {
+                **g.as_row(),
+                **({"loss_class": classes[g.board]} if isinstance(classes, dict) and g.board in classes else {}),
+            }
+            for g in found.rows
+        ],
     }
     crumbs = _crumbs(links, tid, _board_label(meta), (key, links.player(tid, slug)), (f"{outcome} games", None))
     return Page("games.html", f"{key}: {outcome} games", context, payload, False, crumbs)
+
+
+def _lost_neighbours(db: Store, tid: str, key: str, slug: str, board: int, links: Links) -> dict[str, Any]:
+    """The player's lost games just before and after ``board``, as ``[board, address]`` (opened at their end)."""
+    lost = [g.board for g in data.player_games(db, tid, key) if g.outcome is Outcome.LOST]
+    before = [b for b in lost if b < board]
+    after = [b for b in lost if b > board]
+    nav: dict[str, Any] = {}
+    for name, found in (("prev", before[-1] if before else None), ("next", after[0] if after else None)):
+        href = links.game(tid, found, slug) if found is not None else None
+        if href is not None:
+            nav[name] = [found, href + ("&" if "?" in href else "?") + "move=end"]
+    return nav
 
 
 def game_page(db: Store, tid: str, board: int, slugs: list[str], links: Links, *, probabilities: bool = True) -> Page:
@@ -312,6 +453,8 @@ def game_page(db: Store, tid: str, board: int, slugs: list[str], links: Links, *
     spec = games[0].spec
     title = f"{' vs '.join(keys)} · {spec.label} board {board} of seed {meta['seed']}"
     payload = replay_payload(replays, title, probabilities=probabilities)
+    if len(slugs) == 1:
+        payload["nav"] = _lost_neighbours(db, tid, keys[0], slugs[0], board, links)
     more: list[tuple[str, str | None]] = []
     if len(slugs) == 1:
         more = [(keys[0], links.player(tid, slugs[0])), (f"board {board}", None)]
@@ -362,96 +505,7 @@ def diff_page(db: Store, tid: str, a: str, b: str, links: Links, *, boards: bool
     return Page("diff.html", f"{key_a} vs {key_b}: the boards one of them won", context, payload, False, crumbs)
 
 
-#: The sweep chart's colours, one per player (readable on white, told apart by people with the usual colour
-#: blindness: the Okabe-Ito palette).
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#F0E442", "#000000")
-
-
 def _sweeps(db: Store, only: Collection[str] | None) -> list[data.SweepLine]:
     """The stored sweeps whose every tournament is in ``only`` (``None``: every sweep)."""
     lines = data.sweeps(db)
     return [line for line in lines if only is None or all(p.tournament in only for p in line.points)]
-
-
-def sweeps_page(db: Store, links: Links, only: Collection[str] | None = None) -> Page:
-    """Each stored sweep: win rate against density with 95% Wilson bands, and its table."""
-    from arena.analysis.stats import wilson_interval
-
-    charts = []
-    payload = []
-    for line in _sweeps(db, only):
-        densities = sorted({p.density for p in line.points})
-        lo, hi = densities[0], densities[-1]
-        span = (hi - lo) or 1.0
-
-        def x(d: float, lo: float = lo, span: float = span) -> float:
-            return round(60 + 520 * (d - lo) / span, 2)
-
-        def y(rate: float) -> float:
-            return round(20 + 260 * (1 - rate), 2)
-
-        series = []
-        table = []
-        for i, name in enumerate(line.players):
-            pts = [p for p in line.points if p.player == name and p.games]
-            band_top, band_bottom, path = [], [], []
-            for p in pts:
-                low, high = wilson_interval(p.wins, p.games)
-                rate = p.wins / p.games
-                path.append(f"{x(p.density)},{y(rate)}")
-                band_top.append(f"{x(p.density)},{y(high)}")
-                band_bottom.append(f"{x(p.density)},{y(low)}")
-                table.append(
-                    {
-                        "player": name,
-                        "mines": p.mines,
-                        "density": p.density,
-                        "games": p.games,
-                        "wins": p.wins,
-                        "rate": rate,
-                        "low": low,
-                        "high": high,
-                        "href": links.leaderboard(p.tournament),
-                        "tournament": p.tournament,
-                    }
-                )
-            series.append(
-                {
-                    "name": name,
-                    "colour": PALETTE[i % len(PALETTE)],
-                    "line": " ".join(path),
-                    "band": " ".join(band_top + band_bottom[::-1]),
-                    "dots": [(x(p.density), y(p.wins / p.games)) for p in pts],
-                }
-            )
-        xticks = [(x(d), f"{100 * d:.1f}") for d in densities]
-        if len(xticks) > 8:
-            xticks = xticks[:: math.ceil(len(xticks) / 8)]
-        charts.append(
-            {
-                "line": line,
-                "series": series,
-                "table": table,
-                "xticks": xticks,
-                "yticks": [(y(v / 100), v) for v in range(0, 101, 25)],
-            }
-        )
-        cells = [
-            {
-                "size": line.size,
-                "mines": row["mines"],
-                "density": row["density"],
-                "player": row["player"],
-                "games": row["games"],
-                "wins": row["wins"],
-                "win_rate": row["rate"],
-                "ci_low": row["low"],
-                "ci_high": row["high"],
-                "tournament": row["tournament"],
-            }
-            for row in sorted(table, key=lambda row: row["mines"])
-        ]
-        # The shape of `arena sweep --json`, one sweep per board size.
-        payload.append({"rule": line.rule, "seed": line.seed, "games": line.boards, "cells": cells})
-    crumbs = _crumbs(links, None, "", ("sweeps", None))
-    return Page("sweeps.html", "Sweeps: win rate against mine density", {"charts": charts}, payload, False, crumbs)

@@ -19,6 +19,7 @@ from markupsafe import Markup
 from arena.analysis.replay import viewer_css, viewer_html
 from arena.web.links import Links
 from arena.web.pages import Page
+from arena.web.public import shown_source
 
 __all__ = ["environment", "render_error", "render_page", "static_files"]
 
@@ -60,7 +61,7 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(pct=_pct, signed=_signed, num=_num, p=_p, seconds=_seconds)
+    env.filters.update(pct=_pct, signed=_signed, num=_num, p=_p, seconds=_seconds, source=shown_source)
     return env
 
 

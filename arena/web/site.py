@@ -13,6 +13,7 @@ of the last run that this one no longer has.
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 import json
 import os
@@ -21,8 +22,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.web import data, pages, site_data
+from arena.web import data, follow, pages, pages_more, site_data, sweep_page
 from arena.web.links import SiteLinks, site_path
+from arena.web.public import Redactor, machine_folders, shown_source
 from arena.web.render import render_page, static_files
 
 __all__ = ["JUDGED_GAMES", "LOSSES", "MANIFEST", "REPLAYS", "SiteError", "SiteSummary", "write_site"]
@@ -130,6 +132,14 @@ def _not_judged(mode: str, games: int, tid: str, key: str) -> str | None:
     )
 
 
+def _public(board: dict[str, object]) -> dict[str, object]:
+    """``arena leaderboard --json`` as a site publishes it: each source by its file's name."""
+    rows = board.get("rows")
+    if isinstance(rows, list):
+        board["rows"] = [{**row, "source": shown_source(str(row.get("source") or ""))} for row in rows]
+    return board
+
+
 def write_site(
     store: str | Path | None,
     folder: str | Path,
@@ -150,16 +160,20 @@ def write_site(
     folder = Path(folder)
     previous = _check_folder(folder, force)
     written: dict[str, int] = {}
+    # A site is published: no file of it names a folder of this machine, even in text a bot wrote.
+    redact = Redactor(machine_folders(Path(store).parent if store is not None else None, folder.resolve().parent))
 
     def put(path: str, content: str | bytes) -> None:
         target = folder / path
         target.parent.mkdir(parents=True, exist_ok=True)
-        raw = content.encode("utf-8") if isinstance(content, str) else content
+        raw = redact(content).encode("utf-8") if isinstance(content, str) else content
         target.write_bytes(raw)
         written[path] = len(raw)
 
+    generated = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M")
+
     def page(path: str, build: Callable[[SiteLinks], pages.Page], replay_paths: set[str]) -> None:
-        links = SiteLinks(path, replay_paths, lists=lists)
+        links = SiteLinks(path, replay_paths, lists=lists, generated=generated)
         put(path, render_page(build(links), links))
 
     replay_count = 0
@@ -170,6 +184,7 @@ def write_site(
         if unknown:
             raise SiteError(f"no tournament {unknown[0]!r} in {db.path}; `arena leaderboard --list` shows them")
         every: set[str] = set()
+        names: set[str] = set()
         plans = {}
         for tid in ids:
             slugs = {row["player"]: slug for slug, row in data.players(db, tid).items()}
@@ -177,15 +192,30 @@ def write_site(
             plans[tid] = (slugs, chosen)
             every |= paths
         page(site_path("home"), lambda links: pages.home_page(db, links, set(ids)), every)
-        sweeps = pages.sweeps_page(db, SiteLinks(site_path("sweeps"), every, lists=lists), set(ids))
+        sweeps = sweep_page.sweeps_page(db, SiteLinks(site_path("sweeps"), every, lists=lists), set(ids))
         if sweeps.data:
-            page(site_path("sweeps"), lambda links: pages.sweeps_page(db, links, set(ids)), every)
+            page(site_path("sweeps"), lambda links: sweep_page.sweeps_page(db, links, set(ids)), every)
         for tid in ids:
             slugs, chosen = plans[tid]
             if progress is not None:
                 progress(f"tournament {tid}: {len(slugs)} players, {len(chosen):,} games to replay")
             page(site_path("leaderboard", tid), lambda links, tid=tid: pages.leaderboard_page(db, tid, links), every)
-            put(site_path("leaderboard.json", tid), json.dumps(data.leaderboard(db, tid).model_dump(), indent=2))
+            if data.leaderboard(db, tid).hidden_versions:
+                page(
+                    site_path("versions", tid),
+                    lambda links, tid=tid: pages.leaderboard_page(db, tid, links, all_versions=True),
+                    every,
+                )
+            public = _public(data.leaderboard(db, tid).model_dump())
+            put(site_path("leaderboard.json", tid), json.dumps(public, indent=2))
+            put(site_path("download", tid, "leaderboard.csv"), pages_more.leaderboard_csv(db, tid, public=True))
+            put(site_path("download", tid, "games.csv"), pages_more.games_csv(db, tid))
+            page(site_path("pairs", tid), lambda links, tid=tid: pages_more.pairs_page(db, tid, links), every)
+            page(site_path("convergence", tid), lambda links, tid=tid: follow.convergence_page(db, tid, links), every)
+            if follow.match_players(db, tid) is not None:
+                page(site_path("match", tid), lambda links, tid=tid: follow.match_page(db, tid, links), every)
+            for key in slugs:
+                names.add(data.find_player(db, tid, slugs[key])["name"])
             counts = {key: sum(n.values()) for key, n in db.outcome_counts(tid).items()}
             for key, slug in slugs.items():
                 why = _not_judged(losses, counts.get(key, 0), tid, key)
@@ -198,7 +228,9 @@ def write_site(
                     number, pages_of = 1, 1
                     while number <= pages_of:
                         path = site_path("games", tid, slug, outcome, number)
-                        built = pages.games_page(db, tid, slug, outcome, number, SiteLinks(path, every))
+                        built = pages.games_page(
+                            db, tid, slug, outcome, number, SiteLinks(path, every), judge=why is None
+                        )
                         put(path, render_page(built, SiteLinks(path, every)))
                         pages_of = built.context["found"].pages
                         number += 1
@@ -212,7 +244,11 @@ def write_site(
                         )
             if chosen:
                 viewer = site_path("viewer", tid)
-                source = site_data.viewer_source(db, tid, slugs, SiteLinks(viewer).leaderboard(tid))
+                lost: dict[str, list[int]] = {}
+                for (key, board), (outcome, _) in sorted(chosen.items(), key=lambda item: item[0][1]):
+                    if outcome == "lost":
+                        lost.setdefault(slugs[key], []).append(board)
+                source = site_data.viewer_source(db, tid, slugs, SiteLinks(viewer).leaderboard(tid), lost)
                 page(viewer, lambda ln, t=tid, src=source: pages.viewer_page(db, t, src, ln), every)
                 wrote = site_data.write_games(
                     db, tid, chosen, slugs, put, lambda n, t=tid: site_path("games-data", t, n)
@@ -220,6 +256,12 @@ def write_site(
                 replay_count += wrote.games
                 if progress is not None and wrote.unreadable:
                     progress(f"tournament {tid}: {wrote.unreadable} game records could not be read; not replayed")
+        for name in sorted(names):
+            page(
+                site_path("history", data.player_slug(name)),
+                lambda links, n=name: pages_more.versions_page(db, n, links, set(ids)),
+                every,
+            )
     for name, content in static_files().items():
         put(site_path("static", name), content)
     for stale in sorted(previous - set(written)):

@@ -128,9 +128,12 @@ def write_games(
     return GamesWritten(games, files, unreadable)
 
 
-def viewer_source(db: Store, tid: str, slugs: dict[str, str], leaderboard: str) -> dict[str, Any]:
+def viewer_source(
+    db: Store, tid: str, slugs: dict[str, str], leaderboard: str, lost: dict[str, list[int]] | None = None
+) -> dict[str, Any]:
     """What the tournament's game page needs to find and show a game: the board, the players by slug, where
-    the data files are (relative to the page) and how many boards each holds."""
+    the data files are (relative to the page), how many boards each holds, and each player's lost games the site
+    holds (``lost``, by slug: the page's previous and next lost game)."""
     stored = db.tournament(tid)
     spec = stored.spec
     board = {
@@ -142,4 +145,11 @@ def viewer_source(db: Store, tid: str, slugs: dict[str, str], leaderboard: str) 
         "seed": stored.seed,
     }
     players = {slug: key for key, slug in slugs.items()}
-    return {"chunk": CHUNK, "data": "games/", "players": players, "board": board, "leaderboard": leaderboard}
+    return {
+        "chunk": CHUNK,
+        "data": "games/",
+        "players": players,
+        "board": board,
+        "leaderboard": leaderboard,
+        "lost": lost or {},
+    }

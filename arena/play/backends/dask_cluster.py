@@ -197,7 +197,7 @@ class DaskBackend:
                 future, result = next(stream)
                 batch = pending.pop(future)
                 if future.status == "cancelled" or isinstance(result, CancelledError):
-                    key = batch.work[0][0]
+                    key = batch.work[0].board
                     resubmits[key] = resubmits.get(key, 0) + 1
                     if resubmits[key] > MAX_RESUBMITS:
                         raise TournamentError(f"the Dask cluster cancelled {batch_label(batch)} repeatedly")

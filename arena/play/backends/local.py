@@ -269,7 +269,7 @@ class PoolBackend:
                 except BrokenProcessPool:  # a worker died since the last wait
                     lost.append(batch)
                     return False
-                if attempts.get(batch.work[0][0], 0) >= 2:
+                if attempts.get(batch.work[0].board, 0) >= 2:
                     return True  # a suspect runs alone
             return True
 
@@ -301,7 +301,7 @@ class PoolBackend:
                     pool.shutdown(wait=True, cancel_futures=True)
                     self._blame(lost, attempts)
                     for batch in lost:
-                        (suspects if attempts[batch.work[0][0]] >= 2 else retry).append(batch)
+                        (suspects if attempts[batch.work[0].board] >= 2 else retry).append(batch)
                     lost.clear()
                     if stop:
                         break  # the lost batches are replayed by the next run
@@ -325,9 +325,9 @@ class PoolBackend:
     def _blame(lost: list[Batch], attempts: dict[int, int]) -> None:
         """Count one more failed attempt for each lost batch; give up on one that failed too often."""
         for batch in lost:
-            key = batch.work[0][0]
+            key = batch.work[0].board
             attempts[key] = attempts.get(key, 0) + 1
-        worst = [b for b in lost if attempts[b.work[0][0]] >= MAX_ATTEMPTS]
+        worst = [b for b in lost if attempts[b.work[0].board] >= MAX_ATTEMPTS]
         if worst:
             labels = ", ".join(batch_label(b) for b in worst)
             raise WorkerCrashError(

@@ -276,5 +276,5 @@ def test_the_markdown_shows_what_entrants_wrote_as_text(tmp_path: Path) -> None:
     text = to_markdown(results_data(loaded, [item], None))
     row = next(line for line in text.splitlines() if line.startswith("| a |"))
     assert "<" not in row and ">" not in row
-    assert row.count("|") - row.count("\\|") == 5  # four cells: every '|' of the entrant's text is escaped
+    assert row.count("|") - row.count("\\|") == 6  # five cells: every '|' of the entrant's text is escaped
     assert "&lt;script&gt;" in row and "\\[x\\]" in row and "\\`code\\`" in row

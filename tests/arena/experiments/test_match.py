@@ -206,6 +206,7 @@ class MatchRecorder(Recorder, MatchEvents):
         self.events.append(("looked", state))
 
 
+@pytest.mark.slow  # tournaments are played
 def test_each_batch_is_a_planned_run_and_the_test_is_looked_at_after_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

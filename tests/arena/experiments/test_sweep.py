@@ -151,6 +151,7 @@ class SweepRecorder(Recorder, SweepEvents):
         self.events.append(("cell_done", (cell, summary)))
 
 
+@pytest.mark.slow  # tournaments are played
 def test_each_cell_is_a_planned_run_told_as_it_is_done(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(local, "COMMIT_SECONDS", 3600.0)  # one worker hands a run's games over once, at its end
     cells = [Cell(6, 6, 4), Cell(6, 6, 8)]

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from arena.kits import new_bot, template_files
-from arena.kits.toolchains import BuildError, build, missing_toolchain
+from arena.kits.toolchains import KitBuildFailed, build, missing_toolchain
 
 #: The name every kit is written and played under: the arena derives each game's seed from it, so kits
 #: that play the same moves must play under the same name.
@@ -61,7 +61,7 @@ class KitBuilds:
                 new_bot(KIT_NAME, language, folder)
                 try:
                     build(folder)
-                except BuildError as error:
+                except KitBuildFailed as error:
                     self._failed[language] = str(error)
                     pytest.fail(str(error))
                 (folder / ".built").write_text("built by tests/arena/kits\n")

@@ -12,7 +12,7 @@ import pytest
 
 from arena.kits import LANGUAGES
 from arena.kits.new_bot import STRATEGY_FILES
-from arena.kits.toolchains import DEBIAN_PACKAGES, BuildError, build, missing_toolchain
+from arena.kits.toolchains import DEBIAN_PACKAGES, KitBuildFailed, build, missing_toolchain
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -79,7 +79,7 @@ def test_a_failing_build_is_a_build_error_with_its_output(tmp_path: Path) -> Non
     script = tmp_path / "build.sh"
     script.write_text("#!/bin/sh\necho compiling\necho 'strategy.x:3: error: expected ;' >&2\nexit 3\n")
     script.chmod(0o755)
-    with pytest.raises(BuildError) as error:
+    with pytest.raises(KitBuildFailed) as error:
         build(tmp_path)
     assert "failed (exit 3)" in str(error.value)
     assert "strategy.x:3: error: expected ;" in str(error.value)

@@ -62,6 +62,7 @@ def test_a_new_tournament_plans_every_game_and_stores_nothing(tmp_path: Path) ->
     assert (plan.workers, plan.backend, plan.address, plan.workers_note, plan.notes) == (1, "local", None, "", ())
 
 
+@pytest.mark.slow  # a tournament is played
 def test_after_a_partial_run_the_plan_holds_exactly_what_is_missing(tmp_path: Path, every_batch: None) -> None:
     config = make_config(games=16)
     every_game = {(p, b) for p in PLAYERS for b in range(16)}
@@ -82,6 +83,7 @@ def test_after_a_partial_run_the_plan_holds_exactly_what_is_missing(tmp_path: Pa
         assert plan_tournament(config, store, Registry(), workers=1).work == ()
 
 
+@pytest.mark.slow  # a tournament is played
 def test_a_player_added_later_plays_only_its_boards(tmp_path: Path) -> None:
     with Store(tmp_path / "a.db") as store:
         run_tournament(plan_tournament(make_config(players=("random",), games=3), store, Registry(), workers=1), store)
@@ -165,6 +167,7 @@ def test_plan_workers_leaves_a_remote_cluster_alone(monkeypatch: pytest.MonkeyPa
 # -- the events of a run ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a tournament is played
 def test_a_run_tells_its_events_in_order(tmp_path: Path, every_batch: None, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(STAMP_DIR_ENV, str(tmp_path / "stamps"))  # no player known compiled: the compile step runs
     with Store(tmp_path / "a.db") as store:
@@ -179,6 +182,7 @@ def test_a_run_tells_its_events_in_order(tmp_path: Path, every_batch: None, monk
     assert events.events[-1][1] == summary == TournamentSummary(plan.tournament_id, 32, 0, 1, "local", plan.keys)
 
 
+@pytest.mark.slow  # a tournament is played
 def test_a_run_with_nothing_to_play_starts_and_finishes(tmp_path: Path) -> None:
     with Store(tmp_path / "a.db") as store:
         run_tournament(plan_tournament(make_config(games=2), store, Registry(), workers=1), store)
@@ -187,6 +191,7 @@ def test_a_run_with_nothing_to_play_starts_and_finishes(tmp_path: Path) -> None:
     assert events.names == ["started", "finished"] and (summary.played, summary.skipped) == (0, 4)
 
 
+@pytest.mark.slow  # a tournament is played
 def test_an_interrupted_run_tells_what_it_committed(tmp_path: Path, every_batch: None) -> None:
     with Store(tmp_path / "a.db") as store:
         plan = plan_tournament(make_config(games=16), store, Registry(), workers=1)
@@ -208,6 +213,7 @@ def test_a_run_that_cannot_start_tells_why(tmp_path: Path) -> None:
     assert events.names == ["started", "failed"] and events.events[-1][1] is error.value
 
 
+@pytest.mark.slow  # a tournament is played
 def test_a_plan_made_here_runs_in_another_thread_stops_on_its_flag_and_resumes(
     tmp_path: Path, every_batch: None
 ) -> None:

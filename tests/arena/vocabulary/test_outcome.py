@@ -97,6 +97,7 @@ def test_a_stacked_key_shows_each_option_on_a_line_and_keeps_its_tag() -> None:
     assert player_lines(PlayerKey("apex"), stack=True).plain == "apex"
 
 
+@pytest.mark.slow  # a tournament (three games) through a store
 def test_games_played_and_games_read_back_name_their_player_by_a_key(tmp_path: Path) -> None:
     """The key is typed where games are made (whatever text the work named the player by) and where the
     store reads them back."""

@@ -225,7 +225,11 @@ def test_sweeps_page_is_the_sweeps_json(swept):
     key = lambda cell: (cell["mines"], cell["player"])  # noqa: E731
     assert sorted(sweep["cells"], key=key) == sorted(cli["cells"], key=key) and len(cli["cells"]) == 6
     text = client.get("/sweeps/").text
-    assert text.count("<polyline") == 2 and text.count("<polygon") == 2  # a line and a band per player
+    # A line and a band per player, in each of the two drawings (a wide window's and a phone's).
+    assert text.count("<polyline") == 4 and text.count("<polygon") == 4
+    by_player = lambda h: h["player"]  # noqa: E731
+    assert sorted(sweep["half_density"], key=by_player) == sorted(cli["half_density"], key=by_player)
+    assert len(cli["half_density"]) == 2
     assert 'href="/sweeps/"' in client.get("/").text
     for cell in cli["cells"]:
         assert f'href="/t/{cell["tournament"]}/"' in text
@@ -281,3 +285,29 @@ def test_a_player_with_options_has_its_own_pages(tmp_path: Path):
     page = client.get(f"/t/{tournament['id']}/p/{slug}/")
     assert page.status_code == 200 and "<h1>random[subsets=true]</h1>" in page.text
     assert client.get(f"/t/{tournament['id']}/p/{slug}/?format=json").json()["options"] == {"subsets": True}
+
+
+def test_a_sweep_point_reused_from_a_larger_tournament_is_on_the_sweeps_page(tmp_path):
+    """``arena sweep`` reuses a stored tournament of the same board set, even one with more boards and another
+    player: the page shows that point too, counted over the sweep's boards, as the sweep printed it."""
+    from starlette.testclient import TestClient
+    from web_support import arena
+
+    from arena.web.app import create_app
+
+    path = tmp_path / "reused.db"
+    players = "random,mean-constraint,max-single-constraint"  # one player more than the sweep's, 40 boards not 20
+    arena("tournament", "--size", "6x6", "--mines", "6", "-n", "40", "-p", players,
+          "--workers", "1", "--store", path, "--seed", "0")  # fmt: skip
+    result = arena("sweep", "--size", "6x6", "--mines", "4,6,8", "-p", "random,mean-constraint", "-n", "20",
+                   "--workers", "1", "--store", path, "--json")  # fmt: skip
+    cli = json.loads(result.stdout)
+    client = TestClient(create_app(path), raise_server_exceptions=False)
+    (sweep,) = client.get("/sweeps/?format=json").json()
+    key = lambda cell: (cell["mines"], cell["player"])  # noqa: E731
+    mine = {key(c): c for c in sweep["cells"]}
+    for cell in cli["cells"]:  # every point the command printed, with its figures
+        assert mine[key(cell)] == cell, cell
+    assert len(cli["cells"]) == 6 and {c["mines"] for c in sweep["cells"]} == {4, 6, 8}
+    text = client.get("/sweeps/").text
+    assert text.count('<tr data-mines="') == 3  # pivoted as the command prints it: a row per mine count

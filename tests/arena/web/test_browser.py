@@ -88,7 +88,7 @@ def not_pwned(tab: Tab) -> None:
 def figures(tab: Tab) -> dict[str, dict[str, str]]:
     """The leaderboard's rows as the DOM holds them: player -> field -> data-v."""
     return tab.page.evaluate(
-        """() => Object.fromEntries(Array.from(document.querySelectorAll('#leaderboard tbody tr')).map(tr => [
+        """() => Object.fromEntries(Array.from(document.querySelectorAll('#leaderboard tr[data-player]')).map(tr => [
             tr.dataset.player,
             Object.fromEntries(Array.from(tr.querySelectorAll('[data-field]')).map(e => [e.dataset.field,
                 e.dataset.v === undefined ? e.textContent.trim() : e.dataset.v]).concat(
@@ -132,7 +132,7 @@ def test_leaderboard_numbers_equal_the_cli(open_tab, served, site, stored: Store
 def test_sorting_by_a_column(open_tab, served, stored: Stored):
     tab = open_tab(served.url + "/")
     tab.page.goto(f"{served.url}/t/{stored.tournament}/")
-    before = tab.page.eval_on_selector_all("#leaderboard tbody tr", "rows => rows.map(r => r.dataset.player)")
+    before = tab.page.eval_on_selector_all("#leaderboard tr[data-player]", "rows => rows.map(r => r.dataset.player)")
     tab.page.click("#leaderboard th:has-text('ms/g')")
     tab.page.click("#leaderboard th:has-text('ms/g')")  # descending
     ms = tab.page.eval_on_selector_all('#leaderboard [data-field="ms_per_game"]', "els => els.map(e => +e.dataset.v)")
@@ -172,7 +172,8 @@ def crawl(tab: Tab, start: str, allowed: str) -> int:
         assert answer is None or answer.status == 200, (url, answer.status)
         assert tab.page.query_selector(".head.error") is None, url
         not_pwned(tab)
-        hrefs = tab.page.eval_on_selector_all("a[href]", "els => els.map(e => e.href.split('#')[0])")
+        # Every link but the downloads (leaderboard.csv and the rest: files, not pages).
+        hrefs = tab.page.eval_on_selector_all("a[href]:not([download])", "els => els.map(e => e.href.split('#')[0])")
         todo.extend(h for h in hrefs if h.startswith(allowed) and h not in seen)
     return len(seen)
 
@@ -205,6 +206,10 @@ def test_screenshots_of_each_kind_of_page(open_tab, served, stored: Stored, tmp_
         "game": f"/t/{t}/g/{lost}/random",
         "pair": f"/t/{t}/g/{split}/mean-constraint/vs/random",
         "diff": f"/t/{t}/diff/mean-constraint/random/",
+        "pairs": f"/t/{t}/pairs/",
+        "convergence": f"/t/{t}/convergence/",
+        "board": f"/t/{t}/b/{lost}/",
+        "versions": "/v/evil/",
         "not-found": f"/t/{t}/p/nobody/",
     }
     for width in (1280, 390):
@@ -235,13 +240,14 @@ def test_a_live_page_follows_a_tournament_played_by_another_process(open_tab, se
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         with serve(store) as app:
-            watch(app.url, process, open_tab, tmp_path)
+            tab = watch(app.url, process, open_tab, tmp_path)
+            tab.page.goto("about:blank")  # a served page asks its server every few seconds: leave it first
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=120)
 
 
-def watch(base: str, process: subprocess.Popen[str], open_tab: Callable[..., Tab], tmp_path: Path) -> None:
+def watch(base: str, process: subprocess.Popen[str], open_tab: Callable[..., Tab], tmp_path: Path) -> Tab:
     """Wait for the tournament to have games, open its leaderboard, and see the count rise on the page."""
     deadline = time.monotonic() + 300
     tid, status = None, {"live": False, "stored": 0}
@@ -270,6 +276,7 @@ def watch(base: str, process: subprocess.Popen[str], open_tab: Callable[..., Tab
     assert "games/s" in tab.page.inner_text("#status")
     assert all(url.startswith(base + "/") for url in tab.requests), tab.requests
     shoot(tab, "leaderboard-live-1280.png", tmp_path)
+    return tab
 
 
 @pytest.mark.slow
@@ -280,11 +287,19 @@ def test_sweeps_page(open_tab, serve, swept, tmp_path: Path):
             tab = open_tab(app.url + "/", width)
             tab.page.goto(app.url + "/")
             follow(tab, "text=sweeps")
-            assert tab.page.locator("svg.chart polyline").count() == 2
+            kind = "wide" if width == 1280 else "narrow"
+            assert tab.page.locator(f"svg.chart-{kind} polyline").count() == 2
+            assert tab.page.locator(f"svg.chart-{kind}").is_visible()
+            # Drawn for the width it is shown at: its tick labels at least 11 pixels high on the screen.
+            heights = tab.page.eval_on_selector_all(
+                f"svg.chart-{kind} text.tick", "els => els.map(e => e.getBoundingClientRect().height)"
+            )
+            assert len(heights) >= 5 and min(heights) >= 11, heights
             rows = tab.page.locator(".sweep tbody tr").count()
-            assert rows == len(cli["cells"]) == 6
+            assert rows * 2 == len(cli["cells"]) == 6  # pivoted: a row per mine count, a column per player
             assert tab.page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth") <= 0
             shoot(tab, f"sweeps-{width}.png", tmp_path)
+            tab.page.goto("about:blank")  # a served page asks its server every few seconds: leave it first
 
 
 @pytest.mark.slow

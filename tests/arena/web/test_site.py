@@ -33,7 +33,10 @@ def test_writes_every_page_with_links_that_stay_inside(cli, stored: Stored, tmp_
     for page in pages:
         assert page in files, page
     board = json.loads((out / f"t/{t}/leaderboard.json").read_text())
-    assert board == json.loads(cli("leaderboard", t, "--json", "--store", stored.path).stdout)
+    cli_board = json.loads(cli("leaderboard", t, "--json", "--store", stored.path).stdout)
+    for row in cli_board["rows"]:  # a published source is the file's name, not where it lay on this machine
+        row["source"] = row["source"].replace(str(stored.plugin), stored.plugin.name)
+    assert board == cli_board and any(r["source"] == "file evil_bot.py" for r in board["rows"])
     # Every link and asset of every page is relative and names a file of the site: nothing from elsewhere.
     checked = 0
     for name in files:
@@ -48,6 +51,29 @@ def test_writes_every_page_with_links_that_stay_inside(cli, stored: Stored, tmp_
             assert target.resolve().is_file(), (name, ref)
             checked += 1
     assert checked > 300
+
+
+def test_no_file_of_a_site_names_a_folder_of_this_machine(cli, stored: Stored, tmp_path: Path):
+    """Every file ``arena site`` writes (pages, leaderboard.json, the replays' data), searched for the home and
+    temporary folders, the working folder and the store's: none is there, though the plugin's source, and the
+    tracebacks its errors wrote, name its file under the temporary folder."""
+    import os
+    import tempfile
+
+    out = tmp_path / "public"
+    assert cli("site", out, "--store", stored.path, "--replays", "all").exit_code == 0
+    folders = {str(Path.home()), tempfile.gettempdir(), str(Path.cwd()), str(stored.path.parent), "/tmp/"}
+    folders |= {os.path.realpath(f) for f in folders}
+    assert str(stored.plugin).startswith(tempfile.gettempdir())  # what there is to hide
+    searched = 0
+    for name in written(out):
+        text = (out / name).read_bytes().decode("utf-8", errors="replace")
+        for folder in folders:
+            assert folder not in text, (name, folder)
+        searched += 1
+    assert searched > 20
+    page = (out / f"t/{stored.tournament}/index.html").read_text(encoding="utf-8")
+    assert "file evil_bot.py" in page
 
 
 def site_games(out: Path, tid: str) -> dict[tuple[str, int], dict]:

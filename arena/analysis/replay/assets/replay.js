@@ -62,7 +62,15 @@
       const title = `${names} · ${source.board.label} board ${board} of seed ${source.board.seed}`;
       document.title = `${title} · minesweeper-arena`;
       crumbs(source, slugs, games, board);
-      start({ version: 2, title, probabilities: true, games });
+      const nav = {};
+      if (slugs.length === 1 && source.lost && Array.isArray(source.lost[slugs[0]])) {
+        const lost = source.lost[slugs[0]];
+        const href = (b) => `game.html?board=${b}&player=${encodeURIComponent(slugs[0])}&move=end`;
+        const before = lost.filter((b) => b < board), after = lost.filter((b) => b > board);
+        if (before.length) nav.prev = [before[before.length - 1], href(before[before.length - 1])];
+        if (after.length) nav.next = [after[0], href(after[0])];
+      }
+      start({ version: 2, title, probabilities: true, games, nav });
     };
     const script = document.createElement("script");
     script.src = `${source.data}${chunk}.js`;
@@ -172,11 +180,15 @@
     const widest = Math.max(...games.map((g) => g.cols));
     // Cells as large as the window allows with the boards side by side (the frame around a board takes ~70px);
     // on a phone (under 600px, where the stylesheet stacks the panels) one board takes the whole width.
+    // On a phone a cell is never smaller than 26px (its number must be readable and a finger must hit it): a
+    // wider board scrolls inside its panel, the move's cell brought into view.
     function fitCells() {
       const width = document.documentElement.clientWidth;
-      const columns = width < 600 ? 1 : games.length;
-      const room = (width - (width < 600 ? 20 : 48) - 16 * (columns - 1)) / columns - (width < 600 ? 50 : 70);
-      boards.style.setProperty("--cell", `${Math.max(14, Math.min(34, Math.floor(room / widest)))}px`);
+      const phone = width < 600;
+      const columns = phone ? 1 : games.length;
+      const room = (width - (phone ? 20 : 48) - 16 * (columns - 1)) / columns - (phone ? 50 : 70);
+      const least = phone ? 26 : 14;
+      boards.style.setProperty("--cell", `${Math.max(least, Math.min(34, Math.floor(room / widest)))}px`);
     }
     fitCells();
     window.addEventListener("resize", fitCells);
@@ -211,6 +223,7 @@
       };
       panel.append(counters);
 
+      const scroller = el("div", "board-scroll");
       const wrap = el("div", "board-wrap");
       const grid = el("div", "grid");
       grid.style.gridTemplateColumns = `16px repeat(${game.cols}, var(--cell))`;
@@ -228,7 +241,19 @@
         }
       }
       wrap.append(grid);
-      panel.append(wrap);
+      scroller.append(wrap);
+      panel.append(scroller);
+      view.scroller = scroller;
+      // A tap (or a click) on a cell says what it is and its exact mine probability: a touch screen has no hover.
+      view.tapped = el("p", "tapped");
+      view.tapped.setAttribute("aria-live", "polite");
+      panel.append(view.tapped);
+      grid.addEventListener("click", (event) => {
+        const cell = event.target.closest(".cell");
+        if (!cell) return;
+        view.tappedAt = Number(cell.dataset.r) * game.cols + Number(cell.dataset.c);
+        showTapped(view);
+      });
 
       const info = el("div", "info");
       view.last = el("p", "last");
@@ -251,6 +276,45 @@
       if (game.moves.length) panel.append(list);
       boards.append(panel);
       return view;
+    }
+
+    function showTapped(view) {
+      view.cells.forEach((c) => c.classList.remove("tap"));
+      if (view.tappedAt === undefined) { view.tapped.textContent = ""; return; }
+      const cell = view.cells[view.tappedAt];
+      cell.classList.add("tap");
+      view.tapped.textContent = cell.title;
+      view.tapped.dataset.cell = String(view.tappedAt);
+    }
+
+    // Brings the cell of the move shown (the mine hit, the move to come, or the last one played) into the board's
+    // own scrolling box when the board is wider or taller than it: the page itself does not move.
+    function reveal(view, index) {
+      if (index < 0) return;
+      const box = view.scroller;
+      const cell = view.cells[index];
+      onScreen(cell);
+      if (box.scrollWidth <= box.clientWidth + 1 && box.scrollHeight <= box.clientHeight + 1) return;
+      const cb = cell.getBoundingClientRect(), bb = box.getBoundingClientRect();
+      const margin = cb.width * 2;
+      if (cb.left < bb.left + margin || cb.right > bb.right - margin) {
+        box.scrollLeft += cb.left - bb.left - (bb.width - cb.width) / 2;
+      }
+      if (box.scrollHeight > box.clientHeight + 1 && (cb.top < bb.top + margin || cb.bottom > bb.bottom - margin)) {
+        box.scrollTop += cb.top - bb.top - (bb.height - cb.height) / 2;
+      }
+    }
+
+    // The page scrolled so that ``cell`` is on the screen, and not under the controls (at the top of a window, at
+    // the bottom of a phone's screen); only when it is not already there.
+    function onScreen(cell) {
+      const controls = $("controls").getBoundingClientRect();
+      const atBottom = controls.top > window.innerHeight / 2;
+      const top = atBottom ? 0 : Math.max(0, controls.bottom);
+      const bottom = atBottom ? controls.top : window.innerHeight;
+      const cb = cell.getBoundingClientRect();
+      if (cb.top >= top && cb.bottom <= bottom) return;
+      window.scrollBy(0, cb.top - top - Math.max(0, (bottom - top - cb.height) / 2));
     }
 
     function describe(kind, label, text) {
@@ -335,6 +399,11 @@
         cell.dataset.s = ch;
         cell.title = where;
       }
+
+      showTapped(view);
+      const fatalCell = showLayout && g.exploded !== null ? g.exploded : -1;
+      const lastCell = last ? last[1] * g.cols + last[2] : -1;
+      reveal(view, fatalCell >= 0 ? fatalCell : chosen >= 0 ? chosen : lastCell);
 
       view.moveCounter.textContent = `${k} / ${n}`;
       view.minesLeft.textContent = String(g.mines - flags);
@@ -424,9 +493,19 @@
       if (divergence !== null && divergence !== undefined) banner.classList.toggle("here", current === divergence);
     }
 
+    // The move shown is in the address (?move=N), so a link shares the very position.
+    function remember() {
+      const query = new URLSearchParams(location.search);
+      if (query.get("move") === String(current)) return;
+      query.set("move", String(current));
+      const address = `${location.pathname}?${query.toString()}${location.hash}`;
+      try { history.replaceState(history.state, "", address); } catch (e) { /* file:// in some browsers */ }
+    }
+
     function setStep(k) {
       current = Math.max(0, Math.min(total, k));
       render();
+      remember();
     }
 
     function play(on) {
@@ -523,7 +602,24 @@
       }
     }
 
+    // Previous and next lost game of the same player, where the page knows them.
+    const nav = DATA.nav || {};
+    const navBox = $("lost-nav");
+    if (navBox && (nav.prev || nav.next)) {
+      navBox.hidden = false;
+      for (const [which, label] of [["prev", "\u25c0 lost board "], ["next", "lost board "]]) {
+        if (!nav[which]) continue;
+        const link = el("a", `nav-${which}`, which === "prev" ? `${label}${nav[which][0]}` : `${label}${nav[which][0]} \u25b6`);
+        link.href = nav[which][1];
+        link.id = `lost-${which}`;
+        navBox.append(link);
+      }
+    }
+
     if (problem) fail(problem);
+    const asked = new URLSearchParams(location.search).get("move");
+    if (asked === "end" || asked === "last") current = total;
+    else if (asked !== null && /^\d+$/.test(asked)) current = Math.min(total, Number(asked));
     setProbabilities(showP);
     document.body.dataset.ready = "1";  // the game is shown: what tests and scripts wait for
   }

@@ -1,0 +1,270 @@
+"""The host's endpoints, each ``(state, request) -> Response``; ``ROUTES`` lists them for ``create_host_app``.
+Those that read a body as it streams are coroutines; the others (which read ``host.db`` and the stores) are plain
+functions, run in the thread pool so that a slow read never holds up the other requests.
+
+Pages answer HTML; ``/api/`` answers JSON. A submission's whole record (reason, checks, build log, archive hash)
+goes to its owner and the organizer only: to anyone else a submission of another entrant is "not found", the
+answer an unknown number gets, so its existence is not told either (its public part is on the entrant's page).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+
+from arena.host import accounts, queue
+from arena.host.accounts import AccountError, Principal
+from arena.host.boards import rank_of
+from arena.host.render import page
+from arena.host.server import (
+    FORM_COOKIE,
+    HEADERS,
+    SESSION_COOKIE,
+    HostApp,
+    Refusal,
+    check_form_csrf,
+    competition_data,
+    new_form_token,
+    read_form,
+    read_log,
+    receive_archive,
+)
+
+__all__ = ["ROUTES"]
+
+
+def _html(body: str, status: int = 200) -> Response:
+    return Response(body, status, media_type="text/html; charset=utf-8", headers=HEADERS)
+
+
+def _json(payload: Any, status: int = 200) -> Response:
+    return JSONResponse(payload, status, headers=HEADERS)
+
+
+def _secure(request: Request) -> bool:
+    return request.url.scheme == "https"
+
+
+def _submission_id(request: Request) -> int:
+    raw = str(request.path_params["sid"])
+    if not raw.isdigit() or len(raw) > 12:
+        raise Refusal(404, f"no submission {raw!r}")
+    return int(raw)
+
+
+def _own_submission(state: HostApp, principal: Principal | None, sid: int) -> queue.Submission:
+    """Submission ``sid`` when ``principal`` may see it whole; else ``Refusal`` 404 (unknown and not yours alike)."""
+    sub = queue.get(state.db, sid)
+    if sub is None or principal is None or not principal.may_see(sub.entrant):
+        raise Refusal(404, f"no submission {sid} of yours")
+    return sub
+
+
+def home(state: HostApp, request: Request) -> Response:
+    data = competition_data(state)
+    recent = queue.history(state.db, limit=20)
+    owners = {row["name"]: row["owner"] for row in accounts.list_entrants(state.db)}
+    return _html(page(state, request, "home.html", state.competition.name, recent=recent, owners=owners, **data))
+
+
+def api_competition(state: HostApp, request: Request) -> Response:
+    data = competition_data(state)
+    spec = data["boards"]
+
+    def rows(board: Any, subs: dict[str, queue.Submission]) -> list[dict[str, Any]] | None:
+        if board is None:
+            return None
+        out = []
+        for row in board.rows:
+            sub = subs.get(row.player.partition("@")[0])
+            out.append(
+                {
+                    "rank": row.rank,
+                    "entrant": sub.entrant if sub else None,
+                    "submission": sub.id if sub else None,
+                    "player": row.player,
+                    "games": row.games,
+                    "wins": row.wins,
+                    "win_rate": row.win_rate,
+                    "ci": [row.ci_low, row.ci_high],
+                    "failed": row.failed,
+                }
+            )
+        return out
+
+    private = {
+        "count": data["private_count"],
+        "seed_sha256": data["commitment"],
+        "seed": data["private_seed"],
+        "tournament": data["private_id"],
+    }
+    return _json(
+        {
+            "competition": data["competition"],
+            "closed": data["closed"],
+            "deadline": data["deadline"],
+            "boards": {"height": spec.height, "width": spec.width, "mines": spec.mines, "rule": data["rule"]},
+            "public": {"seed": data["public_seed"], "count": data["public_count"], "tournament": data["public_id"]},
+            "private": private,
+            "leaderboard": rows(data["public_board"], data["public_subs"]),
+            "final": rows(data["private_board"], data["private_subs"]) if data["closed"] else None,
+        }
+    )
+
+
+async def signin_form(state: HostApp, request: Request, message: str = "", status: int = 200) -> Response:
+    token = new_form_token()
+    response = _html(page(state, request, "signin.html", "Sign in", form_csrf=token, message=message), status)
+    response.set_cookie(FORM_COOKIE, token, httponly=True, samesite="strict", secure=_secure(request), path="/")
+    return response
+
+
+async def signin(state: HostApp, request: Request) -> Response:
+    fields = await read_form(request)
+    check_form_csrf(request, fields, request.cookies.get(FORM_COOKIE))
+    try:
+        principal = await run_in_threadpool(state.check_token, request, fields.get("token", ""))
+    except Refusal as refusal:
+        return await signin_form(state, request, str(refusal), refusal.status)
+    session, _ = await run_in_threadpool(lambda: accounts.make_session(state.db, principal))
+    target = "/mine"
+    response = RedirectResponse(target, 303, headers=HEADERS)
+    response.set_cookie(
+        SESSION_COOKIE, session, max_age=accounts.SESSION_SECONDS, httponly=True, samesite="strict",
+        secure=_secure(request), path="/",
+    )  # fmt: skip
+    response.delete_cookie(FORM_COOKIE, path="/")
+    return response
+
+
+async def signout(state: HostApp, request: Request) -> Response:
+    fields = await read_form(request)
+    session = state.session(request)
+    if session is not None:
+        check_form_csrf(request, fields, session[1])
+        accounts.end_session(state.db, request.cookies.get(SESSION_COOKIE, ""))
+    response = RedirectResponse("/", 303, headers=HEADERS)
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    return response
+
+
+async def signup_form(state: HostApp, request: Request, message: str = "", status: int = 200) -> Response:
+    if state.host.invitation is None:
+        raise Refusal(404, "this competition takes no sign-up: the organizer adds entrants")
+    token = new_form_token()
+    response = _html(page(state, request, "signup.html", "Sign up", form_csrf=token, message=message), status)
+    response.set_cookie(FORM_COOKIE, token, httponly=True, samesite="strict", secure=_secure(request), path="/")
+    return response
+
+
+async def signup(state: HostApp, request: Request) -> Response:
+    if state.host.invitation is None:
+        raise Refusal(404, "this competition takes no sign-up: the organizer adds entrants")
+    fields = await read_form(request)
+    check_form_csrf(request, fields, request.cookies.get(FORM_COOKIE))
+    address = f"ip:{request.client.host if request.client else '?'}"
+    wait = state.throttle.wait(address)
+    if wait > 0:
+        raise Refusal(429, f"too many wrong codes: try again in {wait:.0f} s", {"Retry-After": f"{wait:.0f}"})
+    if state.closed() is not None:
+        raise Refusal(403, "the competition is closed")
+    try:
+        code, name, owner = fields.get("code", ""), fields.get("name", "").strip(), fields.get("owner", "")
+        token = await run_in_threadpool(lambda: accounts.sign_up(state.db, code, state.host.invitation, name, owner))
+    except AccountError as error:
+        if "invitation" in str(error):
+            state.throttle.failed(address)
+        return await signup_form(state, request, str(error), 400)
+    response = _html(page(state, request, "token.html", "Your token", token=token))
+    response.delete_cookie(FORM_COOKIE, path="/")
+    return response
+
+
+def submit_form(state: HostApp, request: Request) -> Response:
+    session = state.session(request)
+    if session is None:
+        return RedirectResponse("/signin", 303, headers=HEADERS)
+    if session[0].organizer:
+        raise Refusal(403, "the organizer's token does not submit: add an entrant (arena entrant add)")
+    max_mb = f"{state.host.max_archive_mb:g}"
+    return _html(page(state, request, "submit.html", "Submit", closed=state.closed(), max_mb=max_mb))
+
+
+async def api_submit(state: HostApp, request: Request) -> Response:
+    principal = await run_in_threadpool(lambda: state.principal(request, csrf=True))
+    if principal is None:
+        raise Refusal(401, "sign in first: a Bearer token, or the session of a signed-in page")
+    if principal.organizer:
+        raise Refusal(403, "the organizer's token does not submit: add an entrant (arena entrant add)")
+    closed = state.closed()
+    if closed is not None:
+        raise Refusal(403, f"the competition closed at {closed}: no more submissions")
+    sub, made = await receive_archive(state, request, principal)
+    return _json({**sub.private(), "url": f"/s/{sub.id}", "duplicate": not made}, 201 if made else 200)
+
+
+def api_submission(state: HostApp, request: Request) -> Response:
+    principal = state.principal(request, csrf=False)
+    sub = _own_submission(state, principal, _submission_id(request))
+    return _json({**sub.private(), "events": [dict(e) for e in queue.events(state.db, sub.id)]})
+
+
+def submission_page(state: HostApp, request: Request) -> Response:
+    session = state.session(request)
+    sub = _own_submission(state, session[0] if session else None, _submission_id(request))
+    row = None
+    if sub.public_played:
+        board = state.boards.get(state.paths.public_store, state.sets.public_id, {sub.entrant: sub}, private=False)
+        row = board.rows[0] if board is not None and board.rows else None
+        if rank_of(board, sub.player) is None:
+            row = None
+    return _html(
+        page(
+            state, request, "submission.html", f"{sub.entrant} #{sub.seq}", sub=sub, row=row,
+            events=queue.events(state.db, sub.id), log=read_log(state.paths.build_log(sub.id)),
+            public_id=state.sets.public_id, refresh=None if sub.state.final else 3,
+        )
+    )  # fmt: skip
+
+
+def mine(state: HostApp, request: Request) -> Response:
+    session = state.session(request)
+    if session is None:
+        return RedirectResponse("/signin", 303, headers=HEADERS)
+    principal = session[0]
+    if principal.organizer:
+        subs = queue.history(state.db)
+        return _html(page(state, request, "entrant.html", "Every submission", entrant="Every submission",
+                          owner="the organizer's view", subs=subs, mine=True))  # fmt: skip
+    return RedirectResponse(f"/e/{principal.name}", 303, headers=HEADERS)
+
+
+def entrant_page(state: HostApp, request: Request) -> Response:
+    name = str(request.path_params["name"])
+    row = state.db.execute("SELECT name, owner FROM entrants WHERE name = ?", (name,)).fetchone()
+    if row is None:
+        raise Refusal(404, f"no entrant {name!r}")
+    session = state.session(request)
+    mine_ = session is not None and session[0].may_see(name)
+    subs = queue.history(state.db, name)
+    return _html(page(state, request, "entrant.html", name, entrant=name, owner=row["owner"], subs=subs, mine=mine_))
+
+
+ROUTES: list[tuple[str, Any, list[str]]] = [
+    ("/", home, ["GET"]),
+    ("/api/competition", api_competition, ["GET"]),
+    ("/signin", signin_form, ["GET"]),
+    ("/signin", signin, ["POST"]),
+    ("/signout", signout, ["POST"]),
+    ("/signup", signup_form, ["GET"]),
+    ("/signup", signup, ["POST"]),
+    ("/submit", submit_form, ["GET"]),
+    ("/api/submissions", api_submit, ["POST"]),
+    ("/api/submissions/{sid}", api_submission, ["GET"]),
+    ("/s/{sid}", submission_page, ["GET"]),
+    ("/mine", mine, ["GET"]),
+    ("/e/{name}", entrant_page, ["GET"]),
+]
