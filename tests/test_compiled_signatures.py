@@ -67,6 +67,7 @@ MIN_KERNELS = 50
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)  # compiles every kernel from cold: 329 s at load 15, past the 300 s default
 def test_no_kernel_is_compiled_twice_for_the_same_types(tmp_path: Path) -> None:
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
     done = subprocess.run(
