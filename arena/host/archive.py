@@ -145,7 +145,10 @@ class _Inflating(io.RawIOBase):
                 raise ArchiveRefused("unpacked", f"the archive unpacks to more than {_mib(self.rules.max_unpacked)}")
             self._buffer += out
             if self._zlib.eof:
-                self._pending = b""  # bytes after the gzip stream are ignored (but still counted and kept)
+                # One gzip stream and nothing after it: gzip readers go on into a second stream, which the
+                # unpacking would then read unchecked.
+                if self._zlib.unused_data or self._pending:
+                    raise ArchiveRefused("format", "data after the end of the gzip stream (one .tar.gz only)")
                 return
 
     def readinto(self, target: bytearray | memoryview) -> int:  # type: ignore[override]
@@ -156,9 +159,17 @@ class _Inflating(io.RawIOBase):
         return n
 
     def drain(self) -> None:
-        """Read the rest of the body (after the tar's end): counted, hashed and kept like the rest."""
+        """Read the rest of the body (after the tar's end): counted, hashed and kept like the rest. The rest of
+        the gzip stream is inflated (and counted against the limits) to its end, and nothing may follow it."""
+        while not self._zlib.eof:
+            self._buffer.clear()  # the tar's padding after its end marker: counted, not kept
+            self._inflate(_CHUNK)
+            if not self._zlib.eof and not self._buffer:
+                return  # the body ended inside the gzip stream: tarfile already read the whole tar
+        self._buffer.clear()
         while not self._body_done and self._take_raw():
-            self._pending = b""
+            if self._pending:
+                raise ArchiveRefused("format", "data after the end of the gzip stream (one .tar.gz only)")
 
 
 def _check_member(member: tarfile.TarInfo) -> None:
@@ -199,6 +210,9 @@ def read_archive(pull: Callable[[], bytes], rules: ArchiveRules, sink: BinaryIO 
         raise ArchiveRefused("format", f"not a readable tar archive: {error}") from None
     except EOFError:
         raise ArchiveRefused("format", "the archive ends before its end (truncated)") from None
+    except (ValueError, OverflowError, UnicodeError):
+        # tarfile's own parsers raise these for headers it cannot read (a malformed sparse or PAX header).
+        raise ArchiveRefused("format", "not a readable tar archive (a header tarfile cannot parse)") from None
     if files == 0:
         raise ArchiveRefused("format", "the archive holds no files")
     stream.drain()

@@ -145,6 +145,10 @@ def receive(
         ).fetchone()
         if row is not None:
             return Submission.of(row), False
+        revoked = db.execute("SELECT revoked FROM entrants WHERE name = ?", (entrant,)).fetchone()
+        if revoked is None or revoked[0] is not None:
+            # Checked again here, at the end of the upload: a token revoked while its upload streamed in.
+            raise QueueError("this entrant's token was revoked", 403)
         if closed is not None:
             raise QueueError(f"the competition closed at {closed}: no more submissions", 403)
         stamp = now()

@@ -79,8 +79,11 @@ def page(state: HostApp, request: Request, template: str, title: str, **context:
     return host_environment().get_template(template).render(**values)
 
 
-@cache
 def static_file(name: str) -> tuple[bytes, str] | None:
-    if name not in _STATIC:
-        return None
+    # Only the known names reach the cache: a cached miss per requested name would grow without end.
+    return _static_file(name) if name in _STATIC else None
+
+
+@cache
+def _static_file(name: str) -> tuple[bytes, str]:
     return resources.files("arena.host").joinpath("static", name).read_bytes(), _STATIC[name]

@@ -197,3 +197,45 @@ def test_a_path_is_taken_exactly_when_it_stays_inside(parts: list[str], absolute
         taken = False
         assert error.rule == "path", str(error)
     assert taken == stays, name
+
+
+def _tar_without_end(name: str, kind: bytes = tarfile.REGTYPE, data: bytes = b"", link: str = "") -> bytes:
+    """One member's header and data, without the two zero blocks that end a tar: what a second gzip stream
+    glued behind the first would carry on from."""
+    info = tarfile.TarInfo(name)
+    info.type, info.linkname, info.size = kind, link, len(data) if kind == tarfile.REGTYPE else 0
+    block = info.tobuf(tarfile.GNU_FORMAT)
+    padding = b"\0" * (-len(data) % tarfile.BLOCKSIZE)
+    return block + data + padding
+
+
+@pytest.mark.parametrize("gap", [b"", b"x" * 3])
+def test_a_second_gzip_stream_behind_the_first_is_refused(gap: bytes) -> None:
+    # gzip readers read every stream of a file, tarfile's included: what follows the first stream would be
+    # unpacked unchecked, so anything after it (another stream, or stray bytes) is refused.
+    first = gzip.compress(_tar_without_end("run.sh", data=b"#!/bin/sh\n"), mtime=0)
+    second = gzip.compress(tar_gz(member("link", tarfile.SYMTYPE, link="/etc/passwd")), mtime=0)
+    error, _ = refused(first + gap + second)
+    assert error.rule == "format" and "after the end of the gzip stream" in str(error)
+
+
+def test_a_header_tarfile_cannot_parse_is_a_refusal_not_a_crash() -> None:
+    info = tarfile.TarInfo("bot.py")
+    info.pax_headers = {"GNU.sparse.map": "x,y", "GNU.sparse.size": "10"}
+    buffer = io.BytesIO()
+    with (
+        gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as gz,
+        tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar,
+    ):
+        tar.addfile(info, io.BytesIO(b""))
+    error, _ = refused(buffer.getvalue())
+    assert error.rule in {"format", "type"}
+
+
+def test_an_archive_accepted_is_the_archive_unpacked(tmp_path: Path) -> None:
+    archive = tmp_path / "bot.tar.gz"
+    archive.write_bytes(tar_gz(lambda tar: (member("a.py", data=b"1")(tar), member("b/c.py", data=b"22")(tar))))
+    received = extract(archive, tmp_path / "out", RULES)
+    unpacked = sorted(p.relative_to(tmp_path / "out").as_posix() for p in (tmp_path / "out").rglob("*") if p.is_file())
+    assert unpacked == ["a.py", "b/c.py"]
+    assert received.files == 2

@@ -99,3 +99,14 @@ def test_the_pick_fills_the_slots_fairly(entrants: list[str], slots: int) -> Non
             assert not under, f"{chosen.entrant} over its share {share} while {under} waited"
         running.append(chosen)
     assert len(running) == min(slots, len(waiting))
+
+
+def test_an_upload_whose_token_was_revoked_while_it_streamed_in_is_not_recorded(db: sqlite3.Connection) -> None:
+    # The server checks the token before it reads the body; the queue checks the entrant again at the end.
+    accounts.revoke_entrant(db, "alice")
+    with pytest.raises(QueueError, match="revoked") as caught:
+        queue.receive(db, "alice", received(7), per_day=5, closed=None)
+    assert caught.value.status == 403
+    assert queue.history(db, "alice") == []
+    sub, made = queue.receive(db, "bob", received(7), per_day=5, closed=None)
+    assert made and sub.entrant == "bob"
