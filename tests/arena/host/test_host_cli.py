@@ -178,7 +178,9 @@ def test_sigkill_during_a_build_and_during_play_then_restart(tmp_path: Path) -> 
             ranked = [e for e in ended["events"] if e["state"] in ("ranked", "failed")]
             assert len(ranked) == 1, ended["events"]
         events = state(host, alice, 1)["events"]
-        assert [e["state"] for e in events].count("building") == 2, "the killed build was not made again"
+        # Built again after the first kill; the second kill (while bob plays) may catch alice's rebuild too,
+        # when it is still sleeping: a third build then, depending on the machine's speed, not a fault.
+        assert [e["state"] for e in events].count("building") in (2, 3), "the killed build was not made again"
     finally:
         stop_host(host)
     public, private = _games(paths.public_store), _games(paths.private_store)

@@ -176,7 +176,7 @@ def test_a_store_made_with_the_trigger_migrates_and_goes_on_as_the_trigger_would
     with Store(old) as store, contextlib.closing(sqlite3.connect(reference, isolation_level=None)) as ref:
         assert store.db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall() == []
         steps = [row[0] for row in store.db.execute("SELECT name FROM migrations ORDER BY position")]
-        assert steps == [m.name for m in MIGRATIONS] and steps[-1] == "totals-at-commit"
+        assert steps == [m.name for m in MIGRATIONS] and "totals-at-commit" in steps
         assert tables(store.db) == tables(ref)  # the step leaves the totals as they were
         assert play_both(store, ref, ids, todo[half:]) > 0
         assert tables(store.db) == tables(ref)
