@@ -30,7 +30,15 @@ from pathlib import Path
 
 from arena.isolation.builds.errors import ARENA_PREFIX, BuildError, first_error
 from arena.isolation.sandbox.botfiles import ProgramError, broad_folder, hidden, resolve_program
-from arena.isolation.sandbox.bubblewrap import LAUNCHER, Sandbox, SandboxUnavailable, minimal_environment, use_sandbox
+from arena.isolation.sandbox.bubblewrap import (
+    LAUNCHER,
+    Sandbox,
+    SandboxUnavailable,
+    cgroup_candidates,
+    minimal_environment,
+    remove_folder,
+    use_sandbox,
+)
 from arena.limits import SandboxMode
 
 __all__ = [
@@ -247,35 +255,17 @@ def _memory_cgroup_base() -> Path | None:
     leaves through ``os._exit``), or None (not root, no cgroups)."""
     if not (hasattr(os, "geteuid") and os.geteuid() == 0):
         return None
-    try:
-        lines = Path("/proc/self/cgroup").read_text().splitlines()
-    except OSError:
-        return None
-    root = Path("/sys/fs/cgroup")
-    for line in lines:
-        _, controllers, path = line.split(":", 2)
-        if "memory" in controllers.split(","):
-            candidates = [root / "memory" / path.lstrip("/")]
-        elif controllers == "":
-            candidates = [root / path.lstrip("/"), root / "unified" / path.lstrip("/")]
-        else:
+    for base in cgroup_candidates("memory"):
+        probe = base / f"minesweeper-arena-probe-{uuid.uuid4().hex[:12]}"
+        try:
+            probe.mkdir()
+        except OSError:
             continue
-        for base in candidates:
-            probe = base / f"minesweeper-arena-probe-{uuid.uuid4().hex[:12]}"
-            try:
-                probe.mkdir()
-            except OSError:
-                continue
-            usable = (probe / "memory.max").exists() or (probe / "memory.limit_in_bytes").exists()
-            _remove_folder(probe)
-            if usable:
-                return base
+        usable = (probe / "memory.max").exists() or (probe / "memory.limit_in_bytes").exists()
+        remove_folder(probe)
+        if usable:
+            return base
     return None
-
-
-def _remove_folder(folder: Path) -> None:
-    with contextlib.suppress(OSError):
-        folder.rmdir()
 
 
 class _Log:

@@ -224,36 +224,42 @@ def _is_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
+def cgroup_candidates(controller: str) -> list[Path]:
+    """The folders of this process's own cgroups where a child cgroup with ``controller`` (``pids``,
+    ``memory``) may be made: v1's hierarchy of that controller, or v2's unified one; in /proc's order."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return []
+    found: list[Path] = []
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if controller in controllers.split(","):
+            found.append(_CGROUP_ROOT / controller / path.lstrip("/"))
+        elif controllers == "":
+            found += [_CGROUP_ROOT / path.lstrip("/"), _CGROUP_ROOT / "unified" / path.lstrip("/")]
+    return found
+
+
 @functools.cache
 def _pids_cgroup_base() -> Path | None:
     """A folder where this process may create ``pids`` cgroups (v1 hierarchy or v2 with the
     controller on), or None."""
-    try:
-        lines = Path("/proc/self/cgroup").read_text().splitlines()
-    except OSError:
-        return None
-    for line in lines:
-        _, controllers, path = line.split(":", 2)
-        if "pids" in controllers.split(","):
-            candidates = [_CGROUP_ROOT / "pids" / path.lstrip("/")]
-        elif controllers == "":
-            candidates = [_CGROUP_ROOT / path.lstrip("/"), _CGROUP_ROOT / "unified" / path.lstrip("/")]
-        else:
+    for base in cgroup_candidates("pids"):
+        folder = base / f"minesweeper-arena-{os.getpid()}"
+        try:
+            folder.mkdir(exist_ok=True)
+            if (folder / "pids.max").exists():
+                atexit.register(remove_folder, folder)
+                return folder
+            folder.rmdir()
+        except OSError:
             continue
-        for base in candidates:
-            folder = base / f"minesweeper-arena-{os.getpid()}"
-            try:
-                folder.mkdir(exist_ok=True)
-                if (folder / "pids.max").exists():
-                    atexit.register(_remove_folder, folder)
-                    return folder
-                folder.rmdir()
-            except OSError:
-                continue
     return None
 
 
-def _remove_folder(folder: Path) -> None:
+def remove_folder(folder: Path) -> None:
+    """Remove an empty folder (a cgroup's), if it still exists and is empty."""
     with contextlib.suppress(OSError):
         folder.rmdir()
 
@@ -267,7 +273,7 @@ def release_cgroups() -> None:
         if folder is not None:
             for child in [p for p in folder.iterdir() if p.is_dir()] if folder.is_dir() else []:
                 Sandbox.release(child)
-            _remove_folder(folder)
+            remove_folder(folder)
 
 
 class Sandbox:
