@@ -24,7 +24,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from collected import SUITE, whole_suite
 from hypothesis import HealthCheck, settings
+from repo import TESTS
 
 settings.register_profile("arena", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("arena")
@@ -53,7 +55,7 @@ MARKS_BY_FIXTURE = {
 }
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
         marks = {mark for fixture, named in MARKS_BY_FIXTURE.items() if fixture in fixtures for mark in named}
@@ -68,6 +70,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # (pytest-xdist hands tests out in this order) the long ones start early instead of ending the run alone.
     files_with_slow = {item.path for item in items if item.get_closest_marker("slow") is not None}
     items.sort(key=lambda item: item.path not in files_with_slow)
+    # Every test with its markers, before `-m` deselects any (this hook runs before pytest's own): what
+    # tests/test_fast_tier.py checks, without collecting the suite a second time.
+    if whole_suite(config, TESTS):
+        config.stash[SUITE] = {item.nodeid: frozenset(mark.name for mark in item.iter_markers()) for item in items}
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

@@ -4,8 +4,9 @@ meets at least one of its tests in the inner loop, not only in the whole suite.
 A family is a top-level package (``engine``, ``players``) or a package of ``arena`` (``arena/results/``...);
 its room is ``tests/engine/``, ``tests/players/`` or ``tests/arena/<family>/`` (docs/testing.md). The
 test asks pytest itself which tests the fast tier selects, so it sees every marker however it was given
-(a decorator, ``pytestmark``, a fixture through tests/conftest.py). Run as a script, it prints each
-family's fast and slow tests and the families without a fast one.
+(a decorator, ``pytestmark``, a fixture through tests/conftest.py): in a run of the whole suite, from that
+run's own collection (tests/collected.py), else by collecting the suite in a process of its own. Run as a
+script, it prints each family's fast and slow tests and the families without a fast one.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from collected import SUITE
 from repo import ROOT, TESTS
 
 FAST = "not slow"
@@ -50,11 +52,22 @@ def count_by_family(node_ids: list[str]) -> Counter[str]:
     return count
 
 
-@pytest.mark.slow  # it collects the whole suite again, in a process of its own
-def test_every_family_has_a_test_in_the_fast_tier() -> None:
+def fast_tier(config: pytest.Config) -> list[str]:
+    """The node ids the fast tier runs: read from this run's collection when it collected the whole suite (its
+    markers are those ``-m`` reads), else collected in a process of its own (seconds: a run of a few files)."""
+    suite = config.stash.get(SUITE, None)
+    if suite is None:
+        return selected(FAST)
+    assert len(suite) > 1000, len(suite)  # the whole suite, not one room
+    # Taken before `-m` chose (under `-m "not slow"` a later list would hold no slow test, and prove nothing).
+    assert any("slow" in marks for marks in suite.values())
+    return [node for node, marks in suite.items() if "slow" not in marks]
+
+
+def test_every_family_has_a_test_in_the_fast_tier(request: pytest.FixtureRequest) -> None:
     rooms = families()
     assert {"engine", "players", "arena/results", "arena/play"} <= set(rooms)  # the walk found the families
-    fast = count_by_family(selected(FAST))
+    fast = count_by_family(fast_tier(request.config))
     without = sorted(family for family in rooms if fast[family] == 0)
     assert without == [], f"families without a test in the fast tier (`-m {FAST!r}`): {without}"
 
