@@ -9,6 +9,7 @@ reason and what installs it.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import os
@@ -66,6 +67,22 @@ class KitBuilds:
                     pytest.fail(str(error))
                 (folder / ".built").write_text("built by tests/arena/kits\n")
         self._built[language] = folder
+        return folder
+
+    @contextlib.contextmanager
+    def in_place(self, language: str) -> Iterator[Path]:
+        """The built kit's folder, for a command that writes there (its unit tests' builds): meanwhile no
+        ``copy`` of it is taken, which could catch a half-written binary newer than its sources."""
+        folder = self.get(language)
+        with open(CACHE / f"{language}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            yield folder
+
+    def copy(self, language: str, folder: Path) -> Path:
+        """A copy of the built kit at ``folder``, its files' times kept (make and cargo rebuild only what a
+        later change touches), taken while no ``in_place`` command writes there."""
+        with self.in_place(language) as built:
+            shutil.copytree(built, folder, symlinks=True)
         return folder
 
 

@@ -89,7 +89,7 @@ def test_a_failing_build_is_a_build_error_with_its_output(tmp_path: Path) -> Non
 def test_build_sh_exits_non_zero_on_a_broken_strategy(kit_builds, language: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """On a copy of the built kit (compiled dependencies included, so only the strategy is compiled again)."""
     folder = tmp_path / "kit"
-    shutil.copytree(kit_builds.get(language), folder, symlinks=True)
+    kit_builds.copy(language, folder)
     strategy = folder / STRATEGY_FILES[language]
     strategy.write_text(strategy.read_text() + "\nthis is not code (\n")
     result = subprocess.run([str(folder / "build.sh")], capture_output=True, text=True, timeout=900, check=False)
