@@ -20,6 +20,7 @@ machine cannot make the sandbox.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -74,6 +75,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # tests/test_fast_tier.py checks, without collecting the suite a second time.
     if whole_suite(config, TESTS):
         config.stash[SUITE] = {item.nodeid: frozenset(mark.name for mark in item.iter_markers()) for item in items}
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: absent with `-p no:xdist`
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Work stealing unless `--dist` says otherwise. xdist's default (``load``) deals the first quarter of the
+    tests out alternately, so a module's tests (and its module-scoped tournament) land on both workers, and
+    whatever a worker was dealt stays its own while the other one idles at the end; ``worksteal`` gives each
+    worker one contiguous half (a file's tests together, the slow files first) and an idle worker takes half
+    of the other's queue."""
+    chosen = [*config.invocation_params.args, *os.environ.get("PYTEST_ADDOPTS", "").split()]
+    if config.getvalue("dist") != "load" or any(arg.startswith("--dist") for arg in chosen):
+        return None
+    from xdist.scheduler import WorkStealingScheduling
+
+    return WorkStealingScheduling(config, log)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
