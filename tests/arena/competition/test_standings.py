@@ -7,11 +7,14 @@ from __future__ import annotations
 import csv
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from repo import BOTS, EXAMPLES
 
+from arena.competition import prepare
 from arena.competition.spec import CompetitionError, load_competition
 
 SETS = """\
@@ -134,9 +137,22 @@ def test_a_myai_entrant_without_its_agent_is_bad_input(tmp_path: Path, cli, one_
     assert not list(tmp_path.glob("*.db*"))
 
 
-def test_a_course_tournament_ranks_by_points_and_writes_the_grades_and_fits_80_columns(tmp_path: Path, cli) -> None:
+def test_a_course_tournament_ranks_by_points_and_writes_the_grades_and_fits_80_columns(
+    tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = _course(tmp_path)
     grades = tmp_path / "grades.csv"
+    # The first run checks each entrant with check-bot's real checks; the second gives each the same verdicts
+    # (the same bots, the same checks: about 20 s of timed checks on a quiet machine, for nothing new).
+    real, verdicts = prepare.check_bot, {}
+
+    def recording(target: Any, limits: Any) -> Iterator[Any]:
+        verdicts[target.name] = []
+        for result in real(target, limits):
+            verdicts[target.name].append(result)
+            yield result
+
+    monkeypatch.setattr(prepare, "check_bot", recording)
     result = cli("compete", path, "--workers", "1", "--grades", grades, "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
@@ -188,6 +204,8 @@ def test_a_course_tournament_ranks_by_points_and_writes_the_grades_and_fits_80_c
             assert f'href="t/{item["tournament_id"]}/index.html">{item["name"]}</a>' in page
 
     # The same competition again, at 80 columns: nothing left to play, the points table fits.
+    assert sorted(verdicts) == ["ann", "ben", "cal", "ref"], verdicts
+    monkeypatch.setattr(prepare, "check_bot", lambda target, limits: iter(verdicts[target.name]))
     result = cli("compete", path, "--workers", "1", columns=80)
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
