@@ -78,6 +78,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: absent with `-p no:xdist`
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto``: half as many workers again as there are cores (3 on 2 cores). Many tests wait rather than
+    compute (a bot's reply, check-bot's timed checks, a browser, a server, a compiler's pipe): with one worker
+    per core a core idles while its worker waits. PYTEST_XDIST_AUTO_NUM_WORKERS still decides when set."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") or config.option.numprocesses != "auto":
+        return None
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return cores + max(1, cores // 2)
+
+
+@pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """Work stealing unless `--dist` says otherwise. xdist's default (``load``) deals the first quarter of the
     tests out alternately, so a module's tests (and its module-scoped tournament) land on both workers, and
