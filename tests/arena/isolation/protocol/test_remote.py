@@ -165,7 +165,7 @@ def test_third_party_code_never_runs_in_the_arena_unless_trusted(tmp_path: Path)
     broken = tmp_path / "broken.py"
     broken.write_text("raise ImportError('cannot load me')\n", encoding="utf-8")
     refs = (PlayerRef(name="imported"), PlayerRef(name="random"))
-    # The plugin writes its PID next to itself: the sandbox (tested in test_sandbox.py) would refuse that.
+    # The plugin writes its PID next to itself: the sandbox (tested in sandbox/test_bubblewrap.py) would refuse that.
     config = TournamentConfig.build(BEGINNER, FirstClick.SAFE, seed=2, games=6, players=refs, sandbox=SandboxMode.OFF)
     # A plugin that fails to import fails in the listing process, and (named with --plugin) stops the run.
     refused = PlayerCatalog.for_tournament([str(broken)], (), Isolation.AUTO, SandboxMode.OFF)
