@@ -137,6 +137,7 @@ def test_a_myai_entrant_without_its_agent_is_bad_input(tmp_path: Path, cli, one_
     assert not list(tmp_path.glob("*.db*"))
 
 
+@pytest.mark.slow  # check-bot's checks of four entrants, 66 games: 45 s in the fast tier
 def test_a_course_tournament_ranks_by_points_and_writes_the_grades_and_fits_80_columns(
     tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:

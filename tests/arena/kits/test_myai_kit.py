@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
@@ -40,6 +41,7 @@ def test_new_bot_says_how_to_play_the_folder(tmp_path: Path, monkeypatch) -> Non
     assert unknown.exit_code == 2 and "python, javascript, cpp, rust, java, myai-python" in unknown.stderr
 
 
+@pytest.mark.slow  # check-bot's timed checks, then games: 30 s in the fast tier
 def test_the_new_agent_passes_check_bot_and_wins_some_games(tmp_path: Path) -> None:
     kit = new_bot("ann", "myai-python", tmp_path / "ann")
     run = [sys.executable, "-c", "from arena.cli import main; main()"]

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from repo import BOTS, ROOT
 
 from arena.results.store import Store
@@ -56,6 +57,7 @@ def play(command: str, tmp: Path) -> dict[str, list[tuple[int, str, tuple[Any, .
     return games
 
 
+@pytest.mark.slow  # plays the example and the agent through the shell, each game a process: 56 s in the fast tier
 def test_a_myai_agent_plays_the_standalone_examples_games(tmp_path: Path) -> None:
     theirs = play(f"{sys.executable} {ROOT / 'examples' / 'standalone_bot.py'}", tmp_path / "example")
     mine = play(str(BOTS / "myai" / "standalone"), tmp_path / "myai")

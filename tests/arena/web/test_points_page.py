@@ -77,6 +77,7 @@ def test_the_points_page_shows_every_entrant_and_links_every_set(
     page.close()
 
 
+@pytest.mark.slow  # its module's `site` plays two tournaments: 21 s in the fast tier
 def test_the_points_page_is_in_the_sites_manifest(site: tuple[Path, dict[str, Any]]) -> None:
     folder, _ = site
     manifest = json.loads((folder / ".arena-site.json").read_text())
