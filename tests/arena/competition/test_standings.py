@@ -128,8 +128,8 @@ def test_a_myai_entrant_without_its_agent_is_bad_input(tmp_path: Path, cli, one_
     line = one_error_line(cli("compete", path))
     where = _line(path, 'myai = "ann"')
     assert line == (
-        f"error: {path}:{where}: entrants[1].myai: {tmp_path / 'ann' / 'MyAI.py'}: no MyAI.py "
-        "there (a course-shell agent's folder holds it; an engine bot's command is a program)"
+        f"error: {path}:{where}: entrants[1].myai: {tmp_path / 'ann' / 'MyAI.py'}: no MyAI.py, "
+        "MyAI.java or MyAI.cpp there (a course-shell agent's folder holds one; an engine bot's command is a program)"
     )
     assert not list(tmp_path.glob("*.db*"))
 
