@@ -297,6 +297,9 @@ def test_an_agent_plays_a_tournament_in_the_sandbox_and_its_prints_stay_in_its_l
     left = [g for g in games if g.outcome.value == "error"]
     assert left and all(g.error.startswith("the agent left the game (LEAVE)") for g in left)
     assert all("number 0 at" in g.error for g in left)  # its prints: in its log, never in the protocol
+    # LEAVE is scored as any bot's unfinished game: failed (error), never lost (a lost game is a mine uncovered).
+    (row,) = json.loads(result.stdout)["rows"]
+    assert (row["games"], row["wins"], row["failed"]) == (4, 4 - len(left), len(left))
 
 
 @pytest.mark.kits
