@@ -23,14 +23,14 @@ from pathlib import Path
 
 from arena.paths import shell_builds_dir
 
-__all__ = ["SHELLS", "SHELL_DIR", "Shell", "agent_sources", "build_folder", "shell_of"]
+__all__ = ["SHELLS", "SHELL_DIR", "CourseShell", "agent_sources", "build_folder", "shell_of"]
 
 #: The course-shell adapter, the Python shell's ``AI`` and ``Action`` modules and the Java and C++ shells' files.
 SHELL_DIR = Path(__file__).resolve().parent / "isolation" / "myai"
 
 
 @dataclass(frozen=True)
-class Shell:
+class CourseShell:
     """One course shell: its language, the agent's file, and what of a course folder is the course's own."""
 
     language: str
@@ -57,8 +57,8 @@ class Shell:
 
 
 SHELLS = (
-    Shell("python", "MyAI.py", (".py",), frozenset({"AI.py", "Action.py"}), 0, "MyAI.getAction"),
-    Shell(
+    CourseShell("python", "MyAI.py", (".py",), frozenset({"AI.py", "Action.py"}), 0, "MyAI.getAction"),
+    CourseShell(
         "java",
         "MyAI.java",
         (".java",),
@@ -66,7 +66,7 @@ SHELLS = (
         1,
         "MyAI.getAction",
     ),
-    Shell(
+    CourseShell(
         "cpp",
         "MyAI.cpp",
         (".cpp", ".cc", ".hpp", ".h"),
@@ -80,14 +80,14 @@ SHELLS = (
 )
 
 
-def shell_of(folder: str | os.PathLike[str]) -> Shell | None:
+def shell_of(folder: str | os.PathLike[str]) -> CourseShell | None:
     """The shell ``folder``'s agent is written for (the first of Python, Java, C++ whose agent file it holds), or
     None."""
     path = Path(folder)
     return next((s for s in SHELLS if (path / s.agent_file).is_file()), None)
 
 
-def agent_sources(folder: str | os.PathLike[str], shell: Shell) -> list[Path]:
+def agent_sources(folder: str | os.PathLike[str], shell: CourseShell) -> list[Path]:
     """The student's sources that a compiled shell builds: every file of the shell's suffixes at the folder's top
     level, but the course's own files; sorted by name."""
     path = Path(folder)
@@ -98,7 +98,7 @@ def agent_sources(folder: str | os.PathLike[str], shell: Shell) -> list[Path]:
     )
 
 
-def build_folder(folder: str | os.PathLike[str], shell: Shell) -> Path:
+def build_folder(folder: str | os.PathLike[str], shell: CourseShell) -> Path:
     """Where the build of ``folder``'s agent is kept: named by the digest of its sources and the arena's shell
     files (names and bytes), so that the same agent is built once and a changed one again."""
     digest = hashlib.sha256(shell.language.encode())

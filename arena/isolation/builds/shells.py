@@ -24,7 +24,7 @@ from pathlib import Path
 
 from arena.isolation.builds.build import BUILD_SCRIPT, DEFAULT_BUILD_LIMITS, BuildLimits, BuildResult, build_bot
 from arena.limits import SandboxMode
-from arena.shells import Shell, agent_sources, build_folder, shell_of
+from arena.shells import CourseShell, agent_sources, build_folder, shell_of
 
 __all__ = ["BUILD_INFO", "JVM_OPTIONS", "ShellBuild", "build_shell", "java_package"]
 
@@ -50,7 +50,7 @@ _TEMPLATE_PACKAGE = "package src;\n"
 class ShellBuild:
     """A course-shell agent's build: how it went, and the folder it is in (which exists only when it went well)."""
 
-    shell: Shell
+    shell: CourseShell
     folder: Path
     result: BuildResult
 
@@ -111,7 +111,7 @@ def build_shell(
         shutil.rmtree(stage, ignore_errors=True)
 
 
-def _stage(folder: Path, shell: Shell, stage: Path) -> list[str]:
+def _stage(folder: Path, shell: CourseShell, stage: Path) -> list[str]:
     """Copy the agent's sources and the arena's shell files into ``stage`` and write its ``build.sh``; the command
     that starts the driver, with ``{build}`` for the build's folder."""
     sources = agent_sources(folder, shell)
