@@ -84,8 +84,9 @@ def _purpose(row: dict[str, Any]) -> str:
     return str(config.get("purpose") or "") if isinstance(config, dict) else ""
 
 
-def home_page(db: Store, links: Links, only: Collection[str] | None = None) -> Page:
-    """Every stored tournament (or those in ``only``), the one being played marked live."""
+def home_page(db: Store, links: Links, only: Collection[str] | None = None, points_href: str | None = None) -> Page:
+    """Every stored tournament (or those in ``only``), the one being played marked live; ``points_href``: the
+    competition's points table, when the site is a competition's of several board sets."""
     infos = [info for info in data.tournaments(db) if only is None or info.id in only]
     rows = []
     for info in infos:
@@ -113,7 +114,7 @@ def home_page(db: Store, links: Links, only: Collection[str] | None = None) -> P
     has_sweeps = bool(_sweeps(db, only)) if infos else False
     # A static site names the store's file, not where it was on the machine that wrote the site.
     store = str(db.path) if links.live else db.path.name
-    context = {"rows": rows, "store": store, "has_sweeps": has_sweeps}
+    context = {"rows": rows, "store": store, "has_sweeps": has_sweeps, "points_href": points_href}
     live = links.live and any(info.live for info in infos)
     return Page("tournaments.html", "Tournaments", context, [i.as_json() for i in infos], live, [])
 

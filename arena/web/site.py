@@ -213,7 +213,9 @@ def write_site(
             paths, chosen = _replays(db, tid, slugs, replays)
             plans[tid] = (slugs, chosen)
             every |= paths
-        page(site_path("home"), lambda links: pages.home_page(db, links, set(ids)), every)
+        # The points table sits beside the home page, at the site's top: linked from it.
+        points_href = POINTS_PAGE if points is not None else None
+        page(site_path("home"), lambda links: pages.home_page(db, links, set(ids), points_href), every)
         sweeps = sweep_page.sweeps_page(db, SiteLinks(site_path("sweeps"), every, lists=lists), set(ids))
         if sweeps.data:
             page(site_path("sweeps"), lambda links: sweep_page.sweeps_page(db, links, set(ids)), every)
