@@ -317,3 +317,34 @@ def test_an_agent_that_does_not_compile_is_one_line_with_its_first_error(tmp_pat
     (line,) = [ln for ln in result.stderr.splitlines() if ln.startswith("error:")]
     assert line.startswith("error: engine bot 'ann': MyAI.cpp failed to build (exit 1; MyAI.cpp:2: ")
     assert "nothing" in line and "was not declared" in line and line.endswith(".log")
+
+
+def _processes_running(path: str) -> list[int]:
+    """The processes whose command line names ``path``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if path in (entry / "cmdline").read_bytes().decode(errors="replace"):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+@pytest.mark.kits
+@pytest.mark.slow
+def test_an_agent_that_loops_times_out_and_leaves_no_process_behind(shell_builds: Any, tmp_path: Path) -> None:
+    """Outside the sandbox too: the arena kills the adapter's session for its timeout (``killpg``), and the agent's
+    program, the adapter's child in that session, dies with it."""
+    build = built(shell_builds, "cpp", "loops")
+    result = _cli(
+        tmp_path, "tournament", "-d", "beginner", "--first-click", "zero", "-n", "1", "--sandbox", "off",
+        "--move-time", "1", "--engine-bot", f"loops={AGENTS['cpp'] / 'loops'}", "-p", "loops",
+        "--store", str(tmp_path / "s.db"), "-w", "1", "-q", "--json",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    with Store(tmp_path / "s.db", create=False, read_only=True) as db:
+        (game,) = db.games(db.latest())
+    assert game.outcome.value == "timeout", game.error
+    assert _processes_running(str(build / "arena_agent")) == []
