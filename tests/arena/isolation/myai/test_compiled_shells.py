@@ -300,6 +300,10 @@ def test_an_agent_plays_a_tournament_in_the_sandbox_and_its_prints_stay_in_its_l
     # LEAVE is scored as any bot's unfinished game: failed (error), never lost (a lost game is a mine uncovered).
     (row,) = json.loads(result.stdout)["rows"]
     assert (row["games"], row["wins"], row["failed"]) == (4, 4 - len(left), len(left))
+    errors = _cli(tmp_path, "errors", "--store", str(tmp_path / "s.db"))
+    assert errors.returncode == 0, errors.stderr
+    # The replay command plays the folder again, as it was given: the adapter and the build are the arena's.
+    assert f"--engine-bot q={AGENTS[language] / 'queue'} -d beginner --first-click zero" in errors.stdout
 
 
 @pytest.mark.kits
