@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -352,3 +353,34 @@ def test_an_agent_that_loops_times_out_and_leaves_no_process_behind(shell_builds
         (game,) = db.games(db.latest())
     assert game.outcome.value == "timeout", game.error
     assert _processes_running(str(build / "arena_agent")) == []
+
+
+@pytest.mark.kits
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_a_competition_builds_its_java_and_cpp_agents_and_leaves_out_one_that_does_not_compile(
+    shell_builds: Any, tmp_path: Path
+) -> None:
+    built(shell_builds, "java", "standalone")
+    built(shell_builds, "cpp", "standalone")
+    for language in LANGUAGES:
+        shutil.copytree(AGENTS[language] / "standalone", tmp_path / language)
+    (tmp_path / "dan").mkdir()
+    (tmp_path / "dan" / "MyAI.java").write_text("package src;\npublic class MyAI extends AI {\n  int x = ;\n}\n")
+    path = tmp_path / "course.toml"
+    path.write_text(
+        'name = "course"\nsandbox = "require"\n\n[[sets]]\nname = "small"\nwidth = 8\nheight = 8\nmines = 10\n'
+        'first_click = "zero"\ncount = 4\npoints = 1\n\n'
+        + "".join(f'[[entrants]]\nname = "{n}"\nowner = "{n}"\nmyai = "{n}"\n\n' for n in ("java", "cpp", "dan"))
+    )
+    result = _cli(tmp_path, "compete", str(path), "--workers", "1", "--json")
+    assert result.returncode == 0, result.stderr[-2000:]
+    data = json.loads(result.stdout)
+    status = {e["name"]: (e["status"], e["reason"]) for e in data["entrants"]}
+    assert status["java"] == ("played", "") and status["cpp"] == ("played", ""), status
+    assert status["dan"][0] == "left out"
+    assert status["dan"][1].startswith("build: MyAI.java failed to build (exit 1; MyAI.java:3: "), status["dan"]
+    log = tmp_path / "course-results" / "builds" / "dan.log"
+    assert "MyAI.java:3: error:" in log.read_text()
+    (row,) = [r for r in data["points"] if r["entrant"] == "java"]
+    assert row["sets"]["small"]["games"] == 4
