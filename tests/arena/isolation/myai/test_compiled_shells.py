@@ -338,6 +338,7 @@ def _processes_running(path: str) -> list[int]:
 
 
 @pytest.mark.kits
+@pytest.mark.sandbox
 @pytest.mark.slow
 def test_an_agent_that_loops_times_out_and_leaves_no_process_behind(shell_builds: Any, tmp_path: Path) -> None:
     """Outside the sandbox too: the arena kills the adapter's session for its timeout (``killpg``), and the agent's
