@@ -26,7 +26,6 @@ from shared_once import built_once
 
 from arena.isolation.builds.shells import build_shell, java_package
 from arena.isolation.protocol import messages as protocol
-from arena.kits.toolchains import missing_toolchain
 from arena.limits import SHELL_DIR, EngineBot, EngineBotError, SandboxMode
 from arena.results import records
 from arena.results.store import Store
@@ -47,6 +46,15 @@ def _host() -> ModuleType:
 host = _host()
 AGENTS = {language: BOTS / "myai" / language for language in ("java", "cpp")}
 LANGUAGES = ("java", "cpp")
+#: What each shell's build and run need (the C++ shell needs no JSON library, unlike the C++ kit).
+TOOLCHAINS = {"java": ("javac", "java"), "cpp": ("g++",)}
+
+
+def missing_toolchain(language: str) -> str | None:
+    """Why the ``language`` shell cannot be built here (what installs it), or None."""
+    absent = [program for program in TOOLCHAINS[language] if shutil.which(program) is None]
+    package = {"java": "default-jdk-headless", "cpp": "g++"}[language]
+    return f"the {language} shell needs {' and '.join(absent)} (Debian: apt-get install {package})" if absent else None
 
 
 @pytest.fixture(scope="session")
