@@ -209,7 +209,7 @@ class CompiledAgent:
 class Game:
     """One game of the agent's, between ``new_game`` and ``game_over``."""
 
-    def __init__(self, shell: Shell, message: dict[str, Any]) -> None:
+    def __init__(self, shell: Shell | Compiled, message: dict[str, Any]) -> None:
         self.shell = shell
         self.height, self.width = int(message["height"]), int(message["width"])
         self.mines = int(message["mines"])
