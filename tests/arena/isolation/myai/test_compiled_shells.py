@@ -277,6 +277,26 @@ def _example_game(spec: BoardSpec, board: int) -> tuple[str, list[Played]]:
     return _EXAMPLE[key]
 
 
+@pytest.mark.kits
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_a_constructor_that_throws_fails_the_hello_in_one_line(shell_builds: Any) -> None:
+    """The adapter builds one agent when it starts (``MyAI(8, 8, 10, 1, 1)`` in the Java shell's coordinates) and
+    answers hello with what went wrong, so ``arena check-bot`` and every game say it."""
+    build = built(shell_builds, "java", "constructor_raises")
+    process = subprocess.run(
+        [sys.executable, str(SHELL_DIR / "host.py"), str(SHELL_DIR), str(AGENTS["java"] / "constructor_raises"),
+         str(build)],
+        input='{"type":"hello","protocol":1}\n{"type":"quit"}\n',
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    (line,) = process.stdout.splitlines()
+    assert json.loads(line)["error"] == (
+        "MyAI.java: MyAI(8, 8, 10, 1, 1) raised ArrayIndexOutOfBoundsException: Index 8 out of bounds for length 8 "
+        "(MyAI.java, line 11)"
+    )
+
+
 # -- through the arena: the sandbox, the CLI, a competition ------------------------------------------------------------
 def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
