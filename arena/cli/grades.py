@@ -19,7 +19,6 @@ def command(
     results: Annotated[
         Path,
         typer.Argument(
-            metavar="RESULTS",
             help="The leaderboard.json that `arena compete` wrote into its results folder (NAME-results/).",
             show_default=False,
         ),
