@@ -331,6 +331,7 @@ def build_shells(bots: Iterable[EngineBot], sandbox: SandboxMode) -> None:
         built = build_shell(bot.shell_folder, sandbox=mode, log_path=log)
         if not built.ok:
             raise UsageError(f"engine bot {bot.name!r}: {built.summary()}; its log: {log}")
+        err_console.print(f"engine bot {bot.name!r}: {built.summary()}", highlight=False, markup=False)
 
 
 def check_plugins(catalog: PlayerCatalog, names: Iterable[str]) -> None:
