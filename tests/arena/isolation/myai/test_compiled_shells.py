@@ -16,6 +16,7 @@ import json
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -63,12 +64,10 @@ def shell_builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str
     available = {language: missing_toolchain(language) is None for language in LANGUAGES}
 
     def build(folder: Path) -> None:
-        failures = {}
-        for language in LANGUAGES:
-            for agent in sorted(p for p in AGENTS[language].iterdir() if p.is_dir()) if available[language] else []:
-                built = build_shell(agent, sandbox=SandboxMode.REQUIRE)
-                if not built.ok:
-                    failures[f"{language}/{agent.name}"] = built.summary()
+        agents = [p for language in LANGUAGES if available[language] for p in sorted(AGENTS[language].iterdir())]
+        with ThreadPoolExecutor(max_workers=2) as pool:  # a compiler each, on the suite's two cores
+            builds = list(pool.map(lambda agent: build_shell(agent, sandbox=SandboxMode.REQUIRE), agents))
+        failures = {f"{a.parent.name}/{a.name}": b.summary() for a, b in zip(agents, builds, strict=True) if not b.ok}
         (folder / "failures.json").write_text(json.dumps(failures))
 
     folder = built_once(tmp_path_factory, "myai-shell-builds", build)
