@@ -101,6 +101,8 @@
     return;
   }
   document.getElementById("board-title").textContent = `Board ${board}`;
+  const here = document.querySelector(".crumbs [aria-current]");
+  if (here) here.textContent = `board ${board}`;
   document.title = `Board ${board} · ` + document.title.replace(/^Boards · /, "");
   const nav = document.getElementById("board-nav");
   if (board > 0) nav.append(link(`board.html?board=${board - 1}`, `← board ${board - 1}`, "prev"));

@@ -193,8 +193,8 @@ def test_a_crawl_finds_no_error_page(open_tab, served, site):
 def test_screenshots_of_each_kind_of_page(open_tab, served, stored: Stored, tmp_path: Path):
     t = stored.tournament
     base = served.url
-    board = json.loads(urllib.request.urlopen(f"{base}/t/{t}/p/random/games?outcome=lost&format=json").read())
-    lost = board["games"][0]["board"]
+    games = json.loads(urllib.request.urlopen(f"{base}/t/{t}/p/random/games?outcome=lost&format=json").read())
+    lost = games["games"][0]["board"]
     diff = json.loads(urllib.request.urlopen(f"{base}/t/{t}/diff/mean-constraint/random/?format=json").read())
     split = (diff["only_a"] + diff["only_b"])[0]
     kinds = {
