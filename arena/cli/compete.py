@@ -23,8 +23,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from arena.cli import common
-from arena.cli import player_options as playing
+from arena.cli import common, player_options
 from arena.cli.common import UsageError, cli_errors, console, err_console, plain_table, print_json
 from arena.cli.player_options import check_sandbox, checked_players, games_stopped, player_catalog
 from arena.cli.render import print_leaderboard
@@ -125,7 +124,7 @@ def command(
             show_default=False,
         ),
     ] = None,
-    workers: playing.WorkersOpt = None,
+    workers: player_options.WorkersOpt = None,
     grades: Annotated[
         Path | None,
         typer.Option(
@@ -232,11 +231,10 @@ def command(
             )
             if len(sets) > 1:
                 _say(f"playing {board_set.name}", quiet=quiet)
+            names = [p.name for p in playing_now]
             named = f"{c.name}: {board_set.name}" if len(sets) > 1 else c.name
             owned = {p.name: p.entrant.owner for p in playing_now}
-            summary, leaderboard, seconds = _play(
-                config, catalog, store_path, workers, quiet, [p.name for p in playing_now], (named, owned)
-            )
+            summary, leaderboard, seconds = _play(config, catalog, store_path, workers, quiet, names, (named, owned))
             played.append(PlayedSet(board_set, config.id, leaderboard))
             totals[0] += summary.played
             totals[1] += summary.skipped

@@ -208,11 +208,11 @@ def _leaderboard_lines(data: dict[str, Any], leaderboard: dict[str, Any]) -> lis
     c = data["competition"]
     lines: list[str] = []
     if leaderboard is not None:
-        b = leaderboard["config"]
+        t = leaderboard["config"]  # the tournament the set was
         lines += [
-            f"{b['difficulty']} ({b['height']}x{b['width']}, {b['mines']} mines) · first click `{b['rule']}` · "
-            f"seed {b['seed']} · {b['boards']} boards · tournament `{b['tournament_id']}` · rules v"
-            f"{b['rules_version']} · minesweeper-arena {b['project_version']} · time limits on the {b['clock']} clock"
+            f"{t['difficulty']} ({t['height']}x{t['width']}, {t['mines']} mines) · first click `{t['rule']}` · "
+            f"seed {t['seed']} · {t['boards']} boards · tournament `{t['tournament_id']}` · rules v"
+            f"{t['rules_version']} · minesweeper-arena {t['project_version']} · time limits on the {t['clock']} clock"
             f" ({c['limits']['move_time']:g} s a move, {c['limits']['game_time']:g} s a game) · sandbox "
             f"{c['sandbox']}",
             "",

@@ -131,10 +131,10 @@ class LeaderboardCache:
             held = self._held.get(key)
             if held is not None and held[1] == names and time.monotonic() - held[0] < self.ttl:
                 return held[2]
-        board = _build(store, tid, names)
+        leaderboard = _build(store, tid, names)
         with self._lock:
-            self._held[key] = (time.monotonic(), names, board)
-        return board
+            self._held[key] = (time.monotonic(), names, leaderboard)
+        return leaderboard
 
 
 def _build(store: Path, tid: str, names: tuple[str, ...]) -> Leaderboard | None:
@@ -143,11 +143,11 @@ def _build(store: Path, tid: str, names: tuple[str, ...]) -> Leaderboard | None:
     with Store(store, read_only=True) as db:
         if not any(t.id == tid for t in db.tournaments()):
             return None
-        board = competition_leaderboard(db, tid, names)
-    return board if board.rows else None
+        leaderboard = competition_leaderboard(db, tid, names)
+    return leaderboard if leaderboard.rows else None
 
 
-def rank_of(board: Leaderboard | None, player: str) -> int | None:
-    if board is None:
+def rank_of(leaderboard: Leaderboard | None, player: str) -> int | None:
+    if leaderboard is None:
         return None
-    return next((row.rank for row in board.rows if row.player.partition("@")[0] == player), None)
+    return next((row.rank for row in leaderboard.rows if row.player.partition("@")[0] == player), None)

@@ -278,8 +278,8 @@ def _games(
 
 def public_rank(db: sqlite3.Connection, paths: HostPaths, sets: BoardSets, player: str) -> int | None:
     rows = queue.entrant_rows(db)
-    board = LeaderboardCache(ttl=0).get(paths.public_store, sets.public_id, rows, private=False)
-    return rank_of(board, player)
+    leaderboard = LeaderboardCache(ttl=0).get(paths.public_store, sets.public_id, rows, private=False)
+    return rank_of(leaderboard, player)
 
 
 def main(argv: list[str] | None = None) -> int:

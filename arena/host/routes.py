@@ -74,11 +74,11 @@ def api_competition(state: HostApp, request: Request) -> Response:
     data = competition_data(state)
     spec = data["boards"]
 
-    def rows(board: Any, subs: dict[str, queue.Submission]) -> list[dict[str, Any]] | None:
-        if board is None:
+    def rows(leaderboard: Any, subs: dict[str, queue.Submission]) -> list[dict[str, Any]] | None:
+        if leaderboard is None:
             return None
         out = []
-        for row in board.rows:
+        for row in leaderboard.rows:
             sub = subs.get(row.player.partition("@")[0])
             out.append(
                 {
@@ -109,8 +109,8 @@ def api_competition(state: HostApp, request: Request) -> Response:
             "boards": {"height": spec.height, "width": spec.width, "mines": spec.mines, "rule": data["rule"]},
             "public": {"seed": data["public_seed"], "count": data["public_count"], "tournament": data["public_id"]},
             "private": private,
-            "leaderboard": rows(data["public_board"], data["public_subs"]),
-            "final": rows(data["private_board"], data["private_subs"]) if data["closed"] else None,
+            "leaderboard": rows(data["public_leaderboard"], data["public_subs"]),
+            "final": rows(data["private_leaderboard"], data["private_subs"]) if data["closed"] else None,
         }
     )
 
@@ -217,9 +217,11 @@ def submission_page(state: HostApp, request: Request) -> Response:
     sub = _own_submission(state, session[0] if session else None, _submission_id(request))
     row = None
     if sub.public_played:
-        board = state.boards.get(state.paths.public_store, state.sets.public_id, {sub.entrant: sub}, private=False)
-        row = board.rows[0] if board is not None and board.rows else None
-        if rank_of(board, sub.player) is None:
+        leaderboard = state.leaderboards.get(
+            state.paths.public_store, state.sets.public_id, {sub.entrant: sub}, private=False
+        )
+        row = leaderboard.rows[0] if leaderboard is not None and leaderboard.rows else None
+        if rank_of(leaderboard, sub.player) is None:
             row = None
     return _html(
         page(

@@ -64,7 +64,7 @@ class HostApp:
         self.competition = loaded.competition
         self.host = loaded.competition.host
         self.throttle = Throttle()
-        self.boards = LeaderboardCache()
+        self.leaderboards = LeaderboardCache()
         self._local = threading.local()
         self.sets = BoardSets(self.competition, private_seed(self.db))
 
@@ -221,7 +221,9 @@ def competition_data(state: HostApp) -> dict[str, Any]:
     """The competition page's data (and ``/api/competition``): the private seed only once closed."""
     closed = state.closed()
     public_subs = queue.entrant_rows(state.db)
-    public_board = state.boards.get(state.paths.public_store, state.sets.public_id, public_subs, private=False)
+    public_leaderboard = state.leaderboards.get(
+        state.paths.public_store, state.sets.public_id, public_subs, private=False
+    )
     data: dict[str, Any] = {
         "competition": state.competition.name,
         "closed": closed,
@@ -233,9 +235,9 @@ def competition_data(state: HostApp) -> dict[str, Any]:
         "private_count": state.sets.private_count,
         "commitment": commitment(state.sets.seed),
         "public_id": state.sets.public_id,
-        "public_board": public_board,
+        "public_leaderboard": public_leaderboard,
         "public_subs": {s.player: s for s in public_subs.values()},
-        "private_board": None,
+        "private_leaderboard": None,
         "private_subs": {},
         "private_seed": None,
         "private_id": None,
@@ -245,7 +247,7 @@ def competition_data(state: HostApp) -> dict[str, Any]:
         data["private_seed"] = state.sets.seed
         data["private_id"] = state.sets.private_id
         data["private_subs"] = {s.player: s for s in private_subs.values()}
-        data["private_board"] = state.boards.get(
+        data["private_leaderboard"] = state.leaderboards.get(
             state.paths.private_store, state.sets.private_id, private_subs, private=True
         )
     return data
