@@ -126,9 +126,12 @@ def write_boards(
         ]
         entry = {"games": rows, "layouts": [encode_layout(layout) for layout in found.layouts]}
         chunks.setdefault(board // CHUNK, {})[str(board)] = entry
-    for n, boards in sorted(chunks.items()):
-        put(path_of(n), f"ArenaBoardData({script_json({'boards': boards})});\n")
-    return len(chunks)
+    # A file for every chunk of the tournament's boards, an empty one where no game is stored yet: the page then
+    # says so instead of failing to load a script.
+    count = -(-stored.boards // CHUNK)
+    for n in range(count):
+        put(path_of(n), f"ArenaBoardData({script_json({'boards': chunks.get(n, {})})});\n")
+    return count
 
 
 def board_source(db: Store, tid: str) -> dict[str, Any]:
