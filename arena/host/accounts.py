@@ -26,6 +26,7 @@ __all__ = [
     "AccountError",
     "Principal",
     "Throttle",
+    "WrongCode",
     "add_entrant",
     "authenticate",
     "list_entrants",
@@ -48,6 +49,10 @@ _DUMMY_SALT = secrets.token_bytes(16)
 
 class AccountError(Exception):
     """Bad input about an entrant (a taken or malformed name, an unknown entrant): one line."""
+
+
+class WrongCode(AccountError):
+    """A sign-up with a wrong invitation code (the one failure of a sign-up that the throttle counts)."""
 
 
 @dataclass(frozen=True)
@@ -121,7 +126,7 @@ def sign_up(db: sqlite3.Connection, code: str, expected: str | None, name: str, 
     if expected is None:
         raise AccountError("this competition takes no sign-up: the organizer adds entrants")
     if not hmac.compare_digest(code.encode(), expected.encode()):
-        raise AccountError("wrong invitation code")
+        raise WrongCode("wrong invitation code")
     row = db.execute("SELECT 1 FROM entrants WHERE name = ?", (check_name(name),)).fetchone()
     if row is not None:
         raise AccountError(f"the name {name!r} is taken; choose another")
@@ -219,37 +224,63 @@ def end_session(db: sqlite3.Connection, session: str) -> None:
 class Throttle:
     """Failures per address and per key: after ``free`` failures within ``window`` seconds, each try waits
     ``2 ** (failures - free)`` seconds (at most ``cap``) after the last failure. In memory: a restart forgets,
-    which costs an attacker a restart of the organizer's server, not a bypass."""
+    which costs an attacker a restart of the organizer's server, not a bypass.
+
+    A try is counted as a failure *before* its secret is checked (``attempt``, one step under the lock, so twenty
+    tries sent at once cannot all pass the wait before the first is counted), and a try that proved right is
+    refunded (``refund``): it takes back its own count and nothing else. So a correct token never clears the
+    failures of its address: a guesser who holds one valid token cannot wipe their count by signing in."""
 
     def __init__(self, free: int = 5, window: float = 600.0, cap: float = 300.0) -> None:
         self.free, self.window, self.cap = free, window, cap
         self._failures: dict[str, tuple[int, float]] = {}
         self._lock = threading.Lock()
 
-    def wait(self, *keys: str) -> float:
-        """Seconds before a try for any of ``keys`` is heard again (0: go ahead)."""
-        stamp = time.monotonic()
+    def _wait(self, stamp: float, keys: tuple[str, ...]) -> float:
         longest = 0.0
-        with self._lock:
-            for key in keys:
-                count, last = self._failures.get(key, (0, 0.0))
-                if stamp - last > self.window:
-                    continue
-                if count >= self.free:
-                    longest = max(longest, last + min(self.cap, 2.0 ** (count - self.free)) - stamp)
+        for key in keys:
+            count, last = self._failures.get(key, (0, 0.0))
+            if stamp - last > self.window:
+                continue
+            if count >= self.free:
+                longest = max(longest, last + min(self.cap, 2.0 ** (count - self.free)) - stamp)
         return max(0.0, longest)
 
-    def failed(self, *keys: str) -> None:
+    def _count(self, stamp: float, keys: tuple[str, ...]) -> None:
+        for key in keys:
+            count, last = self._failures.get(key, (0, 0.0))
+            self._failures[key] = (1 if stamp - last > self.window else count + 1, stamp)
+        if len(self._failures) > 100_000:  # a flood of addresses: forget the oldest half
+            for key, _ in sorted(self._failures.items(), key=lambda kv: kv[1][1])[:50_000]:
+                del self._failures[key]
+
+    def wait(self, *keys: str) -> float:
+        """Seconds before a try for any of ``keys`` is heard again (0: go ahead). Only a look: ``attempt`` is
+        what lets a try through."""
+        with self._lock:
+            return self._wait(time.monotonic(), keys)
+
+    def attempt(self, *keys: str) -> float:
+        """Let a try for ``keys`` through, counted as a failure until ``refund``: 0. Or, when ``keys`` must wait,
+        the seconds to wait (nothing counted)."""
         stamp = time.monotonic()
+        with self._lock:
+            wait = self._wait(stamp, keys)
+            if wait <= 0:
+                self._count(stamp, keys)
+            return wait
+
+    def failed(self, *keys: str) -> None:
+        """Count a failure that no ``attempt`` counted."""
+        with self._lock:
+            self._count(time.monotonic(), keys)
+
+    def refund(self, *keys: str) -> None:
+        """Take back one counted try of ``keys`` (it proved right); the failures before it stay."""
         with self._lock:
             for key in keys:
                 count, last = self._failures.get(key, (0, 0.0))
-                self._failures[key] = (1 if stamp - last > self.window else count + 1, stamp)
-            if len(self._failures) > 100_000:  # a flood of addresses: forget the oldest half
-                for key, _ in sorted(self._failures.items(), key=lambda kv: kv[1][1])[:50_000]:
-                    del self._failures[key]
-
-    def succeeded(self, *keys: str) -> None:
-        with self._lock:
-            for key in keys:
-                self._failures.pop(key, None)
+                if count <= 1:
+                    self._failures.pop(key, None)
+                else:
+                    self._failures[key] = (count - 1, last)

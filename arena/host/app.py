@@ -28,7 +28,7 @@ from arena.host.render import ERROR_HEADINGS, page, static_file
 from arena.host.server import HEADERS, HostApp, Refusal, wants_json
 from arena.web.app import create_app
 
-__all__ = ["create_host_app"]
+__all__ = ["create_host_app", "server_config"]
 
 log = logging.getLogger("arena.host")
 
@@ -104,6 +104,20 @@ def create_host_app(loaded: Loaded, paths: HostPaths, wake: Callable[[], None] |
     mounted = [Route(path, guard(endpoint), methods=methods) for path, endpoint, methods in table]
     mounted += [Route("/host/static/{name}", static), Mount("/", serve)]
     handlers: dict[Any, Callable[..., Any]] = {HTTPException: http_error, Exception: server_error}
-    app = Starlette(routes=mounted, exception_handlers=handlers, middleware=[Middleware(MicroCache)])
+    middleware = [Middleware(MicroCache)]
+    if state.host.trusted_proxies:  # outermost: everything below sees the client the proxy forwarded
+        from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+
+        middleware.insert(0, Middleware(ProxyHeadersMiddleware, trusted_hosts=list(state.host.trusted_proxies)))
+    app = Starlette(routes=mounted, exception_handlers=handlers, middleware=middleware)
     app.state.host = state
     return app
+
+
+def server_config(app: ASGIApp, **options: Any) -> Any:
+    """uvicorn's settings for the host's app: its own proxy-header handling off (uvicorn believes
+    ``X-Forwarded-For`` from 127.0.0.1 by default, which would let anyone on this machine, or behind any local
+    proxy, choose their address); the app believes only ``[host] trusted_proxies``."""
+    import uvicorn
+
+    return uvicorn.Config(app, proxy_headers=False, **{"log_level": "warning", "lifespan": "off", **options})

@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from arena.host import accounts, queue
-from arena.host.accounts import AccountError, Principal
+from arena.host.accounts import AccountError, Principal, WrongCode
 from arena.host.boards import rank_of
 from arena.host.render import page
 from arena.host.server import (
@@ -26,6 +26,7 @@ from arena.host.server import (
     HostApp,
     Refusal,
     check_form_csrf,
+    client_address,
     competition_data,
     new_form_token,
     read_form,
@@ -165,19 +166,22 @@ async def signup(state: HostApp, request: Request) -> Response:
         raise Refusal(404, "this competition takes no sign-up: the organizer adds entrants")
     fields = await read_form(request)
     check_form_csrf(request, fields, request.cookies.get(FORM_COOKIE))
-    address = f"ip:{request.client.host if request.client else '?'}"
-    wait = state.throttle.wait(address)
+    # Its own count, apart from the sign-in's: wrong codes and wrong tokens are two guessing games.
+    address = f"signup:{client_address(request)}"
+    wait = state.throttle.attempt(address)
     if wait > 0:
         raise Refusal(429, f"too many wrong codes: try again in {wait:.0f} s", {"Retry-After": f"{wait:.0f}"})
     if state.closed() is not None:
+        state.throttle.refund(address)
         raise Refusal(403, "the competition is closed")
     try:
         code, name, owner = fields.get("code", ""), fields.get("name", "").strip(), fields.get("owner", "")
         token = await run_in_threadpool(lambda: accounts.sign_up(state.db, code, state.host.invitation, name, owner))
     except AccountError as error:
-        if "invitation" in str(error):
-            state.throttle.failed(address)
+        if not isinstance(error, WrongCode):
+            state.throttle.refund(address)  # the code was right: a taken name is no guess
         return await signup_form(state, request, str(error), 400)
+    state.throttle.refund(address)
     response = _html(page(state, request, "token.html", "Your token", token=token))
     response.delete_cookie(FORM_COOKIE, path="/")
     return response

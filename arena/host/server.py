@@ -30,7 +30,16 @@ from arena.host.archive import ArchiveRefused, archive_rules, read_archive
 from arena.host.boards import BoardSets, LeaderboardCache, closed_at, commitment, private_seed
 from arena.host.db import HostPaths, connect
 
-__all__ = ["HostApp", "Refusal", "check_form_csrf", "competition_data", "read_form", "read_log", "receive_archive"]
+__all__ = [
+    "HostApp",
+    "Refusal",
+    "check_form_csrf",
+    "client_address",
+    "competition_data",
+    "read_form",
+    "read_log",
+    "receive_archive",
+]
 
 SESSION_COOKIE = "arena_session"
 FORM_COOKIE = "arena_form"
@@ -104,24 +113,30 @@ class HostApp:
         return principal
 
     def check_token(self, request: Request, token: str) -> Principal:
-        address = request.client.host if request.client else "?"
-        keys = [f"ip:{address}"]
+        """The principal of ``token``; ``Refusal`` 401 when wrong, 429 while its address or key must wait. Each
+        try is counted before the token is checked and refunded when it proves right (``Throttle``)."""
+        keys = [f"ip:{client_address(request)}"]
         key_id = accounts.key_id_of(token)
         if key_id is not None:
             keys.append(f"key:{key_id}")
-        wait = self.throttle.wait(*keys)
+        wait = self.throttle.attempt(*keys)
         if wait > 0:
             raise Refusal(429, f"too many wrong tokens: try again in {wait:.0f} s", {"Retry-After": f"{wait:.0f}"})
         principal = accounts.authenticate(self.db, token)
         if principal is None:
-            self.throttle.failed(*keys)
             raise Refusal(401, "wrong or revoked token")
-        self.throttle.succeeded(*keys)
+        self.throttle.refund(*keys)
         return principal
 
     def session(self, request: Request) -> tuple[Principal, str] | None:
         cookie = request.cookies.get(SESSION_COOKIE)
         return accounts.session_principal(self.db, cookie) if cookie else None
+
+
+def client_address(request: Request) -> str:
+    """The address a request came from: the peer's, or, behind a proxy named in ``[host] trusted_proxies``, the
+    one that proxy forwarded (``create_host_app`` puts it in the request's scope; nobody else is believed)."""
+    return request.client.host if request.client else "?"
 
 
 def _same_origin(request: Request) -> None:
