@@ -7,8 +7,10 @@ and a game is stored once whatever happens: ``INSERT OR IGNORE`` on its key). A 
 jobs off one submission, and the job dies with the host that started it (``PR_SET_PDEATHSIG``), so a host
 restarted after a SIGKILL does not find an orphan still playing.
 
-Running games makes this process non-dumpable (it knows the private seed); nothing it writes to the
-submission's state, events or log holds the seed (``scrub``).
+A job makes itself non-dumpable before it reads the private seed (``run_job``: ``make_undumpable``), so that no
+process of the machine's user (a bot with the sandbox off, a build outside it) can read the seed from its memory
+through ``/proc/PID/mem`` or ptrace; nothing it writes to the submission's state, events or log holds the seed
+(``scrub``).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from arena.host.db import HostPaths, connect
 from arena.host.queue import State
 from arena.isolation.check_bot.check import BotDidNotStart, as_json, check_bot, engine_target, plugin_target
 from arena.isolation.discovery.catalog import PlayerCatalog
+from arena.isolation.processes.bot_process import make_undumpable
 from arena.isolation.sandbox import bubblewrap as sandboxes
 from arena.isolation.sandbox.botfiles import ProgramError
 from arena.limits import EngineBot, Isolation, Limits
@@ -106,7 +109,10 @@ def _build(sub: queue.Submission, bot: Bot, paths: HostPaths, competition: Compe
     host = competition.host
     assert host is not None
     limits = BuildLimits(seconds=host.build_time)
-    result = build_bot(bot.folder, limits=limits, sandbox=competition.sandbox, log_path=paths.build_log(sub.id))
+    result = build_bot(
+        bot.folder, limits=limits, sandbox=competition.sandbox, log_path=paths.build_log(sub.id),
+        hide=[(paths.folder, "<host>")],
+    )  # fmt: skip
     if not result.built:
         paths.build_log(sub.id).write_text("no build.sh: nothing to build\n", encoding="utf-8")
     if result.ok:
@@ -181,7 +187,9 @@ class _Progress:
 
 
 def run_job(paths: HostPaths, file: Path, submission: int, playing: Playing | None = None) -> int:
-    """Take ``submission`` from its state to its end; 0 when it ended, ``BUSY`` when another job holds it."""
+    """Take ``submission`` from its state to its end; 0 when it ended, ``BUSY`` when another job holds it.
+    Makes this process non-dumpable first: it is about to read the private seed."""
+    make_undumpable()
     loaded = load_competition(file)
     competition = loaded.competition
     db = connect(paths)
