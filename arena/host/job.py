@@ -118,7 +118,7 @@ def _build(sub: queue.Submission, bot: Bot, paths: HostPaths, competition: Compe
     if result.ok:
         return None
     first = result.first_error
-    where = f" ({first.file}:{first.line}: {first.message})" if first is not None else ""
+    where = f" ({first})" if first is not None else ""  # FILE:LINE: message, with the parts the log names
     return f"{result.reason}{where}"
 
 
