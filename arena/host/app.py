@@ -34,16 +34,18 @@ log = logging.getLogger("arena.host")
 
 
 class BoardSetPages:
-    """``arena serve``'s pages of the public store, and after the close those of the private boards' tournament
-    from the private store (its pages are under ``/t/PRIVATE_ID/``, and link only there or to the shared
-    addresses). Before the close that tournament is not found, like any other that is not there."""
+    """``arena serve``'s pages of the public store, and after the close those of the private boards' tournaments
+    (one a board set) from the private store (their pages are under ``/t/PRIVATE_ID/``, and link only there or to
+    the shared addresses). Before the close those tournaments are not found, like any other that is not there."""
 
-    def __init__(self, public: ASGIApp, private: ASGIApp, prefix: str, closed: Callable[[], str | None]) -> None:
-        self.public, self.private, self.prefix, self.closed = public, private, prefix, closed
+    def __init__(
+        self, public: ASGIApp, private: ASGIApp, prefixes: tuple[str, ...], closed: Callable[[], str | None]
+    ) -> None:
+        self.public, self.private, self.prefixes, self.closed = public, private, prefixes, closed
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
-        if scope["type"] == "http" and path.startswith(self.prefix):
+        if scope["type"] == "http" and path.startswith(self.prefixes):
             closed = await run_in_threadpool(self.closed)
             if closed is not None:
                 await self.private(scope, receive, send)
@@ -97,9 +99,8 @@ def create_host_app(loaded: Loaded, paths: HostPaths, wake: Callable[[], None] |
         body, media = found
         return Response(body, media_type=media, headers={**HEADERS, "Cache-Control": "max-age=300"})
 
-    serve = BoardSetPages(
-        create_app(paths.public_store), create_app(paths.private_store), f"/t/{state.sets.private_id}/", state.closed
-    )
+    private = tuple(f"/t/{tid}/" for tid in state.sets.ids(True))
+    serve = BoardSetPages(create_app(paths.public_store), create_app(paths.private_store), private, state.closed)
     table: list[tuple[str, Any, list[str]]] = routes.ROUTES
     mounted = [Route(path, guard(endpoint), methods=methods) for path, endpoint, methods in table]
     mounted += [Route("/host/static/{name}", static), Mount("/", serve)]

@@ -1,9 +1,14 @@
-"""The two board sets of a hosted competition, the private seed's secrecy, the close, and the leaderboards.
+"""The public and private boards of a hosted competition, the private seed's secrecy, the close, the leaderboards.
 
-Every submission plays the public boards (the file's ``[boards]``: results and replays shown while the competition
-runs, in ``public.db``) and the private boards: as many as ``[host] private_count``, the same size and rule, with
-a seed the server draws once (``secrets``) and keeps in ``host.db`` only. Their games go to ``private.db``, which
-nothing serves before the close. What is published from the start is the SHA-256 of the seed's decimal digits
+Every submission plays the public boards (the file's ``[boards]``, or each of its ``[[sets]]``: results and replays
+shown while the competition runs, in ``public.db``) and, for each of those sets, private boards: as many as
+``[host] private_count`` (default: the set's count), the same size and rule, with a seed the server draws once
+(``secrets``) and keeps in ``host.db`` only; set ``i`` (from 0, in the file's order) uses ``SEED + i`` (modulo
+``MAX_SEED + 1``), so one seed and one commitment cover every set. Their games go to ``private.db``, which
+nothing serves before the close. With several sets the leaderboard ranks by points as ``arena compete`` does
+(``arena.competition.standings``: each set's wins times its points, the sets' intervals combined).
+
+What is published from the start is the SHA-256 of the seed's decimal digits
 (``printf %s SEED | sha256sum``), a commitment: after the close the seed is shown, anyone can check it against
 the commitment and print every private board with ``arena boards --seed SEED``, and the organizer could not have
 picked the seed after seeing the games.
@@ -27,7 +32,8 @@ from typing import Any
 from arena.analysis.leaderboard import Leaderboard
 from arena.competition.hosting import HostSpec
 from arena.competition.publish import competition_leaderboard
-from arena.competition.spec import Competition
+from arena.competition.spec import BoardSet, Competition
+from arena.competition.standings import PlayedSet, Standing, standings
 from arena.config import PlayerRef, TournamentConfig
 from arena.host import queue
 from arena.host.db import get_setting, now, set_setting
@@ -35,7 +41,7 @@ from arena.limits import EngineBot
 from arena.results.store import Store
 from engine.layout import MAX_SEED
 
-__all__ = ["BoardSets", "LeaderboardCache", "close", "closed_at", "commitment", "private_seed"]
+__all__ = ["BoardSets", "LeaderboardCache", "Ranked", "close", "closed_at", "commitment", "private_seed", "rank_of"]
 
 SEED_KEY = "private_seed"
 CLOSED_KEY = "closed_at"
@@ -73,7 +79,7 @@ def close(db: sqlite3.Connection) -> str:
 
 @dataclass(frozen=True)
 class BoardSets:
-    """The competition's two board sets, as tournaments of one player each (a submission)."""
+    """The competition's board sets, public and private, as tournaments of one player each (a submission)."""
 
     competition: Competition
     seed: int
@@ -84,20 +90,39 @@ class BoardSets:
         return self.competition.host
 
     @property
+    def sets(self) -> list[BoardSet]:
+        return self.competition.board_sets
+
+    @property
+    def several(self) -> bool:
+        """Whether the file has ``[[sets]]`` (ranked by points) rather than one ``[boards]``."""
+        return self.competition.sets is not None
+
+    def seed_of(self, index: int, private: bool) -> int:
+        """The seed of set ``index``'s public or private boards."""
+        return (self.seed + index) % (MAX_SEED + 1) if private else self.sets[index].seed
+
+    def count_of(self, index: int, private: bool) -> int:
+        return (self.host.private_count or self.sets[index].count) if private else self.sets[index].count
+
+    @property
     def public_count(self) -> int:
-        return self.competition.boards.count
+        """Public boards of every set together (the games a submission plays there)."""
+        return sum(self.count_of(i, False) for i in range(len(self.sets)))
 
     @property
     def private_count(self) -> int:
-        return self.host.private_count or self.competition.boards.count
+        return sum(self.count_of(i, True) for i in range(len(self.sets)))
 
-    def config(self, private: bool, players: tuple[PlayerRef, ...] = (), bots: tuple[EngineBot, ...] = ()) -> Any:
-        c = self.competition
+    def config(
+        self, private: bool, index: int = 0, players: tuple[PlayerRef, ...] = (), bots: tuple[EngineBot, ...] = ()
+    ) -> Any:
+        c, board_set = self.competition, self.sets[index]
         return TournamentConfig.build(
-            c.boards.spec,
-            c.boards.first_click,
-            seed=self.seed if private else c.boards.seed,
-            games=self.private_count if private else self.public_count,
+            board_set.spec,
+            board_set.first_click,
+            seed=self.seed_of(index, private),
+            games=self.count_of(index, private),
             players=players,
             sandbox=c.sandbox,
             limits=c.limits.limits(),
@@ -105,13 +130,41 @@ class BoardSets:
             record=c.record,
         )
 
+    def ids(self, private: bool) -> list[str]:
+        """Each set's tournament id, in the file's order."""
+        return [str(self.config(private, i).id) for i in range(len(self.sets))]
+
     @property
     def public_id(self) -> str:
-        return str(self.config(False).id)
+        """The first set's public tournament (the only one without ``[[sets]]``)."""
+        return self.ids(False)[0]
 
     @property
     def private_id(self) -> str:
-        return str(self.config(True).id)
+        return self.ids(True)[0]
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """The leaderboards of one side (public or private): each set's, and with several sets the points table."""
+
+    #: Each set with its tournament id and its leaderboard (None before anyone played it).
+    boards: list[tuple[BoardSet, str, Leaderboard | None]]
+    #: The points table, ranked by points (several sets only).
+    points: list[Standing] | None
+
+    @property
+    def board(self) -> Leaderboard | None:
+        """The one set's leaderboard (the first set's with several)."""
+        return self.boards[0][2] if self.boards else None
+
+    def rank(self, player: str) -> int | None:
+        if self.points is None:
+            return rank_of(self.board, player)
+        return next((s.rank for s in self.points if s.entrant.partition("@")[0] == player), None)
+
+    def standing(self, player: str) -> Standing | None:
+        return next((s for s in self.points or [] if s.entrant.partition("@")[0] == player), None)
 
 
 class LeaderboardCache:
@@ -120,21 +173,32 @@ class LeaderboardCache:
 
     def __init__(self, ttl: float = 1.0) -> None:
         self.ttl = ttl
-        self._held: dict[tuple[bool, str], tuple[float, tuple[Any, ...], Leaderboard | None]] = {}
+        self._held: dict[tuple[Any, ...], tuple[float, tuple[str, ...], Any]] = {}
         self._lock = threading.Lock()
 
     def get(self, store: Path, tid: str, rows: dict[str, queue.Submission], private: bool) -> Leaderboard | None:
         """The leaderboard of ``tid`` in ``store`` over the players of ``rows`` (None before any)."""
-        key = (private, tid)
+        return self._held_or(("board", private, tid), rows, lambda names: _build(store, tid, names))  # type: ignore[no-any-return]
+
+    def ranked(self, store: Path, sets: BoardSets, rows: dict[str, queue.Submission], private: bool) -> Ranked:
+        """Every set's leaderboard of one side over the players of ``rows``, with the points table when the
+        competition has several sets (``arena.competition.standings``, as ``arena compete`` ranks them)."""
+        ids = sets.ids(private)
+        if not sets.several:
+            return Ranked([(sets.sets[0], ids[0], self.get(store, ids[0], rows, private))], None)
+        key = ("ranked", private, tuple(ids))
+        return self._held_or(key, rows, lambda names: _ranked(store, sets, ids, names))  # type: ignore[no-any-return]
+
+    def _held_or(self, key: tuple[Any, ...], rows: dict[str, queue.Submission], make: Any) -> Any:
         names = tuple(sorted(s.player for s in rows.values()))
         with self._lock:
             held = self._held.get(key)
             if held is not None and held[1] == names and time.monotonic() - held[0] < self.ttl:
                 return held[2]
-        board = _build(store, tid, names)
+        made = make(names)
         with self._lock:
-            self._held[key] = (time.monotonic(), names, board)
-        return board
+            self._held[key] = (time.monotonic(), names, made)
+        return made
 
 
 def _build(store: Path, tid: str, names: tuple[str, ...]) -> Leaderboard | None:
@@ -145,6 +209,25 @@ def _build(store: Path, tid: str, names: tuple[str, ...]) -> Leaderboard | None:
             return None
         board = competition_leaderboard(db, tid, names)
     return board if board.rows else None
+
+
+def _ranked(store: Path, sets: BoardSets, ids: list[str], names: tuple[str, ...]) -> Ranked:
+    """Each set's leaderboard and the points table over them (``standings``, the scorer of ``arena compete``)."""
+    boards: list[tuple[BoardSet, str, Leaderboard | None]] = [(s, t, None) for s, t in zip(sets.sets, ids, strict=True)]
+    if not names or not store.exists():
+        return Ranked(boards, [])
+    with Store(store, read_only=True) as db:
+        there = {t.id for t in db.tournaments()}
+        played: list[PlayedSet] = []
+        for index, (board_set, tid, _) in enumerate(boards):
+            if tid not in there:
+                continue
+            board = competition_leaderboard(db, tid, names)
+            if board.rows:
+                boards[index] = (board_set, tid, board)
+                played.append(PlayedSet(board_set, tid, board))
+        table = standings(db, played, {}) if played else []
+    return Ranked(boards, table)
 
 
 def rank_of(board: Leaderboard | None, player: str) -> int | None:

@@ -35,7 +35,7 @@ from arena.competition.spec import Competition, load_competition
 from arena.config import PlayerRef
 from arena.host import queue
 from arena.host.archive import ArchiveRefused, archive_rules, extract
-from arena.host.boards import BoardSets, LeaderboardCache, private_seed, rank_of
+from arena.host.boards import BoardSets, LeaderboardCache, private_seed
 from arena.host.db import HostPaths, connect
 from arena.host.queue import State
 from arena.isolation.check_bot.check import BotDidNotStart, as_json, check_bot, engine_target, plugin_target
@@ -90,9 +90,15 @@ class Bot:
         return f"{self.player}={self.folder}" if self.form == "plugin" else None
 
 
-def scrub(text: str, seed: int) -> str:
-    """``text`` without the private seed in it (a message of the machinery quoting a configuration)."""
-    return text.replace(str(seed), "<private seed>")
+def scrub(text: str, *seeds: int) -> str:
+    """``text`` without the private seeds in it (a message of the machinery quoting a configuration)."""
+    for seed in sorted(seeds, key=lambda s: -len(str(s))):
+        text = text.replace(str(seed), "<private seed>")
+    return text
+
+
+def _private_seeds(sets: BoardSets) -> list[int]:
+    return [sets.seed_of(i, True) for i in range(len(sets.sets))]
 
 
 def _die_with_parent(parent: int) -> None:
@@ -146,6 +152,21 @@ def _check(bot: Bot, limits: Limits, sandboxed: bool) -> tuple[list[dict[str, An
 def _play(
     sets: BoardSets, bot: Bot, store_path: Path, private: bool, playing: Playing, progress: Callable[[int], None]
 ) -> None:
+    """Every board set of one side (public or private), one tournament each, in the file's order (a resumed job
+    plays only the games each lacks)."""
+    for index in range(len(sets.sets)):
+        _play_set(sets, index, bot, store_path, private, playing, progress)
+
+
+def _play_set(
+    sets: BoardSets,
+    index: int,
+    bot: Bot,
+    store_path: Path,
+    private: bool,
+    playing: Playing,
+    progress: Callable[[int], None],
+) -> None:
     from arena.play.plan import plan_tournament
     from arena.play.tournament import run_tournament
     from arena.results.store import Store
@@ -153,7 +174,7 @@ def _play(
     engine = (bot.engine_bot,) if bot.engine_bot is not None else ()
     plugins = [bot.plugin] if bot.plugin is not None else []
     catalog = PlayerCatalog.for_tournament(plugins, engine, Isolation.AUTO, sets.competition.sandbox)
-    config = sets.config(private, (PlayerRef(name=bot.player),), engine)
+    config = sets.config(private, index, (PlayerRef(name=bot.player),), engine)
     with Store(store_path) as store:
         plan = plan_tournament(config, store, catalog, workers=playing.workers, backend=playing.backend)
         run_tournament(plan, store, _committed_events(progress))
@@ -210,7 +231,7 @@ def run_job(paths: HostPaths, file: Path, submission: int, playing: Playing | No
     except TournamentInterrupted:
         return 130  # stopped with the host: every finished game is stored, the next job resumes
     except Exception as error:  # the machinery's failure: said to the owner without the seed, then raised
-        text = scrub(f"{type(error).__name__}: {error}", seed)
+        text = scrub(f"{type(error).__name__}: {error}", *_private_seeds(sets))
         print(f"job {submission}: {text}", file=sys.stderr)
         return 1
 
@@ -250,7 +271,7 @@ def _run(db: sqlite3.Connection, paths: HostPaths, sets: BoardSets, sub: queue.S
         results, failed = _check(bot, limits, sandboxes.use_sandbox(competition.sandbox))
         queue.update(db, sub.id, checks=json.dumps(results))
         if failed is not None:
-            queue.finish(db, sub.id, State.FAILED, f"check: {scrub(failed, sets.seed)}")
+            queue.finish(db, sub.id, State.FAILED, f"check: {scrub(failed, *_private_seeds(sets))}")
             return 0
         total = sets.public_count + sets.private_count
         queue.advance(db, sub.id, {State.CHECKING}, State.PLAYING, total=total, done=0)
@@ -276,9 +297,9 @@ def _games(
 
 
 def public_rank(db: sqlite3.Connection, paths: HostPaths, sets: BoardSets, player: str) -> int | None:
+    """``player``'s rank on the public leaderboard (by points with several sets)."""
     rows = queue.entrant_rows(db)
-    board = LeaderboardCache(ttl=0).get(paths.public_store, sets.public_id, rows, private=False)
-    return rank_of(board, player)
+    return LeaderboardCache(ttl=0).ranked(paths.public_store, sets, rows, private=False).rank(player)
 
 
 def main(argv: list[str] | None = None) -> int:

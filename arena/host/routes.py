@@ -17,7 +17,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from arena.host import accounts, queue
 from arena.host.accounts import AccountError, Principal, WrongCode
-from arena.host.boards import rank_of
+from arena.host.boards import Ranked
 from arena.host.render import page
 from arena.host.server import (
     FORM_COOKIE,
@@ -71,37 +71,62 @@ def home(state: HostApp, request: Request) -> Response:
     return _html(page(state, request, "home.html", state.competition.name, recent=recent, owners=owners, **data))
 
 
+def _board_rows(board: Any, subs: dict[str, queue.Submission]) -> list[dict[str, Any]] | None:
+    if board is None:
+        return None
+    out = []
+    for row in board.rows:
+        sub = subs.get(row.player.partition("@")[0])
+        out.append(
+            {
+                "rank": row.rank,
+                "entrant": sub.entrant if sub else None,
+                "submission": sub.id if sub else None,
+                "player": row.player,
+                "games": row.games,
+                "wins": row.wins,
+                "win_rate": row.win_rate,
+                "ci": [row.ci_low, row.ci_high],
+                "failed": row.failed,
+            }
+        )
+    return out
+
+
+def _points_rows(ranked: Ranked | None, subs: dict[str, queue.Submission]) -> list[dict[str, Any]] | None:
+    """The points table as ``arena compete --json`` gives it, each row with its entrant and submission."""
+    if ranked is None or ranked.points is None:
+        return None
+    out = []
+    for standing in ranked.points:
+        sub = subs.get(standing.entrant.partition("@")[0])
+        row = standing.model_dump(mode="json")
+        out.append({**row, "player": row.pop("entrant"), "entrant": sub.entrant if sub else None,
+                    "submission": sub.id if sub else None})  # fmt: skip
+    return out
+
+
 def api_competition(state: HostApp, request: Request) -> Response:
     data = competition_data(state)
     spec = data["boards"]
-
-    def rows(board: Any, subs: dict[str, queue.Submission]) -> list[dict[str, Any]] | None:
-        if board is None:
-            return None
-        out = []
-        for row in board.rows:
-            sub = subs.get(row.player.partition("@")[0])
-            out.append(
-                {
-                    "rank": row.rank,
-                    "entrant": sub.entrant if sub else None,
-                    "submission": sub.id if sub else None,
-                    "player": row.player,
-                    "games": row.games,
-                    "wins": row.wins,
-                    "win_rate": row.win_rate,
-                    "ci": [row.ci_low, row.ci_high],
-                    "failed": row.failed,
-                }
-            )
-        return out
-
-    private = {
-        "count": data["private_count"],
-        "seed_sha256": data["commitment"],
-        "seed": data["private_seed"],
-        "tournament": data["private_id"],
-    }
+    public, private = data["public"], data["private"]
+    sets = []
+    for index, info in enumerate(data["sets"]):
+        board_spec = info["spec"]
+        sets.append(
+            {
+                "name": info["name"],
+                "points": info["points"],
+                "boards": {"height": board_spec.height, "width": board_spec.width, "mines": board_spec.mines,
+                           "rule": info["rule"]},
+                "public": {"seed": info["public_seed"], "count": info["public_count"],
+                           "tournament": public.boards[index][1]},
+                "private": {"count": info["private_count"], "seed": info["private_seed"],
+                            "tournament": private.boards[index][1] if private else None},
+                "leaderboard": _board_rows(public.boards[index][2], data["public_subs"]),
+                "final": _board_rows(private.boards[index][2], data["private_subs"]) if private else None,
+            }
+        )  # fmt: skip
     return _json(
         {
             "competition": data["competition"],
@@ -109,9 +134,17 @@ def api_competition(state: HostApp, request: Request) -> Response:
             "deadline": data["deadline"],
             "boards": {"height": spec.height, "width": spec.width, "mines": spec.mines, "rule": data["rule"]},
             "public": {"seed": data["public_seed"], "count": data["public_count"], "tournament": data["public_id"]},
-            "private": private,
-            "leaderboard": rows(data["public_board"], data["public_subs"]),
-            "final": rows(data["private_board"], data["private_subs"]) if data["closed"] else None,
+            "private": {
+                "count": data["private_count"],
+                "seed_sha256": data["commitment"],
+                "seed": data["private_seed"],
+                "tournament": data["private_id"],
+            },
+            "leaderboard": _board_rows(data["public_board"], data["public_subs"]),
+            "final": _board_rows(data["private_board"], data["private_subs"]) if data["closed"] else None,
+            "sets": sets,
+            "points": _points_rows(public, data["public_subs"]),
+            "final_points": _points_rows(private, data["private_subs"]),
         }
     )
 
@@ -219,17 +252,18 @@ def api_submission(state: HostApp, request: Request) -> Response:
 def submission_page(state: HostApp, request: Request) -> Response:
     session = state.session(request)
     sub = _own_submission(state, session[0] if session else None, _submission_id(request))
-    row = None
+    rows: list[tuple[str, Any, str]] = []  # each set's name, this submission's row there, its tournament
     if sub.public_played:
-        board = state.boards.get(state.paths.public_store, state.sets.public_id, {sub.entrant: sub}, private=False)
-        row = board.rows[0] if board is not None and board.rows else None
-        if rank_of(board, sub.player) is None:
-            row = None
+        ranked = state.boards.ranked(state.paths.public_store, state.sets, {sub.entrant: sub}, private=False)
+        for board_set, tid, board in ranked.boards:
+            row = next((r for r in board.rows if r.player.partition("@")[0] == sub.player), None) if board else None
+            if row is not None:
+                rows.append((board_set.name, row, tid))
     return _html(
         page(
-            state, request, "submission.html", f"{sub.entrant} #{sub.seq}", sub=sub, row=row,
-            events=queue.events(state.db, sub.id), log=read_log(state.paths.build_log(sub.id)),
-            public_id=state.sets.public_id, refresh=None if sub.state.final else 3,
+            state, request, "submission.html", f"{sub.entrant} #{sub.seq}", sub=sub, rows=rows,
+            several=state.sets.several, events=queue.events(state.db, sub.id),
+            log=read_log(state.paths.build_log(sub.id)), refresh=None if sub.state.final else 3,
         )
     )  # fmt: skip
 

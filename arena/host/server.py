@@ -233,23 +233,42 @@ def read_log(path: Path) -> str:
 
 
 def competition_data(state: HostApp) -> dict[str, Any]:
-    """The competition page's data (and ``/api/competition``): the private seed only once closed."""
+    """The competition page's data (and ``/api/competition``): the private seed only once closed. Each side
+    (public, private) is a ``Ranked``: every set's leaderboard, and with several sets the points table."""
     closed = state.closed()
+    sets = state.sets
     public_subs = queue.entrant_rows(state.db)
-    public_board = state.boards.get(state.paths.public_store, state.sets.public_id, public_subs, private=False)
+    public = state.boards.ranked(state.paths.public_store, sets, public_subs, private=False)
+    first = sets.sets[0]
     data: dict[str, Any] = {
         "competition": state.competition.name,
         "closed": closed,
         "deadline": state.host.deadline.strftime("%Y-%m-%d %H:%M UTC") if state.host.deadline else None,
-        "boards": state.competition.boards.spec,
-        "rule": state.competition.boards.first_click.value,
-        "public_seed": state.competition.boards.seed,
-        "public_count": state.sets.public_count,
-        "private_count": state.sets.private_count,
-        "commitment": commitment(state.sets.seed),
-        "public_id": state.sets.public_id,
-        "public_board": public_board,
+        "several": sets.several,
+        "sets": [
+            {
+                "name": s.name,
+                "points": s.points,
+                "spec": s.spec,
+                "rule": s.first_click.value,
+                "public_seed": s.seed,
+                "public_count": sets.count_of(i, False),
+                "private_count": sets.count_of(i, True),
+                "private_seed": sets.seed_of(i, True) if closed is not None else None,
+            }
+            for i, s in enumerate(sets.sets)
+        ],
+        "boards": first.spec,
+        "rule": first.first_click.value,
+        "public_seed": first.seed,
+        "public_count": sets.public_count,
+        "private_count": sets.private_count,
+        "commitment": commitment(sets.seed),
+        "public_id": sets.public_id,
+        "public": public,
+        "public_board": public.board,
         "public_subs": {s.player: s for s in public_subs.values()},
+        "private": None,
         "private_board": None,
         "private_subs": {},
         "private_seed": None,
@@ -257,10 +276,10 @@ def competition_data(state: HostApp) -> dict[str, Any]:
     }
     if closed is not None:
         private_subs = queue.entrant_rows(state.db, private=True)
-        data["private_seed"] = state.sets.seed
-        data["private_id"] = state.sets.private_id
+        private = state.boards.ranked(state.paths.private_store, sets, private_subs, private=True)
+        data["private_seed"] = sets.seed
+        data["private_id"] = sets.private_id
         data["private_subs"] = {s.player: s for s in private_subs.values()}
-        data["private_board"] = state.boards.get(
-            state.paths.private_store, state.sets.private_id, private_subs, private=True
-        )
+        data["private"] = private
+        data["private_board"] = private.board
     return data
