@@ -25,7 +25,7 @@ from starlette.requests import ClientDisconnect, Request
 
 from arena.competition.spec import Loaded
 from arena.host import accounts, queue
-from arena.host.accounts import Principal, Throttle
+from arena.host.accounts import Principal, Throttle, VerifiedTokens
 from arena.host.archive import ArchiveRefused, archive_rules, read_archive
 from arena.host.boards import BoardSets, LeaderboardCache, closed_at, commitment, private_seed
 from arena.host.db import HostPaths, connect
@@ -73,6 +73,7 @@ class HostApp:
         self.competition = loaded.competition
         self.host = loaded.competition.host
         self.throttle = Throttle()
+        self.verified = VerifiedTokens()
         self.boards = LeaderboardCache()
         self._local = threading.local()
         self.sets = BoardSets(self.competition, private_seed(self.db))
@@ -122,7 +123,7 @@ class HostApp:
         wait = self.throttle.attempt(*keys)
         if wait > 0:
             raise Refusal(429, f"too many wrong tokens: try again in {wait:.0f} s", {"Retry-After": f"{wait:.0f}"})
-        principal = accounts.authenticate(self.db, token)
+        principal = accounts.authenticate(self.db, token, self.verified)
         if principal is None:
             raise Refusal(401, "wrong or revoked token")
         self.throttle.refund(*keys)

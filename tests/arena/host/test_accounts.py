@@ -121,3 +121,22 @@ def test_the_throttle_slows_repeated_failures_and_refunds_only_the_right_try() -
     # ``attempt`` refuses while a key must wait, and counts nothing then.
     before = throttle.wait("ip:1.2.3.4")
     assert throttle.attempt("ip:1.2.3.4") > 0 and throttle.wait("ip:1.2.3.4") <= before
+
+
+def test_a_token_proved_lately_skips_the_slow_hash_but_not_its_revocation(
+    db: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    token = accounts.add_entrant(db, "alice", "Alice")
+    hashed: list[str] = []
+    slow = accounts._hash
+    monkeypatch.setattr(accounts, "_hash", lambda secret, salt: hashed.append(secret) or slow(secret, salt))
+    verified = accounts.VerifiedTokens()
+    answers = [accounts.authenticate(db, token, verified) for _ in range(5)]
+    assert all(a is not None and a.name == "alice" for a in answers) and len(answers) == 5
+    assert len(hashed) == 1, "each request paid the slow hash"
+    wrong = token[:-3] + ("abc" if not token.endswith("abc") else "xyz")  # the same key, another secret
+    assert [accounts.authenticate(db, wrong, verified) for _ in range(3)] == [None] * 3
+    assert len(hashed) == 4, "a wrong token skipped the slow hash"
+    accounts.revoke_entrant(db, "alice")
+    assert accounts.authenticate(db, token, verified) is None  # at once, though it was proved a moment ago
+    assert not verified.holds(token.split(".")[0], token)

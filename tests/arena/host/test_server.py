@@ -118,7 +118,7 @@ def test_tries_sent_at_once_are_each_counted_before_any_is_checked(
             arrived[0] += 1
             turn.notify_all()
 
-    def slow_check(db: object, token: str) -> None:  # every check held until all tries are in or refused
+    def slow_check(db: object, token: str, verified: object = None) -> None:  # held until all are in or refused
         arrive()
         released.wait(120)
 
