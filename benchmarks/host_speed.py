@@ -12,7 +12,9 @@ temporary folder and measures the three, each loop bounded:
    many ranked;
 3. while (2) plays, ``--readers`` threads each read the competition page, its JSON and the public leaderboard
    page ``--reads`` times; the latency's median, 95th percentile and worst; then the same once every game is
-   played (``idle_``), which tells the pages' own cost from that of the games sharing the cores.
+   played (``idle_``), which tells the pages' own cost from that of the games sharing the cores. Meanwhile each
+   submission's state is asked once a second with its entrant's token, as ``arena submit --wait`` does; the
+   machine's load is sampled every few seconds (``load_during``).
 
     python benchmarks/host_speed.py [--boards 200] [--burst 30] [--entrants 10] [--readers 20] [--workers 2]
 
@@ -184,7 +186,9 @@ def burst(root: Path, count: int, entrants: int, boards: int, readers: int, read
         threads = [threading.Thread(target=reader, args=(latencies,)) for _ in range(readers)]
         for thread in threads:
             thread.start()
+        loads: list[float] = []
         while True:
+            loads.append(os.getloadavg()[0])
             states = []
             for n in range(count):
                 _, body = get(host.port, f"/api/submissions/{n + 1}", tokens[n % entrants])
@@ -222,6 +226,7 @@ def burst(root: Path, count: int, entrants: int, boards: int, readers: int, read
         "read_ms_p95": round(ms[int(0.95 * (len(ms) - 1))], 1),
         "read_ms_worst": round(ms[-1], 1),
         "read_errors": failures[:10],
+        "load_during": [round(min(loads), 1), round(statistics.mean(loads), 1), round(max(loads), 1)],
         "idle_read_ms_median": round(statistics.median(quiet), 1),
         "idle_read_ms_p95": round(quiet[int(0.95 * (len(quiet) - 1))], 1),
     }
