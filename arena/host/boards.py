@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import os
 import secrets
 import sqlite3
 import threading
@@ -168,17 +169,19 @@ class Ranked:
 
 
 class LeaderboardCache:
-    """The leaderboards of the entrants' rows, made again only when a game or a row changed: a page read by
-    twenty people at once while games are played costs one build a change, not twenty."""
+    """The leaderboards of the entrants' rows, made again only when the store changed (its file or its log grew:
+    a batch of games committed), and then at most once a ``ttl``: a page read by twenty people at once while games
+    are played costs one build a second, not twenty, and nothing while no game is played."""
 
-    def __init__(self, ttl: float = 1.0) -> None:
-        self.ttl = ttl
-        self._held: dict[tuple[Any, ...], tuple[float, tuple[str, ...], Any]] = {}
+    def __init__(self, ttl: float = 1.0, size: int = 64) -> None:
+        self.ttl, self.size = ttl, size
+        self._held: dict[tuple[Any, ...], tuple[float, tuple[int, ...], Any]] = {}
         self._lock = threading.Lock()
 
     def get(self, store: Path, tid: str, rows: dict[str, queue.Submission], private: bool) -> Leaderboard | None:
         """The leaderboard of ``tid`` in ``store`` over the players of ``rows`` (None before any)."""
-        return self._held_or(("board", private, tid), rows, lambda names: _build(store, tid, names))  # type: ignore[no-any-return]
+        key = ("board", private, tid)
+        return self._held_or(key, store, rows, lambda names: _build(store, tid, names))  # type: ignore[no-any-return]
 
     def ranked(self, store: Path, sets: BoardSets, rows: dict[str, queue.Submission], private: bool) -> Ranked:
         """Every set's leaderboard of one side over the players of ``rows``, with the points table when the
@@ -187,18 +190,39 @@ class LeaderboardCache:
         if not sets.several:
             return Ranked([(sets.sets[0], ids[0], self.get(store, ids[0], rows, private))], None)
         key = ("ranked", private, tuple(ids))
-        return self._held_or(key, rows, lambda names: _ranked(store, sets, ids, names))  # type: ignore[no-any-return]
+        return self._held_or(key, store, rows, lambda names: _ranked(store, sets, ids, names))  # type: ignore[no-any-return]
 
-    def _held_or(self, key: tuple[Any, ...], rows: dict[str, queue.Submission], make: Any) -> Any:
+    def _held_or(self, key: tuple[Any, ...], store: Path, rows: dict[str, queue.Submission], make: Any) -> Any:
+        """What ``make(names)`` gave for ``key`` and these players less than ``ttl`` ago, or made now. Kept by
+        players too, so that the leaderboard everyone reads and an earlier submission's own rows do not push each
+        other out; the oldest of more than ``size`` are forgotten."""
         names = tuple(sorted(s.player for s in rows.values()))
+        key = (*key, names)
+        state = _file_state(store)
         with self._lock:
             held = self._held.get(key)
-            if held is not None and held[1] == names and time.monotonic() - held[0] < self.ttl:
+            if held is not None and (held[1] == state or time.monotonic() - held[0] < self.ttl):
                 return held[2]
         made = make(names)
         with self._lock:
-            self._held[key] = (time.monotonic(), names, made)
+            self._held.pop(key, None)
+            self._held[key] = (time.monotonic(), state, made)
+            while len(self._held) > self.size:
+                self._held.pop(next(iter(self._held)))
         return made
+
+
+def _file_state(store: Path) -> tuple[int, ...]:
+    """The store's size and time of change, and its write-ahead log's: what a commit of games moves."""
+    state: list[int] = []
+    for path in (store, store.with_name(store.name + "-wal")):
+        try:
+            found = os.stat(path)
+        except OSError:
+            state += [-1, -1]
+            continue
+        state += [found.st_size, found.st_mtime_ns]
+    return tuple(state)
 
 
 def _build(store: Path, tid: str, names: tuple[str, ...]) -> Leaderboard | None:

@@ -17,7 +17,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from arena.host import accounts, queue
 from arena.host.accounts import AccountError, Principal, WrongCode
-from arena.host.boards import Ranked
+from arena.host.boards import Ranked, rank_of
 from arena.host.render import page
 from arena.host.server import (
     FORM_COOKIE,
@@ -254,7 +254,12 @@ def submission_page(state: HostApp, request: Request) -> Response:
     sub = _own_submission(state, session[0] if session else None, _submission_id(request))
     rows: list[tuple[str, Any, str]] = []  # each set's name, this submission's row there, its tournament
     if sub.public_played:
-        ranked = state.boards.ranked(state.paths.public_store, state.sets, {sub.entrant: sub}, private=False)
+        # The leaderboard everyone reads (one build a second, shared with the home page), unless this submission is
+        # not on it (an earlier one of its entrant): then its own rows.
+        store = state.paths.public_store
+        ranked = state.boards.ranked(store, state.sets, queue.entrant_rows(state.db), private=False)
+        if all(b is None or rank_of(b, sub.player) is None for _, _, b in ranked.boards):
+            ranked = state.boards.ranked(store, state.sets, {sub.entrant: sub}, private=False)
         for board_set, tid, board in ranked.boards:
             row = next((r for r in board.rows if r.player.partition("@")[0] == sub.player), None) if board else None
             if row is not None:
