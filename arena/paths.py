@@ -37,7 +37,7 @@ LEGACY_STORE = Path("leaderboards") / "arena.db"
 #: (``protect``); the environment carries them to worker processes, never to a bot.
 PROTECTED_ENV = "ARENA_PROTECTED"
 #: The folder that holds the ``arena`` package (a source checkout's root, or site-packages): a bot's Python
-#: host imports the arena from there (``arena.isolation.protocol.remote.bot_environment``).
+#: host imports the arena from there (``arena.isolation.protocol.bot_command.bot_environment``).
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 #: Overrides the folder of the compile stamps (``arena.warmup``).
 CACHE_ENV = "ARENA_CACHE_DIR"

@@ -56,7 +56,8 @@ from arena.config import PlayerRef, TournamentConfig
 from arena.isolation.processes.bot_process import BotProcess
 from arena.isolation.processes.spin import DEFAULT_SPIN
 from arena.isolation.protocol import messages as proto
-from arena.isolation.protocol.remote import RemoteAgent, bot_environment, host_command, sandbox_for
+from arena.isolation.protocol.bot_command import bot_environment, host_command, sandbox_for
+from arena.isolation.protocol.remote import RemoteAgent
 from arena.isolation.sandbox import bubblewrap as sandbox
 from arena.limits import Isolation, Limits
 from arena.outcome import Outcome

@@ -47,7 +47,8 @@ from typing import Any
 
 import numpy as np
 
-from arena.isolation.protocol.remote import RemoteAgent, bot_environment
+from arena.isolation.protocol.bot_command import bot_environment
+from arena.isolation.protocol.remote import RemoteAgent
 from arena.kits import LANGUAGES, new_bot
 from arena.kits.toolchains import build, missing_toolchain
 from arena.limits import Limits

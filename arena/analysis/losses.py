@@ -20,7 +20,7 @@ import numpy as np
 
 from arena.analysis.replay.model import position_analysis
 from arena.outcome import GameResult, Outcome
-from arena.results.records import replay_record
+from arena.results.record_replay import replay_record
 from arena.results.store import Store, StoreError
 from engine import COVERED, FLAGGED, ActionKind, BoardSpec, FirstClick
 from players.solver import Analysis

@@ -23,8 +23,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from arena.cli import common
-from arena.cli import player_options as playing
+from arena.cli import common, player_options
 from arena.cli.common import UsageError, cli_errors, console, err_console, plain_table, print_json
 from arena.cli.player_options import check_sandbox, checked_players, games_stopped, player_catalog
 from arena.cli.render import print_leaderboard
@@ -125,7 +124,7 @@ def command(
             show_default=False,
         ),
     ] = None,
-    workers: playing.WorkersOpt = None,
+    workers: player_options.WorkersOpt = None,
     grades: Annotated[
         Path | None,
         typer.Option(
@@ -232,8 +231,9 @@ def command(
             )
             if len(sets) > 1:
                 _say(f"playing {board_set.name}", quiet=quiet)
-            summary, board, seconds = _play(config, catalog, store_path, workers, quiet, [p.name for p in playing_now])
-            played.append(PlayedSet(board_set, config.id, board))
+            names = [p.name for p in playing_now]
+            summary, leaderboard, seconds = _play(config, catalog, store_path, workers, quiet, names)
+            played.append(PlayedSet(board_set, config.id, leaderboard))
             totals[0] += summary.played
             totals[1] += summary.skipped
             totals[2] += seconds
@@ -243,7 +243,7 @@ def command(
 
         with Store(store_path, create=False, read_only=True) as db:
             table = standings(db, played, owners)
-    data = results_data(loaded, prepared, played[0].board if len(played) == 1 else None, played, table)
+    data = results_data(loaded, prepared, played[0].leaderboard if len(played) == 1 else None, played, table)
     written = write_results(out_dir, data)
     if grades is not None:
         written.append(write_grades(grades.expanduser().resolve(), sets, table, c.entrants))
@@ -270,11 +270,11 @@ def command(
         print_json(data)
         return
     if len(played) == 1:
-        print_leaderboard(console, played[0].board, store=store_path)
+        print_leaderboard(console, played[0].leaderboard, store=store_path)
     else:
         for item in played:
             console.print(Text(f"{item.board_set.name}: {item.board_set.points:g} points a win", style="bold"))
-            print_leaderboard(console, item.board, store=store_path)
+            print_leaderboard(console, item.leaderboard, store=store_path)
         console.print(points_table(played, table))
     console.print(
         f"played {totals[0]} games ({totals[1]} already in the store) with {workers_used} "
@@ -345,8 +345,8 @@ def _play(
                 task = progress.add_task("games", total=plan.to_play)
                 summary = run_tournament(plan, db, RunDisplay(progress, task))
         seconds = time.perf_counter() - started
-        board = competition_leaderboard(db, config.id, names)
-    return summary, board, seconds
+        leaderboard = competition_leaderboard(db, config.id, names)
+    return summary, leaderboard, seconds
 
 
 def _site(

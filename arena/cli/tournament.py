@@ -20,8 +20,7 @@ from rich.progress import (
 )
 
 from arena.analysis.leaderboard import build_leaderboard
-from arena.cli import common
-from arena.cli import player_options as playing
+from arena.cli import common, player_options
 from arena.cli.common import UsageError, board_from_options, cli_errors, console, err_console, print_json
 from arena.cli.player_options import checked_players, limits_from, player_catalog
 from arena.cli.progress import RunDisplay
@@ -51,24 +50,24 @@ def command(
     first_click: common.FirstClickOpt = "safe",
     games: Annotated[int, typer.Option("--games", "-n", help="Number of boards; every player plays each.")] = 100,
     seed: common.Seed = 0,
-    players: playing.PlayersOpt = None,
-    option: playing.OptionOpt = None,
-    workers: playing.WorkersOpt = None,
+    players: player_options.PlayersOpt = None,
+    option: player_options.OptionOpt = None,
+    workers: player_options.WorkersOpt = None,
     store: common.StoreOpt = None,
     all_versions: common.AllVersionsOpt = False,
     plugin: common.PluginOpt = None,
     json_out: common.JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-    isolation: playing.IsolationOpt = Isolation.AUTO,
-    sandbox: playing.SandboxOpt = SandboxMode.AUTO,
-    move_time: playing.MoveTimeOpt = DEFAULT_LIMITS.move_time,
-    game_time: playing.GameTimeOpt = DEFAULT_LIMITS.game_time,
-    memory_mb: playing.MemoryOpt = DEFAULT_LIMITS.memory_mb,
-    clock: playing.ClockOpt = Clock.WALL,
-    engine_bot: playing.EngineBotOpt = None,
-    bot_dir: playing.BotDirOpt = None,
-    backend: playing.BackendOpt = "local",
-    address: playing.AddressOpt = None,
+    isolation: player_options.IsolationOpt = Isolation.AUTO,
+    sandbox: player_options.SandboxOpt = SandboxMode.AUTO,
+    move_time: player_options.MoveTimeOpt = DEFAULT_LIMITS.move_time,
+    game_time: player_options.GameTimeOpt = DEFAULT_LIMITS.game_time,
+    memory_mb: player_options.MemoryOpt = DEFAULT_LIMITS.memory_mb,
+    clock: player_options.ClockOpt = Clock.WALL,
+    engine_bot: player_options.EngineBotOpt = None,
+    bot_dir: player_options.BotDirOpt = None,
+    backend: player_options.BackendOpt = "local",
+    address: player_options.AddressOpt = None,
     record: Annotated[
         RecordMode,
         typer.Option(
@@ -78,7 +77,7 @@ def command(
         ),
     ] = RecordMode.MOVES,
 ) -> None:
-    playing.check_backend(backend, address)
+    player_options.check_backend(backend, address)
     spec, rule = board_from_options(difficulty, size, mines, first_click)
     check_seed(seed, "--seed")
     if games < 1:
@@ -136,10 +135,10 @@ def command(
             err_console.print("[bold red]error:[/]", escape(str(error)), highlight=False, soft_wrap=True)
             raise typer.Exit(1) from None
         elapsed = time.perf_counter() - started
-        board = build_leaderboard(db, config.id, games, all_versions=all_versions)
+        leaderboard = build_leaderboard(db, config.id, games, all_versions=all_versions)
         stored_in = db.path.resolve()
     if json_out:
-        data = board.model_dump()
+        data = leaderboard.model_dump()
         data["run"] = {
             "played": summary.played,
             "skipped": summary.skipped,
@@ -154,7 +153,7 @@ def command(
         }
         print_json(data)
         return
-    print_leaderboard(console, board, store=store)
+    print_leaderboard(console, leaderboard, store=store)
     console.print(
         f"played {summary.played} games ({summary.skipped} already in the store) with {summary.workers} "
         f"worker(s) ({summary.backend}) in {elapsed:.1f}s",

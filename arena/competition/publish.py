@@ -34,12 +34,12 @@ RESULT_FILES = ("leaderboard.md", "leaderboard.json")
 def competition_leaderboard(store: Store, tournament_id: str, names: Sequence[str]) -> Leaderboard:
     """The leaderboard of ``tournament_id`` (each player's latest version) with the rows of the entrants
     ``names`` only, re-ranked, their paired comparisons made against the first of them."""
-    board = build_leaderboard(store, tournament_id)
+    leaderboard = build_leaderboard(store, tournament_id)
     info = {p.key: p for p in store.players(tournament_id)}
     wanted = set(names)
-    rows = [r for r in board.rows if (info[r.player].base if r.player in info else r.player) in wanted]
-    if len(rows) == len(board.rows):
-        return board
+    rows = [r for r in leaderboard.rows if (info[r.player].base if r.player in info else r.player) in wanted]
+    if len(rows) == len(leaderboard.rows):
+        return leaderboard
     label_rows(rows, info)
     for rank, row in enumerate(rows, 1):
         row.rank = rank
@@ -47,18 +47,18 @@ def competition_leaderboard(store: Store, tournament_id: str, names: Sequence[st
         row.diff = row.diff_low = row.diff_high = row.p_value = None
         if rank == 1:
             continue
-        counts = pair_counts(store, tournament_id, row.player, rows[0].player, board.config.boards)
+        counts = pair_counts(store, tournament_id, row.player, rows[0].player, leaderboard.config.boards)
         if counts.games:
             cmp = compare_paired_counts(counts.games, counts.both, counts.only_a, counts.only_b)
             row.paired_games, row.only_player, row.only_leader = cmp.games, cmp.only_a, cmp.only_b
             row.diff, row.diff_low, row.diff_high, row.p_value = cmp.diff, cmp.diff_low, cmp.diff_high, cmp.p_value
-    return board.model_copy(update={"rows": rows})
+    return leaderboard.model_copy(update={"rows": rows})
 
 
 def results_data(
     loaded: Loaded,
     prepared: Sequence[Prepared],
-    board: Leaderboard | None,
+    leaderboard: Leaderboard | None,
     played: Sequence[PlayedSet] = (),
     table: Sequence[Standing] = (),
 ) -> dict[str, Any]:
@@ -66,7 +66,7 @@ def results_data(
     one set's; None for several), and every set's leaderboard with the points table (``sets``, ``points``)."""
     c = loaded.competition
     rows = {}
-    for row in board.rows if board else []:
+    for row in leaderboard.rows if leaderboard else []:
         rows[PlayerKey(row.player).base] = row
     ranks = {s.entrant: s.rank for s in table}
     entrants = []
@@ -96,13 +96,13 @@ def results_data(
             "sandbox": c.sandbox.value,
         },
         "entrants": entrants,
-        "leaderboard": board.model_dump(mode="json") if board else None,
+        "leaderboard": leaderboard.model_dump(mode="json") if leaderboard else None,
         "sets": [
             {
                 "name": item.board_set.name,
                 "points": item.board_set.points,
                 "tournament_id": item.tournament_id,
-                "leaderboard": item.board.model_dump(mode="json"),
+                "leaderboard": item.leaderboard.model_dump(mode="json"),
             }
             for item in played
         ],
@@ -186,13 +186,13 @@ def to_markdown(data: dict[str, Any]) -> str:
     several = len(data.get("sets") or []) > 1
     if several and data.get("points"):
         lines += _points_lines(data)
-    boards = [(s["name"], s["leaderboard"]) for s in data["sets"]] if several else [("", data["leaderboard"])]
-    for title, board in boards:
-        if board is None:
+    leaderboards = [(s["name"], s["leaderboard"]) for s in data["sets"]] if several else [("", data["leaderboard"])]
+    for title, leaderboard in leaderboards:
+        if leaderboard is None:
             continue
         if title:
             lines += [f"## {_md(title)}", ""]
-        lines += _board_lines(data, board)
+        lines += _leaderboard_lines(data, leaderboard)
     lines += ["## Entrants", "", "| entrant | owner | entered as | status | build log |", "|---|---|---|---|---|"]
     for e in data["entrants"]:
         status = "played" if e["status"] == "played" else f"left out: {e['reason']}"
@@ -203,16 +203,16 @@ def to_markdown(data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _board_lines(data: dict[str, Any], board: dict[str, Any]) -> list[str]:
+def _leaderboard_lines(data: dict[str, Any], leaderboard: dict[str, Any]) -> list[str]:
     """One set's leaderboard as a markdown table, under the line that says what was played."""
     c = data["competition"]
     lines: list[str] = []
-    if board is not None:
-        b = board["config"]
+    if leaderboard is not None:
+        t = leaderboard["config"]  # the tournament the set was
         lines += [
-            f"{b['difficulty']} ({b['height']}x{b['width']}, {b['mines']} mines) · first click `{b['rule']}` · "
-            f"seed {b['seed']} · {b['boards']} boards · tournament `{b['tournament_id']}` · rules v"
-            f"{b['rules_version']} · minesweeper-arena {b['project_version']} · time limits on the {b['clock']} clock"
+            f"{t['difficulty']} ({t['height']}x{t['width']}, {t['mines']} mines) · first click `{t['rule']}` · "
+            f"seed {t['seed']} · {t['boards']} boards · tournament `{t['tournament_id']}` · rules v"
+            f"{t['rules_version']} · minesweeper-arena {t['project_version']} · time limits on the {t['clock']} clock"
             f" ({c['limits']['move_time']:g} s a move, {c['limits']['game_time']:g} s a game) · sandbox "
             f"{c['sandbox']}",
             "",
@@ -223,7 +223,7 @@ def _board_lines(data: dict[str, Any], board: dict[str, Any]) -> list[str]:
             "|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         owners = {e["player"]: e["owner"] for e in data["entrants"] if e["player"]}
-        for r in board["rows"]:
+        for r in leaderboard["rows"]:
             vs = (
                 "leader"
                 if r["diff"] is None

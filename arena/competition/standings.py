@@ -33,7 +33,7 @@ class PlayedSet:
 
     board_set: BoardSet
     tournament_id: str
-    board: Leaderboard
+    leaderboard: Leaderboard
 
 
 class SetCell(BaseModel):
@@ -72,7 +72,7 @@ def standings(store: Store, played: Sequence[PlayedSet], owners: dict[str, str])
     """Every entrant that played, ranked by points (ties: by name), each compared with the leader."""
     rows: dict[str, dict[str, LeaderboardRow]] = {}
     for item in played:
-        for row in item.board.rows:
+        for row in item.leaderboard.rows:
             rows.setdefault(_base(row), {})[item.board_set.name] = row
     table: list[Standing] = []
     for name, by_set in rows.items():
@@ -114,7 +114,7 @@ def standings(store: Store, played: Sequence[PlayedSet], owners: dict[str, str])
             )
             if mine is None or theirs is None:
                 continue
-            counts = pair_counts(store, item.tournament_id, mine.player, theirs.player, item.board.config.boards)
+            counts = pair_counts(store, item.tournament_id, mine.player, theirs.player, item.leaderboard.config.boards)
             pairs.append(SetPairs(counts.games, counts.only_a, counts.only_b, item.board_set.points))
         if pairs:
             cmp = compare_points(pairs)

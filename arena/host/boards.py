@@ -150,18 +150,18 @@ class Ranked:
     """The leaderboards of one side (public or private): each set's, and with several sets the points table."""
 
     #: Each set with its tournament id and its leaderboard (None before anyone played it).
-    boards: list[tuple[BoardSet, str, Leaderboard | None]]
+    leaderboards: list[tuple[BoardSet, str, Leaderboard | None]]
     #: The points table, ranked by points (several sets only).
     points: list[Standing] | None
 
     @property
-    def board(self) -> Leaderboard | None:
+    def leaderboard(self) -> Leaderboard | None:
         """The one set's leaderboard (the first set's with several)."""
-        return self.boards[0][2] if self.boards else None
+        return self.leaderboards[0][2] if self.leaderboards else None
 
     def rank(self, player: str) -> int | None:
         if self.points is None:
-            return rank_of(self.board, player)
+            return rank_of(self.leaderboard, player)
         return next((s.rank for s in self.points if s.entrant.partition("@")[0] == player), None)
 
     def standing(self, player: str) -> Standing | None:
@@ -237,21 +237,21 @@ def _build(store: Path, tid: str, names: tuple[str, ...]) -> Leaderboard | None:
 
 def _ranked(store: Path, sets: BoardSets, ids: list[str], names: tuple[str, ...]) -> Ranked:
     """Each set's leaderboard and the points table over them (``standings``, the scorer of ``arena compete``)."""
-    boards: list[tuple[BoardSet, str, Leaderboard | None]] = [(s, t, None) for s, t in zip(sets.sets, ids, strict=True)]
+    found: list[tuple[BoardSet, str, Leaderboard | None]] = [(s, t, None) for s, t in zip(sets.sets, ids, strict=True)]
     if not names or not store.exists():
-        return Ranked(boards, [])
+        return Ranked(found, [])
     with Store(store, read_only=True) as db:
         there = {t.id for t in db.tournaments()}
         played: list[PlayedSet] = []
-        for index, (board_set, tid, _) in enumerate(boards):
+        for index, (board_set, tid, _) in enumerate(found):
             if tid not in there:
                 continue
-            board = competition_leaderboard(db, tid, names)
-            if board.rows:
-                boards[index] = (board_set, tid, board)
-                played.append(PlayedSet(board_set, tid, board))
+            leaderboard = competition_leaderboard(db, tid, names)
+            if leaderboard.rows:
+                found[index] = (board_set, tid, leaderboard)
+                played.append(PlayedSet(board_set, tid, leaderboard))
         table = standings(db, played, {}) if played else []
-    return Ranked(boards, table)
+    return Ranked(found, table)
 
 
 def rank_of(board: Leaderboard | None, player: str) -> int | None:

@@ -71,11 +71,11 @@ def home(state: HostApp, request: Request) -> Response:
     return _html(page(state, request, "home.html", state.competition.name, recent=recent, owners=owners, **data))
 
 
-def _board_rows(board: Any, subs: dict[str, queue.Submission]) -> list[dict[str, Any]] | None:
-    if board is None:
+def _leaderboard_rows(leaderboard: Any, subs: dict[str, queue.Submission]) -> list[dict[str, Any]] | None:
+    if leaderboard is None:
         return None
     out = []
-    for row in board.rows:
+    for row in leaderboard.rows:
         sub = subs.get(row.player.partition("@")[0])
         out.append(
             {
@@ -120,11 +120,11 @@ def api_competition(state: HostApp, request: Request) -> Response:
                 "boards": {"height": board_spec.height, "width": board_spec.width, "mines": board_spec.mines,
                            "rule": info["rule"]},
                 "public": {"seed": info["public_seed"], "count": info["public_count"],
-                           "tournament": public.boards[index][1]},
+                           "tournament": public.leaderboards[index][1]},
                 "private": {"count": info["private_count"], "seed": info["private_seed"],
-                            "tournament": private.boards[index][1] if private else None},
-                "leaderboard": _board_rows(public.boards[index][2], data["public_subs"]),
-                "final": _board_rows(private.boards[index][2], data["private_subs"]) if private else None,
+                            "tournament": private.leaderboards[index][1] if private else None},
+                "leaderboard": _leaderboard_rows(public.leaderboards[index][2], data["public_subs"]),
+                "final": _leaderboard_rows(private.leaderboards[index][2], data["private_subs"]) if private else None,
             }
         )  # fmt: skip
     return _json(
@@ -140,8 +140,8 @@ def api_competition(state: HostApp, request: Request) -> Response:
                 "seed": data["private_seed"],
                 "tournament": data["private_id"],
             },
-            "leaderboard": _board_rows(data["public_board"], data["public_subs"]),
-            "final": _board_rows(data["private_board"], data["private_subs"]) if data["closed"] else None,
+            "leaderboard": _leaderboard_rows(data["public_leaderboard"], data["public_subs"]),
+            "final": _leaderboard_rows(data["private_leaderboard"], data["private_subs"]) if data["closed"] else None,
             "sets": sets,
             "points": _points_rows(public, data["public_subs"]),
             "final_points": _points_rows(private, data["private_subs"]),
@@ -257,11 +257,12 @@ def submission_page(state: HostApp, request: Request) -> Response:
         # The leaderboard everyone reads (one build a second, shared with the home page), unless this submission is
         # not on it (an earlier one of its entrant): then its own rows.
         store = state.paths.public_store
-        ranked = state.boards.ranked(store, state.sets, queue.entrant_rows(state.db), private=False)
-        if all(b is None or rank_of(b, sub.player) is None for _, _, b in ranked.boards):
-            ranked = state.boards.ranked(store, state.sets, {sub.entrant: sub}, private=False)
-        for board_set, tid, board in ranked.boards:
-            row = next((r for r in board.rows if r.player.partition("@")[0] == sub.player), None) if board else None
+        ranked = state.leaderboards.ranked(store, state.sets, queue.entrant_rows(state.db), private=False)
+        if all(rank_of(leaderboard, sub.player) is None for _, _, leaderboard in ranked.leaderboards):
+            ranked = state.leaderboards.ranked(store, state.sets, {sub.entrant: sub}, private=False)
+        for board_set, tid, leaderboard in ranked.leaderboards:
+            found = leaderboard.rows if leaderboard is not None else []
+            row = next((r for r in found if r.player.partition("@")[0] == sub.player), None)
             if row is not None:
                 rows.append((board_set.name, row, tid))
     return _html(

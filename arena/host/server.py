@@ -74,7 +74,7 @@ class HostApp:
         self.host = loaded.competition.host
         self.throttle = Throttle()
         self.verified = VerifiedTokens()
-        self.boards = LeaderboardCache()
+        self.leaderboards = LeaderboardCache()
         self._local = threading.local()
         self.sets = BoardSets(self.competition, private_seed(self.db))
 
@@ -239,7 +239,7 @@ def competition_data(state: HostApp) -> dict[str, Any]:
     closed = state.closed()
     sets = state.sets
     public_subs = queue.entrant_rows(state.db)
-    public = state.boards.ranked(state.paths.public_store, sets, public_subs, private=False)
+    public = state.leaderboards.ranked(state.paths.public_store, sets, public_subs, private=False)
     first = sets.sets[0]
     data: dict[str, Any] = {
         "competition": state.competition.name,
@@ -267,20 +267,20 @@ def competition_data(state: HostApp) -> dict[str, Any]:
         "commitment": commitment(sets.seed),
         "public_id": sets.public_id,
         "public": public,
-        "public_board": public.board,
+        "public_leaderboard": public.leaderboard,
         "public_subs": {s.player: s for s in public_subs.values()},
         "private": None,
-        "private_board": None,
+        "private_leaderboard": None,
         "private_subs": {},
         "private_seed": None,
         "private_id": None,
     }
     if closed is not None:
         private_subs = queue.entrant_rows(state.db, private=True)
-        private = state.boards.ranked(state.paths.private_store, sets, private_subs, private=True)
+        private = state.leaderboards.ranked(state.paths.private_store, sets, private_subs, private=True)
         data["private_seed"] = sets.seed
         data["private_id"] = sets.private_id
         data["private_subs"] = {s.player: s for s in private_subs.values()}
         data["private"] = private
-        data["private_board"] = private.board
+        data["private_leaderboard"] = private.leaderboard
     return data

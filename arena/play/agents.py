@@ -21,7 +21,8 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation.protocol.remote import RemoteAgent, bot_environment, engine_bot_sandbox, host_command, sandbox_for
+from arena.isolation.protocol.bot_command import bot_environment, engine_bot_sandbox, host_command, sandbox_for
+from arena.isolation.protocol.remote import RemoteAgent
 from arena.isolation.sandbox import bubblewrap as sandbox
 from arena.limits import Isolation, Limits
 from arena.outcome import Outcome

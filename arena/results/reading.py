@@ -18,7 +18,8 @@ import numpy as np
 
 from arena.outcome import GameResult, Outcome, PlayerKey
 from arena.results.migrations import CHUNK_BOARDS
-from arena.results.records import GameRecord, RecordMissing, Replayed, decode, replay_record
+from arena.results.record_replay import Replayed, replay_record
+from arena.results.records import GameRecord, RecordMissing, decode
 from arena.results.stored import StoredPlayer, StoredTournament
 
 __all__ = ["StoreError", "StoreReader"]

@@ -1,9 +1,9 @@
-"""Game records: every move of a stored game as it was played, and the proof that it is that game.
+"""Game records: every move of a stored game as it was played, in the compact form the store keeps.
 
 The engine logs each move as it is played (``Game(record=True)``, ``CompiledGame(record=True)``);
-``encode``/``decode`` turn the log into the compact blob the store keeps beside the game's result,
-and ``replay_record`` trusts a record only once it reproduces its game. The format and why it is
-built that way: docs/analysis.md, "The record format".
+``encode``/``decode`` turn the log into the compact blob the store keeps beside the game's result, and
+``arena.results.record_replay.replay_record`` trusts a record only once it reproduces its game. The format and
+why it is built that way: docs/analysis.md, "The record format".
 """
 
 from __future__ import annotations
@@ -13,15 +13,13 @@ import math
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from numba import njit
 
-from engine import Action, ActionKind, BoardSpec, EngineError, FirstClick, Game
+from engine import Action, ActionKind
 from engine.actions import KINDS, NOTE_CHARS
 from engine.board import MAX_CELLS
-from engine.kernels import COVERED
 
 __all__ = [
     "DEFLATE_FROM",
@@ -31,13 +29,11 @@ __all__ = [
     "RecordError",
     "RecordMismatch",
     "RecordMissing",
-    "Replayed",
     "decode",
     "decode_moves",
     "encode",
     "log_blob",
     "log_blobs",
-    "replay_record",
 ]
 
 FORMAT = 1
@@ -46,8 +42,6 @@ _DEFLATED, _NOTES = 1, 2
 _PLAIN_REVEAL, _FLAG, _UNFLAG, _OTHER = 0, 1, 2, 3
 #: Bodies of at least this many bytes are deflated when that makes them smaller (see the docstring).
 DEFLATE_FROM = 2048
-#: What the store's games table says about a game, compared with the replay's figures.
-_FIGURES = ("moves", "reveals", "flags", "chords", "guesses", "bbbv", "bbbv_solved", "revealed_cells")
 
 
 class RecordError(Exception):
@@ -432,87 +426,3 @@ def _record(log: np.ndarray, height: int, width: int, notes: Mapping[int, tuple[
         moves.append(Move(KINDS[code & 3], cell // width, cell % width, code >= 4, opened, text, p_mine))
         i += 3 + n
     return GameRecord(height, width, tuple(moves))
-
-
-# -- replaying ------------------------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class Replayed:
-    """A record played back on its board: ``grids[i]`` is what the board showed after ``i`` moves
-    (int8, as an observation: -1 covered, -2 flagged, 0-8 revealed; ``grids[0]`` all covered), and
-    ``game`` the finished game (``final_grid``, ``exploded``, ``mine_layout``, ``stats``)."""
-
-    record: GameRecord
-    grids: tuple[np.ndarray, ...]
-    game: Game
-
-    @property
-    def exploded(self) -> tuple[int, int] | None:
-        """The mine that ended a lost game."""
-        return self.game.exploded
-
-
-def replay_record(
-    spec: BoardSpec,
-    rule: FirstClick | str,
-    seed: int,
-    board: int,
-    record: GameRecord,
-    expected: Mapping[str, Any] | Any | None = None,
-) -> Replayed:
-    """Play ``record`` on board ``board`` of ``seed`` and check it is the game it claims to be.
-
-    Each move must be legal and open exactly the cells the record lists. ``expected`` (a row of the
-    store's games table, or a ``GameResult``) is what the game must then come to: its outcome (a won
-    or lost game must have ended so; any other outcome, a failure of the bot, left the game
-    unfinished), moves, 3BV and every other figure it has. Raises ``RecordMismatch`` otherwise."""
-    if (record.height, record.width) != (spec.height, spec.width):
-        raise RecordMismatch(
-            f"the record is of a {record.height}x{record.width} board, the tournament's is {spec.height}x{spec.width}"
-        )
-    game = Game(spec, rule, seed=seed, index=board)
-    view = game.grid
-    grids = [view.copy()]
-    for number, move in enumerate(record.moves, 1):
-        before = grids[-1]
-        try:
-            if game.over:
-                raise EngineError("the game was already over")
-            game.apply(move.action)
-        except EngineError as error:
-            raise RecordMismatch(f"move {number} of the record ({move}) cannot be played: {error}") from None
-        after = view.copy()
-        opened = np.flatnonzero(((before == COVERED) & (after >= 0)).reshape(-1))
-        recorded = [r * spec.width + c for r, c in move.opened]
-        if opened.tolist() != sorted(recorded):
-            raise RecordMismatch(
-                f"move {number} of the record ({move}) opens {len(opened)} cell(s) on the board, "
-                f"the record says {len(recorded)}"
-            )
-        grids.append(after)
-    if expected is not None:
-        _check(game, expected)
-    return Replayed(record, tuple(grids), game)
-
-
-def _field(expected: Mapping[str, Any] | Any, name: str) -> Any:
-    return expected[name] if isinstance(expected, Mapping) else getattr(expected, name)
-
-
-def _check(game: Game, expected: Mapping[str, Any] | Any) -> None:
-    stats = game.stats()
-    outcome = str(_field(expected, "outcome"))
-    status = game.status.value
-    finished = outcome in ("won", "lost")
-    if (finished and status != outcome) or (not finished and game.over):
-        raise RecordMismatch(f"the record's moves end the game {status}; the stored outcome is {outcome}")
-    found = {name: getattr(stats, name, None) for name in _FIGURES}
-    found["guesses"] = game.guesses
-    first = stats.first_click
-    found["first_row"], found["first_col"] = first if first is not None else (None, None)
-    for name, value in found.items():
-        try:
-            stored = _field(expected, name)
-        except (KeyError, AttributeError):
-            continue
-        if stored != value:
-            raise RecordMismatch(f"the record's moves give {name} = {value}; the stored game has {stored}")

@@ -33,7 +33,7 @@ from arena.isolation.check_bot.driver import (
 )
 from arena.isolation.processes.bot_process import BotProcess, BotTimeout
 from arena.isolation.protocol import messages as protocol
-from arena.isolation.protocol.remote import bot_environment, engine_bot_sandbox, host_command, sandbox_for
+from arena.isolation.protocol.bot_command import bot_environment, engine_bot_sandbox, host_command, sandbox_for
 from arena.isolation.sandbox.bubblewrap import host_files
 from arena.limits import EngineBot, Limits
 from engine import BEGINNER, BoardSpec, FirstClick

@@ -25,7 +25,7 @@ from pydantic import ConfigDict
 from arena.isolation.discovery.revisions import materialize_plugins, shown_at_revision
 from arena.isolation.processes.bot_process import BotExited, BotProcess, BotProcessError
 from arena.isolation.protocol import messages as protocol
-from arena.isolation.protocol.remote import bot_environment, engine_bot_sandbox
+from arena.isolation.protocol.bot_command import bot_environment, engine_bot_sandbox
 from arena.isolation.sandbox.botfiles import ProgramError
 from arena.isolation.sandbox.bubblewrap import Sandbox, host_files, use_sandbox
 from arena.limits import DEFAULT_LIMITS, EngineBot, Isolation, SandboxMode

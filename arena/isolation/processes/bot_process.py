@@ -1,10 +1,11 @@
 """One bot process: started under limits, spoken to line by line with deadlines, killed whole.
 
-Everything here is about never letting a bot block the arena: writes and reads are non-blocking and
-wait with ``poll`` until a deadline (no ``readline`` without one); stderr is drained by a thread so a
-chatty bot can never stall on a full pipe, and only its last lines are kept; the bot runs in its own
-session, so ``killpg`` takes its children down with it (and, sandboxed, the sandbox's PID namespace
-takes every descendant, wherever it went: ``arena.isolation.sandbox.bubblewrap``).
+Everything here is about never letting a bot block the arena: writes and reads are non-blocking and wait with
+``poll`` until a deadline (no ``readline`` without one); stderr is drained by a thread so a chatty bot can never
+stall on a full pipe, and only its last lines are kept (``stderr_tail``); its CPU time is read from ``/proc`` and
+its POSIX clock (``cpu``); the bot runs in its own session, so ``killpg`` takes its children down with it (and,
+sandboxed, the sandbox's PID namespace takes every descendant, wherever it went:
+``arena.isolation.sandbox.bubblewrap``).
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import IO
 
+from arena.isolation.processes.cpu import process_cpu_clock, tree_cpu_seconds
 from arena.isolation.processes.spin import read_spinning
+from arena.isolation.processes.stderr_tail import StderrTail
 from arena.isolation.sandbox.bubblewrap import LAUNCHER, Sandbox, bot_pid
 
 __all__ = [
@@ -37,7 +39,6 @@ __all__ = [
     "BotTimeout",
     "kill_bot_groups",
     "make_undumpable",
-    "tree_cpu_seconds",
 ]
 
 _PR_SET_DUMPABLE = 4
@@ -95,66 +96,8 @@ def make_undumpable() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
 
 
-class _Timespec(ctypes.Structure):
-    _fields_ = [("tv_sec", ctypes.c_long), ("tv_nsec", ctypes.c_long)]
-
-
 #: Under the CPU clock, how often (seconds) a wait for a reply reads the bot's CPU time.
 CPU_POLL = 0.02
-
-
-def tree_cpu_seconds(root: int) -> float:
-    """CPU seconds (user and system) of process ``root`` and every live descendant, with the children each has
-    reaped, from ``/proc`` (Linux; 0.0 elsewhere or once the process is gone). A process that exits between two
-    reads stops counting until its parent reaps it."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
-    todo, seen = [root], set()
-    while todo:
-        pid = todo.pop()
-        if pid in seen:
-            continue
-        seen.add(pid)
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            tasks = os.listdir(f"/proc/{pid}/task")
-        except (OSError, IndexError):
-            continue
-        total += sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime
-        for task in tasks:
-            with contextlib.suppress(OSError, ValueError):
-                todo.extend(int(c) for c in Path(f"/proc/{pid}/task/{task}/children").read_text().split())
-    return total / ticks
-
-
-def _cpu_clock(pid: int) -> Callable[[], float] | None:
-    """A function reading the CPU seconds (all threads) of process ``pid``, at nanosecond resolution
-    through its POSIX CPU clock, else from /proc in clock ticks; None where neither exists."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        clock = ctypes.c_int()
-        if libc.clock_getcpuclockid(pid, ctypes.byref(clock)) == 0:
-            spec = _Timespec()
-
-            def read() -> float:
-                if libc.clock_gettime(clock.value, ctypes.byref(spec)) != 0:
-                    raise OSError(ctypes.get_errno(), "clock_gettime")
-                return spec.tv_sec + spec.tv_nsec / 1e9
-
-            read()
-            return read
-    except (OSError, AttributeError):
-        pass
-    stat = Path(f"/proc/{pid}/stat")
-    if stat.exists():
-        ticks = os.sysconf("SC_CLK_TCK")
-
-        def read_proc() -> float:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / ticks
-
-        return read_proc
-    return None
 
 
 class BotProcess:
@@ -193,7 +136,7 @@ class BotProcess:
         self._proc: subprocess.Popen[bytes] | None = None
         self._buffer = bytearray()
         self._reader: threading.Thread | None = None
-        self._stderr: _StderrTail | None = None
+        self._stderr: StderrTail | None = None
         self._cpu: Callable[[], float] | None = None
         self._cpu_last = 0.0
         #: Under the CPU clock (``Limits.clock``): the reading of ``tree_cpu`` at which the move being waited for
@@ -235,12 +178,12 @@ class BotProcess:
         self._poll_in.register(self._proc.stdout.fileno(), select.POLLIN)
         self._poll_out = select.poll()
         self._poll_out.register(self._proc.stdin.fileno(), select.POLLOUT)
-        self._stderr = _StderrTail(self._proc.stderr, self._tail)
+        self._stderr = StderrTail(self._proc.stderr, self._tail)
         self._reader = threading.Thread(target=self._stderr.drain, name=f"bot-stderr-{self._proc.pid}")
         self._reader.daemon = True
         self._reader.start()
         # Sandboxed, the process started is bwrap: the bot's clock is found once it runs (``cpu_seconds``).
-        self._cpu = _cpu_clock(self._proc.pid) if self.sandbox is None else None
+        self._cpu = process_cpu_clock(self._proc.pid) if self.sandbox is None else None
 
     @property
     def pid(self) -> int | None:
@@ -443,7 +386,7 @@ class BotProcess:
         if self._cpu is None and self.sandbox is not None and self.alive:
             assert self._proc is not None
             pid = bot_pid(self._proc.pid)
-            self._cpu = _cpu_clock(pid) if pid is not None else None
+            self._cpu = process_cpu_clock(pid) if pid is not None else None
         if self._cpu is not None:
             try:
                 self._cpu_last = self._cpu()
@@ -463,63 +406,3 @@ class BotProcess:
 
     def clear_stderr(self) -> None:
         self._tail.clear()
-
-
-class _StderrTail:
-    """Reads stderr to EOF in big chunks, keeping only the last lines: a flood costs one decode of a
-    few lines per 64 KiB, and the bot never blocks on a full pipe. The draining thread owns the stream.
-
-    ``settle`` tells whether everything written so far has been read and kept: the thread marks itself
-    busy (under the lock) after ``poll`` saw data and before it reads, and idle once the lines are kept,
-    so "not busy and nothing readable" means nothing is in flight."""
-
-    def __init__(self, stream: IO[bytes], tail: collections.deque[str], chunk: int = 1 << 16, longest: int = 300):
-        self.stream = stream
-        self.tail = tail
-        self.chunk = chunk
-        self.longest = longest
-        self._lock = threading.Lock()
-        self._busy = False
-        self._poll = select.poll()
-        self._poll.register(stream.fileno(), select.POLLIN)
-
-    def drain(self) -> None:
-        pending = b""
-        fd = self.stream.fileno()
-        while True:
-            try:
-                self._poll.poll()
-                with self._lock:
-                    self._busy = True
-                data = os.read(fd, self.chunk)
-            except (OSError, ValueError):
-                break
-            if not data:
-                break
-            lines = (pending + data).split(b"\n")
-            pending = lines.pop()[-self.longest :]
-            for raw in lines[-(self.tail.maxlen or 20) :]:
-                text = raw.decode("utf-8", "replace").rstrip("\r")
-                if text.strip():
-                    self.tail.append(text[: self.longest])
-            with self._lock:
-                self._busy = False
-        if pending.strip():
-            self.tail.append(pending.decode("utf-8", "replace")[: self.longest])
-        with self._lock:
-            self._busy = False
-        with contextlib.suppress(OSError):
-            self.stream.close()
-
-    def settle(self, deadline: float) -> None:
-        """Wait (no later than ``deadline``) until what is in the pipe now has been read and kept."""
-        probe = select.poll()
-        try:
-            probe.register(self.stream.fileno(), select.POLLIN)
-        except (OSError, ValueError):
-            return  # closed: the thread has finished
-        while time.monotonic() < deadline:
-            with self._lock:
-                if not self._busy and not any(events & select.POLLIN for _, events in probe.poll(0)):
-                    return
-            time.sleep(0.001)

@@ -39,7 +39,7 @@ from engine.layout import player_generator
 from players import Player
 from players.registry import Registry
 
-__all__ = ["Host", "main"]
+__all__ = ["Host", "main", "take_line"]
 
 
 def _describe(error: BaseException) -> str:
@@ -309,23 +309,29 @@ def _attach_channel() -> shared.SharedChannel | None:
         return None
 
 
-def _take_line(host: Host, raw: bytes, out: int, spun: float) -> tuple[bool, bool]:
-    """Handle one line of the arena's: (go on, replied)."""
+def take_line(host: Host, raw: bytes, spun: float = 0.0) -> tuple[bool, str | None]:
+    """One line of the arena's, handled: (go on, the reply line or None). The host's whole reading of a line,
+    apart from where the line came from and where the reply goes, so that the tests drive exactly this over an
+    in-memory pair of streams (tests/memory_transport.py)."""
     try:
         message = protocol.read_message(raw)
     except protocol.ProtocolError as error:
         print(f"bot_host: ignoring a message that is not the protocol: {error}", file=sys.stderr)
-        return True, False
+        return True, None
     if message["type"] == "quit":
-        return False, False
+        return False, None
     try:
-        reply = host.handle(message, spun)
+        return True, host.handle(message, spun)
     except protocol.ProtocolError as error:
-        reply = protocol.encode_error(f"bot_host: {error}")
-    if reply is None:
-        return True, False
-    _write(out, reply)
-    return True, True
+        return True, protocol.encode_error(f"bot_host: {error}")
+
+
+def _take_line(host: Host, raw: bytes, out: int, spun: float) -> tuple[bool, bool]:
+    """Handle one line of the arena's and write its reply to ``out``: (go on, replied)."""
+    go_on, reply = take_line(host, raw, spun)
+    if reply is not None:
+        _write(out, reply)
+    return go_on, reply is not None
 
 
 def serve_lines(host: Host, fd: int, out: int, spin: float) -> None:

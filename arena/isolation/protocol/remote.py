@@ -13,7 +13,6 @@ import contextlib
 import json
 import os
 import signal
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
@@ -30,21 +29,14 @@ from arena.isolation.processes.bot_process import (
 )
 from arena.isolation.protocol import messages as protocol
 from arena.isolation.protocol import shared as shared_memory
-from arena.isolation.sandbox.bubblewrap import (
-    Sandbox,
-    cache_dir,
-    engine_bot_files,
-    minimal_environment,
-    python_path,
-    seed_cache,
-)
-from arena.limits import DEFAULT_LIMITS, Clock, EngineBot, Limits
+from arena.isolation.protocol.bot_command import bot_environment
+from arena.isolation.protocol.connection import BotConnection
+from arena.isolation.sandbox.bubblewrap import Sandbox
+from arena.limits import DEFAULT_LIMITS, Clock, Limits
 from arena.outcome import AgentFailure, Outcome
-from arena.paths import PROJECT_ROOT
 from engine import Action, BoardSpec, FirstClick, InvalidActionError, Observation
-from players.registry import resolved_plugin
 
-__all__ = ["MAX_SETUP_FAILURES", "RemoteAgent", "bot_environment", "engine_bot_sandbox", "host_command", "sandbox_for"]
+__all__ = ["MAX_SETUP_FAILURES", "RemoteAgent"]
 
 #: Consecutive failed starts after which a worker stops trying and fails the player's games at once.
 MAX_SETUP_FAILURES = 3
@@ -52,69 +44,6 @@ MAX_SETUP_FAILURES = 3
 SPIN_SLACK = 50e-6
 
 T = TypeVar("T")
-
-
-def bot_environment(extra: Mapping[str, str] | None = None, *, sandboxed: bool = False) -> dict[str, str]:
-    """The environment of a bot process: a minimal one (``sandbox.minimal_environment``: nothing of
-    the arena's, which may name the store), with the project importable for the Python host; in the
-    sandbox, home is the private ``/tmp``. The arena's own ``PYTHONPATH`` is kept after the project:
-    a plugin installed into a folder on it (``pip install --target``) must be found by the bot too."""
-    root = str(PROJECT_ROOT)
-    env = minimal_environment(home="/tmp" if sandboxed else None)
-    env["PYTHONPATH"] = os.pathsep.join([root, *python_path()])
-    env.update(extra or {})
-    return env
-
-
-def sandbox_for(
-    name: str, readable: Sequence[str], processes: int | None, cwd: str = "/tmp"
-) -> tuple[Sandbox, dict[str, str]]:
-    """Player ``name``'s sandbox (reading ``readable`` besides the system) and its environment: one
-    writable folder of its own for compiled code, seeded with the arena's, as ``NUMBA_CACHE_DIR``."""
-    cache = cache_dir(name)
-    cache.mkdir(parents=True, exist_ok=True)
-    seed_cache(cache)
-    box = Sandbox(readable, [str(cache)], processes=processes, cwd=cwd)
-    return box, bot_environment({"NUMBA_CACHE_DIR": str(cache)}, sandboxed=True)
-
-
-def engine_bot_sandbox(bot: EngineBot, processes: int | None, cwd: str | None = None) -> tuple[Sandbox, dict[str, str]]:
-    """Engine bot ``bot``'s sandbox and environment: it sees its folder and what its program needs
-    (``sandbox.engine_bot_files``), in the arena's working folder (``cwd``), with a version manager's
-    real program found before its shim on ``PATH``. Raises ``botfiles.ProgramError``."""
-    cwd = cwd or os.getcwd()
-    readable, first = engine_bot_files(bot.command, cwd, bot.folder)
-    box, env = sandbox_for(bot.name, readable, processes, cwd=cwd)
-    if first:
-        env["PATH"] = os.pathsep.join([*first, env["PATH"]])
-    return box, env
-
-
-def host_command(
-    name: str,
-    options: Mapping[str, Any] | None = None,
-    *,
-    plugin_files: Sequence[str] = (),
-    entry_points: bool = True,
-    threads: int = 1,
-    warm_up_time: float = DEFAULT_LIMITS.warm_up_time,
-    spin: float = 0.0,
-) -> list[str]:
-    """The command that runs registered player ``name`` behind the protocol (``arena.isolation.protocol.bot_host``).
-    ``warm_up_time`` bounds the warm-up game the host plays before its hello (0: none); it is part
-    of the start-up budget (``Limits.warm_up_time``), not of a move's. ``spin`` is how long the host
-    keeps reading before it blocks (``arena.isolation.processes.spin``)."""
-    command = [sys.executable, "-m", "arena.isolation.protocol.bot_host", "--player", name, "--threads", str(threads)]
-    command += ["--warm-up-time", f"{warm_up_time:g}"]
-    if spin > 0:
-        command += ["--spin-us", f"{spin * 1e6:g}"]
-    if options:
-        command += ["--options", json.dumps(dict(options), sort_keys=True)]
-    for path in plugin_files:
-        command += ["--plugin", resolved_plugin(path)]
-    if not entry_points:
-        command.append("--no-entry-points")
-    return command
 
 
 class RemoteAgent:
@@ -130,15 +59,19 @@ class RemoteAgent:
         spin: float = 0.0,
         shared: bool = False,
         sandbox: Sandbox | None = None,
+        connect: Callable[[], BotConnection] | None = None,
     ) -> None:
         self.name = name
+        #: How a bot is reached: None starts ``command`` as a ``BotProcess`` (the arena's only way); a test may give
+        #: a function returning another unstarted ``BotConnection`` (arena.isolation.protocol.connection).
+        self.connect = connect
         #: The sandbox each process of this player runs in (None: plain processes).
         self.sandbox = sandbox
         #: Seconds each end of the pipe busy-waits before blocking (``arena.isolation.processes.spin``).
         self.spin = spin
         #: Offer each process a shared-memory segment (``arena.isolation.protocol.shared``): for the
         #: arena's own Python host, which says in its hello whether it took it.
-        self.shared = shared and shared_memory.supported()
+        self.shared = shared and connect is None and shared_memory.supported()
         self._channel: shared_memory.SharedChannel | None = None
         self._pending_channel: shared_memory.SharedChannel | None = None
         #: CPU seconds spent busy-waiting, on both ends, that ``cpu_seconds`` does not count.
@@ -159,10 +92,10 @@ class RemoteAgent:
         self.bot_name = ""
         self.bot_version = ""
         self.starts = 0
-        self._process: BotProcess | None = None
+        self._process: BotConnection | None = None
         #: A started process whose hello is not read yet: (process or None, why not, deadline).
-        self._pending: tuple[BotProcess | None, str, float] | None = None
-        self._last_process: BotProcess | None = None
+        self._pending: tuple[BotConnection | None, str, float] | None = None
+        self._last_process: BotConnection | None = None
         self._in_game = False
         self._outbox: list[str] = []
         #: The game ``start`` began, until its first observation announces it to the bot.
@@ -176,7 +109,7 @@ class RemoteAgent:
 
     # -- the process ----------------------------------------------------------------------------------------------
     @property
-    def process(self) -> BotProcess | None:
+    def process(self) -> BotConnection | None:
         return self._process
 
     def prepare(self) -> None:
@@ -207,14 +140,18 @@ class RemoteAgent:
             with contextlib.suppress(OSError, shared_memory.SharedChannelError):  # then lines only
                 channel, descriptor = shared_memory.SharedChannel.create()
                 env, fds = {**self.env, shared_memory.ENV_FD: str(descriptor)}, (descriptor,)
-        process = BotProcess(
-            self.command,
-            memory_mb=self.limits.memory_mb,
-            cpu_seconds=self.limits.cpu_rlimit,
-            env=env,
-            spin=self.spin,
-            pass_fds=fds,
-            sandbox=self.sandbox,
+        process = (
+            BotProcess(
+                self.command,
+                memory_mb=self.limits.memory_mb,
+                cpu_seconds=self.limits.cpu_rlimit,
+                env=env,
+                spin=self.spin,
+                pass_fds=fds,
+                sandbox=self.sandbox,
+            )
+            if self.connect is None
+            else self.connect()
         )
         deadline = time.monotonic() + self.limits.startup_time
         try:
@@ -267,7 +204,7 @@ class RemoteAgent:
         self._setup_error = None
         self._last_tail = []
 
-    def _setup_failed(self, process: BotProcess | None, outcome: Outcome, message: str) -> None:
+    def _setup_failed(self, process: BotConnection | None, outcome: Outcome, message: str) -> None:
         if process is not None:
             process.kill()
             self._last_tail = process.stderr_tail()
@@ -304,7 +241,7 @@ class RemoteAgent:
             channel.close()
 
     # -- a game ---------------------------------------------------------------------------------------------------
-    def _require(self) -> BotProcess:
+    def _require(self) -> BotConnection:
         if self._process is None:
             raise AgentFailure(Outcome.CRASHED, "the bot is not running")
         return self._process
@@ -389,13 +326,13 @@ class RemoteAgent:
             self._announce = None
 
     @staticmethod
-    def _line_reply(process: BotProcess, deadline: float, message: str) -> bytes:
+    def _line_reply(process: BotConnection, deadline: float, message: str) -> bytes:
         process.send(message, deadline)
         return process.receive(deadline)
 
     def _shared_reply(
         self,
-        process: BotProcess,
+        process: BotConnection,
         deadline: float,
         channel: shared_memory.SharedChannel,
         grid: np.ndarray,
@@ -454,7 +391,7 @@ class RemoteAgent:
                     return f"{item} is not an action; use Action.reveal/flag/unflag/chord(row, col)"
         return complaint
 
-    def _exchange(self, process: BotProcess, deadline: float, talk: Callable[..., T], *args: Any) -> T:
+    def _exchange(self, process: BotConnection, deadline: float, talk: Callable[..., T], *args: Any) -> T:
         """``talk(process, deadline, *args)``; every way the process fails it ends the game."""
         started = time.monotonic()
         try:

@@ -1,5 +1,5 @@
 """Acceleration of the JSON-lines protocol (``arena.isolation.protocol.messages``) between the arena and its own
-Python bot host: the per-move traffic without JSON; held equal to it by tests/arena/isolation/test_shared_channel.py.
+Python bot host: the per-move traffic without JSON; held equal to it by tests/arena/isolation/protocol/test_shared.py.
 
 On Linux x86-64 the arena hands the Python host (``arena.isolation.protocol.bot_host``) an anonymous
 shared-memory segment; observations and ordinary replies then travel through it instead of as JSON

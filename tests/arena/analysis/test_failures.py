@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from memory_transport import host_agent, scripted_agent, scripted_client
 from rich.console import Console
 from typer.testing import Result
 
@@ -19,7 +20,8 @@ from arena.analysis.failures import build_failure_report
 from arena.analysis.leaderboard import build_leaderboard
 from arena.cli.render import print_leaderboard
 from arena.config import PlayerRef, TournamentConfig
-from arena.isolation.protocol.remote import RemoteAgent, host_command
+from arena.isolation.protocol.bot_command import host_command
+from arena.isolation.protocol.remote import RemoteAgent
 from arena.limits import Limits
 from arena.outcome import FAILURES, GameResult, Outcome
 from arena.play.agents import TrustedAgent
@@ -104,12 +106,17 @@ def play_six(agent: Any) -> list[GameResult]:
             agent.close()
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("mode", ["trusted", "isolated by lines", "isolated in shared memory"])
+@pytest.mark.parametrize(
+    "mode",
+    # By lines, in memory (tests/memory_transport.py): the words are the host's and the agent's, not the pipe's.
+    ["trusted", "isolated by lines", pytest.param("isolated in shared memory", marks=pytest.mark.slow)],
+)
 def test_a_python_players_mistakes_read_in_python_terms(write_plugin: Callable[..., Path], mode: str) -> None:
     plugin = write_plugin(MISTAKES_BOT, "mistakes")
     if mode == "trusted":
         agent: Any = TrustedAgent(Registry([str(plugin)], entry_points=False).create("mistakes"))
+    elif mode == "isolated by lines":
+        agent = host_agent("mistakes", LIMITS, plugin_files=[str(plugin)])
     else:
         command = host_command("mistakes", plugin_files=[str(plugin)], entry_points=False, warm_up_time=0)
         agent = RemoteAgent("mistakes", command, LIMITS, shared=mode.endswith("memory"))
@@ -120,21 +127,10 @@ def test_a_python_players_mistakes_read_in_python_terms(write_plugin: Callable[.
     assert not any('{"actions"' in r.error for r in results)
 
 
-def test_an_engine_bot_still_reads_the_protocols_words(tmp_path: Path) -> None:
-    bot = tmp_path / "silent.py"
-    bot.write_text(
-        "import json, sys\n"
-        "for line in sys.stdin:\n"
-        "    m = json.loads(line)\n"
-        "    if m['type'] == 'hello':\n"
-        "        print(json.dumps({'protocol': 1, 'name': 'silent', 'version': '0'}), flush=True)\n"
-        "    elif m['type'] == 'observation':\n"
-        "        print(json.dumps({'actions': []}), flush=True)\n"
-        "    elif m['type'] == 'quit':\n"
-        "        break\n",
-        encoding="utf-8",
-    )
-    agent = RemoteAgent("silent", [sys.executable, str(bot)], LIMITS)
+def test_an_engine_bot_still_reads_the_protocols_words() -> None:
+    # An engine bot that answers every observation with no action (in memory: tests/memory_transport.py).
+    silent = scripted_client(lambda m: {"actions": []} if m["type"] == "observation" else None, name="silent")
+    agent = scripted_agent("silent", silent, LIMITS)
     try:
         result = play_game(agent, "silent", BEGINNER, FirstClick.SAFE, 1, 0, limits=LIMITS)
     finally:

@@ -1,6 +1,7 @@
-"""Every starter kit passes ``arena check-bot`` as it is written (``tests/arena/isolation/test_check_bot.py`` holds
-the checker to its checks): run from its ``run.sh``, in the sandbox where this machine has one, the kit's
-folder visible to it. A kit whose toolchain is missing is skipped with the reason (``conftest.py``)."""
+"""Every starter kit passes ``arena check-bot`` as it is written
+(``tests/arena/isolation/check_bot/test_check.py`` holds the checker to its checks): run from its ``run.sh``, in the
+sandbox where this machine has one, the kit's folder visible to it. A kit whose toolchain is missing is skipped with
+the reason (``conftest.py``)."""
 
 from __future__ import annotations
 

@@ -17,7 +17,8 @@ import pytest
 from repo import ROOT
 from typer.testing import Result
 
-from arena.isolation.processes.bot_process import BotCpuTimeout, BotProcess, BotTimeout, tree_cpu_seconds
+from arena.isolation.processes.bot_process import BotCpuTimeout, BotProcess, BotTimeout
+from arena.isolation.processes.cpu import tree_cpu_seconds
 from arena.limits import Clock, Limits
 from arena.results.store import Store
 

@@ -1,5 +1,5 @@
 """An engine bot that answers ``hello`` with what it sees of its own folder instead of playing
-(``tests/arena/isolation/test_bot_folders.py``): every path under the folder, what reading each path listed in
+(``tests/arena/isolation/sandbox/test_botfiles.py``): every path under the folder, what reading each path listed in
 ``probe.json`` beside it gives, and whether its own module ``peek_helper`` imports."""
 
 from __future__ import annotations

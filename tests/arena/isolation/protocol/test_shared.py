@@ -13,7 +13,8 @@ import pytest
 
 from arena.isolation.processes.bot_process import BotTimeout
 from arena.isolation.protocol import shared as shm
-from arena.isolation.protocol.remote import RemoteAgent, host_command
+from arena.isolation.protocol.bot_command import host_command
+from arena.isolation.protocol.remote import RemoteAgent
 from arena.limits import Limits
 from arena.outcome import Outcome
 from arena.play.runner import play_game

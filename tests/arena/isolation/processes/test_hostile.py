@@ -170,7 +170,7 @@ def test_a_timed_out_bot_is_killed_with_its_whole_process_group(hostile_run: Hos
     assert pids, "the sleeper's stderr should name its child"
     if sandbox.unavailable() is None:
         # Sandboxed (the default where it can be had), the PIDs the bot sees are its namespace's, not the
-        # host's: test_sandbox.py finds every descendant of a bot that daemonizes by a marker instead.
+        # host's: sandbox/test_bubblewrap.py finds every descendant of a bot that daemonizes by a marker instead.
         return
     for pid in pids:
         stat = Path(f"/proc/{pid}/stat")

@@ -13,7 +13,8 @@ import pytest
 
 from arena.isolation.processes.spin import DEFAULT_SPIN, LineReader, read_spinning, spin_window
 from arena.isolation.protocol import messages as protocol
-from arena.isolation.protocol.remote import RemoteAgent, host_command
+from arena.isolation.protocol.bot_command import host_command
+from arena.isolation.protocol.remote import RemoteAgent
 from arena.limits import Limits
 from arena.play.runner import play_game
 from engine import BEGINNER, Action, FirstClick

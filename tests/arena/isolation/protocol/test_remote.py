@@ -1,5 +1,6 @@
-"""Isolated players: the same games as trusted ones, limits set by the kernel, deadlines on every read and
-write, restarts after a failure, and an external bot (the stdlib example) in a real tournament."""
+"""``RemoteAgent``, an isolated player as the game loop sees it: the same games as trusted ones, limits set by the
+kernel, restarts after a failure, an external bot (the stdlib example) in a real tournament, and the protocol's
+failures (over the in-memory transport, tests/memory_transport.py, where a process is not what is tested)."""
 
 from __future__ import annotations
 
@@ -10,19 +11,19 @@ import os
 import signal
 import sys
 import textwrap
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from memory_transport import BotExit, host_agent, scripted_agent, scripted_client
 from repo import BOTS, ROOT
 from typer.testing import Result
 
 from arena.config import PlayerRef, TournamentConfig
 from arena.isolation.discovery.catalog import PlayerCatalog
-from arena.isolation.processes.bot_process import BotOutputError, BotProcess, BotTimeout
-from arena.isolation.protocol.remote import MAX_SETUP_FAILURES, RemoteAgent, host_command
+from arena.isolation.protocol.bot_command import host_command
+from arena.isolation.protocol.remote import MAX_SETUP_FAILURES, RemoteAgent
 from arena.limits import Isolation, Limits, SandboxMode
 from arena.outcome import GameResult, Outcome
 from arena.play.runner import play_game
@@ -165,7 +166,7 @@ def test_third_party_code_never_runs_in_the_arena_unless_trusted(tmp_path: Path)
     broken = tmp_path / "broken.py"
     broken.write_text("raise ImportError('cannot load me')\n", encoding="utf-8")
     refs = (PlayerRef(name="imported"), PlayerRef(name="random"))
-    # The plugin writes its PID next to itself: the sandbox (tested in test_sandbox.py) would refuse that.
+    # The plugin writes its PID next to itself: the sandbox (tested in sandbox/test_bubblewrap.py) would refuse that.
     config = TournamentConfig.build(BEGINNER, FirstClick.SAFE, seed=2, games=6, players=refs, sandbox=SandboxMode.OFF)
     # A plugin that fails to import fails in the listing process, and (named with --plugin) stops the run.
     refused = PlayerCatalog.for_tournament([str(broken)], (), Isolation.AUTO, SandboxMode.OFF)
@@ -348,52 +349,7 @@ def test_a_process_that_used_a_games_cpu_is_recycled_before_the_next_game() -> N
     assert agent.starts == 3
 
 
-# -- deadlines and the pipes --------------------------------------------------------------------------------------
-
-
-def test_writing_to_a_bot_that_never_reads_stops_at_the_deadline() -> None:
-    # A write that ignored the deadline would block until the bot exits, and then fail as BotExited.
-    process = BotProcess([sys.executable, "-c", "import time; time.sleep(60)"])
-    process.start()
-    started = time.monotonic()
-    try:
-        with pytest.raises(BotTimeout):
-            process.send("x" * (4 << 20), time.monotonic() + 0.5)  # far more than a pipe holds
-        assert time.monotonic() - started >= 0.5  # not before the deadline either
-    finally:
-        process.kill()
-
-
-def test_an_endless_line_is_refused() -> None:
-    code = "import sys, time; sys.stdout.write('x' * 200000); sys.stdout.flush(); time.sleep(30)"
-    process = BotProcess([sys.executable, "-c", code], max_line=50_000)
-    process.start()
-    try:
-        with pytest.raises(BotOutputError):
-            process.receive(time.monotonic() + 120)
-    finally:
-        process.kill()
-
-
-def test_stderr_written_before_a_reply_is_in_the_tail_when_the_reply_arrives() -> None:
-    # A thread drains stderr; the reply on stdout can overtake it. The tail must wait for it.
-    code = textwrap.dedent(
-        """
-        import sys
-        for i, line in enumerate(sys.stdin):
-            sys.stderr.write(f"marker {i}\\n"); sys.stderr.flush()
-            sys.stdout.write("reply\\n"); sys.stdout.flush()
-        """
-    )
-    process = BotProcess([sys.executable, "-c", code])
-    process.start()
-    try:
-        for i in range(300):
-            process.send("go", time.monotonic() + 120)
-            assert process.receive(time.monotonic() + 120) == b"reply"
-            assert process.stderr_tail(settle=10)[-1] == f"marker {i}"  # returns once it is settled
-    finally:
-        process.kill()
+# -- failures -------------------------------------------------------------------------------------------------------
 
 
 @pytest.mark.slow
@@ -413,35 +369,6 @@ def test_a_bot_that_never_answers_times_out_and_is_restarted(script_bot: Callabl
     # restart take nowhere near a minute.
     assert all(FAST.move_time <= r.wall_ms / 1000 < FAST.game_time for r in results)
     assert agent.starts >= 2
-
-
-def test_a_bot_that_cannot_start_fails_its_games_and_is_not_retried_forever(
-    script_bot: Callable[[str], list[str]],
-) -> None:
-    agent = RemoteAgent("dead", [sys.executable, "-c", "import sys; print('broken', file=sys.stderr); sys.exit(3)"])
-    results = [play_game(agent, "dead", BEGINNER, FirstClick.SAFE, 1, b, limits=GENEROUS) for b in range(5)]
-    assert {r.outcome for r in results} == {Outcome.CRASHED}
-    assert "exited with code 3 before its hello" in results[0].error
-    assert "broken" in results[0].error
-    assert agent.starts == MAX_SETUP_FAILURES
-
-
-def test_a_bot_speaking_another_protocol_version_is_illegal(script_bot: Callable[[str], list[str]]) -> None:
-    command = script_bot("serve(lambda message: None, protocol=2)\n")
-    agent = RemoteAgent("future", command, GENEROUS)
-    result = play_game(agent, "future", BEGINNER, FirstClick.SAFE, 1, 0, limits=GENEROUS)
-    assert result.outcome is Outcome.ILLEGAL
-    assert "speaks protocol 2" in result.error
-
-
-@pytest.mark.slow
-def test_an_isolated_player_with_bad_options_is_an_error() -> None:
-    command = host_command("random", {"no_such_option": 1}, entry_points=False, warm_up_time=0)
-    agent = RemoteAgent("random", command, GENEROUS)
-    result = play_game(agent, "random", BEGINNER, FirstClick.SAFE, 1, 0, limits=GENEROUS)
-    agent.close()
-    assert result.outcome is Outcome.ERROR
-    assert "could not set up the player: PlayerOptionsError" in result.error
 
 
 def test_ctrl_c_while_waiting_for_a_bot_stops_at_once_and_the_bot_restarts(
@@ -483,3 +410,34 @@ def test_the_standalone_bot_needs_nothing_but_the_standard_library() -> None:
     agent.close()
     assert {r.outcome for r in results} <= {Outcome.WON, Outcome.LOST}
     assert agent.starts == 1  # one process for every game
+
+
+# -- the protocol's messages, in memory (tests/memory_transport.py): no process is what these look at -----------
+
+
+def test_a_bot_that_cannot_start_fails_its_games_and_is_not_retried_forever() -> None:
+    def broken() -> None:
+        print("broken")
+        raise BotExit(3)
+
+    agent = scripted_agent("dead", scripted_client(lambda message: None, start=broken))
+    results = [play_game(agent, "dead", BEGINNER, FirstClick.SAFE, 1, b, limits=GENEROUS) for b in range(5)]
+    assert {r.outcome for r in results} == {Outcome.CRASHED}
+    assert "exited with code 3 before its hello" in results[0].error
+    assert "broken" in results[0].error
+    assert agent.starts == MAX_SETUP_FAILURES
+
+
+def test_a_bot_speaking_another_protocol_version_is_illegal() -> None:
+    agent = scripted_agent("future", scripted_client(lambda message: None, protocol_version=2), GENEROUS)
+    result = play_game(agent, "future", BEGINNER, FirstClick.SAFE, 1, 0, limits=GENEROUS)
+    assert result.outcome is Outcome.ILLEGAL
+    assert "speaks protocol 2" in result.error
+
+
+def test_an_isolated_player_with_bad_options_is_an_error() -> None:
+    agent = host_agent("random", GENEROUS, {"no_such_option": 1})
+    result = play_game(agent, "random", BEGINNER, FirstClick.SAFE, 1, 0, limits=GENEROUS)
+    agent.close()
+    assert result.outcome is Outcome.ERROR
+    assert "could not set up the player: PlayerOptionsError" in result.error

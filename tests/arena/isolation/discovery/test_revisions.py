@@ -255,7 +255,7 @@ def test_an_isolated_host_loads_only_the_plugin_its_alias_names(monkeypatch: pyt
 def test_check_bot_takes_a_revision(
     repo: Path, cli: Callable[..., Any], one_error_line: Callable[[Any], str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The bot checked is the folder read at the revision (the checks themselves: test_check_bot.py)."""
+    """The bot checked is the folder read at the revision (the checks themselves: check_bot/test_check.py)."""
     from arena.cli import check_bot
 
     targets: list[Any] = []

@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.isolation.processes.bot_process import BotProcess
-from arena.isolation.protocol.remote import engine_bot_sandbox
+from arena.isolation.protocol.bot_command import engine_bot_sandbox
 from arena.isolation.sandbox import bubblewrap as sandbox
 from arena.isolation.sandbox.botfiles import (
     Hidden,
