@@ -29,6 +29,7 @@ PROBE = textwrap.dedent(
 )
 
 
+@pytest.mark.slow  # a process of its own: the job's state (undumpable, niced) must not become a test worker's
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
 def test_a_job_is_not_dumpable(tmp_path: Path) -> None:
     file = write_cup(tmp_path / "cup")
