@@ -115,10 +115,16 @@ class HostApp:
 
     def check_token(self, request: Request, token: str) -> Principal:
         """The principal of ``token``; ``Refusal`` 401 when wrong, 429 while its address or key must wait. Each
-        try is counted before the token is checked and refunded when it proves right (``Throttle``)."""
+        try is counted before the token is checked and refunded when it proves right (``Throttle``). A token this
+        server proved lately is no guess: it passes without the throttle, so a guesser hammering an address or a
+        key cannot lock out the entrant whose token it is, nor can that entrant's own parallel requests."""
         keys = [f"ip:{client_address(request)}"]
         key_id = accounts.key_id_of(token)
         if key_id is not None:
+            if self.verified.holds(key_id, token.strip()):  # proved lately: no guess, so not counted or slowed
+                principal = accounts.authenticate(self.db, token, self.verified)
+                if principal is not None:
+                    return principal
             keys.append(f"key:{key_id}")
         wait = self.throttle.attempt(*keys)
         if wait > 0:

@@ -184,3 +184,13 @@ def test_trusted_proxies_must_name_addresses(tmp_path: Path) -> None:
         file = write_cup(tmp_path / f"bad{len(bad)}", extra=f"trusted_proxies = [{bad}]\n")
         with pytest.raises(CompetitionError, match=r"trusted_proxies.*not an address or network"):
             load_competition(file)
+
+
+def test_a_guesser_cannot_lock_out_a_token_in_use(app: tuple[TestClient, dict[str, str]], clock: Clock) -> None:
+    """Wrong secrets for alice's own key from her address slow the guesser, not alice's proved token."""
+    client, tokens = app
+    assert _token_try(client, tokens["alice"]) == 404  # proved once
+    key_id = tokens["alice"].split(".")[0]
+    guesses = [_token_try(client, f"{key_id}.guess-number-{n}-of-the-secret-xx") for n in range(7)]
+    assert guesses == [401] * 5 + [429] * 2
+    assert [_token_try(client, tokens["alice"]) for _ in range(3)] == [404] * 3
