@@ -151,6 +151,7 @@ def burst(root: Path, count: int, entrants: int, boards: int, readers: int, read
     url = f"http://127.0.0.1:{host.port}/"
     latencies: list[float] = []
     idle: list[float] = []
+    by_path: dict[str, list[float]] = {}
     failures: list[str] = []
     lock = threading.Lock()
     tid = host.competition()["public"]["tournament"]
@@ -163,6 +164,8 @@ def burst(root: Path, count: int, entrants: int, boards: int, readers: int, read
             took = time.perf_counter() - started
             with lock:
                 latencies.append(took)
+                if latencies is not idle:
+                    by_path.setdefault(path.split("/")[1] or "/", []).append(took)
                 if status >= 500:
                     failures.append(f"{path}: {status}")
             time.sleep(0.05)
@@ -225,6 +228,7 @@ def burst(root: Path, count: int, entrants: int, boards: int, readers: int, read
         "read_ms_median": round(statistics.median(ms), 1),
         "read_ms_p95": round(ms[int(0.95 * (len(ms) - 1))], 1),
         "read_ms_worst": round(ms[-1], 1),
+        "read_ms_p95_by_path": {k: round(1000 * sorted(v)[int(0.95 * (len(v) - 1))], 1) for k, v in by_path.items()},
         "read_errors": failures[:10],
         "load_during": [round(min(loads), 1), round(statistics.mean(loads), 1), round(max(loads), 1)],
         "idle_read_ms_median": round(statistics.median(quiet), 1),
