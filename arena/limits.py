@@ -16,9 +16,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from arena.shells import SHELL_DIR, SHELLS, build_folder, shell_of
 from players.api import NAME_PATTERN, PlayerError
 
-__all__ = ["DEFAULT_LIMITS", "Clock", "EngineBot", "EngineBotError", "Isolation", "Limits", "SandboxMode"]
+__all__ = ["DEFAULT_LIMITS", "SHELL_DIR", "Clock", "EngineBot", "EngineBotError", "Isolation", "Limits", "SandboxMode"]
 
 
 class EngineBotError(PlayerError, ValueError):
@@ -110,8 +111,6 @@ class Limits(BaseModel):
 
 
 DEFAULT_LIMITS = Limits()
-#: The course-shell adapter and the ``AI`` and ``Action`` modules it gives an agent (docs/courses.md).
-SHELL_DIR = Path(__file__).resolve().parent / "isolation" / "myai"
 
 
 class EngineBot(BaseModel):
@@ -165,28 +164,36 @@ class EngineBot(BaseModel):
 
     @classmethod
     def shell(cls, name: str, folder: str | os.PathLike[str]) -> EngineBot:
-        """The course-shell agent in ``folder`` (its ``MyAI.py``) as an engine bot: the adapter
-        ``arena/isolation/myai/host.py`` runs it in the sandbox with the arena's ``AI`` and ``Action``
-        modules (docs/courses.md). Raises ``EngineBotError`` (one line, naming the file) for a folder
-        without an agent of a shell the arena supports."""
+        """The course-shell agent in ``folder`` (its ``MyAI.py``, ``MyAI.java`` or ``MyAI.cpp``) as an engine bot:
+        the adapter ``arena/isolation/myai/host.py`` runs it in the sandbox with the arena's ``AI`` and ``Action``
+        (docs/courses.md); a Java or C++ agent from its build, which ``arena.isolation.builds.shells`` makes before
+        it plays (this names the build's folder and builds nothing). Raises ``EngineBotError`` (one line, naming the
+        file) for a folder without an agent of a shell the arena supports."""
         path = Path(folder).expanduser().resolve()
-        if not (path / "MyAI.py").is_file():
-            others = [f for f in ("MyAI.java", "MyAI.cpp") if (path / f).is_file()]
-            why = (
-                f"holds {others[0]}: only the Python shell (MyAI.py) is supported"
-                if others
-                else "no MyAI.py there (a course-shell agent's folder holds it; an engine bot's command is a program)"
+        shell = shell_of(path)
+        if shell is None:
+            within = next((path / "src" for s in SHELLS if (path / "src" / s.agent_file).is_file()), None)
+            hint = f"; the course's project keeps it in src: give {within}" if within is not None else ""
+            raise EngineBotError(
+                f"{path / 'MyAI.py'}: no MyAI.py, MyAI.java or MyAI.cpp there (a course-shell agent's folder holds "
+                f"one; an engine bot's command is a program){hint}"
             )
-            raise EngineBotError(f"{path / 'MyAI.py'}: {why}")
-        host = SHELL_DIR / "host.py"
-        return cls(name=name, command=(sys.executable, str(host), str(SHELL_DIR), str(path)), folder=str(path))
+        command = [sys.executable, str(SHELL_DIR / "host.py"), str(SHELL_DIR), str(path)]
+        if shell.compiled:
+            command.append(str(build_folder(path, shell)))
+        return cls(name=name, command=tuple(command), folder=str(path))
 
     @property
     def shell_folder(self) -> str | None:
         """The agent's folder when this bot is a course-shell agent, else None."""
-        if len(self.command) == 4 and self.command[1] == str(SHELL_DIR / "host.py"):
+        if len(self.command) in (4, 5) and self.command[1] == str(SHELL_DIR / "host.py"):
             return self.command[3]
         return None
+
+    @property
+    def shell_build(self) -> str | None:
+        """The folder of a Java or C++ course-shell agent's build (``arena.shells.build_folder``), else None."""
+        return self.command[4] if self.shell_folder is not None and len(self.command) == 5 else None
 
     @property
     def label(self) -> str:

@@ -137,7 +137,8 @@ class Outcome(enum.StrEnum):
     #: The bot asked for something the rules forbid or that is not an action at all (isolated: also
     #: output that is not the protocol).
     ILLEGAL = "illegal"
-    #: The bot raised (or reported an exception), or would not finish (too many moves).
+    #: The bot raised (or reported an exception), or would not finish: too many moves, or it gave the game up (the
+    #: protocol's ``resign``, a course shell's ``LEAVE``).
     ERROR = "error"
     #: The bot exceeded its time budget (a move, a game, or its CPU limit).
     TIMEOUT = "timeout"

@@ -24,6 +24,7 @@ __all__ = [
     "protected_folders",
     "protected_paths",
     "revisions_dir",
+    "shell_builds_dir",
     "user_cache_dir",
     "user_data_dir",
 ]
@@ -80,6 +81,12 @@ def revisions_dir() -> Path:
     here, not there, because the sandbox (``arena.isolation.sandbox.botfiles``) hides the arena's folders but
     shows a bot its own folder in this one, and must not import how players are found to know where it is."""
     return user_cache_dir() / "revisions"
+
+
+def shell_builds_dir() -> Path:
+    """The arena's cache folder of course-shell agents built from Java or C++ (``arena.shells``): each build is a
+    bot's own folder, which its sandbox shows it as it shows a plugin read at a revision."""
+    return user_cache_dir() / "shells"
 
 
 def default_store() -> Path:

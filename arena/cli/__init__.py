@@ -44,6 +44,8 @@ COMMANDS: dict[str, str] = {
     "--board N of TOURNAMENT (default: the latest), or --latest-loss for the player's last lost board.",
     "diff": "The boards exactly one of two players won (TOURNAMENT default: the latest), with the move where their "
     "play first diverged; --html DIR writes a side-by-side replay of each and an index page.",
+    "grades": "A course's grades from the leaderboard.json `arena compete` published: one CSV row per entrant "
+    "(owner, each set's wins and games, points, rank), as `arena compete --grades` writes them.",
     "players": "List the registered players and the state of every plugin.",
     "boards": "Print the mine layouts of a tournament's boards ('*' mine, '.' safe; a blank line between boards).",
     "play": "Watch one game: a player (built-in, --plugin or --engine-bot) on board --board of --seed, drawn after "

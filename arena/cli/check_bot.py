@@ -15,6 +15,7 @@ from rich.text import Text
 from arena.cli import common, player_options
 from arena.cli.common import UsageError, cli_errors, console, err_console, plain_table, print_json
 from arena.cli.player_options import (
+    build_shells,
     check_bare_names,
     check_commands,
     check_programs,
@@ -95,6 +96,7 @@ def command(
         check_commands([bot])
         if sandboxed:
             check_programs([bot])
+        build_shells([bot], sandbox)
         target = engine_target(bot, limits, sandboxed)
         what = f"engine bot {bot.name!r}"
     else:

@@ -18,6 +18,7 @@ from arena.analysis.failures import FailureReport, PlayerFailures, build_failure
 from arena.cli import common
 from arena.cli.common import UsageError, cli_errors, console, plain_table, print_json
 from arena.isolation.discovery.revisions import revision_of
+from arena.limits import EngineBot
 from arena.results.store import Store
 from players.registry import FILE_SOURCE, plugin_spec
 
@@ -106,6 +107,14 @@ def _play_takes_options() -> bool:
     return "option" in inspect.signature(play.command).parameters
 
 
+def _shell_folder(name: str, command: list[str], folder: str | None) -> str | None:
+    """The agent's folder when ``command`` is the course-shell adapter's (``EngineBot.shell``), else None."""
+    try:
+        return EngineBot(name=name, command=tuple(command), folder=folder).shell_folder
+    except ValueError:
+        return None
+
+
 def reproduce_command(report: FailureReport, entry: PlayerFailures, board: int) -> str | None:
     """``arena play`` on ``board`` for this player (an engine bot started again by its stored command), or None
     where `arena play` cannot run it (a player with options while `arena play` takes none, an engine bot whose
@@ -118,9 +127,13 @@ def reproduce_command(report: FailureReport, entry: PlayerFailures, board: int) 
         command, folder = report.engine_commands.get(entry.name, ([], None))
         if not command:
             return None
-        words += ["--engine-bot", f"{entry.name}={shlex.join(command)}"]
-        if folder:
-            words += ["--bot-dir", f"{entry.name}={folder}"]
+        shell = _shell_folder(entry.name, command, folder)
+        if shell is not None:  # a course-shell agent: its folder, as it was given (the adapter is the arena's)
+            words += ["--engine-bot", f"{entry.name}={shell}"]
+        else:
+            words += ["--engine-bot", f"{entry.name}={shlex.join(command)}"]
+            if folder:
+                words += ["--bot-dir", f"{entry.name}={folder}"]
     elif entry.source.startswith(FILE_SOURCE):
         words += ["--plugin", plugin_argument(entry.source.removeprefix(FILE_SOURCE))]
     words += ["-d", c.difficulty]

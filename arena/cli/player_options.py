@@ -215,6 +215,7 @@ def player_catalog(
         if sandboxes.use_sandbox(sandbox):
             check_programs(bots)
             note_broad_folders(plugin or [])
+        build_shells(bots, sandbox)
     catalog = PlayerCatalog.for_tournament(plugin, bots, isolation, sandbox)
     catalog.check = probe  # read when the catalogue loads, on first use
     return catalog, bots
@@ -313,6 +314,24 @@ def check_programs(bots: Iterable[EngineBot]) -> None:
             resolve_program(bot.command, os.getcwd())
         except ProgramError as error:
             raise UsageError(f"engine bot {bot.name!r}: {error}") from None
+
+
+def build_shells(bots: Iterable[EngineBot], sandbox: SandboxMode) -> None:
+    """Build each Java or C++ course-shell agent that is not built yet (``arena.isolation.builds.shells``: in the
+    build sandbox unless ``--sandbox`` is off or the machine has none under ``auto``), saying so on stderr; a
+    build that fails is one line naming the bot, the file and its first error, with where its whole log is."""
+    from arena.isolation.builds.shells import build_shell
+
+    for bot in bots:
+        if bot.shell_folder is None or bot.shell_build is None or Path(bot.shell_build).is_dir():
+            continue
+        err_console.print(f"building engine bot {bot.name!r} ({bot.shell_folder})...", highlight=False, markup=False)
+        mode = sandbox if sandboxes.use_sandbox(sandbox) or sandbox is SandboxMode.OFF else SandboxMode.OFF
+        log = Path(bot.shell_build + ".log")
+        built = build_shell(bot.shell_folder, sandbox=mode, log_path=log)
+        if not built.ok:
+            raise UsageError(f"engine bot {bot.name!r}: {built.summary()}; its log: {log}")
+        err_console.print(f"engine bot {bot.name!r}: {built.summary()}", highlight=False, markup=False)
 
 
 def check_plugins(catalog: PlayerCatalog, names: Iterable[str]) -> None:

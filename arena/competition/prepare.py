@@ -12,7 +12,8 @@ package through its entry point. Then:
 - ``build`` runs each kit's ``build.sh`` in its folder inside the sandbox (``arena.isolation.builds.build``: no network,
   only the kit's folder writable, limits on time, memory, processes and output; outside it only when the
   organizer asks, ``--build-outside-sandbox``), keeps each build's whole log in the results folder, and leaves out
-  a kit whose build fails, with its first error (``FILE:LINE: message``) and where its log is;
+  a kit whose build fails, with its first error (``FILE:LINE: message``) and where its log is; a Java or C++
+  course-shell agent is built the same way, in the arena's cache (``arena.isolation.builds.shells``);
 - ``check`` plays each bot through ``arena check-bot``'s scripted situations (``arena.isolation.check_bot.check``) under
   the competition's limits and sandbox, and leaves out a bot that fails a check.
 """
@@ -28,6 +29,7 @@ from pathlib import Path
 
 from arena.competition.spec import Entrant, Loaded
 from arena.isolation.builds.build import DEFAULT_BUILD_LIMITS, BuildLimits, BuildResult, build_bot
+from arena.isolation.builds.shells import build_shell
 from arena.isolation.check_bot.check import (
     BotDidNotStart,
     Target,
@@ -201,13 +203,26 @@ def build(
     naming its first error (``build.sh failed (exit 2): src/strategy.cpp:15: ...``). Raises
     ``SandboxUnavailable`` for ``require`` on a machine without the sandbox."""
     for item in prepared:
-        if item.kit is None or not item.playing:
+        shell = item.bot.shell_folder if item.bot is not None and item.bot.shell_build is not None else None
+        if (item.kit is None and shell is None) or not item.playing:
             continue
         if report is not None:
             report(item, "build", False)
         item.build_log = logs / f"{item.name}.log"
-        item.built = result = build_bot(item.kit, limits=limits, sandbox=sandbox, log_path=item.build_log)
-        if result.ok:
+        if shell is not None:  # a Java or C++ course-shell agent: built once, kept in the cache
+            built = build_shell(shell, limits=limits, sandbox=sandbox, log_path=item.build_log)
+            item.built = result = built.result
+            if not result.ok:
+                item.leave_out("build", built.summary())
+                if report is not None:
+                    report(item, "build", True)
+                continue
+        else:
+            assert item.kit is not None
+            item.built = result = build_bot(item.kit, limits=limits, sandbox=sandbox, log_path=item.build_log)
+        if result.ok and not result.built:
+            item.notes.append(("build", "built before (the same sources)"))
+        elif result.ok:
             where = "" if result.sandboxed else " outside the sandbox"
             item.notes.append(("build", f"built{where} in {result.seconds:.1f} s"))
         else:

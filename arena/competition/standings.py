@@ -1,6 +1,6 @@
 """A competition of several board sets ranked by points: each entrant's wins on every set, the points they are
 worth, the interval of the points and the comparison with the leader on points (``arena.analysis.points``), and
-the grades a course takes from them (``--grades``).
+the grades a course takes from them (``--grades``, or ``arena grades`` from the published ``leaderboard.json``).
 
 Each set is a tournament of its own in the store (its id names its boards); a set's leaderboard is the
 competition's (``publish.competition_leaderboard``: its entrants only). An entrant is matched across the sets by
@@ -13,9 +13,9 @@ import csv
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from arena.analysis.leaderboard import Leaderboard, LeaderboardRow
 from arena.analysis.points import SetCounts, SetPairs, compare_points, points_interval
@@ -24,7 +24,16 @@ from arena.outcome import PlayerKey
 from arena.results.store import Store
 from arena.results.totals import pair_counts
 
-__all__ = ["PlayedSet", "SetCell", "Standing", "standings", "write_grades"]
+__all__ = [
+    "GradesInput",
+    "PlayedSet",
+    "SetCell",
+    "Standing",
+    "grades_csv",
+    "grades_from_results",
+    "standings",
+    "write_grades",
+]
 
 
 @dataclass(frozen=True)
@@ -123,27 +132,95 @@ def standings(store: Store, played: Sequence[PlayedSet], owners: dict[str, str])
     return table
 
 
-def write_grades(path: Path, sets: Sequence[BoardSet], table: Sequence[Standing], entrants: Sequence[Any]) -> Path:
+def write_grades(path: Path, sets: Sequence[Any], table: Sequence[Standing], entrants: Sequence[Any]) -> Path:
     """``path`` as CSV, one row per entrant (those left out too, with no games and no rank): entrant, owner,
     each set's wins and games, points, rank."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as file:
+        grades_csv(file, sets, table, entrants)
+    return path
+
+
+def grades_csv(file: IO[str], sets: Sequence[Any], table: Sequence[Standing], entrants: Sequence[Any]) -> None:
+    """The grades (``write_grades``) written to ``file`` (opened with ``newline=""``)."""
     by_name = {s.entrant: s for s in table}
     header = ["entrant", "owner"]
     for board_set in sets:
         header += [f"{board_set.name} wins", f"{board_set.name} games"]
     header += ["points", "rank"]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="", encoding="utf-8") as file:
-        out = csv.writer(file)
-        out.writerow(header)
-        for entrant in entrants:
-            standing = by_name.get(entrant.name)
-            row: list[object] = [entrant.name, _text(entrant.owner)]
-            for board_set in sets:
-                cell = standing.sets.get(board_set.name) if standing else None
-                row += [cell.wins, cell.games] if cell else [0, 0]
-            row += [_number(standing.points), standing.rank] if standing else [0, ""]
-            out.writerow(row)
-    return path
+    out = csv.writer(file)
+    out.writerow(header)
+    for entrant in entrants:
+        standing = by_name.get(entrant.name)
+        row: list[object] = [entrant.name, _text(entrant.owner)]
+        for board_set in sets:
+            cell = standing.sets.get(board_set.name) if standing else None
+            row += [cell.wins, cell.games] if cell else [0, 0]
+        row += [_number(standing.points), standing.rank] if standing else [0, ""]
+        out.writerow(row)
+
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+class _Named(BaseModel):
+    """What the grades read of a set (its name) and of an entrant (its name and owner) in the results' JSON."""
+
+    name: str
+    owner: str = ""
+
+
+@dataclass(frozen=True)
+class GradesInput:
+    """A competition's published results, read back for ``write_grades``: its sets, points table and entrants."""
+
+    sets: list[_Named]
+    table: list[Standing]
+    entrants: list[_Named]
+
+
+def grades_from_results(data: Any) -> GradesInput:
+    """The grades' input from the ``leaderboard.json`` that ``arena compete`` publishes (``publish.results_data``):
+    the same rows ``--grades`` writes, without playing anything again. ``ValueError`` (one line) for anything else:
+    a tournament's own leaderboard (no points table), a file of another shape."""
+    if not isinstance(data, dict):
+        raise ValueError("not a competition's results: the file holds no JSON object")
+    missing = [key for key in ("competition", "entrants", "points") if key not in data]
+    if missing:
+        what = " (a tournament's leaderboard has no points table)" if "rows" in data else ""
+        raise ValueError(
+            f"not a competition's results (arena compete's leaderboard.json): no {', '.join(map(repr, missing))}{what}"
+        )
+    competition = data["competition"]
+    sets = _each(_Named, competition.get("sets") if isinstance(competition, dict) else None, "competition.sets")
+    table = _each(Standing, data["points"], "points")
+    entrants = _each(_Named, data["entrants"], "entrants")
+    known = {s.name for s in sets}
+    for standing in table:
+        stray = next((name for name in standing.sets if name not in known), None)
+        if stray is not None:
+            raise ValueError(
+                f"the points table of {standing.entrant!r} names set {stray!r}, which the competition has not"
+            )
+    return GradesInput(sets, table, entrants)
+
+
+def _each(model: type[_M], items: Any, key: str) -> list[_M]:
+    """``items`` (a JSON list) read as ``model``s; ``ValueError`` naming the first problem where it is
+    (``points[2].rank: Field required``)."""
+    if not isinstance(items, list):
+        raise ValueError(f"not a competition's results (arena compete's leaderboard.json): {key} is not a list")
+    found = []
+    for index, item in enumerate(items):
+        try:
+            found.append(model.model_validate(item))
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
+            raise ValueError(
+                f"not a competition's results (arena compete's leaderboard.json): {key}[{index}]{where}: {first['msg']}"
+            ) from None
+    return found
 
 
 def _text(value: str) -> str:

@@ -36,10 +36,14 @@ __all__ = [
 #: The kits, in the order ``arena new-bot --help`` lists them.
 LANGUAGES = ("python", "javascript", "cpp", "rust", "java")
 #: The course shells: an agent's folder in a course's interface, played through the arena's adapter
-#: (docs/courses.md), not a protocol client; nothing to build.
-SHELLS = ("myai-python",)
-#: The files of a shell the arena gives its agents (``arena/isolation/myai/``), written beside the agent.
-SHELL_FILES = ("AI.py", "Action.py")
+#: (docs/courses.md), not a protocol client; the arena builds a Java or C++ agent itself.
+SHELLS = ("myai-python", "myai-java", "myai-cpp")
+#: The files of each shell the arena gives its agents (``arena/isolation/myai/``), written beside the agent.
+SHELL_FILES = {
+    "myai-python": ("AI.py", "Action.py"),
+    "myai-java": ("java/AI.java", "java/Action.java"),
+    "myai-cpp": ("cpp/Agent.hpp",),
+}
 #: The one file of each kit its author edits.
 STRATEGY_FILES = {
     "python": "strategy.py",
@@ -48,6 +52,8 @@ STRATEGY_FILES = {
     "rust": "src/strategy.rs",
     "java": "src/main/java/bot/Strategy.java",
     "myai-python": "MyAI.py",
+    "myai-java": "MyAI.java",
+    "myai-cpp": "MyAI.cpp",
 }
 #: Each kit's unit tests, run in its folder.
 TEST_COMMANDS = {
@@ -57,6 +63,8 @@ TEST_COMMANDS = {
     "rust": "cargo test",
     "java": "./test.sh",
     "myai-python": "python3 -c 'import MyAI'",
+    "myai-java": "mkdir -p build && javac -d build *.java",
+    "myai-cpp": "g++ -std=c++17 -fsyntax-only MyAI.cpp",
 }
 #: Placeholders in the templates' text.
 NAME_TOKEN = "__BOT_NAME__"
@@ -140,7 +148,7 @@ def template_files(language: str) -> dict[str, Traversable]:
     walk(root, "")
     if language in SHELLS:
         shell = resources.files("arena.isolation").joinpath("myai")
-        files.update({name: shell.joinpath(name) for name in SHELL_FILES})
+        files.update({name.rpartition("/")[2]: shell.joinpath(*name.split("/")) for name in SHELL_FILES[language]})
     if not files:
         raise KitError(f"the {language} kit's template is missing from this installation of the arena")
     return files

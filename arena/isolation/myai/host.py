@@ -1,6 +1,7 @@
-"""The course-shell adapter: a student's ``MyAI.py`` plays as an engine bot, unmodified (docs/courses.md).
+"""The course-shell adapter: a student's ``MyAI.py``, ``MyAI.java`` or ``MyAI.cpp`` plays as an engine bot,
+unmodified (docs/courses.md).
 
-    python myai_host.py SHELL_DIR AGENT_DIR
+    python host.py SHELL_DIR AGENT_DIR [BUILD_DIR]
 
 The university courses' Minesweeper shell gives an agent a constructor ``MyAI(rowDimension,
 colDimension, totalMines, startX, startY)`` and asks it ``getAction(number)`` for one
@@ -8,7 +9,11 @@ colDimension, totalMines, startX, startY)`` and asks it ``getAction(number)`` fo
 line protocol (docs/protocol.md) on one side and that interface on the other. It runs inside the
 sandbox, with the standard library only and nothing of the arena: ``SHELL_DIR`` holds the arena's
 ``AI.py`` and ``Action.py``, which the agent gets whatever copies its own folder holds (so the arena
-knows the actions it returns), and ``AGENT_DIR`` the agent's folder, put first on ``sys.path``.
+knows the actions it returns), and ``AGENT_DIR`` the agent's folder, put first on ``sys.path``. A Java or C++
+agent was built into ``BUILD_DIR`` (``arena.isolation.builds.shells``) with the arena's copies of its shell's
+files and a driver; this program starts that driver as its child and asks it for each ``MyAI`` and each
+``getAction`` (``Compiled``), so that every rule below is this file's for all three shells. The Java shell
+counts x and y from 1, the others from 0 (``origin``).
 
 The shell's conventions, kept here (the shell's World.py):
 
@@ -36,6 +41,8 @@ import importlib.util
 import json
 import os
 import random
+import signal
+import subprocess
 import sys
 import traceback
 from types import ModuleType
@@ -44,8 +51,13 @@ from typing import Any, TextIO
 PROTOCOL = 1
 #: The shell's move limit, in cells: the world stops once more moves than this many per cell were made.
 MOVES_PER_CELL = 2
-#: The trial construction at start-up: a constructor that cannot build this agent fails every game.
+#: The trial construction at start-up (the start tile's x and y from the shell's origin): a constructor that
+#: cannot build this agent fails every game.
 TRIAL = (8, 8, 10, 0, 0)
+#: What the build says of itself (``arena.isolation.builds.shells.BUILD_INFO``).
+BUILD_INFO = "shell.json"
+#: The compiled drivers' answer for each move, by the ordinal of the shell's action.
+KINDS = ("LEAVE", "UNCOVER", "FLAG", "UNFLAG")
 
 
 class GameEnd(Exception):
@@ -86,6 +98,11 @@ def load_module(name: str, path: str) -> ModuleType:
 class Shell:
     """The agent's folder, loaded: its ``MyAI`` class and the arena's ``AI`` and ``Action``."""
 
+    #: The shell's first x and y (the Java shell's are 1), its agent's file and method, for the rules and messages.
+    origin = 0
+    file = "MyAI.py"
+    method = "MyAI.getAction"
+
     def __init__(self, shell_dir: str, agent_dir: str) -> None:
         self.ai = load_module("AI", os.path.join(shell_dir, "AI.py"))
         self.ai.seed = "0" * 32  # each game's own from its new_game on (``Game``)
@@ -113,10 +130,86 @@ class Shell:
             raise GameEnd(f"MyAI.py: MyAI({height}, {width}, {mines}, {x}, {y}) raised {where(error)}") from None
 
 
+class Compiled:
+    """A Java or C++ agent, built into ``build_dir``: its driver runs as this program's child, asked one line at a
+    time (``new ROWS COLS MINES X Y SEED``, ``get NUMBER``), its prints going to this program's stderr. Each
+    ``getAction`` answer is made an ``Action`` of the arena's Python shell, so ``Game`` plays it by the same rules."""
+
+    def __init__(self, shell_dir: str, agent_dir: str, build_dir: str) -> None:
+        self.ai = load_module("AI", os.path.join(shell_dir, "AI.py"))
+        self.ai.seed = "0" * 32
+        self.action = load_module("Action", os.path.join(shell_dir, "Action.py"))
+        self.moves = self.ai.AI.Action
+        try:
+            with open(os.path.join(build_dir, BUILD_INFO), encoding="utf-8") as file:
+                info = json.load(file)
+        except (OSError, ValueError):
+            name = os.path.basename(agent_dir)
+            raise GameEnd(f"{name}: the agent is not built (the arena builds it before it plays)") from None
+        self.language = str(info["language"])
+        self.origin = int(info["origin"])
+        self.method = str(info["method"])
+        self.file = "MyAI.java" if self.language == "java" else "MyAI.cpp"
+        self.command = [str(word).replace("{build}", build_dir) for word in info["command"]]
+        self.agent_dir = agent_dir
+        self.process: subprocess.Popen[str] | None = None
+
+    def ask(self, line: str, doing: str) -> str:
+        """The driver's answer to ``line`` (started first if it is not running); ``GameEnd`` if it dies."""
+        if self.process is None or self.process.poll() is not None:
+            try:
+                self.process = subprocess.Popen(
+                    self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=self.agent_dir
+                )
+            except OSError as error:
+                raise GameEnd(f"{self.file}: cannot start the built agent: {error}") from None
+        assert self.process.stdin is not None and self.process.stdout is not None
+        try:
+            self.process.stdin.write(line + "\n")
+            self.process.stdin.flush()
+            answer = self.process.stdout.readline()
+        except OSError:
+            answer = ""
+        if not answer.endswith("\n"):
+            code = self.process.wait()
+            self.process = None
+            ended = f"was killed by signal {-code} ({signal.Signals(-code).name})" if code < 0 else f"exited ({code})"
+            raise GameEnd(f"the agent's program {ended} during {doing}")
+        return answer.rstrip("\n")
+
+    def new_agent(self, height: int, width: int, mines: int, x: int, y: int) -> Any:
+        call = f"MyAI({height}, {width}, {mines}, {x}, {y})"
+        answer = self.ask(f"new {height} {width} {mines} {x} {y} {self.ai.seed}", call)
+        if answer != "ok":
+            raise GameEnd(f"{self.file}: {call} raised {answer.removeprefix('error ')}")
+        return CompiledAgent(self)
+
+
+class CompiledAgent:
+    """The ``MyAI`` of a compiled shell, as the Python shell's: ``getAction`` returns the arena's ``Action``."""
+
+    def __init__(self, shell: Compiled) -> None:
+        self.shell = shell
+
+    def getAction(self, number: int) -> Any:
+        shell = self.shell
+        answer = shell.ask(f"get {number}", shell.method)
+        words = answer.split(" ")
+        if words[0] == "error":
+            raise GameEnd(f"{shell.method} {'threw' if shell.language == 'cpp' else 'raised'} {answer[6:]}")
+        if words[0] == "null":
+            raise GameEnd(f"{shell.method} returned null, not an Action", illegal=True)
+        kind, x, y = (int(w) for w in words[1:4])
+        if not 0 <= kind < len(KINDS):
+            kinds = ", ".join(KINDS)
+            raise GameEnd(f"{shell.method} returned an action of kind {kind}, not one of {kinds}", illegal=True)
+        return shell.action.Action(shell.moves[KINDS[kind]], x, y)
+
+
 class Game:
     """One game of the agent's, between ``new_game`` and ``game_over``."""
 
-    def __init__(self, shell: Shell, message: dict[str, Any]) -> None:
+    def __init__(self, shell: Shell | Compiled, message: dict[str, Any]) -> None:
         self.shell = shell
         self.height, self.width = int(message["height"]), int(message["width"])
         self.mines = int(message["mines"])
@@ -151,7 +244,8 @@ class Game:
                 self.clicked = (self.height // 2, self.width // 2)
                 return {"actions": [["reveal", *self.clicked]]}
             row, col = start
-            self.agent = self.shell.new_agent(self.height, self.width, self.mines, col, self.height - 1 - row)
+            o = self.shell.origin
+            self.agent = self.shell.new_agent(self.height, self.width, self.mines, col + o, self.height - 1 - row + o)
             self.told.add(start)
             number = self.number(row, col)
         elif self.waiting is not None:
@@ -176,6 +270,8 @@ class Game:
             )
         try:
             action = self.agent.getAction(number)
+        except GameEnd:
+            raise
         except Exception as error:
             raise GameEnd(f"MyAI.getAction raised {where(error)}") from None
         move, x, y = self.read(action)
@@ -184,7 +280,8 @@ class Game:
         if move is kinds.LEAVE:
             covered = sum(row.count("#") + row.count("F") for row in self.grid) - self.mines
             raise GameEnd(f"the agent left the game (LEAVE) with {covered} safe tile(s) still covered", resign=True)
-        row, col = self.height - 1 - y, x
+        o = self.shell.origin
+        row, col = self.height - 1 - (y - o), x - o
         ch = self.grid[row][col]
         if move is kinds.UNCOVER:
             if ch.isdigit():
@@ -222,27 +319,29 @@ class Game:
             return move, 0, 0
         if isinstance(x, bool) or isinstance(y, bool) or not isinstance(x, int) or not isinstance(y, int):
             raise GameEnd(f"MyAI.getAction returned {move.name} at ({x!r}, {y!r}): not whole numbers", illegal=True)
-        if not (0 <= x < self.width and 0 <= y < self.height):
+        o, method = self.shell.origin, self.shell.method
+        if not (o <= x < self.width + o and o <= y < self.height + o):
             raise GameEnd(
-                f"MyAI.getAction returned {move.name} at ({x}, {y}), off the board: x runs 0..{self.width - 1} "
-                f"(columns) and y 0..{self.height - 1} (rows, from the bottom)",
+                f"{method} returned {move.name} at ({x}, {y}), off the board: x runs {o}..{self.width - 1 + o} "
+                f"(columns) and y {o}..{self.height - 1 + o} (rows, from the bottom)",
                 illegal=True,
             )
         return move, x, y
 
 
-def serve(shell_dir: str, agent_dir: str, protocol_out: TextIO) -> None:
-    """Answer the arena's messages on stdin until ``quit`` or its end."""
+def serve(shell_dir: str, agent_dir: str, protocol_out: TextIO, build_dir: str | None = None) -> None:
+    """Answer the arena's messages on stdin until ``quit`` or its end (a compiled agent's from ``build_dir``)."""
 
     def send(reply: dict[str, Any]) -> None:
         protocol_out.write(json.dumps(reply) + "\n")
         protocol_out.flush()
 
-    shell: Shell | None = None
+    shell: Shell | Compiled | None = None
     broken = ""
     try:
-        shell = Shell(shell_dir, agent_dir)
-        shell.new_agent(*TRIAL)
+        shell = Shell(shell_dir, agent_dir) if build_dir is None else Compiled(shell_dir, agent_dir, build_dir)
+        height, width, mines, x, y = TRIAL
+        shell.new_agent(height, width, mines, x + shell.origin, y + shell.origin)
     except GameEnd as failure:
         broken = str(failure)
     name = os.path.basename(os.path.abspath(agent_dir)) or "myai"
@@ -275,16 +374,17 @@ def serve(shell_dir: str, agent_dir: str, protocol_out: TextIO) -> None:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print("usage: myai_host.py SHELL_DIR AGENT_DIR", file=sys.stderr)
+    if len(argv) not in (2, 3):
+        print("usage: host.py SHELL_DIR AGENT_DIR [BUILD_DIR]", file=sys.stderr)
         return 2
     # The protocol keeps a descriptor of its own; the agent's prints (fd 1 too) go to stderr, its log.
     protocol_out = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     shell_dir, agent_dir = os.path.abspath(argv[0]), os.path.abspath(argv[1])
+    build_dir = os.path.abspath(argv[2]) if len(argv) == 3 else None
     os.chdir(agent_dir)
-    serve(shell_dir, agent_dir, protocol_out)
+    serve(shell_dir, agent_dir, protocol_out, build_dir)
     return 0
 
 

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.paths import protected_folders, protected_paths, revisions_dir
+from arena.paths import protected_folders, protected_paths, revisions_dir, shell_builds_dir
 
 __all__ = [
     "MAX_SPLIT",
@@ -89,8 +89,8 @@ class Hidden:
     stores: frozenset[str] = frozenset()
     folders: frozenset[str] = frozenset()
     #: Folders inside a hidden folder whose contents are bots' own files, which a bot may be shown: the plugins
-    #: the arena read at a git revision (``arena.paths.revisions_dir``). Only a bot's own folder there is
-    #: shown.
+    #: the arena read at a git revision (``arena.paths.revisions_dir``) and the course-shell agents it built
+    #: (``arena.paths.shell_builds_dir``). Only a bot's own folder there is shown.
     bots: frozenset[str] = frozenset()
 
     def covers(self, path: str) -> bool:
@@ -136,7 +136,8 @@ def hidden(extra_stores: Iterable[str | os.PathLike[str]] = ()) -> Hidden:
     in use, the default one) and its data and cache folders."""
     stores = {_resolved(p) for p in [*protected_paths(), *extra_stores]}
     folders = {os.path.realpath(p) for p in protected_folders()}
-    return Hidden(frozenset(stores), frozenset(folders), frozenset([os.path.realpath(revisions_dir())]))
+    bots = [os.path.realpath(revisions_dir()), os.path.realpath(shell_builds_dir())]
+    return Hidden(frozenset(stores), frozenset(folders), frozenset(bots))
 
 
 def view(paths: Sequence[str], secret: Hidden) -> list[str]:

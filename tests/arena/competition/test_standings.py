@@ -131,8 +131,8 @@ def test_a_myai_entrant_without_its_agent_is_bad_input(tmp_path: Path, cli, one_
     line = one_error_line(cli("compete", path))
     where = _line(path, 'myai = "ann"')
     assert line == (
-        f"error: {path}:{where}: entrants[1].myai: {tmp_path / 'ann' / 'MyAI.py'}: no MyAI.py "
-        "there (a course-shell agent's folder holds it; an engine bot's command is a program)"
+        f"error: {path}:{where}: entrants[1].myai: {tmp_path / 'ann' / 'MyAI.py'}: no MyAI.py, "
+        "MyAI.java or MyAI.cpp there (a course-shell agent's folder holds one; an engine bot's command is a program)"
     )
     assert not list(tmp_path.glob("*.db*"))
 
@@ -192,6 +192,13 @@ def test_a_course_tournament_ranks_by_points_and_writes_the_grades_and_fits_80_c
         line = by_name[row["entrant"]]
         assert line[2:8] == [str(row["sets"][s][k]) for s in ("small", "medium", "large") for k in ("wins", "games")]
         assert (float(line[8]), int(line[9])) == (row["points"], row["rank"])
+    # The same grades from the published leaderboard.json, without playing: byte for byte, to a file or stdout.
+    published = tmp_path / "course-results" / "leaderboard.json"
+    again = cli("grades", published, "--out", tmp_path / "again.csv")
+    assert again.exit_code == 0, again.output
+    assert (tmp_path / "again.csv").read_bytes() == grades.read_bytes()
+    printed = cli("grades", published)
+    assert printed.exit_code == 0 and printed.stdout.replace("\r\n", "\n") == grades.read_text()
     markdown = (tmp_path / "course-results" / "leaderboard.md").read_text()
     assert "## Points" in markdown and "| 1 | " in markdown
     assert all(f"## {name}" in markdown for name in ("small", "medium", "large"))
@@ -216,3 +223,63 @@ def test_a_course_tournament_ranks_by_points_and_writes_the_grades_and_fits_80_c
     assert any("ann" in line for line in table_lines) and any("leader" in line for line in table_lines)
     assert len(table_lines) >= 10 and max(len(line) for line in table_lines) <= 80, "\n".join(table_lines)
     assert "played 0 games (66 already in the store)" in result.stdout
+
+
+def _results(**changes: object) -> dict[str, object]:
+    """A competition's published results, as ``arena compete`` writes them, of one set and two entrants."""
+    data: dict[str, object] = {
+        "competition": {"name": "c", "sets": [{"name": "small", "points": 1.0}]},
+        "entrants": [{"name": "ann", "owner": "Ann"}, {"name": "cal", "owner": "Cal"}],
+        "points": [
+            {
+                "rank": 1, "entrant": "ann", "owner": "Ann", "points": 3.0, "points_low": 1.0, "points_high": 4.0,
+                "sets": {"small": {"wins": 3, "games": 4, "win_rate": 0.75, "ci_low": 0.3, "ci_high": 0.95,
+                                   "points": 3.0}},
+            }
+        ],
+    }  # fmt: skip
+    data.update(changes)
+    return data
+
+
+def test_grades_from_a_results_file_left_out_entrants_included(tmp_path: Path, cli) -> None:
+    path = tmp_path / "leaderboard.json"
+    path.write_text(json.dumps(_results()))
+    result = cli("grades", path)
+    assert result.exit_code == 0, result.output
+    assert list(csv.reader(result.stdout.splitlines())) == [
+        ["entrant", "owner", "small wins", "small games", "points", "rank"],
+        ["ann", "Ann", "3", "4", "3", "1"],
+        ["cal", "Cal", "0", "0", "0", ""],
+    ]
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        (None, "leaderboard.json: no such file"),
+        ("{not json", "leaderboard.json:1: not JSON: Expecting property name enclosed in double quotes"),
+        ("[1, 2]", "not a competition's results: the file holds no JSON object"),
+        (
+            json.dumps({"rows": [], "config": {}}),
+            "not a competition's results (arena compete's leaderboard.json): no 'competition', 'entrants', 'points' "
+            "(a tournament's leaderboard has no points table)",
+        ),
+        (
+            json.dumps(_results(points=[{"rank": 1}])),
+            "(arena compete's leaderboard.json): points[0].entrant: Field required",
+        ),
+        (
+            json.dumps(_results(competition={"sets": [{"name": "large"}]})),
+            "the points table of 'ann' names set 'small', which the competition has not",
+        ),
+    ],
+)
+def test_grades_from_anything_else_is_one_line_exit_2(
+    tmp_path: Path, cli, one_error_line, content: str | None, words: str
+) -> None:
+    path = tmp_path / "leaderboard.json"
+    if content is not None:
+        path.write_text(content)
+    line = one_error_line(cli("grades", path))
+    assert line.startswith(f"error: {path}") and words in line, line

@@ -37,10 +37,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]
               "random,mean-constraint", "--store", store, "-w", "1", "-q", "--json")  # fmt: skip
         with Store(store, create=False, read_only=True) as db:
             tid = db.latest()
-            board = build_leaderboard(db, tid)
+            leaderboard = build_leaderboard(db, tid)
         height, width = map(int, size.split("x"))
         board_set = BoardSet(name=name, width=width, height=height, mines=mines, first_click="zero", points=points)
-        played.append(PlayedSet(board_set, tid, board))
+        played.append(PlayedSet(board_set, tid, leaderboard))
     with Store(store, create=False, read_only=True) as db:
         table = standings(db, played, {"random": EVIL, "mean-constraint": "staff"})
     data = {
@@ -75,6 +75,30 @@ def test_the_points_page_shows_every_entrant_and_links_every_set(
     page.wait_for_load_state()
     assert f"t/{data['sets'][1]['tournament_id']}/index.html" in page.url
     page.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_home_page_links_the_points_table(
+    browser: Any, site: tuple[Path, dict[str, Any]], width: int, tmp_path: Path
+) -> None:
+    folder, _ = site
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.goto((folder / "index.html").as_uri())
+    link = page.locator("#points-link")
+    assert link.count() == 1 and link.inner_text() == "points" and link.is_visible()
+    page.screenshot(path=str(tmp_path / f"home-{width}.png"), full_page=True)
+    link.click()
+    page.wait_for_load_state()
+    assert page.url.endswith("/points.html") and page.locator("#points tbody tr").count() == 2
+    page.close()
+
+
+def test_a_site_without_board_sets_links_no_points_table(tmp_path: Path) -> None:
+    store = tmp_path / "s.db"
+    arena("tournament", "-d", "beginner", "-n", "2", "-p", "random", "--store", store, "-w", "1", "-q", "--json")
+    write_site(store, tmp_path / "site")
+    home = (tmp_path / "site" / "index.html").read_text()
+    assert "points-link" not in home and not (tmp_path / "site" / "points.html").exists()
 
 
 @pytest.mark.slow  # its module's `site` plays two tournaments: 21 s in the fast tier

@@ -167,8 +167,8 @@ def test_a_folder_without_myai_is_refused_in_one_line() -> None:
     with pytest.raises(EngineBotError) as refused:
         EngineBot.parse(f"x={AGENTS / 'no_agent'}")
     assert (
-        str(refused.value) == f"{AGENTS / 'no_agent' / 'MyAI.py'}: no MyAI.py there "
-        "(a course-shell agent's folder holds it; an engine bot's command is a program)"
+        str(refused.value) == f"{AGENTS / 'no_agent' / 'MyAI.py'}: no MyAI.py, MyAI.java or MyAI.cpp there "
+        "(a course-shell agent's folder holds one; an engine bot's command is a program)"
     )
     bot = EngineBot.parse(f"x={AGENTS / 'queue'}")
     assert bot.shell_folder == str(AGENTS / "queue") and bot.folder == str(AGENTS / "queue")
