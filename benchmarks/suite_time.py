@@ -52,6 +52,8 @@ class Pass:
     skipped: int
     load_before: tuple[float, float, float]
     load_after: tuple[float, float, float]
+    #: The node ids of the tests that failed (a failure seen once in a timed run must be findable afterwards).
+    failures: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -78,7 +80,10 @@ def run_pass(args: list[str], report: Path, env: dict[str, str]) -> tuple[Pass, 
     failed = sum(1 for _, _, outcome in cases if outcome == "failed")
     skipped = sum(1 for _, _, outcome in cases if outcome == "skipped")
     timed = [(name, seconds) for name, seconds, _ in cases]
-    result = Pass(args, round(seconds, 1), round(cpu, 1), done.returncode, len(cases), failed, skipped, before, after)
+    failures = [name for name, _, outcome in cases if outcome == "failed"]
+    result = Pass(
+        args, round(seconds, 1), round(cpu, 1), done.returncode, len(cases), failed, skipped, before, after, failures
+    )
     return result, timed
 
 
@@ -129,6 +134,8 @@ def show(tier: Tier) -> None:
             f"{result.tests} tests, {result.failed} failed, {result.skipped} skipped, exit {result.exit_code}, "
             f"load before {load}"
         )
+        for name in result.failures:
+            print(f"    failed: {name}")
     print(f"  the {len(tier.slowest)} slowest tests:")
     for test, seconds in tier.slowest:
         print(f"  {seconds:8.2f} s  {test}")
