@@ -48,7 +48,7 @@ def play(store: Path, difficulty: str, boards: int, players: tuple[str, ...], wo
 def timed(client: Any, url: str, rounds: int) -> dict[str, float]:
     from arena.web import data
 
-    data._CACHE.values.clear()
+    data.CACHE.values.clear()
     start = time.perf_counter()
     answer = client.get(url)
     first = time.perf_counter() - start
@@ -66,7 +66,7 @@ def player(client: Any, url: str, rounds: int) -> dict[str, float]:
     more than ``SYNC_LOSS_GAMES`` games), the time until they are judged, then the whole page again."""
     from arena.web import data
 
-    data._CACHE.values.clear()
+    data.CACHE.values.clear()
     start = time.perf_counter()
     answer = client.get(url)
     first = time.perf_counter() - start

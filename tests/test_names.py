@@ -21,7 +21,7 @@ SHARED = {
     "main": "the entry point of each program the arena starts: the CLI, the bot host, the sandbox launcher",
     "build": "running a kit's build.sh: for one folder (arena.kits) and for a competition's entrants",
     "discover": "listing the players plugins offer: for a tournament and for a competition's entrants",
-    "games_page": "a page of a player's games: its data (arena.web.data) and its page (arena.web.pages)",
+    "games_page": "a page of a player's games: its data (arena.web.games_data) and its page (arena.web.player_pages)",
     "to_markdown": "a leaderboard as markdown, and a competition's results (its leaderboard and entrants)",
     "Action": "the course shell's action (arena/isolation/myai/Action.py: the shell fixes the name its agents import)"
     " and what `arena entrant` does",

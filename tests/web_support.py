@@ -52,6 +52,10 @@ class Evil(Player):
 def register_players(register):
     register(Evil)
 """
+#: The competition's name and owners the session's store is labelled with (as ``arena compete`` labels its
+#: tournament): text a stranger wrote, payloads among it.
+COMPETITION = f"Evil cup {SCRIPT}"
+OWNERS = {"evil": IMAGE, "random": "Ann Example", "mean-constraint": "Bo & Co"}
 PLAYERS = ("random", "mean-constraint", "evil")
 BOARDS = 24
 #: The browser: Debian's package puts it here; ARENA_TEST_CHROMIUM names another.

@@ -232,7 +232,9 @@ def command(
             if len(sets) > 1:
                 _say(f"playing {board_set.name}", quiet=quiet)
             names = [p.name for p in playing_now]
-            summary, leaderboard, seconds = _play(config, catalog, store_path, workers, quiet, names)
+            named = f"{c.name}: {board_set.name}" if len(sets) > 1 else c.name
+            owned = {p.name: p.entrant.owner for p in playing_now}
+            summary, leaderboard, seconds = _play(config, catalog, store_path, workers, quiet, names, (named, owned))
             played.append(PlayedSet(board_set, config.id, leaderboard))
             totals[0] += summary.played
             totals[1] += summary.skipped
@@ -318,16 +320,24 @@ def points_table(played: list[PlayedSet], table: list[Standing]) -> Any:
 
 
 def _play(
-    config: TournamentConfig, catalog: Any, store_path: Path, workers: int | None, quiet: bool, names: list[str]
+    config: TournamentConfig,
+    catalog: Any,
+    store_path: Path,
+    workers: int | None,
+    quiet: bool,
+    names: list[str],
+    labels: tuple[str, dict[str, str]],
 ) -> tuple[TournamentSummary, Leaderboard, float]:
     """Play what the store lacks (``arena tournament``'s machinery: resumable, each version its own entrant),
-    then read the competition's leaderboard."""
+    then read the competition's leaderboard. ``labels``: the tournament's name and each entrant's owner, stored
+    first, so that its pages say whose competition it is while it plays."""
     from arena.cli.progress import RunDisplay
     from arena.play.tournament import plan_tournament, run_tournament
     from arena.results.store import Store
 
     store_path.parent.mkdir(parents=True, exist_ok=True)
     with Store(store_path) as db, games_stopped("competition"):
+        db.describe(config.id, name=labels[0], owners=labels[1])
         plan = plan_tournament(config, db, catalog, workers=workers)
         if plan.workers_note:
             err_console.print(escape(plan.workers_note), style="yellow", highlight=False, soft_wrap=True)

@@ -21,6 +21,7 @@ from arena.play.backends import Backend, make_backend
 from arena.play.events import TournamentEvents
 from arena.play.plan import plan_tournament
 from arena.play.tournament import run_tournament
+from arena.results.labels import MatchSettings
 from arena.results.store import Store
 from players.registry import Registry
 
@@ -93,6 +94,7 @@ def run_match(
     points = looks(batch, max_games)
     gsprt(0, 0, 0, delta, alpha, beta)  # bad delta, alpha or beta fail before anything is played
     a, b = (ref.base for ref in config.players)
+    store.describe(config.id, match=MatchSettings(round(100 * delta, 9), alpha, beta, batch, max_games))
     owned = isinstance(backend, str)
     backend_used = make_backend(backend, workers=workers, address=address) if isinstance(backend, str) else backend
     played = only_a = only_b = previous = 0

@@ -138,7 +138,13 @@ def _check(bot: Bot, limits: Limits, sandboxed: bool) -> tuple[list[dict[str, An
 
 
 def _play(
-    sets: BoardSets, bot: Bot, store_path: Path, private: bool, playing: Playing, progress: Callable[[int], None]
+    sets: BoardSets,
+    bot: Bot,
+    store_path: Path,
+    private: bool,
+    playing: Playing,
+    progress: Callable[[int], None],
+    owner: str = "",
 ) -> None:
     from arena.play.plan import plan_tournament
     from arena.play.tournament import run_tournament
@@ -149,6 +155,7 @@ def _play(
     catalog = PlayerCatalog.for_tournament(plugins, engine, Isolation.AUTO, sets.competition.sandbox)
     config = sets.config(private, (PlayerRef(name=bot.player),), engine)
     with Store(store_path) as store:
+        store.describe(config.id, name=sets.competition.name, owners={bot.player: owner})
         plan = plan_tournament(config, store, catalog, workers=playing.workers, backend=playing.backend)
         run_tournament(plan, store, _committed_events(progress))
 
@@ -254,14 +261,16 @@ def _games(
 ) -> int:
     current = queue.get(db, sub.id)
     assert current is not None
+    found = db.execute("SELECT owner FROM entrants WHERE name = ?", (sub.entrant,)).fetchone()
+    owner = str(found[0]) if found is not None else ""
     if not current.public_played:
         progress = _Progress(db, sub.id, 0)
-        _play(sets, bot, paths.public_store, False, playing, progress)
+        _play(sets, bot, paths.public_store, False, playing, progress, owner)
         progress.flush()
         queue.update(db, sub.id, public_played=1, done=sets.public_count)
         queue.update(db, sub.id, rank=public_rank(db, paths, sets, sub.player))
     progress = _Progress(db, sub.id, sets.public_count)
-    _play(sets, bot, paths.private_store, True, playing, progress)
+    _play(sets, bot, paths.private_store, True, playing, progress, owner)
     rank = public_rank(db, paths, sets, sub.player)
     queue.finish(db, sub.id, State.RANKED, done=sets.public_count + sets.private_count, rank=rank)
     return 0

@@ -221,6 +221,28 @@ ALTER TABLE players ADD COLUMN seen INTEGER NOT NULL DEFAULT 0;
     # Each entrant's files as the fingerprint saw them (JSON: name -> short hash; '' when unknown), so that a
     # version that runs with other files can be told which ones changed (arena.results.entrants).
     Migration("player-files", "ALTER TABLE players ADD COLUMN files TEXT NOT NULL DEFAULT '';"),
+    # A competition's name for its tournament and each entrant's owner, by the entrant's base (its key without
+    # the version), as ``arena compete`` and ``arena host`` know them (arena.results.labels): tables of their own,
+    # since neither changes a game or the tournament's id, and either may be written before the first game.
+    Migration(
+        "tournament-names-and-owners",
+        """
+CREATE TABLE IF NOT EXISTS tournament_names (tournament_id TEXT PRIMARY KEY, name TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS entrant_owners (
+    tournament_id TEXT NOT NULL,
+    base TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    PRIMARY KEY (tournament_id, base)
+) WITHOUT ROWID;
+""",
+    ),
+    # The sequential test a match's tournament was played under (``arena match``'s delta, alpha, beta, batch and
+    # maximum, as JSON), which its page shows instead of guessing them.
+    Migration(
+        "match-settings",
+        "CREATE TABLE IF NOT EXISTS match_settings (tournament_id TEXT PRIMARY KEY, settings TEXT NOT NULL)"
+        " WITHOUT ROWID;",
+    ),
 )
 
 #: The steps every schema-1 store has, whatever version wrote it (it kept its version in ``user_version`` or,

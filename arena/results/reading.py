@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from arena.outcome import GameResult, Outcome, PlayerKey
+from arena.results.labels import Labels, read_labels
 from arena.results.migrations import CHUNK_BOARDS
 from arena.results.record_replay import Replayed, replay_record
 from arena.results.records import GameRecord, RecordMissing, decode
@@ -127,6 +128,10 @@ class StoreReader:
         if first is None:
             raise StoreError(f"{str(self.path)!r} holds no tournament yet; run `arena tournament` first")
         return first
+
+    def labels(self, tournament_id: str) -> Labels:
+        """Its competition's name, its entrants' owners and its match's test, as far as the store keeps them."""
+        return read_labels(self.db, tournament_id)
 
     def players_everywhere(self) -> list[tuple[str, StoredPlayer]]:
         """Every entrant of every tournament, as (tournament id, entrant), in the order the store first saw them."""

@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from arena.web import data, follow, pages, pages_more, sweep_page
+from arena.web import data, follow, pages, pages_more, player_pages, sweep_page
 from arena.web.links import ServeLinks
 from arena.web.render import render_error, render_page, static_files
 
@@ -128,12 +128,12 @@ def create_app(store: str | Path | None = None) -> Starlette:
         return pages.leaderboard_page(db, tid(request), _LINKS, all_versions=versions == "all")
 
     def player(db: Any, request: Request) -> pages.Page:
-        return pages.player_page(db, tid(request), request.path_params["slug"], _LINKS)
+        return player_pages.player_page(db, tid(request), request.path_params["slug"], _LINKS)
 
     def games(db: Any, request: Request) -> pages.Page:
         outcome = request.query_params.get("outcome", "all")
         number = _int(request, "page", request.query_params.get("page", "1"), 1)
-        return pages.games_page(db, tid(request), request.path_params["slug"], outcome, number, _LINKS)
+        return player_pages.games_page(db, tid(request), request.path_params["slug"], outcome, number, _LINKS)
 
     def game(db: Any, request: Request) -> pages.Page:
         board = _int(request, "board", request.path_params["board"])

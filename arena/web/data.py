@@ -1,5 +1,6 @@
-"""Everything the pages read from the results store, in one module: the web package's only door to the store,
-the leaderboard, the loss analysis, the failure report and the replays.
+"""What the pages read of a tournament from the results store: the web package's door to the store (``reading``),
+its tournaments and players, the leaderboard and failure report, and how far a run is (``live_status``);
+``arena.web.games_data`` reads single games and boards through the same door.
 
 The store is opened read-only for each request (``reading``): a tournament may be writing it meanwhile (WAL mode
 lets a reader see every committed batch), and a store file replaced while the app runs is simply opened anew by
@@ -11,59 +12,42 @@ again while nothing changed is served from memory, and a page asked after a comm
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import datetime as dt
 import hashlib
 import re
 import threading
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from arena.analysis.failures import PlayerFailures, build_failure_report
 from arena.analysis.leaderboard import Leaderboard, build_leaderboard
-from arena.analysis.pairs import split_boards
-from arena.analysis.replay import ReplayGame, ReplayMove
-from arena.analysis.replay.model import Note
-from arena.outcome import FAILURES, GameResult
-from arena.results.records import RecordError, decode_moves
 from arena.results.store import Store, StoreError
 from arena.results.stored import StoredPlayer, StoredTournament
 
 __all__ = [
     "CACHE",
     "LIVE_SECONDS",
-    "OUTCOME_FILTERS",
     "BadRequest",
-    "GamesPage",
     "LiveStatus",
     "NotFound",
     "Signature",
     "SweepLine",
     "TournamentInfo",
     "Unavailable",
-    "board_pairs",
-    "diverged",
-    "diverged_at",
     "failures",
     "find_player",
-    "games_page",
     "leaderboard",
     "live_status",
-    "player_games",
     "player_slug",
     "players",
     "reading",
-    "records",
-    "replay_game",
     "signature",
-    "split_figures",
     "store_signature",
     "sweeps",
     "tournament",
     "tournaments",
-    "wins_in_order",
 ]
 
 
@@ -71,8 +55,6 @@ __all__ = [
 LIVE_SECONDS = 60.0
 #: The shortest wait after a tournament's last commit before it is shown as stopped.
 MIN_LIVE_SECONDS = 10.0
-#: The outcome filters of a player's games list: every game, or one kind of ending.
-OUTCOME_FILTERS = ("all", "won", "lost", "failed")
 _SAFE_SLUG = re.compile(r"[A-Za-z0-9_.-]+")
 
 
@@ -157,9 +139,18 @@ def _age(stamp: str | None) -> float | None:
     return (dt.datetime.now(dt.UTC) - then).total_seconds()
 
 
-def _player(p: StoredPlayer) -> dict[str, Any]:
-    """A player as the pages read it: ``player`` is its leaderboard key."""
-    return {"player": p.key, "name": p.name, "options": dict(p.options), "version": p.version, "source": p.source}
+def _player(p: StoredPlayer, owners: dict[str, str] | None = None) -> dict[str, Any]:
+    """A player as the pages read it: ``player`` is its leaderboard key, ``owner`` who entered it ("" when no
+    competition said: ``arena.results.labels``)."""
+    owner = (owners or {}).get(p.base, "")
+    return {
+        "player": p.key,
+        "name": p.name,
+        "options": dict(p.options),
+        "version": p.version,
+        "source": p.source,
+        "owner": owner,
+    }
 
 
 def tournaments(db: Store) -> list[TournamentInfo]:
@@ -168,17 +159,19 @@ def tournaments(db: Store) -> list[TournamentInfo]:
     for stored in db.tournaments():
         names = [p.key for p in db.players(stored.id)]
         status = live_status(db, stored.id)
-        out.append(TournamentInfo(stored.listing(), names, stored.last_finished, status.live, status.incomplete))
+        row = {**stored.listing(), "name": db.labels(stored.id).name}
+        out.append(TournamentInfo(row, names, stored.last_finished, status.live, status.incomplete))
     return out
 
 
 def tournament(db: Store, tid: str) -> dict[str, Any]:
-    """Tournament ``tid`` as ``StoredTournament.listing`` gives it (without its games stored); ``NotFound`` for an
-    unknown id."""
+    """Tournament ``tid`` as ``StoredTournament.listing`` gives it (without its games stored) and its competition's
+    ``name`` ("" for none); ``NotFound`` for an unknown id."""
     try:
-        return db.tournament(tid).listing()
+        stored = db.tournament(tid)
     except StoreError:
         raise NotFound(f"no tournament {tid!r} in this store") from None
+    return {**stored.listing(), "name": db.labels(tid).name}
 
 
 def player_slug(key: str) -> str:
@@ -193,7 +186,8 @@ def player_slug(key: str) -> str:
 def players(db: Store, tid: str) -> dict[str, dict[str, Any]]:
     """The tournament's players by slug: their store rows (``player`` is the leaderboard key)."""
     tournament(db, tid)
-    return {player_slug(p.key): _player(p) for p in db.players(tid)}
+    owners = db.labels(tid).owners
+    return {player_slug(p.key): _player(p, owners) for p in db.players(tid)}
 
 
 def find_player(db: Store, tid: str, slug: str) -> dict[str, Any]:
@@ -252,138 +246,6 @@ def failures(db: Store, tid: str, key: str) -> PlayerFailures:
         return build_failure_report(db, tid, key, limit=20).players[0]
 
     return CACHE.get(("failures", str(db.path.resolve()), tid, key), sig, compute)
-
-
-# -- games ----------------------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class GamesPage:
-    """One page of a player's games, filtered by outcome: the stored games, and how many match in all."""
-
-    rows: list[GameResult]
-    total: int
-    page: int
-    pages: int
-    per_page: int
-    counts: dict[str, int]
-
-
-def _matches(outcome: str, wanted: str) -> bool:
-    if wanted == "all":
-        return True
-    if wanted == "failed":
-        return outcome in {o.value for o in FAILURES}
-    return outcome == wanted
-
-
-def games_page(db: Store, tid: str, key: str, outcome: str = "all", page: int = 1, per_page: int = 50) -> GamesPage:
-    """Page ``page`` (from 1) of ``key``'s games whose outcome is ``outcome`` (``OUTCOME_FILTERS``), by board.
-
-    Counted and paged by SQLite on the games table's key: a page of a player's 20,000 games reads 50 rows."""
-    if outcome not in OUTCOME_FILTERS:
-        raise BadRequest(f"outcome must be one of {', '.join(OUTCOME_FILTERS)}, not {outcome!r}")
-    if page < 1:
-        raise BadRequest(f"page must be 1 or more, not {page}")
-    by_outcome = db.outcome_counts(tid, player=key).get(key, {})
-    counts = {name: sum(n for o, n in by_outcome.items() if _matches(o.value, name)) for name in OUTCOME_FILTERS}
-    wanted = [o for o in by_outcome if _matches(o.value, outcome)]
-    pages = max(1, -(-counts[outcome] // per_page))
-    if page > pages:
-        raise NotFound(f"page {page} of {key}'s {outcome} games does not exist; there are {pages}")
-    rows = db.games_paged(tid, key, wanted, limit=per_page, offset=(page - 1) * per_page)
-    return GamesPage(rows, counts[outcome], page, pages, per_page, counts)
-
-
-def player_games(db: Store, tid: str, key: str) -> list[GameResult]:
-    """The stored games of one player, by board: read by the games table's key (tournament, player, board), not
-    by a scan of every player's games."""
-    return list(db.iter_games(tid, player=key))
-
-
-def _note(note: str, p_mine: float | None) -> Note:
-    if p_mine is not None:
-        return {"note": note, "p_mine": p_mine} if note else {"p_mine": p_mine}
-    return note or None
-
-
-def replay_game(db: Store, tid: str, key: str, board: int) -> ReplayGame:
-    """``key``'s game on ``board``, its record checked against its stored result, ready for the viewer.
-
-    ``NotFound`` when the game is not stored; ``Unavailable`` when it has no record or one that does not
-    reproduce it (the page says which)."""
-    tournament(db, tid)
-    stored = db.tournament(tid)
-    try:
-        result = db.game(tid, key, board)
-    except StoreError:
-        raise NotFound(f"tournament {tid} has no game of {key!r} on board {board}") from None
-    try:
-        checked = db.replay(tid, key, board)
-    except RecordError as error:
-        raise Unavailable(str(error)) from None
-    moves = [ReplayMove(m.kind, m.row, m.col, m.guess, _note(m.note, m.p_mine), m.opened) for m in checked.record.moves]
-    return ReplayGame(
-        key, stored.spec, stored.rule.value, stored.seed, board, moves, result.outcome.value, result.error
-    )
-
-
-def _won_by_board(db: Store, tid: str, key: str) -> dict[int, bool]:
-    query = "SELECT board, won FROM games WHERE tournament_id = ? AND player = ? ORDER BY board"
-    return {int(board): bool(won) for board, won in db.db.execute(query, (tid, key))}
-
-
-def wins_in_order(db: Store, tid: str, key: str) -> list[bool]:
-    """Whether ``key`` won each of its stored games, in board order (read by the games table's key)."""
-    return list(_won_by_board(db, tid, key).values())
-
-
-def board_pairs(db: Store, tid: str, a: str, b: str) -> list[tuple[bool, bool]]:
-    """(``a`` won, ``b`` won) on each board both have played, in board order: what a match's test reads."""
-    x, y = _won_by_board(db, tid, a), _won_by_board(db, tid, b)
-    return [(x[board], y[board]) for board in x if board in y]
-
-
-def records(db: Store, tid: str) -> Iterator[tuple[str, int, bytes]]:
-    """Every game record of the tournament as ``(player, board, blob)``, in board order, read as consumed."""
-    return db.record_blobs(tid)
-
-
-def split_figures(db: Store, tid: str, a: str, b: str) -> dict[str, Any]:
-    """``arena diff``'s figures (``arena.analysis.pairs``): over the boards both played, which only ``a`` won,
-    which only ``b``, and how many both or neither won."""
-    return dataclasses.asdict(split_boards(db, tid, a, b))
-
-
-def diverged_at(db: Store, tid: str, a: str, b: str, board: int) -> int | None:
-    """The 1-based move where the two games of ``board`` first differ; ``None`` for the same play or no record."""
-    return diverged(db, tid, a, b, [board])[board]
-
-
-def diverged(db: Store, tid: str, a: str, b: str, boards: Collection[int]) -> dict[int, int | None]:
-    """``diverged_at`` of each of ``boards``, the two players' records read in one pass each (a comparison page
-    of a large tournament lists thousands of boards), without the cells each move opened."""
-    wanted = set(boards)
-    moves: list[dict[int, list[tuple[int, int]]]] = []
-    for key in (a, b):
-        found: dict[int, list[tuple[int, int]]] = {}
-        for _, board, blob in db.record_blobs(tid, key):
-            if board in wanted:
-                try:
-                    codes, cells, _, _ = decode_moves(blob)
-                except RecordError:
-                    continue
-                found[int(board)] = [(code & 3, cell) for code, cell in zip(codes, cells, strict=True)]
-        moves.append(found)
-    out: dict[int, int | None] = {}
-    for board in sorted(wanted):
-        if board not in moves[0] or board not in moves[1]:
-            out[board] = None
-            continue
-        x, y = moves[0][board], moves[1][board]
-        at = next((i for i, (p, q) in enumerate(zip(x, y, strict=False)) if p != q), None)
-        if at is None and len(x) != len(y):
-            at = min(len(x), len(y))
-        out[board] = None if at is None else at + 1
-    return out
 
 
 # -- live -----------------------------------------------------------------------------------------------------

@@ -19,9 +19,9 @@ from typing import Any
 from arena.analysis.sequential import gsprt
 from arena.analysis.stats import wilson_interval
 from arena.results.store import Store
-from arena.web import data
+from arena.web import data, games_data
 from arena.web.links import Links
-from arena.web.pages import Page, _board_label, _crumbs
+from arena.web.pages import Page, _crumbs, tournament_label
 from arena.web.sweep_page import PALETTE
 
 __all__ = ["MATCH_DEFAULTS", "convergence_page", "match_page", "match_players"]
@@ -106,10 +106,10 @@ def match_players(db: Store, tid: str) -> tuple[str, str] | None:
     return order[0], order[1]
 
 
-def _setting(query: dict[str, str], name: str) -> float:
+def _setting(query: dict[str, str], name: str, base: dict[str, float | int]) -> float:
     raw = query.get(name)
     if raw is None:
-        return float(MATCH_DEFAULTS[name])
+        return float(base[name])
     try:
         value = float(raw)
     except ValueError:
@@ -135,10 +135,15 @@ def match_page(db: Store, tid: str, links: Links, query: dict[str, str] | None =
         raise data.NotFound(f"tournament {tid} is not a match: a match has two players")
     a, b = pair
     query = query or {}
-    delta, alpha, beta = _setting(query, "delta"), _setting(query, "alpha"), _setting(query, "beta")
-    batch = int(_setting(query, "batch"))
-    assumed = [name for name in MATCH_DEFAULTS if name not in query]
-    won = data.board_pairs(db, tid, a, b)
+    stored = db.labels(tid).match
+    base: dict[str, float | int] = stored.as_json() if stored is not None else dict(MATCH_DEFAULTS)
+    delta, alpha, beta = (_setting(query, name, base) for name in ("delta", "alpha", "beta"))
+    batch = int(_setting(query, "batch", base))
+    # The settings the page did not get from the match itself: an old store's (the defaults, or the address's),
+    # and those the address changes of a stored match's.
+    assumed = [] if stored is not None else [name for name in MATCH_DEFAULTS if name not in query]
+    changed = [name for name in MATCH_DEFAULTS if name in query and float(query[name]) != float(base[name])]
+    won = games_data.board_pairs(db, tid, a, b)
     only_a = only_b = 0
     series: list[tuple[int, float]] = []
     looks: list[dict[str, Any]] = []
@@ -185,6 +190,8 @@ def match_page(db: Store, tid: str, links: Links, query: dict[str, str] | None =
         "beta": beta,
         "batch": batch,
         "assumed": assumed,
+        "stored": stored,
+        "changed": changed,
         "boards": boards,
         "only_a": only_a,
         "only_b": only_b,
@@ -205,6 +212,9 @@ def match_page(db: Store, tid: str, links: Links, query: dict[str, str] | None =
         "beta": beta,
         "batch": batch,
         "assumed": assumed,
+        "settings_stored": stored is not None,
+        "changed_by_address": changed,
+        "max_games": stored.max_games if stored is not None else None,
         "boards": boards,
         "only_candidate": only_a,
         "only_base": only_b,
@@ -215,7 +225,7 @@ def match_page(db: Store, tid: str, links: Links, query: dict[str, str] | None =
         "decided_at": decided["boards"] if decided else None,
         "looks": looks,
     }
-    crumbs = _crumbs(links, tid, _board_label(meta), (f"match {a} vs {b}", None))
+    crumbs = _crumbs(links, tid, tournament_label(meta), (f"match {a} vs {b}", None))
     live = links.live and status.live
     return Page("match.html", f"Match {a} vs {b}", context, payload, live, crumbs)
 
@@ -223,12 +233,12 @@ def match_page(db: Store, tid: str, links: Links, query: dict[str, str] | None =
 def convergence_page(db: Store, tid: str, links: Links) -> Page:
     """Each player's win rate with its 95% interval against the games it has played, in board order."""
     meta = data.tournament(db, tid)
-    board = data.leaderboard(db, tid)
-    players = [r.player for r in board.rows]
+    leaderboard = data.leaderboard(db, tid)
+    players = [r.player for r in leaderboard.rows]
     curves = []
     most = 0
     for i, key in enumerate(players):
-        wins = data.wins_in_order(db, tid, key)
+        wins = games_data.wins_in_order(db, tid, key)
         most = max(most, len(wins))
         points = []
         total = 0
@@ -289,6 +299,6 @@ def convergence_page(db: Store, tid: str, links: Links) -> Page:
             for c in curves
         ],
     }
-    crumbs = _crumbs(links, tid, _board_label(meta), ("convergence", None))
+    crumbs = _crumbs(links, tid, tournament_label(meta), ("convergence", None))
     live = links.live and status.live
-    return Page("convergence.html", f"Convergence · {_board_label(meta)}", context, payload, live, crumbs)
+    return Page("convergence.html", f"Convergence · {tournament_label(meta)}", context, payload, live, crumbs)

@@ -7,8 +7,9 @@ works from ``file://`` (where a folder does not open its ``index.html``) and fro
 
 A static site has one game page per tournament (``t/<tournament>/game.html``), the replay viewer, which shows the
 game its address names (``game.html?board=17&player=apex``, ``&vs=rref`` for two side by side) from the site's
-data files. It holds only the games ``arena site --replays`` chose: ``SiteLinks.game`` gives ``None`` for the
-others and the page then shows the game without a link.
+data files, and one board page (``t/<tournament>/board.html?board=17``) for every player's game of a board. It
+holds only the games ``arena site --replays`` chose: ``SiteLinks.game`` gives ``None`` for the others and the
+page then shows the game without a link.
 """
 
 from __future__ import annotations
@@ -63,6 +64,12 @@ def site_path(kind: str, *args: str | int) -> str:
             return f"t/{a[0]}/game.html?board={a[1]}&player={_q(a[2])}&vs={_q(a[3])}"
         case "games-data":
             return f"t/{a[0]}/games/{a[1]}.js"
+        case "board-viewer":
+            return f"t/{a[0]}/board.html"
+        case "board":
+            return f"t/{a[0]}/board.html?board={a[1]}"
+        case "boards-data":
+            return f"t/{a[0]}/boards/{a[1]}.js"
         case "diff":
             return f"t/{a[0]}/diff/{a[1]}/{a[2]}/index.html"
         case "static":
@@ -113,9 +120,13 @@ class Links:
         """Each player's win rate against games played."""
         return self._href("convergence", tid)
 
-    def board(self, tid: str, board: int) -> str | None:
-        """Board ``board`` across every player (served only: a site would need a page per board)."""
-        return None
+    def board(self, tid: str, board: int) -> str:
+        """Board ``board`` across every player."""
+        return self._href("board", tid, board)
+
+    def board_pattern(self, tid: str) -> str:
+        """A board's address with ``BOARD`` for its number: what the box that jumps to a board fills in."""
+        return self._href("board", tid, "BOARD")
 
     def download(self, tid: str, name: str) -> str:
         """A tournament's file: ``leaderboard.csv``, ``leaderboard.json``, ``games.csv``."""
@@ -149,9 +160,6 @@ class ServeLinks(Links):
     """Absolute addresses of the app (``arena serve``)."""
 
     live = True
-
-    def board(self, tid: str, board: int) -> str | None:
-        return self._href("board", tid, board)
 
     def live_status(self, tid: str) -> str:
         """The tournament's progress as JSON (``/t/<id>/live``), which its served pages ask while open."""

@@ -15,21 +15,19 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.analysis.losses import CLASS_MEANING
+from arena.analysis.leaderboard import Leaderboard
 from arena.analysis.replay import ReplayError, replay, replay_payload
-from arena.outcome import FAILURES, Outcome
+from arena.outcome import Outcome
 from arena.results.store import Store
-from arena.web import data, judging
+from arena.web import data, games_data
 from arena.web.links import Links
 
 __all__ = [
     "Page",
     "diff_page",
     "game_page",
-    "games_page",
     "home_page",
     "leaderboard_page",
-    "player_page",
     "viewer_page",
 ]
 
@@ -38,8 +36,6 @@ TIE_P = 0.05
 #: A tournament's files, served and in a site: the leaderboard (CSV, and ``arena leaderboard --json``) and every
 #: game as ``arena export --format csv`` writes it.
 DOWNLOADS = ("leaderboard.csv", "leaderboard.json", "games.csv")
-#: Boards listed per class of loss on a player's page (the games list has them all).
-BOARDS_SHOWN = 40
 
 
 @dataclass
@@ -65,8 +61,14 @@ def _crumbs(links: Links, tid: str | None = None, label: str = "", *more: tuple[
     return out
 
 
-def _board_label(meta: dict[str, Any]) -> str:
+def size_label(meta: dict[str, Any]) -> str:
+    """A tournament's kind of board: ``expert (16x30, 99 mines)``."""
     return f"{meta['difficulty']} ({meta['height']}x{meta['width']}, {meta['mines']} mines)"
+
+
+def tournament_label(meta: dict[str, Any]) -> str:
+    """What a tournament is called on its pages: its competition's name, else its kind of board."""
+    return str(meta.get("name") or "") or size_label(meta)
 
 
 def _options(row: dict[str, Any]) -> dict[str, Any]:
@@ -94,7 +96,9 @@ def home_page(db: Store, links: Links, only: Collection[str] | None = None) -> P
             {
                 "id": info.id,
                 "href": links.leaderboard(info.id),
-                "board": _board_label(r),
+                "label": tournament_label(r),
+                "named": bool(r.get("name")),
+                "size": size_label(r),
                 "rule": r["rule"],
                 "seed": r["seed"],
                 "boards": r["games"],
@@ -118,12 +122,12 @@ def home_page(db: Store, links: Links, only: Collection[str] | None = None) -> P
     return Page("tournaments.html", "Tournaments", context, [i.as_json() for i in infos], live, [])
 
 
-def tied_with_leader(board: Any) -> set[str]:
+def tied_with_leader(leaderboard: Leaderboard) -> set[str]:
     """The players the paired test cannot tell from the leader (p at or above ``TIE_P``), the leader included."""
-    if not board.rows:
+    if not leaderboard.rows:
         return set()
-    tied = {board.rows[0].player}
-    for row in board.rows[1:]:
+    tied = {leaderboard.rows[0].player}
+    for row in leaderboard.rows[1:]:
         if row.p_value is not None and row.p_value >= TIE_P:
             tied.add(row.player)
     return tied
@@ -167,14 +171,14 @@ def leaderboard_page(db: Store, tid: str, links: Links, *, all_versions: bool = 
     """``arena leaderboard``'s every figure, its intervals drawn, each player linked; ``all_versions``: a row for
     every version of each player, as ``--all-versions``."""
     meta = data.tournament(db, tid)
-    board = data.leaderboard(db, tid, all_versions=all_versions)
+    leaderboard = data.leaderboard(db, tid, all_versions=all_versions)
     status = data.live_status(db, tid)
     by_key = {row["player"]: (slug, row) for slug, row in data.players(db, tid).items()}
-    low, high = _interval_scale(board.rows)
-    ties = tied_with_leader(board)
-    leader_slug = by_key[board.rows[0].player][0] if board.rows else None
+    low, high = _interval_scale(leaderboard.rows)
+    ties = tied_with_leader(leaderboard)
+    leader_slug = by_key[leaderboard.rows[0].player][0] if leaderboard.rows else None
     rows = []
-    for r in board.rows:
+    for r in leaderboard.rows:
         slug, info = by_key.get(r.player, (data.player_slug(r.player), {}))
 
         def x(v: float) -> float:
@@ -186,6 +190,7 @@ def leaderboard_page(db: Store, tid: str, links: Links, *, all_versions: bool = 
                 "slug": slug,
                 "href": links.player(tid, slug),
                 "name": info.get("name", r.player),
+                "owner": info.get("owner", ""),
                 "options": _options(info),
                 "bar": {"x1": x(r.ci_low), "x2": x(r.ci_high), "x": x(r.win_rate)},
                 "tied": r.player in ties and r.rank != 1,
@@ -200,8 +205,9 @@ def leaderboard_page(db: Store, tid: str, links: Links, *, all_versions: bool = 
         )
     ticks = [round(low + i * (high - low) / 4, 4) for i in range(5)]
     context = {
-        "board": board,
+        "leaderboard": leaderboard,
         "meta": meta,
+        "name": meta.get("name") or "",
         "rows": rows,
         "scale": {"low": low, "high": high, "ticks": [(round(100 * (t - low) / (high - low), 3), t) for t in ticks]},
         "status": status,
@@ -211,224 +217,22 @@ def leaderboard_page(db: Store, tid: str, links: Links, *, all_versions: bool = 
         "generated": getattr(links, "generated", None),
         "pairs_href": links.pairs(tid),
         "convergence_href": links.convergence(tid),
-        "match_href": links.match(tid) if len(board.rows) == 2 else None,
+        "match_href": links.match(tid) if len(leaderboard.rows) == 2 else None,
         "downloads": [
             (name, links.download(tid, name)) for name in ("leaderboard.csv", "leaderboard.json", "games.csv")
         ],
-        "jump": links.board(tid, 0).replace("/b/0/", "/b/BOARD/") if links.board(tid, 0) else None,
+        "jump": links.board_pattern(tid),
         "versions_href": links.versions(tid),
         "latest_href": links.leaderboard(tid),
     }
-    crumbs = _crumbs(links, tid, _board_label(meta))
-    return Page("leaderboard.html", board.title, context, board.model_dump(), links.live and status.live, crumbs)
-
-
-def _loss_context(report: Any, tid: str, slug: str, links: Links) -> dict[str, Any] | str:
-    if isinstance(report, str):
-        return report
-    if isinstance(report, judging.Pending):
-        return {"pending": report}
-    classes = report.classes
-    most = max(classes.values(), default=0) or 1
-    boards = report.boards
-    rows = []
-    for name, count in classes.items():
-        if name == "unanalysed" and not count:
-            continue
-        shown = [(b, links.game(tid, b, slug)) for b in boards[name][:BOARDS_SHOWN]]
-        rows.append(
-            {
-                "name": name,
-                "count": count,
-                "meaning": CLASS_MEANING[name],
-                "width": round(100 * count / most, 2),
-                "boards": shown,
-                "more": max(0, count - len(shown)),
-            }
-        )
-    expected = report.expected_losses
-    top = max(expected["high"], expected["observed"], 1.0) * 1.1
-
-    def x(v: float) -> float:
-        return round(100 * v / top, 3)
-
-    calibration = {
-        **expected,
-        "x_low": x(expected["low"]),
-        "x_high": x(expected["high"]),
-        "x_expected": x(expected["expected"]),
-        "x_observed": x(expected["observed"]),
-        "top": top,
-    }
-    return {
-        "rows": rows,
-        "losses": report.losses,
-        "games": len(report.games),
-        "calibration": calibration,
-        "guesses": report.guesses_per_game,
-        "regret": report.regret["total"],
-    }
-
-
-def player_page(db: Store, tid: str, slug: str, links: Links, *, not_judged: str | None = None) -> Page:
-    """One player of a tournament: outcomes, losses by class with the expected losses, failures, its games.
-    ``not_judged``: the losses are not judged, for this reason (a static site of a large tournament)."""
-    meta = data.tournament(db, tid)
-    info = data.find_player(db, tid, slug)
-    key = info["player"]
-    board = data.leaderboard(db, tid)
-    row = next((r for r in board.rows if r.player == key), None)
-    older = False
-    if row is None:  # an older version: the leaderboard shows the latest; its own row is among every version's
-        row = next((r for r in data.leaderboard(db, tid, all_versions=True).rows if r.player == key), None)
-        older = row is not None
-    failures = data.failures(db, tid, key)
-    losses = not_judged if not_judged is not None else judging.losses(db, tid, key, background=links.live)
-    counts = {o.value: failures.outcomes.get(o.value, 0) for o in Outcome}
-    total = sum(counts.values()) or 1
-    outcome_bars = [
-        {"name": name, "count": n, "width": round(100 * n / total, 3)}
-        for name, n in counts.items()
-        if n or name in ("won", "lost")
-    ]
-    failure_rows = [{"f": f, "href": links.game(tid, f.board, slug)} for f in failures.failures]
-    others = [
-        {"key": other["player"], "href": links.diff(tid, slug, other_slug)}
-        for other_slug, other in data.players(db, tid).items()
-        if other_slug != slug
-    ]
-    status = data.live_status(db, tid)
-    context = {
-        "meta": meta,
-        "tid": tid,
-        "slug": slug,
-        "key": key,
-        "info": info,
-        "options": _options(info),
-        "row": row,
-        "older": older,
-        "versions_href": links.versions(tid),
-        "boards": board.config.boards,
-        "outcomes": outcome_bars,
-        "failures": failures,
-        "failure_rows": failure_rows,
-        "losses": _loss_context(losses, tid, slug, links),
-        "filters": [(name, links.games(tid, slug, name, 1)) for name in data.OUTCOME_FILTERS],
-        "filter_counts": {
-            "all": sum(counts.values()),
-            "won": counts["won"],
-            "lost": counts["lost"],
-            "failed": sum(counts[o.value] for o in FAILURES),
-        },
-        "others": others,
-        "status": status,
-    }
-    payload = {
-        "tournament": tid,
-        "player": key,
-        "name": info["name"],
-        "version": info["version"],
-        "source": info["source"],
-        "options": _options(info),
-        "leaderboard": row.model_dump() if row is not None else None,
-        "outcomes": failures.outcomes,
-        "losses": (
-            {"unavailable": losses}
-            if isinstance(losses, str)
-            else {"pending": True, "games": losses.games, "since": losses.started}
-            if isinstance(losses, judging.Pending)
-            else losses.as_json()
-        ),
-        "failures": failures.model_dump(),
-    }
-    crumbs = _crumbs(links, tid, _board_label(meta), (key, None))
-    live = links.live and (status.live or isinstance(losses, judging.Pending))
-    return Page("player.html", f"{key} · {_board_label(meta)}", context, payload, live, crumbs)
-
-
-def _loss_classes(db: Store, tid: str, key: str, links: Links, judge: bool) -> dict[int, str] | str:
-    """Each lost or failed board's class of loss (``arena losses``), or why it is not given here."""
-    if not judge:
-        return "not judged for this site"
-    report = judging.losses(db, tid, key, background=links.live)
-    if isinstance(report, str):
-        return report
-    if isinstance(report, judging.Pending):
-        return "being judged: reload in a moment"
-    return {board: name for name, boards in report.boards.items() for board in boards}
-
-
-def games_page(
-    db: Store,
-    tid: str,
-    slug: str,
-    outcome: str,
-    page: int,
-    links: Links,
-    per_page: int = 50,
-    *,
-    judge: bool = True,
-) -> Page:
-    """One page of a player's games, filtered by outcome, each board linking to its replay; a failed game shows
-    its error, a lost one its class of loss (``judge=False``: not judged, a large site)."""
-    meta = data.tournament(db, tid)
-    key = data.find_player(db, tid, slug)["player"]
-    found = data.games_page(db, tid, key, outcome, page, per_page)
-    classes: dict[int, str] | str = {}
-    if outcome in ("lost", "failed") or any(g.outcome.value == "lost" for g in found.rows):
-        classes = _loss_classes(db, tid, key, links, judge)
-    rows = [
-        {
-            "g": g,
-            "href": links.game(tid, g.board, slug),
-            "why": (
-                g.error
-                if g.outcome.value != "won" and g.outcome.value != "lost"
-                else (classes.get(g.board, "") if isinstance(classes, dict) else "")
-                if g.outcome.value == "lost"
-                else ""
-            ),
-            "meaning": CLASS_MEANING.get(classes.get(g.board, ""), "") if isinstance(classes, dict) else "",
-        }
-        for g in found.rows
-    ]
-    pager = {
-        "prev": links.games(tid, slug, outcome, page - 1) if page > 1 else None,
-        "next": links.games(tid, slug, outcome, page + 1) if page < found.pages else None,
-    }
-    context = {
-        "tid": tid,
-        "key": key,
-        "slug": slug,
-        "outcome": outcome,
-        "found": found,
-        "rows": rows,
-        "pager": pager,
-        "classes_note": classes if isinstance(classes, str) else "",
-        "filters": [(name, links.games(tid, slug, name, 1), found.counts[name]) for name in data.OUTCOME_FILTERS],
-    }
-    payload = {
-        "tournament": tid,
-        "player": key,
-        "outcome": outcome,
-        "page": found.page,
-        "pages": found.pages,
-        "total": found.total,
-        "games": [
-            {
-                **g.as_row(),
-                **({"loss_class": classes[g.board]} if isinstance(classes, dict) and g.board in classes else {}),
-            }
-            for g in found.rows
-        ],
-    }
-    crumbs = _crumbs(links, tid, _board_label(meta), (key, links.player(tid, slug)), (f"{outcome} games", None))
-    return Page("games.html", f"{key}: {outcome} games", context, payload, False, crumbs)
+    crumbs = _crumbs(links, tid, tournament_label(meta))
+    title = f"{meta['name']} · {leaderboard.title}" if meta.get("name") else leaderboard.title
+    return Page("leaderboard.html", title, context, leaderboard.model_dump(), links.live and status.live, crumbs)
 
 
 def _lost_neighbours(db: Store, tid: str, key: str, slug: str, board: int, links: Links) -> dict[str, Any]:
     """The player's lost games just before and after ``board``, as ``[board, address]`` (opened at their end)."""
-    lost = [g.board for g in data.player_games(db, tid, key) if g.outcome is Outcome.LOST]
+    lost = [g.board for g in games_data.player_games(db, tid, key) if g.outcome is Outcome.LOST]
     before = [b for b in lost if b < board]
     after = [b for b in lost if b > board]
     nav: dict[str, Any] = {}
@@ -445,7 +249,7 @@ def game_page(db: Store, tid: str, board: int, slugs: list[str], links: Links, *
     if not 0 <= board < int(meta["games"]):
         raise data.NotFound(f"tournament {tid} has boards 0 to {int(meta['games']) - 1}; there is no board {board}")
     keys = [data.find_player(db, tid, slug)["player"] for slug in slugs]
-    games = [data.replay_game(db, tid, key, board) for key in keys]
+    games = [games_data.replay_game(db, tid, key, board) for key in keys]
     try:
         replays = [replay(game, probabilities=False) for game in games]  # checked here; the page computes the odds
     except ReplayError as error:
@@ -457,10 +261,11 @@ def game_page(db: Store, tid: str, board: int, slugs: list[str], links: Links, *
         payload["nav"] = _lost_neighbours(db, tid, keys[0], slugs[0], board, links)
     more: list[tuple[str, str | None]] = []
     if len(slugs) == 1:
-        more = [(keys[0], links.player(tid, slugs[0])), (f"board {board}", None)]
+        more = [(keys[0], links.player(tid, slugs[0])), (f"board {board}", links.board(tid, board))]
     else:
-        more = [(f"{keys[0]} vs {keys[1]}", links.diff(tid, slugs[0], slugs[1])), (f"board {board}", None)]
-    crumbs = _crumbs(links, tid, _board_label(meta), *more)
+        pair = (f"{keys[0]} vs {keys[1]}", links.diff(tid, slugs[0], slugs[1]))
+        more = [pair, (f"board {board}", links.board(tid, board))]
+    crumbs = _crumbs(links, tid, tournament_label(meta), *more)
     return Page("game.html", title, {"payload": payload}, payload, False, crumbs)
 
 
@@ -468,9 +273,9 @@ def viewer_page(db: Store, tid: str, source: dict[str, Any], links: Links) -> Pa
     """A static site's one game page of a tournament: the replay viewer of ``game_page``, which shows the game
     its address names from the site's data files (``arena.web.site_data``)."""
     meta = data.tournament(db, tid)
-    crumbs = [("tournaments", links.home()), (_board_label(meta), links.leaderboard(tid))]
+    crumbs = [("tournaments", links.home()), (tournament_label(meta), links.leaderboard(tid))]
     context = {"payload": None, "source": source}
-    return Page("game.html", f"Replays · {_board_label(meta)}", context, None, False, crumbs)
+    return Page("game.html", f"Replays · {tournament_label(meta)}", context, None, False, crumbs)
 
 
 def diff_page(db: Store, tid: str, a: str, b: str, links: Links, *, boards: bool = True) -> Page:
@@ -481,10 +286,10 @@ def diff_page(db: Store, tid: str, a: str, b: str, links: Links, *, boards: bool
         raise data.BadRequest(f"compare two different players, got {a!r} twice")
     key_a = data.find_player(db, tid, a)["player"]
     key_b = data.find_player(db, tid, b)["player"]
-    split = data.split_figures(db, tid, key_a, key_b)
+    split = games_data.split_figures(db, tid, key_a, key_b)
     listed = boards
     boards_won = sorted([(x, key_a) for x in split["only_a"]] + [(x, key_b) for x in split["only_b"]])
-    diverged = data.diverged(db, tid, key_a, key_b, [x for x, _ in boards_won]) if listed else {}
+    diverged = games_data.diverged(db, tid, key_a, key_b, [x for x, _ in boards_won]) if listed else {}
     first, second = sorted((a, b))  # one side-by-side page per board and pair, whichever way it is asked
     rows = [
         {"board": x, "winner": w, "diverged": diverged[x], "href": links.pair(tid, x, first, second)}
@@ -501,7 +306,7 @@ def diff_page(db: Store, tid: str, a: str, b: str, links: Links, *, boards: bool
         "command": f"arena diff {tid} {key_a} {key_b}",
     }
     payload = {"tournament": tid, "a": key_a, "b": key_b, **split, "diverged_at": diverged}
-    crumbs = _crumbs(links, tid, _board_label(meta), (f"{key_a} vs {key_b}", None))
+    crumbs = _crumbs(links, tid, tournament_label(meta), (f"{key_a} vs {key_b}", None))
     return Page("diff.html", f"{key_a} vs {key_b}: the boards one of them won", context, payload, False, crumbs)
 
 

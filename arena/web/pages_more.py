@@ -17,17 +17,17 @@ from pathlib import Path
 from typing import Any
 
 from arena.analysis.history import UnknownPlayer, history_json, player_history
-from arena.analysis.replay import ReplayError, replay
 from arena.analysis.stats import compare_paired_counts
 from arena.results.export import write_export
 from arena.results.store import Store
-from arena.web import data
+from arena.web import board_data, data, games_data
 from arena.web.links import Links
-from arena.web.pages import TIE_P, Page, _board_label, _crumbs, tied_with_leader, tournament_facts
+from arena.web.pages import TIE_P, Page, _crumbs, tied_with_leader, tournament_facts, tournament_label
 
 __all__ = [
     "TIE_P",
     "board_page",
+    "board_viewer_page",
     "games_csv",
     "leaderboard_csv",
     "pairs_page",
@@ -75,56 +75,58 @@ def board_page(db: Store, tid: str, board: int, links: Links) -> Page:
     if not 0 <= board < int(meta["games"]):
         raise data.NotFound(f"tournament {tid} has boards 0 to {int(meta['games']) - 1}; there is no board {board}")
     slugs = {row["player"]: slug for slug, row in data.players(db, tid).items()}
+    found = board_data.board_games(db, tid, board, slugs)
     rows = []
-    layouts: dict[str, dict[str, Any]] = {}
-    for key, slug in slugs.items():
-        try:
-            game = db.game(tid, key, board)
-        except Exception:
-            continue
-        first = None
-        try:
-            replayed = replay(data.replay_game(db, tid, key, board), probabilities=False)
-            if replayed.layout is not None:
-                lines = _layout_rows(replayed.layout)
-                found = layouts.setdefault("\n".join(lines), {"rows": lines, "players": []})
-                found["players"].append(key)
-            first = replayed.game.moves[0] if replayed.game.moves else None
-        except (data.NotFound, data.Unavailable, ReplayError):
-            pass
+    for key, game in found.games.items():
         rows.append(
             {
                 "player": key,
-                "slug": slug,
+                "slug": slugs[key],
                 "outcome": game.outcome.value,
                 "moves": game.moves,
                 "guesses": game.guesses,
                 "bbbv": f"{game.bbbv_solved} / {game.bbbv}",
                 "ms": game.cpu_ms,
                 "error": game.error,
-                "first": f"{first.row},{first.col}" if first is not None else "-",
-                "href": links.game(tid, board, slug),
+                "first": f"{game.first_row},{game.first_col}" if game.first_row is not None else "-",
+                "href": links.game(tid, board, slugs[key]),
             }
         )
     rows.sort(key=lambda r: (r["outcome"] != "won", r["player"]))
+    layouts = [
+        {"rows": _layout_rows(layout), "players": sorted(k for k, at in found.layout_of.items() if at == i)}
+        for i, layout in enumerate(found.layouts)
+    ]
     context = {
         "meta": meta,
         "tid": tid,
         "board": board,
         "rows": rows,
-        "layouts": list(layouts.values()),
+        "layouts": layouts,
         "prev": links.board(tid, board - 1) if board > 0 else None,
         "next": links.board(tid, board + 1) if board + 1 < int(meta["games"]) else None,
         "boards": int(meta["games"]),
+        "source": None,
     }
     payload = {
         "tournament": tid,
         "board": board,
         "games": [{k: v for k, v in r.items() if k not in ("href", "slug")} for r in rows],
-        "layouts": [{"rows": layout["rows"], "players": layout["players"]} for layout in layouts.values()],
+        "layouts": layouts,
     }
-    crumbs = _crumbs(links, tid, _board_label(meta), (f"board {board}", None))
-    return Page("board.html", f"Board {board} · {_board_label(meta)}", context, payload, False, crumbs)
+    crumbs = _crumbs(links, tid, tournament_label(meta), (f"board {board}", None))
+    return Page("board.html", f"Board {board} · {tournament_label(meta)}", context, payload, False, crumbs)
+
+
+def board_viewer_page(db: Store, tid: str, links: Links) -> Page:
+    """A static site's one board page of a tournament: ``board_page`` drawn in the browser from the site's board
+    data files (``arena.web.board_data``) for the board its address names (``board.html?board=17``)."""
+    meta = data.tournament(db, tid)
+    source = {**board_data.board_source(db, tid), "players": {s: r["player"] for s, r in data.players(db, tid).items()}}
+    context = {"meta": meta, "tid": tid, "board": None, "rows": [], "layouts": [], "prev": None, "next": None,
+               "boards": int(meta["games"]), "source": source}  # fmt: skip
+    crumbs = _crumbs(links, tid, tournament_label(meta), ("a board", None))
+    return Page("board.html", f"Boards · {tournament_label(meta)}", context, None, False, crumbs)
 
 
 def pairs_page(db: Store, tid: str, links: Links) -> Page:
@@ -132,13 +134,13 @@ def pairs_page(db: Store, tid: str, links: Links) -> Page:
     rate on the boards both played with its 95% interval and the exact McNemar p, and which players are
     statistically tied with the leader (p at or above ``TIE_P`` against it)."""
     meta = data.tournament(db, tid)
-    board = data.leaderboard(db, tid)
+    leaderboard = data.leaderboard(db, tid)
     slugs = {row["player"]: slug for slug, row in data.players(db, tid).items()}
-    order = [r.player for r in board.rows]
-    ties = tied_with_leader(board)
+    order = [r.player for r in leaderboard.rows]
+    ties = tied_with_leader(leaderboard)
     pairs = []
     for a, b in itertools.combinations(order, 2):
-        split = data.split_figures(db, tid, a, b)
+        split = games_data.split_figures(db, tid, a, b)
         only_a, only_b = len(split["only_a"]), len(split["only_b"])
         games = only_a + only_b + int(split["both"]) + int(split["neither"])
         if not games:
@@ -161,8 +163,8 @@ def pairs_page(db: Store, tid: str, links: Links) -> Page:
         )
     context = {"meta": meta, "pairs": pairs, "ties": ties, "leader": order[0] if order else None, "tie_p": TIE_P}
     payload = {"tournament": tid, "tied_with_leader": sorted(ties), "pairs": [_no_href(p) for p in pairs]}
-    crumbs = _crumbs(links, tid, _board_label(meta), ("every pair", None))
-    return Page("pairs.html", f"Every pair · {_board_label(meta)}", context, payload, False, crumbs)
+    crumbs = _crumbs(links, tid, tournament_label(meta), ("every pair", None))
+    return Page("pairs.html", f"Every pair · {tournament_label(meta)}", context, payload, False, crumbs)
 
 
 def _no_href(row: dict[str, Any]) -> dict[str, Any]:
@@ -181,11 +183,11 @@ def leaderboard_csv(db: Store, tid: str, *, public: bool = False) -> str:
     """The leaderboard as CSV, a row per player (``public``: each source by its file's name, for a site)."""
     from arena.web.public import shown_source
 
-    board = data.leaderboard(db, tid)
+    leaderboard = data.leaderboard(db, tid)
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=list(LEADERBOARD_COLUMNS), extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
-    for row in board.rows:
+    for row in leaderboard.rows:
         values = row.model_dump()
         if public:
             values["source"] = shown_source(values.get("source") or "")

@@ -24,7 +24,7 @@ from arena.web.public import shown_source
 __all__ = ["environment", "render_error", "render_page", "static_files"]
 
 #: The files of ``static/``, served at ``/static/`` and copied into a site's ``static/``.
-STATIC = ("site.css", "site.js")
+STATIC = ("site.css", "site.js", "board.js")
 
 
 def _pct(value: float | None, digits: int = 2) -> str:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.web import data, follow, pages, pages_more, site_data, sweep_page
+from arena.web import board_data, data, follow, games_data, pages, pages_more, player_pages, site_data, sweep_page
 from arena.web.links import SiteLinks, site_path
 from arena.web.public import Redactor, machine_folders, shown_source
 from arena.web.render import render_page, static_files
@@ -133,12 +133,12 @@ def _not_judged(mode: str, games: int, tid: str, key: str) -> str | None:
     )
 
 
-def _public(board: dict[str, object]) -> dict[str, object]:
+def _public(leaderboard: dict[str, object]) -> dict[str, object]:
     """``arena leaderboard --json`` as a site publishes it: each source by its file's name."""
-    rows = board.get("rows")
+    rows = leaderboard.get("rows")
     if isinstance(rows, list):
-        board["rows"] = [{**row, "source": shown_source(str(row.get("source") or ""))} for row in rows]
-    return board
+        leaderboard["rows"] = [{**row, "source": shown_source(str(row.get("source") or ""))} for row in rows]
+    return leaderboard
 
 
 #: A competition's points table, at the site's top (``write_site(points=...)``).
@@ -243,14 +243,14 @@ def write_site(
                 why = _not_judged(losses, counts.get(key, 0), tid, key)
                 page(
                     site_path("player", tid, slug),
-                    lambda ln, t=tid, s=slug, w=why: pages.player_page(db, t, s, ln, not_judged=w),
+                    lambda ln, t=tid, s=slug, w=why: player_pages.player_page(db, t, s, ln, not_judged=w),
                     every,
                 )
-                for outcome in data.OUTCOME_FILTERS if lists else ():
+                for outcome in games_data.OUTCOME_FILTERS if lists else ():
                     number, pages_of = 1, 1
                     while number <= pages_of:
                         path = site_path("games", tid, slug, outcome, number)
-                        built = pages.games_page(
+                        built = player_pages.games_page(
                             db, tid, slug, outcome, number, SiteLinks(path, every), judge=why is None
                         )
                         put(path, render_page(built, SiteLinks(path, every)))
@@ -264,6 +264,15 @@ def write_site(
                             lambda ln, t=tid, a=slug, b=other: pages.diff_page(db, t, a, b, ln, boards=lists),
                             every,
                         )
+            page(site_path("board-viewer", tid), lambda ln, t=tid: pages_more.board_viewer_page(db, t, ln), every)
+            board_data.write_boards(
+                db,
+                tid,
+                slugs,
+                lambda key, board, t=tid, s=slugs: site_path("game", t, board, s[key]) in every,
+                put,
+                lambda n, t=tid: site_path("boards-data", t, n),
+            )
             if chosen:
                 viewer = site_path("viewer", tid)
                 lost: dict[str, list[int]] = {}

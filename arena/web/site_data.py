@@ -28,7 +28,7 @@ from arena.analysis.replay.model import note_text
 from arena.analysis.replay.page import ALPHABET, encode_layout, error_line, move_width, script_json
 from arena.results.records import RecordError, decode_moves
 from arena.results.store import Store
-from arena.web import data
+from arena.web import games_data
 from engine import FirstClick
 from engine.layout import board_permutation, mines_from_permutation
 
@@ -63,7 +63,7 @@ def _encode(codes: list[int], cells: list[int], width: int) -> str:
 
 
 def _note(text: str, p_mine: float | None) -> str:
-    """A move's note as the viewer shows it (``arena.web.data.replay_game`` gives the served page the same)."""
+    """A move's note as the viewer shows it (``arena.web.games_data.replay_game`` gives the served page the same)."""
     if p_mine is not None and math.isfinite(p_mine):
         return note_text({"note": text, "p_mine": p_mine} if text else {"p_mine": p_mine})
     return note_text(text or None)
@@ -93,7 +93,7 @@ def write_games(
             files += 1
             boards.clear()
 
-    for player, board, blob in data.records(db, tid):
+    for player, board, blob in games_data.records(db, tid):
         if (player, board) not in chosen:
             continue
         if board // CHUNK != chunk:

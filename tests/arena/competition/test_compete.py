@@ -131,6 +131,12 @@ def test_a_rerun_plays_only_what_the_store_lacks(tmp_path: Path, cli, checks_pas
     data = _run(cli, path)
     assert (data["run"]["played"], data["run"]["skipped"]) == (6, 12)
     assert {row["player"]: row["games"] for row in data["leaderboard"]["rows"]} == {"bob": 9, "bea": 9}
+    # The store keeps the competition's name and each entrant's owner, which its pages show.
+    from arena.results.store import Store
+
+    with Store(data["run"]["store"], read_only=True) as store:
+        labels = store.labels(data["leaderboard"]["config"]["tournament_id"])
+    assert (labels.name, labels.owners) == ("rerun cup", {"bob": "B", "bea": "E"})
 
 
 @pytest.mark.slow

@@ -123,6 +123,7 @@ def test_submit_wait_exit_codes_crawl_and_close(tmp_path: Path) -> None:
         assert (
             revealed.status == 200 and "alice.1" in revealed.text and f'href="/t/{private_id}/"' in page.get("/").text
         )
+        assert 'by <span class="owner" data-field="owner" title="owner">Alice Example</span>' in revealed.text
         boards = arena("boards", "-d", "beginner", "--seed", str(seed), "-n", "4", "--json")
         assert boards.returncode == 0 and len(json.loads(boards.stdout)) == 4
         (kit / "new.txt").write_text("a change\n")

@@ -359,6 +359,8 @@ def old_store(path: Path, version: str, make_result: MakeResult) -> TournamentCo
         db.execute("DROP TRIGGER IF EXISTS games_totals")
         db.execute("DROP TABLE game_totals")
         db.execute("DROP TABLE first_clicks")
+        for table in ("tournament_names", "entrant_owners", "match_settings"):  # the labels' two steps
+            db.execute(f"DROP TABLE {table}")
         for column in ("base", "fingerprint", "seen", "files"):  # the player-versions and player-files steps
             db.execute(f"ALTER TABLE players DROP COLUMN {column}")
         db.execute("PRAGMA user_version = 0")

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from shared_once import built_once
-from web_support import BOARDS, EVIL_SOURCE, PLAYERS, Stored, arena, chromium, free_port
+from web_support import BOARDS, COMPETITION, EVIL_SOURCE, OWNERS, PLAYERS, Stored, arena, chromium, free_port
 
 
 def _play_the_web_store(folder: Path) -> None:
@@ -25,6 +25,10 @@ def _play_the_web_store(folder: Path) -> None:
         "tournament", "-d", "beginner", "-n", BOARDS, "-p", ",".join(PLAYERS), "--plugin", plugin,
         "--sandbox", "off", "--workers", "2", "--store", folder / "arena.db", "--seed", "5",
     )  # fmt: skip
+    from arena.results.store import Store
+
+    with Store(folder / "arena.db") as store:  # named, with owners, as a competition's tournament is
+        store.describe(store.latest(), name=COMPETITION, owners=OWNERS)
 
 
 @pytest.fixture(scope="session")

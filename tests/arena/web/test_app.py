@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from typer.testing import CliRunner
-from web_support import IMAGE, PLAYERS, SCRIPT, Stored
+from web_support import COMPETITION, IMAGE, OWNERS, PLAYERS, SCRIPT, Stored
 
 from arena.cli import app as cli_app
 from arena.web.data import player_slug
@@ -311,3 +311,88 @@ def test_a_sweep_point_reused_from_a_larger_tournament_is_on_the_sweeps_page(tmp
     assert len(cli["cells"]) == 6 and {c["mines"] for c in sweep["cells"]} == {4, 6, 8}
     text = client.get("/sweeps/").text
     assert text.count('<tr data-mines="') == 3  # pivoted as the command prints it: a row per mine count
+
+
+def test_a_competitions_name_and_owners_are_shown_as_text(client, stored: Stored):
+    """The session's store is labelled as ``arena compete`` labels a competition's tournament: its name titles the
+    tournament's pages and the index, each owner stands beside its entrant on the leaderboard and its player page;
+    both are text a stranger wrote, escaped everywhere."""
+    t = stored.tournament
+    text = client.get(f"/t/{t}/").text
+    assert '<h1 data-field="name">Evil cup &lt;script&gt;window.pwned=1&lt;/script&gt;</h1>' in text
+    assert "<title>Evil cup &lt;script&gt;window.pwned=1&lt;/script&gt; · beginner" in text
+    checked = 0
+    for key, owner in OWNERS.items():
+        block = text.split(f'<tr data-player="{key}">')[1].split("</tr>")[0]
+        shown = owner.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&#34;")
+        assert f'<span class="owner" data-field="owner" title="owner">{shown}</span>' in block, key
+        page = client.get(f"/t/{t}/p/{player_slug(key)}/")
+        assert f'<span class="owner" data-field="owner">entered by {shown}</span>' in page.text
+        assert client.get(f"/t/{t}/p/{player_slug(key)}/?format=json").json()["owner"] == owner
+        no_markup_from_bots(page.text)
+        checked += 1
+    assert checked == 3
+    home = client.get("/").text
+    assert ">Evil cup &lt;script&gt;window.pwned=1&lt;/script&gt;</a>" in home and COMPETITION not in home
+    no_markup_from_bots(text)
+    no_markup_from_bots(home)
+
+
+def test_a_board_page_lists_every_players_game_with_its_layout(client, stored: Stored):
+    """Board 5: every player's game as the store holds it, each linked to its replay, and each first click's mine
+    layout, drawn as the engine draws it (the replay's own layout, checked for one game)."""
+    from arena.analysis.replay import replay
+    from arena.web import data, games_data
+
+    t = stored.tournament
+    page = client.get(f"/t/{t}/b/5/?format=json").json()
+    assert sorted(g["player"] for g in page["games"]) == sorted(PLAYERS)
+    with data.reading(stored.path) as db:
+        for game in page["games"]:
+            stored_game = db.game(t, game["player"], 5)
+            assert (game["outcome"], game["moves"]) == (stored_game.outcome.value, stored_game.moves)
+        drawn = replay(games_data.replay_game(db, t, "random", 5), probabilities=False).layout
+    (layout,) = [layout for layout in page["layouts"] if "random" in layout["players"]]
+    assert layout["rows"] == ["".join("*" if c else "." for c in row) for row in drawn.tolist()]
+    assert all("".join(lay["rows"]).count("*") == 10 for lay in page["layouts"])
+    text = client.get(f"/t/{t}/b/5/").text
+    assert text.count('class="replay-link"') == 3 and f'href="/t/{t}/b/4/"' in text and f'href="/t/{t}/b/6/"' in text
+    no_markup_from_bots(text)
+    assert client.get(f"/t/{t}/b/24/").status_code == 404
+
+
+def test_a_match_page_shows_the_settings_the_match_was_run_with(tmp_path: Path):
+    """``run_match`` stores its test's settings with the match's tournament and the page shows them (the address
+    may try others, and the page says so); a store from before they were kept says the match's are unknown."""
+    from starlette.testclient import TestClient
+
+    from arena.config import PlayerRef, TournamentConfig
+    from arena.experiments.match import run_match
+    from arena.results.store import Store
+    from arena.web.app import create_app
+    from engine import BEGINNER, FirstClick
+    from players.registry import Registry
+
+    refs = (PlayerRef(name="mean-constraint"), PlayerRef(name="random"))
+    config = TournamentConfig.build(BEGINNER, FirstClick.SAFE, seed=8, games=6, players=refs, purpose="match")
+    path = tmp_path / "match.db"
+    with Store(path) as store:
+        result = run_match(config, store, Registry(), delta=0.4, alpha=0.1, beta=0.2, batch=6, max_games=12,
+                           workers=1)  # fmt: skip
+    client = TestClient(create_app(path), raise_server_exceptions=False)
+    url = f"/t/{result.tournament_id}/match/"
+    got = client.get(url + "?format=json").json()
+    assert (got["delta"], got["alpha"], got["beta"], got["batch"], got["max_games"]) == (40, 0.1, 0.2, 6, 12)
+    assert got["settings_stored"] and got["assumed"] == [] and got["changed_by_address"] == []
+    text = client.get(url).text
+    assert "δ 40 points, α 0.1, β 0.2, a look every 6 boards, at most 12 boards" in text and 'id="assumed"' not in text
+    tried = client.get(url + "?delta=10").text
+    assert 'id="changed"' in tried and "changes delta" in tried
+    with sqlite3.connect(path) as db:  # as a store written before the settings were kept
+        db.execute("DELETE FROM match_settings")
+    old = client.get(url + "?format=json").json()
+    assert not old["settings_stored"] and old["assumed"] == ["delta", "alpha", "beta", "batch"]
+    assert (
+        "the match&#39;s own are unknown" in client.get(url).text
+        or "the match's own are unknown" in client.get(url).text
+    )

@@ -193,8 +193,8 @@ def test_a_crawl_finds_no_error_page(open_tab, served, site):
 def test_screenshots_of_each_kind_of_page(open_tab, served, stored: Stored, tmp_path: Path):
     t = stored.tournament
     base = served.url
-    board = json.loads(urllib.request.urlopen(f"{base}/t/{t}/p/random/games?outcome=lost&format=json").read())
-    lost = board["games"][0]["board"]
+    games = json.loads(urllib.request.urlopen(f"{base}/t/{t}/p/random/games?outcome=lost&format=json").read())
+    lost = games["games"][0]["board"]
     diff = json.loads(urllib.request.urlopen(f"{base}/t/{t}/diff/mean-constraint/random/?format=json").read())
     split = (diff["only_a"] + diff["only_b"])[0]
     kinds = {
@@ -308,13 +308,13 @@ def test_the_sites_replay_viewer_plays_the_stored_game(open_tab, site, stored: S
     file (nothing else), shows the stored game move by move with the exact probabilities the Python solver gives,
     shows the hostile bot's notes as text, and says so when the address names a game the site does not hold."""
     from arena.analysis.replay import replay
-    from arena.web import data
+    from arena.web import data, games_data
 
     t = stored.tournament
     with data.reading(stored.path) as db:
         games = [g for g in db.iter_games(t, player="evil") if g.outcome.value == "lost"]
         lost = [max(games, key=lambda g: g.moves).board]  # its longest loss: the most positions to compare
-        game = data.replay_game(db, t, "evil", lost[0])
+        game = games_data.replay_game(db, t, "evil", lost[0])
     rep = replay(game)
     viewer = site / "t" / t / "game.html"
     allowed = site.as_uri() + "/"

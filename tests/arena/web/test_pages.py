@@ -169,7 +169,7 @@ def test_what_the_pages_said_wrongly(tab, serve_here, shop: Shop, shop_site: Pat
             )
             assert ms == sorted(ms), (name, ms)
             # The sort is in the address: the same address shows the same order.
-            assert "sort-board=ms.asc" in page.url, page.url
+            assert "sort-leaderboard-table=ms.asc" in page.url, page.url
             order = page.eval_on_selector_all(
                 "#leaderboard tbody tr[data-player]", "rows => rows.map(r => r.dataset.player)"
             )
@@ -217,23 +217,23 @@ def test_a_page_follows_the_store_and_says_when_a_tournament_stopped(tab, serve_
                                     timeout=300_000)  # fmt: skip
             listed = json.loads(urllib.request.urlopen(served.url + "/?format=json").read())
             tid = next(t["id"] for t in listed if t["height"] == 8)
-            board = tab(served.url + "/")
-            board.goto(f"{served.url}/t/{tid}/")
-            board.wait_for_selector("#status .live-badge", timeout=120_000)
+            leaderboard = tab(served.url + "/")
+            leaderboard.goto(f"{served.url}/t/{tid}/")
+            leaderboard.wait_for_selector("#status .live-badge", timeout=120_000)
             count = "+document.querySelector('#status [data-field=\"stored\"] b').textContent.replace(/,/g, '')"
-            board.wait_for_function(f"() => {count} > 0", timeout=300_000)  # it refreshes itself while live
-            shoot(board, "leaderboard-live-1280.png", tmp_path)
+            leaderboard.wait_for_function(f"() => {count} > 0", timeout=300_000)  # it refreshes itself while live
+            shoot(leaderboard, "leaderboard-live-1280.png", tmp_path)
         finally:
             process.send_signal(signal.SIGTERM)
             process.wait(timeout=120)
-        board.wait_for_selector("#status [data-field='incomplete']", timeout=120_000)
-        resume = board.inner_text("#status [data-field='resume'] code")
+        leaderboard.wait_for_selector("#status [data-field='incomplete']", timeout=120_000)
+        resume = leaderboard.inner_text("#status [data-field='resume'] code")
         assert resume.startswith("arena tournament --size 8x8 --mines 10 --seed 0 -n 3000 -p slow --plugin slow_bot.py")
         assert "--sandbox off" in resume and str(tmp_path) not in resume
-        stored = int(board.inner_text('#status [data-field="stored"] b').replace(",", ""))
+        stored = int(leaderboard.inner_text('#status [data-field="stored"] b').replace(",", ""))
         assert 0 < stored < 3000
         index.wait_for_selector(f'#tournaments tr[data-tournament="{tid}"] .incomplete-badge', timeout=120_000)
-        shoot(board, "leaderboard-incomplete-1280.png", tmp_path)
+        shoot(leaderboard, "leaderboard-incomplete-1280.png", tmp_path)
         # A finished tournament extended with a larger -n: its page, open and not live, shows the new count.
         small = next(t["id"] for t in listed if t["height"] == 9)
         finished = tab(served.url + "/")
@@ -376,8 +376,8 @@ def test_the_new_pages_served_and_in_a_site(tab, serve_here, shop: Shop, shop_si
         assert got == export.read_text() == (shop_site / "t" / t / "games.csv").read_text()
         lines = urllib.request.urlopen(f"{served.url}/t/{t}/leaderboard.csv").read().decode().splitlines()
         assert len(lines) == 1 + len(cli["rows"]) and lines[0].startswith("rank,player,version,source")
-        board = json.loads(urllib.request.urlopen(f"{served.url}/t/{t}/leaderboard.json").read())
-        assert board["rows"] == cli["rows"]
+        published = json.loads(urllib.request.urlopen(f"{served.url}/t/{t}/leaderboard.json").read())
+        assert published["rows"] == cli["rows"]
         assert (shop_site / "t" / t / "leaderboard.csv").read_text().count("\n") == 1 + len(cli["rows"])
     # The hostile bot: its version, errors and notes are text on every new page, served and in a site.
     with serve_here(stored.path) as served:
@@ -412,6 +412,25 @@ def test_the_new_pages_served_and_in_a_site(tab, serve_here, shop: Shop, shop_si
         assert mines and set(mines) == {10}
         not_pwned(page)
         shoot(page, "board-1280.png", tmp_path)
+        served_links = page.locator("#players a.replay-link").count()
+    # The site's board page: the same board from the site's data, its replays where the site holds them.
+    for width in (1280, 390):
+        page = tab(site_of_stored.as_uri() + "/", width)
+        page.goto((site_of_stored / "t" / e / "index.html").as_uri())
+        page.fill("#jump-board", "5")
+        with page.expect_navigation():
+            page.click("form.jump button")
+        assert page.url.endswith(f"/t/{e}/board.html?board=5")
+        page.wait_for_selector("#players tbody tr")
+        players = page.eval_on_selector_all("#players tbody tr", "rows => rows.map(r => r.dataset.player)")
+        assert sorted(players) == ["evil", "mean-constraint", "random"]
+        assert page.inner_text("#board-title") == "Board 5"
+        assert 1 <= page.locator("#players a.replay-link").count() <= served_links
+        mines = page.eval_on_selector_all(".mines", "ms => ms.map(m => m.querySelectorAll('span.m').length)")
+        assert mines and set(mines) == {10}
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+        not_pwned(page)
+        shoot(page, f"board-site-{width}.png", tmp_path)
 
 
 def test_a_match_page_follows_the_test_live(tab, serve_here, tmp_path: Path):
@@ -438,10 +457,10 @@ def test_a_match_page_follows_the_test_live(tab, serve_here, tmp_path: Path):
                     continue
                 tid = listed[0]["id"] if listed and len(listed[0]["players"]) == 2 else None
             page = tab(served.url + "/")
-            page.goto(f"{served.url}/t/{tid}/match/?delta=40&batch=20")
+            page.goto(f"{served.url}/t/{tid}/match/")  # the settings the match was run with, as it stored them
             said = page.inner_text('[data-field="verdict"]')
             assert "undecided after" in said or "decided after" in said
-            url = f"{served.url}/t/{tid}/match/?delta=40&batch=20&format=json"
+            url = f"{served.url}/t/{tid}/match/?format=json"
             first = json.loads(urllib.request.urlopen(url).read())
             if process.poll() is None and first["verdict"] is None:
                 # It refreshes itself: the boards counted rise without a reload.
@@ -453,9 +472,10 @@ def test_a_match_page_follows_the_test_live(tab, serve_here, tmp_path: Path):
                 page.wait_for_function(rose, arg=first["boards"], timeout=300_000)
             out, _ = process.communicate(timeout=600)
             page.wait_for_function("() => !document.body.dataset.live", timeout=120_000)
-            url = f"{served.url}/t/{tid}/match/?delta=40&batch=20&format=json"
             final = json.loads(urllib.request.urlopen(url).read())
-            assert final["assumed"] == ["alpha", "beta"]
+            assert final["assumed"] == [] and final["settings_stored"]
+            assert (final["delta"], final["batch"], final["max_games"]) == (40, 20, 1500)
+            assert "δ 40 points, α 0.05, β 0.05, a look every 20 boards" in page.inner_text("#settings")
             cli = json.loads(out)  # the page's test is the command's: the same boards, LLR and bounds
             assert final["boards"] == cli["boards"] and final["llr"] == pytest.approx(cli["llr"])
             assert final["upper"] == pytest.approx(cli["upper"]) and final["lower"] == pytest.approx(cli["lower"])

@@ -37,10 +37,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]
               "random,mean-constraint", "--store", store, "-w", "1", "-q", "--json")  # fmt: skip
         with Store(store, create=False, read_only=True) as db:
             tid = db.latest()
-            board = build_leaderboard(db, tid)
+            leaderboard = build_leaderboard(db, tid)
         height, width = map(int, size.split("x"))
         board_set = BoardSet(name=name, width=width, height=height, mines=mines, first_click="zero", points=points)
-        played.append(PlayedSet(board_set, tid, board))
+        played.append(PlayedSet(board_set, tid, leaderboard))
     with Store(store, create=False, read_only=True) as db:
         table = standings(db, played, {"random": EVIL, "mean-constraint": "staff"})
     data = {

@@ -30,13 +30,14 @@ def test_writes_every_page_with_links_that_stay_inside(cli, stored: Stored, tmp_
     pages = ["index.html", "static/site.css", "static/site.js", f"t/{t}/index.html", f"t/{t}/leaderboard.json"]
     pages += [f"t/{t}/p/evil/index.html", f"t/{t}/p/random/games-lost-1.html", f"t/{t}/diff/random/evil/index.html"]
     pages += [f"t/{t}/game.html", f"t/{t}/games/0.js"]  # the one replay viewer, and its games as data
+    pages += [f"t/{t}/board.html", f"t/{t}/boards/0.js", "static/board.js"]  # the one board page, its boards
     for page in pages:
         assert page in files, page
-    board = json.loads((out / f"t/{t}/leaderboard.json").read_text())
-    cli_board = json.loads(cli("leaderboard", t, "--json", "--store", stored.path).stdout)
-    for row in cli_board["rows"]:  # a published source is the file's name, not where it lay on this machine
+    published = json.loads((out / f"t/{t}/leaderboard.json").read_text())
+    cli_leaderboard = json.loads(cli("leaderboard", t, "--json", "--store", stored.path).stdout)
+    for row in cli_leaderboard["rows"]:  # a published source is the file's name, not where it lay on this machine
         row["source"] = row["source"].replace(str(stored.plugin), stored.plugin.name)
-    assert board == cli_board and any(r["source"] == "file evil_bot.py" for r in board["rows"])
+    assert published == cli_leaderboard and any(r["source"] == "file evil_bot.py" for r in published["rows"])
     # Every link and asset of every page is relative and names a file of the site: nothing from elsewhere.
     checked = 0
     for name in files:
@@ -211,3 +212,35 @@ def test_the_published_site_shows_the_published_leaderboards() -> None:
                 assert shown[row["player"]][figure] == row[figure], (published.name, row["player"], figure)
             checked += 1
     assert checked >= 20, checked  # four tournaments of five or more players
+
+
+def test_every_board_is_in_the_site_as_the_served_page_shows_it(client, cli, stored: Stored, tmp_path: Path):
+    """A site's one board page reads every board from its data files: each board's games are the served board
+    page's (outcome, moves, first click, layouts), a game's replay is marked where the site holds it, and the
+    games lists link each board's page. Nothing a bot wrote is markup in the data (no ``<`` at all)."""
+    from arena.web.board_data import CHUNK
+
+    out = tmp_path / "site"
+    assert cli("site", out, "--store", stored.path).exit_code == 0
+    t = stored.tournament
+    text = (out / f"t/{t}/boards/0.js").read_text(encoding="utf-8")
+    assert text.startswith("ArenaBoardData(") and "<" not in text and CHUNK >= 24
+    boards = json.loads(text[len("ArenaBoardData(") : -len(");\n")])["boards"]
+    assert sorted(map(int, boards)) == list(range(24))
+    viewer = (out / f"t/{t}/game.html").read_text(encoding="utf-8")
+    held = json.loads((out / MANIFEST).read_text())["files"]
+    checked = 0
+    for board, entry in boards.items():
+        served = client.get(f"/t/{t}/b/{board}/?format=json").json()
+        ours = {row[0]: row for row in entry["games"]}
+        assert sorted(ours) == sorted(g["player"] for g in served["games"])  # slugs are the keys here
+        for game in served["games"]:
+            row = ours[game["player"]]
+            assert (row[1], row[2], row[7] or "-") == (game["outcome"], game["moves"], game["first"])
+            if game["outcome"] != "won":  # every game not won has its replay in the site
+                assert row[9] == 1, (board, game)
+            checked += 1
+        assert len(entry["layouts"]) == len(served["layouts"])
+    assert checked == 24 * 3 and viewer and held
+    games_list = (out / f"t/{t}/p/random/games-all-1.html").read_text(encoding="utf-8")
+    assert games_list.count('href="../../board.html?board=') == 24
