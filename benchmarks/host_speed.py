@@ -12,7 +12,10 @@ temporary folder and measures the three, each loop bounded:
    many ranked;
 3. while (2) plays, ``--readers`` threads each read the competition page, its JSON and the public leaderboard
    page ``--reads`` times; the latency's median, 95th percentile and worst; then the same once every game is
-   played (``idle_``), which tells the pages' own cost from that of the games sharing the cores.
+   played (``idle_``), which tells the pages' own cost from that of the games sharing the cores. Each page's
+   first read (which makes it: nothing is kept yet) is timed apart (``first_read_ms``). Meanwhile each
+   submission's state is asked once a second with its entrant's token, as ``arena submit --wait`` does; the
+   machine's load is sampled every few seconds (``load_during``).
 
     python benchmarks/host_speed.py [--boards 200] [--burst 30] [--entrants 10] [--readers 20] [--workers 2]
 
@@ -149,6 +152,7 @@ def burst(root: Path, count: int, entrants: int, boards: int, readers: int, read
     url = f"http://127.0.0.1:{host.port}/"
     latencies: list[float] = []
     idle: list[float] = []
+    by_path: dict[str, list[float]] = {}
     failures: list[str] = []
     lock = threading.Lock()
     tid = host.competition()["public"]["tournament"]
@@ -161,6 +165,8 @@ def burst(root: Path, count: int, entrants: int, boards: int, readers: int, read
             took = time.perf_counter() - started
             with lock:
                 latencies.append(took)
+                if latencies is not idle:
+                    by_path.setdefault(path.split("/")[1] or "/", []).append(took)
                 if status >= 500:
                     failures.append(f"{path}: {status}")
             time.sleep(0.05)
@@ -181,10 +187,19 @@ def burst(root: Path, count: int, entrants: int, boards: int, readers: int, read
             upload(url, folder, tokens[n % entrants])
             time.sleep(max(0.0, started + (n + 1) * 60 / count - time.perf_counter()))
         sent = time.perf_counter() - started
+        # Each page's first read makes it (the page cache has nothing yet): timed apart, as what one visitor waits
+        # once; the readers then measure the pages as a competition serves them all day, while games are played.
+        cold = {}
+        for path in ("/", "/api/competition", f"/t/{tid}/"):
+            before = time.perf_counter()
+            get(host.port, path)
+            cold[path] = round(1000 * (time.perf_counter() - before), 1)
         threads = [threading.Thread(target=reader, args=(latencies,)) for _ in range(readers)]
         for thread in threads:
             thread.start()
+        loads: list[float] = []
         while True:
+            loads.append(os.getloadavg()[0])
             states = []
             for n in range(count):
                 _, body = get(host.port, f"/api/submissions/{n + 1}", tokens[n % entrants])
@@ -221,7 +236,10 @@ def burst(root: Path, count: int, entrants: int, boards: int, readers: int, read
         "read_ms_median": round(statistics.median(ms), 1),
         "read_ms_p95": round(ms[int(0.95 * (len(ms) - 1))], 1),
         "read_ms_worst": round(ms[-1], 1),
+        "first_read_ms": cold,
+        "read_ms_p95_by_path": {k: round(1000 * sorted(v)[int(0.95 * (len(v) - 1))], 1) for k, v in by_path.items()},
         "read_errors": failures[:10],
+        "load_during": [round(min(loads), 1), round(statistics.mean(loads), 1), round(max(loads), 1)],
         "idle_read_ms_median": round(statistics.median(quiet), 1),
         "idle_read_ms_p95": round(quiet[int(0.95 * (len(quiet) - 1))], 1),
     }

@@ -131,7 +131,7 @@ def serving(file: Path, owners: dict[str, str]) -> Iterator[Hosted]:
     """The host's app over ``file`` (no queue running: submissions wait as received), served on a free port."""
     import uvicorn
 
-    from arena.host.app import create_host_app
+    from arena.host.app import create_host_app, server_config
 
     loaded = load_competition(file)
     paths = HostPaths.beside(loaded.file)
@@ -143,7 +143,7 @@ def serving(file: Path, owners: dict[str, str]) -> Iterator[Hosted]:
     db.close()
     app = create_host_app(loaded, paths)
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
+    server = uvicorn.Server(server_config(app, host="127.0.0.1", port=port))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 60

@@ -99,7 +99,7 @@ def command(
     try:
         import uvicorn
 
-        from arena.host.app import create_host_app
+        from arena.host.app import create_host_app, server_config
     except ImportError as error:
         raise UsageError(f"arena host needs the web extra ({error.name} is missing): {EXTRA}") from None
     from arena.host.scheduler import Scheduler
@@ -147,7 +147,7 @@ def command(
         backend=backend.value,  # type: ignore[arg-type]
     )
     app = create_host_app(loaded, paths, scheduler.wake)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    config = server_config(app, access_log=False)
     server = _server(uvicorn, config)
     scheduler.start()
     try:

@@ -10,6 +10,7 @@ each a wall against one kind of abuse; docs/hosting.md says which.
 from __future__ import annotations
 
 import datetime as dt
+import ipaddress
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -39,12 +40,30 @@ class HostSpec(BaseModel):
     #: A code people type to sign up as a new entrant (a class's enrolment key); None: the organizer adds
     #: every entrant with ``arena entrant add``.
     invitation: str | None = Field(default=None, min_length=8, max_length=200)
+    #: The reverse proxies in front of the server (addresses or networks: ``["127.0.0.1"]``). A request from one of
+    #: them is taken to come from the address its ``X-Forwarded-For`` names (and its scheme from
+    #: ``X-Forwarded-Proto``); from anyone else those headers are ignored. Empty (the default): every request is
+    #: its peer's, so nobody can choose the address the throttle counts wrong tokens against.
+    trusted_proxies: tuple[str, ...] = ()
 
     @field_validator("deadline")
     @classmethod
     def _utc(cls, value: dt.datetime | None) -> dt.datetime | None:
         if value is not None and value.tzinfo is None:
             return value.replace(tzinfo=dt.UTC)
+        return value
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxies(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for item in value:
+            try:
+                ipaddress.ip_network(item, strict=False)
+            except ValueError:
+                raise ValueError(
+                    f'{item!r} is not an address or network (name the proxy\'s own address: "127.0.0.1"; '
+                    "trusting every address would let anyone choose the address they are counted as)"
+                ) from None
         return value
 
     @property

@@ -26,6 +26,8 @@ __all__ = [
     "AccountError",
     "Principal",
     "Throttle",
+    "VerifiedTokens",
+    "WrongCode",
     "add_entrant",
     "authenticate",
     "list_entrants",
@@ -48,6 +50,10 @@ _DUMMY_SALT = secrets.token_bytes(16)
 
 class AccountError(Exception):
     """Bad input about an entrant (a taken or malformed name, an unknown entrant): one line."""
+
+
+class WrongCode(AccountError):
+    """A sign-up with a wrong invitation code (the one failure of a sign-up that the throttle counts)."""
 
 
 @dataclass(frozen=True)
@@ -121,7 +127,7 @@ def sign_up(db: sqlite3.Connection, code: str, expected: str | None, name: str, 
     if expected is None:
         raise AccountError("this competition takes no sign-up: the organizer adds entrants")
     if not hmac.compare_digest(code.encode(), expected.encode()):
-        raise AccountError("wrong invitation code")
+        raise WrongCode("wrong invitation code")
     row = db.execute("SELECT 1 FROM entrants WHERE name = ?", (check_name(name),)).fetchone()
     if row is not None:
         raise AccountError(f"the name {name!r} is taken; choose another")
@@ -161,9 +167,46 @@ def organizer_token(db: sqlite3.Connection, *, renew: bool = False) -> str | Non
         return _new_key(db, None)
 
 
-def authenticate(db: sqlite3.Connection, token: str) -> Principal | None:
-    """The principal ``token`` proves, or None (malformed, unknown, wrong or revoked: the caller cannot tell)."""
-    found = _TOKEN.match(token.strip())
+class VerifiedTokens:
+    """Tokens this server proved lately, by their SHA-256, so that a client asking every second (``arena submit
+    --wait``, a script) costs one scrypt a ``seconds``, not one a request: thirty entrants waiting on their
+    submissions would otherwise keep both cores of a small server hashing. A token is 256 random bits, so a fast
+    hash of it is as hard to reverse as the slow one; the slow one is for ``host.db`` at rest. Only tokens that
+    proved right are kept (a wrong one always costs the full check), and ``authenticate`` still reads the key's row
+    on every request, so a revoked token stops at once."""
+
+    def __init__(self, seconds: float = 300.0, size: int = 10_000) -> None:
+        self.seconds, self.size = seconds, size
+        self._held: dict[str, tuple[bytes, float]] = {}
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _digest(token: str) -> bytes:
+        return hashlib.sha256(token.encode()).digest()
+
+    def holds(self, key_id: str, token: str) -> bool:
+        with self._lock:
+            found = self._held.get(key_id)
+        if found is None or time.monotonic() - found[1] > self.seconds:
+            return False
+        return hmac.compare_digest(found[0], self._digest(token))
+
+    def keep(self, key_id: str, token: str) -> None:
+        with self._lock:
+            if len(self._held) >= self.size:
+                self._held.pop(next(iter(self._held)))
+            self._held[key_id] = (self._digest(token), time.monotonic())
+
+    def forget(self, key_id: str) -> None:
+        with self._lock:
+            self._held.pop(key_id, None)
+
+
+def authenticate(db: sqlite3.Connection, token: str, verified: VerifiedTokens | None = None) -> Principal | None:
+    """The principal ``token`` proves, or None (malformed, unknown, wrong or revoked: the caller cannot tell).
+    With ``verified``, a token proved lately skips the slow hash (its key's row is read all the same)."""
+    token = token.strip()
+    found = _TOKEN.match(token)
     row = None
     if found is not None:
         row = db.execute(
@@ -171,6 +214,11 @@ def authenticate(db: sqlite3.Connection, token: str) -> Principal | None:
             "LEFT JOIN entrants e ON e.name = k.entrant WHERE k.key_id = ?",
             (found.group(1),),
         ).fetchone()
+    if row is not None and verified is not None and verified.holds(row["key_id"], token):
+        if row["revoked"] is not None or row["gone"] is not None:
+            verified.forget(row["key_id"])
+            return None
+        return Principal(row["key_id"], row["entrant"])
     secret = found.group(2) if found is not None else token
     # The hash is computed even for an unknown key, so the answer's time says nothing about which keys exist.
     digest = _hash(secret[:200], row["salt"] if row is not None else _DUMMY_SALT)
@@ -178,6 +226,8 @@ def authenticate(db: sqlite3.Connection, token: str) -> Principal | None:
         return None
     if row["revoked"] is not None or row["gone"] is not None:
         return None
+    if verified is not None:
+        verified.keep(row["key_id"], token)
     return Principal(row["key_id"], row["entrant"])
 
 
@@ -219,37 +269,63 @@ def end_session(db: sqlite3.Connection, session: str) -> None:
 class Throttle:
     """Failures per address and per key: after ``free`` failures within ``window`` seconds, each try waits
     ``2 ** (failures - free)`` seconds (at most ``cap``) after the last failure. In memory: a restart forgets,
-    which costs an attacker a restart of the organizer's server, not a bypass."""
+    which costs an attacker a restart of the organizer's server, not a bypass.
+
+    A try is counted as a failure *before* its secret is checked (``attempt``, one step under the lock, so twenty
+    tries sent at once cannot all pass the wait before the first is counted), and a try that proved right is
+    refunded (``refund``): it takes back its own count and nothing else. So a correct token never clears the
+    failures of its address: a guesser who holds one valid token cannot wipe their count by signing in."""
 
     def __init__(self, free: int = 5, window: float = 600.0, cap: float = 300.0) -> None:
         self.free, self.window, self.cap = free, window, cap
         self._failures: dict[str, tuple[int, float]] = {}
         self._lock = threading.Lock()
 
-    def wait(self, *keys: str) -> float:
-        """Seconds before a try for any of ``keys`` is heard again (0: go ahead)."""
-        stamp = time.monotonic()
+    def _wait(self, stamp: float, keys: tuple[str, ...]) -> float:
         longest = 0.0
-        with self._lock:
-            for key in keys:
-                count, last = self._failures.get(key, (0, 0.0))
-                if stamp - last > self.window:
-                    continue
-                if count >= self.free:
-                    longest = max(longest, last + min(self.cap, 2.0 ** (count - self.free)) - stamp)
+        for key in keys:
+            count, last = self._failures.get(key, (0, 0.0))
+            if stamp - last > self.window:
+                continue
+            if count >= self.free:
+                longest = max(longest, last + min(self.cap, 2.0 ** (count - self.free)) - stamp)
         return max(0.0, longest)
 
-    def failed(self, *keys: str) -> None:
+    def _count(self, stamp: float, keys: tuple[str, ...]) -> None:
+        for key in keys:
+            count, last = self._failures.get(key, (0, 0.0))
+            self._failures[key] = (1 if stamp - last > self.window else count + 1, stamp)
+        if len(self._failures) > 100_000:  # a flood of addresses: forget the oldest half
+            for key, _ in sorted(self._failures.items(), key=lambda kv: kv[1][1])[:50_000]:
+                del self._failures[key]
+
+    def wait(self, *keys: str) -> float:
+        """Seconds before a try for any of ``keys`` is heard again (0: go ahead). Only a look: ``attempt`` is
+        what lets a try through."""
+        with self._lock:
+            return self._wait(time.monotonic(), keys)
+
+    def attempt(self, *keys: str) -> float:
+        """Let a try for ``keys`` through, counted as a failure until ``refund``: 0. Or, when ``keys`` must wait,
+        the seconds to wait (nothing counted)."""
         stamp = time.monotonic()
+        with self._lock:
+            wait = self._wait(stamp, keys)
+            if wait <= 0:
+                self._count(stamp, keys)
+            return wait
+
+    def failed(self, *keys: str) -> None:
+        """Count a failure that no ``attempt`` counted."""
+        with self._lock:
+            self._count(time.monotonic(), keys)
+
+    def refund(self, *keys: str) -> None:
+        """Take back one counted try of ``keys`` (it proved right); the failures before it stay."""
         with self._lock:
             for key in keys:
                 count, last = self._failures.get(key, (0, 0.0))
-                self._failures[key] = (1 if stamp - last > self.window else count + 1, stamp)
-            if len(self._failures) > 100_000:  # a flood of addresses: forget the oldest half
-                for key, _ in sorted(self._failures.items(), key=lambda kv: kv[1][1])[:50_000]:
-                    del self._failures[key]
-
-    def succeeded(self, *keys: str) -> None:
-        with self._lock:
-            for key in keys:
-                self._failures.pop(key, None)
+                if count <= 1:
+                    self._failures.pop(key, None)
+                else:
+                    self._failures[key] = (count - 1, last)

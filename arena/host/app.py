@@ -28,22 +28,24 @@ from arena.host.render import ERROR_HEADINGS, page, static_file
 from arena.host.server import HEADERS, HostApp, Refusal, wants_json
 from arena.web.app import create_app
 
-__all__ = ["create_host_app"]
+__all__ = ["create_host_app", "server_config"]
 
 log = logging.getLogger("arena.host")
 
 
 class BoardSetPages:
-    """``arena serve``'s pages of the public store, and after the close those of the private boards' tournament
-    from the private store (its pages are under ``/t/PRIVATE_ID/``, and link only there or to the shared
-    addresses). Before the close that tournament is not found, like any other that is not there."""
+    """``arena serve``'s pages of the public store, and after the close those of the private boards' tournaments
+    (one a board set) from the private store (their pages are under ``/t/PRIVATE_ID/``, and link only there or to
+    the shared addresses). Before the close those tournaments are not found, like any other that is not there."""
 
-    def __init__(self, public: ASGIApp, private: ASGIApp, prefix: str, closed: Callable[[], str | None]) -> None:
-        self.public, self.private, self.prefix, self.closed = public, private, prefix, closed
+    def __init__(
+        self, public: ASGIApp, private: ASGIApp, prefixes: tuple[str, ...], closed: Callable[[], str | None]
+    ) -> None:
+        self.public, self.private, self.prefixes, self.closed = public, private, prefixes, closed
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
-        if scope["type"] == "http" and path.startswith(self.prefix):
+        if scope["type"] == "http" and path.startswith(self.prefixes):
             closed = await run_in_threadpool(self.closed)
             if closed is not None:
                 await self.private(scope, receive, send)
@@ -97,13 +99,26 @@ def create_host_app(loaded: Loaded, paths: HostPaths, wake: Callable[[], None] |
         body, media = found
         return Response(body, media_type=media, headers={**HEADERS, "Cache-Control": "max-age=300"})
 
-    serve = BoardSetPages(
-        create_app(paths.public_store), create_app(paths.private_store), f"/t/{state.sets.private_id}/", state.closed
-    )
+    private = tuple(f"/t/{tid}/" for tid in state.sets.ids(True))
+    serve = BoardSetPages(create_app(paths.public_store), create_app(paths.private_store), private, state.closed)
     table: list[tuple[str, Any, list[str]]] = routes.ROUTES
     mounted = [Route(path, guard(endpoint), methods=methods) for path, endpoint, methods in table]
     mounted += [Route("/host/static/{name}", static), Mount("/", serve)]
     handlers: dict[Any, Callable[..., Any]] = {HTTPException: http_error, Exception: server_error}
-    app = Starlette(routes=mounted, exception_handlers=handlers, middleware=[Middleware(MicroCache)])
+    middleware = [Middleware(MicroCache)]
+    if state.host.trusted_proxies:  # outermost: everything below sees the client the proxy forwarded
+        from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+
+        middleware.insert(0, Middleware(ProxyHeadersMiddleware, trusted_hosts=list(state.host.trusted_proxies)))
+    app = Starlette(routes=mounted, exception_handlers=handlers, middleware=middleware)
     app.state.host = state
     return app
+
+
+def server_config(app: ASGIApp, **options: Any) -> Any:
+    """uvicorn's settings for the host's app: its own proxy-header handling off (uvicorn believes
+    ``X-Forwarded-For`` from 127.0.0.1 by default, which would let anyone on this machine, or behind any local
+    proxy, choose their address); the app believes only ``[host] trusted_proxies``."""
+    import uvicorn
+
+    return uvicorn.Config(app, proxy_headers=False, **{"log_level": "warning", "lifespan": "off", **options})

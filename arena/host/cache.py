@@ -4,7 +4,9 @@ While games are played, the competition's pages are read far more often than the
 costs the server's one Python process a leaderboard and a template. ``MicroCache`` keeps the answer to an
 anonymous ``GET`` (no cookie, no ``Authorization``) for ``ttl`` seconds, so a crowd of readers costs one page a
 second; an answer older than that is still given at once while the new one is made behind it for the readers
-after (no reader waits for a page to be made but the first one). Nothing personal is ever kept: a request that
+after (no reader waits for a page to be made but the first one). A crowd arriving at a page not yet kept (the
+first minute of a competition, or a page evicted) waits for the one answer its first reader makes, instead of
+each reader making the page again at once. Nothing personal is ever kept: a request that
 carries a session or a token, and an answer that sets a cookie or is not a 200, pass straight through (and a
 page whose new answer is not a 200 is forgotten, so its next reader gets that answer).
 """
@@ -33,6 +35,8 @@ class MicroCache:
         self.app, self.ttl, self.size = app, ttl, size
         self._held: OrderedDict[tuple[str, bytes], tuple[float, list[Message]]] = OrderedDict()
         self._making: set[tuple[str, bytes]] = set()
+        #: Pages being made for their first reader; the readers behind it wait for that answer.
+        self._first: dict[tuple[str, bytes], asyncio.Future[None]] = {}
         self._tasks: set[asyncio.Future[None]] = set()
         self._lock = threading.Lock()
 
@@ -53,15 +57,37 @@ class MicroCache:
             refresh = held is not None and now - held[0] >= self.ttl and key not in self._making
             if refresh:
                 self._making.add(key)
-        if held is None:  # the first reader of this page makes it
-            messages = await self._make(scope, receive, send)
-            self._keep(key, now, messages)
+        if held is None:
+            await self._first_answer(key, now, scope, receive, send)
             return
         if refresh:  # an old answer goes out at once; the new one is made behind it, for the next readers
             self._tasks.add(task := asyncio.ensure_future(self._refresh(key, now, scope)))
             task.add_done_callback(self._tasks.discard)
         for message in held[1]:
             await send(message)
+
+    async def _first_answer(
+        self, key: tuple[str, bytes], now: float, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        """The first reader of a page makes it; readers arriving meanwhile wait and get that answer (or, when it
+        was not one to keep, make their own)."""
+        waiting = self._first.get(key)
+        if waiting is not None:
+            await asyncio.shield(waiting)
+            with self._lock:
+                held = self._held.get(key)
+            if held is None:
+                await self.app(scope, receive, send)
+                return
+            for message in held[1]:
+                await send(message)
+            return
+        self._first[key] = asyncio.get_running_loop().create_future()
+        try:
+            messages = await self._make(scope, receive, send)
+            self._keep(key, now, messages)
+        finally:
+            self._first.pop(key).set_result(None)
 
     async def _make(self, scope: Scope, receive: Receive, send: Send | None) -> list[Message]:
         messages: list[Message] = []

@@ -7,8 +7,10 @@ and a game is stored once whatever happens: ``INSERT OR IGNORE`` on its key). A 
 jobs off one submission, and the job dies with the host that started it (``PR_SET_PDEATHSIG``), so a host
 restarted after a SIGKILL does not find an orphan still playing.
 
-Running games makes this process non-dumpable (it knows the private seed); nothing it writes to the
-submission's state, events or log holds the seed (``scrub``).
+A job makes itself non-dumpable before it reads the private seed (``run_job``: ``make_undumpable``), so that no
+process of the machine's user (a bot with the sandbox off, a build outside it) can read the seed from its memory
+through ``/proc/PID/mem`` or ptrace; nothing it writes to the submission's state, events or log holds the seed
+(``scrub``).
 """
 
 from __future__ import annotations
@@ -33,11 +35,12 @@ from arena.competition.spec import Competition, load_competition
 from arena.config import PlayerRef
 from arena.host import queue
 from arena.host.archive import ArchiveRefused, archive_rules, extract
-from arena.host.boards import BoardSets, LeaderboardCache, private_seed, rank_of
+from arena.host.boards import BoardSets, LeaderboardCache, private_seed
 from arena.host.db import HostPaths, connect
 from arena.host.queue import State
 from arena.isolation.check_bot.check import BotDidNotStart, as_json, check_bot, engine_target, plugin_target
 from arena.isolation.discovery.catalog import PlayerCatalog
+from arena.isolation.processes.bot_process import make_undumpable
 from arena.isolation.sandbox import bubblewrap as sandboxes
 from arena.isolation.sandbox.botfiles import ProgramError
 from arena.limits import EngineBot, Isolation, Limits
@@ -46,6 +49,10 @@ __all__ = ["BUSY", "Bot", "Playing", "main", "run_job"]
 
 #: The exit code of a job that found another job holding its submission.
 BUSY = 75
+#: How much a job lowers its CPU priority (``nice``), for itself and everything it starts (the build, the checks,
+#: the bots): on a machine whose cores the games fill, the server that answers the pages comes first. A reader
+#: of the leaderboard waits for a core otherwise (issue 35: pages within 100 ms while games are played).
+NICENESS = 10
 _PR_SET_PDEATHSIG = 1
 
 
@@ -87,9 +94,15 @@ class Bot:
         return f"{self.player}={self.folder}" if self.form == "plugin" else None
 
 
-def scrub(text: str, seed: int) -> str:
-    """``text`` without the private seed in it (a message of the machinery quoting a configuration)."""
-    return text.replace(str(seed), "<private seed>")
+def scrub(text: str, *seeds: int) -> str:
+    """``text`` without the private seeds in it (a message of the machinery quoting a configuration)."""
+    for seed in sorted(seeds, key=lambda s: -len(str(s))):
+        text = text.replace(str(seed), "<private seed>")
+    return text
+
+
+def _private_seeds(sets: BoardSets) -> list[int]:
+    return [sets.seed_of(i, True) for i in range(len(sets.sets))]
 
 
 def _die_with_parent(parent: int) -> None:
@@ -106,13 +119,16 @@ def _build(sub: queue.Submission, bot: Bot, paths: HostPaths, competition: Compe
     host = competition.host
     assert host is not None
     limits = BuildLimits(seconds=host.build_time)
-    result = build_bot(bot.folder, limits=limits, sandbox=competition.sandbox, log_path=paths.build_log(sub.id))
+    result = build_bot(
+        bot.folder, limits=limits, sandbox=competition.sandbox, log_path=paths.build_log(sub.id),
+        hide=[(paths.folder, "<host>")],
+    )  # fmt: skip
     if not result.built:
         paths.build_log(sub.id).write_text("no build.sh: nothing to build\n", encoding="utf-8")
     if result.ok:
         return None
     first = result.first_error
-    where = f" ({first.file}:{first.line}: {first.message})" if first is not None else ""
+    where = f" ({first})" if first is not None else ""  # FILE:LINE: message, with the parts the log names
     return f"{result.reason}{where}"
 
 
@@ -146,6 +162,22 @@ def _play(
     progress: Callable[[int], None],
     owner: str = "",
 ) -> None:
+    """Every board set of one side (public or private), one tournament each, in the file's order (a resumed job
+    plays only the games each lacks)."""
+    for index in range(len(sets.sets)):
+        _play_set(sets, index, bot, store_path, private, playing, progress, owner)
+
+
+def _play_set(
+    sets: BoardSets,
+    index: int,
+    bot: Bot,
+    store_path: Path,
+    private: bool,
+    playing: Playing,
+    progress: Callable[[int], None],
+    owner: str = "",
+) -> None:
     from arena.play.plan import plan_tournament
     from arena.play.tournament import run_tournament
     from arena.results.store import Store
@@ -153,7 +185,7 @@ def _play(
     engine = (bot.engine_bot,) if bot.engine_bot is not None else ()
     plugins = [bot.plugin] if bot.plugin is not None else []
     catalog = PlayerCatalog.for_tournament(plugins, engine, Isolation.AUTO, sets.competition.sandbox)
-    config = sets.config(private, (PlayerRef(name=bot.player),), engine)
+    config = sets.config(private, index, (PlayerRef(name=bot.player),), engine)
     with Store(store_path) as store:
         store.describe(config.id, name=sets.competition.name, owners={bot.player: owner})
         plan = plan_tournament(config, store, catalog, workers=playing.workers, backend=playing.backend)
@@ -188,7 +220,9 @@ class _Progress:
 
 
 def run_job(paths: HostPaths, file: Path, submission: int, playing: Playing | None = None) -> int:
-    """Take ``submission`` from its state to its end; 0 when it ended, ``BUSY`` when another job holds it."""
+    """Take ``submission`` from its state to its end; 0 when it ended, ``BUSY`` when another job holds it.
+    Makes this process non-dumpable first: it is about to read the private seed."""
+    make_undumpable()
     loaded = load_competition(file)
     competition = loaded.competition
     db = connect(paths)
@@ -209,7 +243,7 @@ def run_job(paths: HostPaths, file: Path, submission: int, playing: Playing | No
     except TournamentInterrupted:
         return 130  # stopped with the host: every finished game is stored, the next job resumes
     except Exception as error:  # the machinery's failure: said to the owner without the seed, then raised
-        text = scrub(f"{type(error).__name__}: {error}", seed)
+        text = scrub(f"{type(error).__name__}: {error}", *_private_seeds(sets))
         print(f"job {submission}: {text}", file=sys.stderr)
         return 1
 
@@ -249,7 +283,7 @@ def _run(db: sqlite3.Connection, paths: HostPaths, sets: BoardSets, sub: queue.S
         results, failed = _check(bot, limits, sandboxes.use_sandbox(competition.sandbox))
         queue.update(db, sub.id, checks=json.dumps(results))
         if failed is not None:
-            queue.finish(db, sub.id, State.FAILED, f"check: {scrub(failed, sets.seed)}")
+            queue.finish(db, sub.id, State.FAILED, f"check: {scrub(failed, *_private_seeds(sets))}")
             return 0
         total = sets.public_count + sets.private_count
         queue.advance(db, sub.id, {State.CHECKING}, State.PLAYING, total=total, done=0)
@@ -277,9 +311,9 @@ def _games(
 
 
 def public_rank(db: sqlite3.Connection, paths: HostPaths, sets: BoardSets, player: str) -> int | None:
+    """``player``'s rank on the public leaderboard (by points with several sets)."""
     rows = queue.entrant_rows(db)
-    leaderboard = LeaderboardCache(ttl=0).get(paths.public_store, sets.public_id, rows, private=False)
-    return rank_of(leaderboard, player)
+    return LeaderboardCache(ttl=0).ranked(paths.public_store, sets, rows, private=False).rank(player)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -290,9 +324,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--backend", choices=("local", "dask"), default="local")
     parser.add_argument("--parent", type=int, default=0)
+    parser.add_argument("--nice", type=int, default=NICENESS, help="lower the job's CPU priority by this much")
     args = parser.parse_args(argv)
     if args.parent:
         _die_with_parent(args.parent)
+    if args.nice > 0:
+        with contextlib.suppress(OSError, AttributeError):  # not POSIX: the job runs at the server's priority
+            os.nice(args.nice)
     try:
         return run_job(HostPaths(args.folder), args.file, args.submission, Playing(args.workers, args.backend))
     except KeyboardInterrupt:

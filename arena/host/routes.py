@@ -16,8 +16,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from arena.host import accounts, queue
-from arena.host.accounts import AccountError, Principal
-from arena.host.boards import rank_of
+from arena.host.accounts import AccountError, Principal, WrongCode
+from arena.host.boards import Ranked, rank_of
 from arena.host.render import page
 from arena.host.server import (
     FORM_COOKIE,
@@ -26,6 +26,7 @@ from arena.host.server import (
     HostApp,
     Refusal,
     check_form_csrf,
+    client_address,
     competition_data,
     new_form_token,
     read_form,
@@ -70,37 +71,62 @@ def home(state: HostApp, request: Request) -> Response:
     return _html(page(state, request, "home.html", state.competition.name, recent=recent, owners=owners, **data))
 
 
+def _leaderboard_rows(leaderboard: Any, subs: dict[str, queue.Submission]) -> list[dict[str, Any]] | None:
+    if leaderboard is None:
+        return None
+    out = []
+    for row in leaderboard.rows:
+        sub = subs.get(row.player.partition("@")[0])
+        out.append(
+            {
+                "rank": row.rank,
+                "entrant": sub.entrant if sub else None,
+                "submission": sub.id if sub else None,
+                "player": row.player,
+                "games": row.games,
+                "wins": row.wins,
+                "win_rate": row.win_rate,
+                "ci": [row.ci_low, row.ci_high],
+                "failed": row.failed,
+            }
+        )
+    return out
+
+
+def _points_rows(ranked: Ranked | None, subs: dict[str, queue.Submission]) -> list[dict[str, Any]] | None:
+    """The points table as ``arena compete --json`` gives it, each row with its entrant and submission."""
+    if ranked is None or ranked.points is None:
+        return None
+    out = []
+    for standing in ranked.points:
+        sub = subs.get(standing.entrant.partition("@")[0])
+        row = standing.model_dump(mode="json")
+        out.append({**row, "player": row.pop("entrant"), "entrant": sub.entrant if sub else None,
+                    "submission": sub.id if sub else None})  # fmt: skip
+    return out
+
+
 def api_competition(state: HostApp, request: Request) -> Response:
     data = competition_data(state)
     spec = data["boards"]
-
-    def rows(leaderboard: Any, subs: dict[str, queue.Submission]) -> list[dict[str, Any]] | None:
-        if leaderboard is None:
-            return None
-        out = []
-        for row in leaderboard.rows:
-            sub = subs.get(row.player.partition("@")[0])
-            out.append(
-                {
-                    "rank": row.rank,
-                    "entrant": sub.entrant if sub else None,
-                    "submission": sub.id if sub else None,
-                    "player": row.player,
-                    "games": row.games,
-                    "wins": row.wins,
-                    "win_rate": row.win_rate,
-                    "ci": [row.ci_low, row.ci_high],
-                    "failed": row.failed,
-                }
-            )
-        return out
-
-    private = {
-        "count": data["private_count"],
-        "seed_sha256": data["commitment"],
-        "seed": data["private_seed"],
-        "tournament": data["private_id"],
-    }
+    public, private = data["public"], data["private"]
+    sets = []
+    for index, info in enumerate(data["sets"]):
+        board_spec = info["spec"]
+        sets.append(
+            {
+                "name": info["name"],
+                "points": info["points"],
+                "boards": {"height": board_spec.height, "width": board_spec.width, "mines": board_spec.mines,
+                           "rule": info["rule"]},
+                "public": {"seed": info["public_seed"], "count": info["public_count"],
+                           "tournament": public.leaderboards[index][1]},
+                "private": {"count": info["private_count"], "seed": info["private_seed"],
+                            "tournament": private.leaderboards[index][1] if private else None},
+                "leaderboard": _leaderboard_rows(public.leaderboards[index][2], data["public_subs"]),
+                "final": _leaderboard_rows(private.leaderboards[index][2], data["private_subs"]) if private else None,
+            }
+        )  # fmt: skip
     return _json(
         {
             "competition": data["competition"],
@@ -108,9 +134,17 @@ def api_competition(state: HostApp, request: Request) -> Response:
             "deadline": data["deadline"],
             "boards": {"height": spec.height, "width": spec.width, "mines": spec.mines, "rule": data["rule"]},
             "public": {"seed": data["public_seed"], "count": data["public_count"], "tournament": data["public_id"]},
-            "private": private,
-            "leaderboard": rows(data["public_leaderboard"], data["public_subs"]),
-            "final": rows(data["private_leaderboard"], data["private_subs"]) if data["closed"] else None,
+            "private": {
+                "count": data["private_count"],
+                "seed_sha256": data["commitment"],
+                "seed": data["private_seed"],
+                "tournament": data["private_id"],
+            },
+            "leaderboard": _leaderboard_rows(data["public_leaderboard"], data["public_subs"]),
+            "final": _leaderboard_rows(data["private_leaderboard"], data["private_subs"]) if data["closed"] else None,
+            "sets": sets,
+            "points": _points_rows(public, data["public_subs"]),
+            "final_points": _points_rows(private, data["private_subs"]),
         }
     )
 
@@ -165,19 +199,22 @@ async def signup(state: HostApp, request: Request) -> Response:
         raise Refusal(404, "this competition takes no sign-up: the organizer adds entrants")
     fields = await read_form(request)
     check_form_csrf(request, fields, request.cookies.get(FORM_COOKIE))
-    address = f"ip:{request.client.host if request.client else '?'}"
-    wait = state.throttle.wait(address)
+    # Its own count, apart from the sign-in's: wrong codes and wrong tokens are two guessing games.
+    address = f"signup:{client_address(request)}"
+    wait = state.throttle.attempt(address)
     if wait > 0:
         raise Refusal(429, f"too many wrong codes: try again in {wait:.0f} s", {"Retry-After": f"{wait:.0f}"})
     if state.closed() is not None:
+        state.throttle.refund(address)
         raise Refusal(403, "the competition is closed")
     try:
         code, name, owner = fields.get("code", ""), fields.get("name", "").strip(), fields.get("owner", "")
         token = await run_in_threadpool(lambda: accounts.sign_up(state.db, code, state.host.invitation, name, owner))
     except AccountError as error:
-        if "invitation" in str(error):
-            state.throttle.failed(address)
+        if not isinstance(error, WrongCode):
+            state.throttle.refund(address)  # the code was right: a taken name is no guess
         return await signup_form(state, request, str(error), 400)
+    state.throttle.refund(address)
     response = _html(page(state, request, "token.html", "Your token", token=token))
     response.delete_cookie(FORM_COOKIE, path="/")
     return response
@@ -215,19 +252,24 @@ def api_submission(state: HostApp, request: Request) -> Response:
 def submission_page(state: HostApp, request: Request) -> Response:
     session = state.session(request)
     sub = _own_submission(state, session[0] if session else None, _submission_id(request))
-    row = None
+    rows: list[tuple[str, Any, str]] = []  # each set's name, this submission's row there, its tournament
     if sub.public_played:
-        leaderboard = state.leaderboards.get(
-            state.paths.public_store, state.sets.public_id, {sub.entrant: sub}, private=False
-        )
-        row = leaderboard.rows[0] if leaderboard is not None and leaderboard.rows else None
-        if rank_of(leaderboard, sub.player) is None:
-            row = None
+        # The leaderboard everyone reads (one build a second, shared with the home page), unless this submission is
+        # not on it (an earlier one of its entrant): then its own rows.
+        store = state.paths.public_store
+        ranked = state.leaderboards.ranked(store, state.sets, queue.entrant_rows(state.db), private=False)
+        if all(rank_of(leaderboard, sub.player) is None for _, _, leaderboard in ranked.leaderboards):
+            ranked = state.leaderboards.ranked(store, state.sets, {sub.entrant: sub}, private=False)
+        for board_set, tid, leaderboard in ranked.leaderboards:
+            found = leaderboard.rows if leaderboard is not None else []
+            row = next((r for r in found if r.player.partition("@")[0] == sub.player), None)
+            if row is not None:
+                rows.append((board_set.name, row, tid))
     return _html(
         page(
-            state, request, "submission.html", f"{sub.entrant} #{sub.seq}", sub=sub, row=row,
-            events=queue.events(state.db, sub.id), log=read_log(state.paths.build_log(sub.id)),
-            public_id=state.sets.public_id, refresh=None if sub.state.final else 3,
+            state, request, "submission.html", f"{sub.entrant} #{sub.seq}", sub=sub, rows=rows,
+            several=state.sets.several, events=queue.events(state.db, sub.id),
+            log=read_log(state.paths.build_log(sub.id)), refresh=None if sub.state.final else 3,
         )
     )  # fmt: skip
 

@@ -25,12 +25,21 @@ from starlette.requests import ClientDisconnect, Request
 
 from arena.competition.spec import Loaded
 from arena.host import accounts, queue
-from arena.host.accounts import Principal, Throttle
+from arena.host.accounts import Principal, Throttle, VerifiedTokens
 from arena.host.archive import ArchiveRefused, archive_rules, read_archive
 from arena.host.boards import BoardSets, LeaderboardCache, closed_at, commitment, private_seed
 from arena.host.db import HostPaths, connect
 
-__all__ = ["HostApp", "Refusal", "check_form_csrf", "competition_data", "read_form", "read_log", "receive_archive"]
+__all__ = [
+    "HostApp",
+    "Refusal",
+    "check_form_csrf",
+    "client_address",
+    "competition_data",
+    "read_form",
+    "read_log",
+    "receive_archive",
+]
 
 SESSION_COOKIE = "arena_session"
 FORM_COOKIE = "arena_form"
@@ -64,6 +73,7 @@ class HostApp:
         self.competition = loaded.competition
         self.host = loaded.competition.host
         self.throttle = Throttle()
+        self.verified = VerifiedTokens()
         self.leaderboards = LeaderboardCache()
         self._local = threading.local()
         self.sets = BoardSets(self.competition, private_seed(self.db))
@@ -104,24 +114,36 @@ class HostApp:
         return principal
 
     def check_token(self, request: Request, token: str) -> Principal:
-        address = request.client.host if request.client else "?"
-        keys = [f"ip:{address}"]
+        """The principal of ``token``; ``Refusal`` 401 when wrong, 429 while its address or key must wait. Each
+        try is counted before the token is checked and refunded when it proves right (``Throttle``). A token this
+        server proved lately is no guess: it passes without the throttle, so a guesser hammering an address or a
+        key cannot lock out the entrant whose token it is, nor can that entrant's own parallel requests."""
+        keys = [f"ip:{client_address(request)}"]
         key_id = accounts.key_id_of(token)
         if key_id is not None:
+            if self.verified.holds(key_id, token.strip()):  # proved lately: no guess, so not counted or slowed
+                principal = accounts.authenticate(self.db, token, self.verified)
+                if principal is not None:
+                    return principal
             keys.append(f"key:{key_id}")
-        wait = self.throttle.wait(*keys)
+        wait = self.throttle.attempt(*keys)
         if wait > 0:
             raise Refusal(429, f"too many wrong tokens: try again in {wait:.0f} s", {"Retry-After": f"{wait:.0f}"})
-        principal = accounts.authenticate(self.db, token)
+        principal = accounts.authenticate(self.db, token, self.verified)
         if principal is None:
-            self.throttle.failed(*keys)
             raise Refusal(401, "wrong or revoked token")
-        self.throttle.succeeded(*keys)
+        self.throttle.refund(*keys)
         return principal
 
     def session(self, request: Request) -> tuple[Principal, str] | None:
         cookie = request.cookies.get(SESSION_COOKIE)
         return accounts.session_principal(self.db, cookie) if cookie else None
+
+
+def client_address(request: Request) -> str:
+    """The address a request came from: the peer's, or, behind a proxy named in ``[host] trusted_proxies``, the
+    one that proxy forwarded (``create_host_app`` puts it in the request's scope; nobody else is believed)."""
+    return request.client.host if request.client else "?"
 
 
 def _same_origin(request: Request) -> None:
@@ -218,25 +240,42 @@ def read_log(path: Path) -> str:
 
 
 def competition_data(state: HostApp) -> dict[str, Any]:
-    """The competition page's data (and ``/api/competition``): the private seed only once closed."""
+    """The competition page's data (and ``/api/competition``): the private seed only once closed. Each side
+    (public, private) is a ``Ranked``: every set's leaderboard, and with several sets the points table."""
     closed = state.closed()
+    sets = state.sets
     public_subs = queue.entrant_rows(state.db)
-    public_leaderboard = state.leaderboards.get(
-        state.paths.public_store, state.sets.public_id, public_subs, private=False
-    )
+    public = state.leaderboards.ranked(state.paths.public_store, sets, public_subs, private=False)
+    first = sets.sets[0]
     data: dict[str, Any] = {
         "competition": state.competition.name,
         "closed": closed,
         "deadline": state.host.deadline.strftime("%Y-%m-%d %H:%M UTC") if state.host.deadline else None,
-        "boards": state.competition.boards.spec,
-        "rule": state.competition.boards.first_click.value,
-        "public_seed": state.competition.boards.seed,
-        "public_count": state.sets.public_count,
-        "private_count": state.sets.private_count,
-        "commitment": commitment(state.sets.seed),
-        "public_id": state.sets.public_id,
-        "public_leaderboard": public_leaderboard,
+        "several": sets.several,
+        "sets": [
+            {
+                "name": s.name,
+                "points": s.points,
+                "spec": s.spec,
+                "rule": s.first_click.value,
+                "public_seed": s.seed,
+                "public_count": sets.count_of(i, False),
+                "private_count": sets.count_of(i, True),
+                "private_seed": sets.seed_of(i, True) if closed is not None else None,
+            }
+            for i, s in enumerate(sets.sets)
+        ],
+        "boards": first.spec,
+        "rule": first.first_click.value,
+        "public_seed": first.seed,
+        "public_count": sets.public_count,
+        "private_count": sets.private_count,
+        "commitment": commitment(sets.seed),
+        "public_id": sets.public_id,
+        "public": public,
+        "public_leaderboard": public.leaderboard,
         "public_subs": {s.player: s for s in public_subs.values()},
+        "private": None,
         "private_leaderboard": None,
         "private_subs": {},
         "private_seed": None,
@@ -244,10 +283,10 @@ def competition_data(state: HostApp) -> dict[str, Any]:
     }
     if closed is not None:
         private_subs = queue.entrant_rows(state.db, private=True)
-        data["private_seed"] = state.sets.seed
-        data["private_id"] = state.sets.private_id
+        private = state.leaderboards.ranked(state.paths.private_store, sets, private_subs, private=True)
+        data["private_seed"] = sets.seed
+        data["private_id"] = sets.private_id
         data["private_subs"] = {s.player: s for s in private_subs.values()}
-        data["private_leaderboard"] = state.leaderboards.get(
-            state.paths.private_store, state.sets.private_id, private_subs, private=True
-        )
+        data["private"] = private
+        data["private_leaderboard"] = private.leaderboard
     return data

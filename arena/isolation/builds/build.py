@@ -25,10 +25,12 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from arena.isolation.builds.errors import ARENA_PREFIX, BuildError, first_error
+from arena.isolation.builds.hidepaths import PathMask, StreamMask
 from arena.isolation.sandbox.botfiles import ProgramError, broad_folder, hidden, resolve_program
 from arena.isolation.sandbox.bubblewrap import (
     LAUNCHER,
@@ -270,10 +272,11 @@ def _memory_cgroup_base() -> Path | None:
 
 class _Log:
     """The build's output as it comes, kept up to ``limit`` bytes of it (and written to ``path`` as it comes), with
-    the arena's own lines besides."""
+    the arena's own lines besides; every line without this machine's paths (``mask``), before it is kept."""
 
-    def __init__(self, limit: int, path: Path | None):
+    def __init__(self, limit: int, path: Path | None, mask: PathMask):
         self.limit = limit
+        self.stream = StreamMask(mask)
         self.data = bytearray()
         #: Bytes of the build's own output kept (the arena's lines do not count).
         self.kept = 0
@@ -285,7 +288,8 @@ class _Log:
 
     def note(self, text: str) -> None:
         """A line of the arena's own (never cut)."""
-        line = (ARENA_PREFIX + text + "\n").encode()
+        self._write(self.stream.flush())
+        line = self.stream.mask.bytes((ARENA_PREFIX + text + "\n").encode())
         if self.data and not self.data.endswith(b"\n"):
             line = b"\n" + line
         self._write(line)
@@ -296,7 +300,7 @@ class _Log:
             chunk = chunk[: max(room, 0)]
             self.cut = True
         self.kept += len(chunk)
-        self._write(chunk)
+        self._write(self.stream.feed(chunk))
 
     def _write(self, data: bytes) -> None:
         self.data += data
@@ -305,10 +309,13 @@ class _Log:
             self.file.flush()
 
     def close(self) -> None:
+        self._write(self.stream.flush())
         if self.file is not None:
             self.file.close()
 
     def text(self) -> str:
+        """What is kept so far (a line still coming included)."""
+        self._write(self.stream.flush())
         return self.data.decode("utf-8", "replace")
 
 
@@ -322,11 +329,14 @@ def build_bot(
     limits: BuildLimits = DEFAULT_BUILD_LIMITS,
     sandbox: SandboxMode = SandboxMode.REQUIRE,
     log_path: Path | None = None,
+    hide: Iterable[tuple[Path, str]] = (),
 ) -> BuildResult:
     """Run ``folder/build.sh`` in ``folder``, in the sandbox (``sandbox``: ``require`` the default, an error where
     this machine cannot make one; ``auto`` builds outside it there; ``off`` always outside, with the caller's
     rights, files and network), under ``limits``. The log goes to ``log_path`` as it comes, when given. Raises
-    ``SandboxUnavailable`` for ``require`` on a machine without the sandbox; every other failure is the result's."""
+    ``SandboxUnavailable`` for ``require`` on a machine without the sandbox; every other failure is the result's.
+    The log holds no path of this machine (``hidepaths``): the folder's files by their relative names, the home,
+    temporary and Python folders as tokens, and each ``(folder, token)`` of ``hide`` as its token."""
     started = time.monotonic()
     folder = Path(folder).expanduser().resolve()
     sandboxed = use_sandbox(sandbox)
@@ -341,7 +351,7 @@ def build_bot(
     # file, found by content) or another of the arena's files is not built.
     if sandboxed and broad is None and hidden().with_stores_in(str(folder)).inside(str(folder)):
         broad = f"{folder} holds the arena's own files (a results store)"
-    log = _Log(limits.log_bytes, log_path)
+    log = _Log(limits.log_bytes, log_path, PathMask(folder, extra=hide))
     try:
         if sandboxed and broad is not None:
             reason = f"cannot build in the sandbox: {broad}; give the bot a folder of its own"

@@ -103,7 +103,7 @@ def test_sign_up_needs_the_code(db: sqlite3.Connection) -> None:
         accounts.sign_up(db, "the-class-code", "the-class-code", "bob", "Bobby")
 
 
-def test_the_throttle_slows_repeated_failures_and_forgives_success() -> None:
+def test_the_throttle_slows_repeated_failures_and_refunds_only_the_right_try() -> None:
     throttle = Throttle(free=3, window=600, cap=60)
     waits = []
     for _ in range(6):
@@ -112,5 +112,31 @@ def test_the_throttle_slows_repeated_failures_and_forgives_success() -> None:
     assert waits[:3] == [0.0, 0.0, 0.0]
     assert waits[3] > 0 and waits[4] > waits[3] * 1.5, waits
     assert throttle.wait("ip:5.6.7.8") == 0.0, "another address was slowed too"
-    throttle.succeeded("ip:1.2.3.4")
-    assert throttle.wait("ip:1.2.3.4") == 0.0
+    # A try that proves right takes back its own count, not the failures before it.
+    assert throttle.attempt("ip:5.6.7.8") == 0.0
+    throttle.refund("ip:5.6.7.8")
+    assert throttle.wait("ip:5.6.7.8") == 0.0
+    throttle.refund("ip:1.2.3.4")
+    assert throttle.wait("ip:1.2.3.4") > 0
+    # ``attempt`` refuses while a key must wait, and counts nothing then.
+    before = throttle.wait("ip:1.2.3.4")
+    assert throttle.attempt("ip:1.2.3.4") > 0 and throttle.wait("ip:1.2.3.4") <= before
+
+
+def test_a_token_proved_lately_skips_the_slow_hash_but_not_its_revocation(
+    db: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    token = accounts.add_entrant(db, "alice", "Alice")
+    hashed: list[str] = []
+    slow = accounts._hash
+    monkeypatch.setattr(accounts, "_hash", lambda secret, salt: hashed.append(secret) or slow(secret, salt))
+    verified = accounts.VerifiedTokens()
+    answers = [accounts.authenticate(db, token, verified) for _ in range(5)]
+    assert all(a is not None and a.name == "alice" for a in answers) and len(answers) == 5
+    assert len(hashed) == 1, "each request paid the slow hash"
+    wrong = token[:-3] + ("abc" if not token.endswith("abc") else "xyz")  # the same key, another secret
+    assert [accounts.authenticate(db, wrong, verified) for _ in range(3)] == [None] * 3
+    assert len(hashed) == 4, "a wrong token skipped the slow hash"
+    accounts.revoke_entrant(db, "alice")
+    assert accounts.authenticate(db, token, verified) is None  # at once, though it was proved a moment ago
+    assert not verified.holds(token.split(".")[0], token)

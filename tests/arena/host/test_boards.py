@@ -63,3 +63,32 @@ def test_scrub_removes_the_seed_from_any_text() -> None:
     seed = 1234567890123
     text = f"TournamentConfig(seed={seed}, games=4) failed; seed {seed}"
     assert str(seed) not in scrub(text, seed) and scrub(text, seed).count("<private seed>") == 2
+
+
+def test_leaderboards_are_made_again_only_when_the_store_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from arena.host import boards
+    from arena.host.queue import Submission
+
+    made: list[tuple[str, ...]] = []
+    monkeypatch.setattr(boards, "_build", lambda store, tid, names: made.append(names) or names)
+    store = tmp_path / "public.db"
+    store.write_bytes(b"x")
+    cache = boards.LeaderboardCache(ttl=0)  # past its ttl at once: only the store's state can keep it
+    rows = {"alice": Submission.__new__(Submission)}
+    object.__setattr__(rows["alice"], "player", "alice.1")
+    answers = [cache.get(store, "t1", rows, private=False) for _ in range(3)]
+    assert made == [("alice.1",)] and answers == [("alice.1",)] * 3
+    with store.open("ab") as handle:  # a commit of games
+        handle.write(b"y")
+    os.utime(store, ns=(store.stat().st_atime_ns, store.stat().st_mtime_ns + 1_000_000))
+    cache.get(store, "t1", rows, private=False)
+    assert len(made) == 2
+    other = {"bob": Submission.__new__(Submission)}  # another set of players: its own entry, the first kept
+    object.__setattr__(other["bob"], "player", "bob.1")
+    cache.get(store, "t1", other, private=False)
+    cache.get(store, "t1", rows, private=False)
+    assert made == [("alice.1",), ("alice.1",), ("bob.1",)]

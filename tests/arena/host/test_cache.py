@@ -84,3 +84,44 @@ def test_an_old_answer_goes_out_at_once_and_the_new_one_follows() -> None:
                 break
             release.wait(0.01)
         assert later in ("answer 2", "answer 3")
+
+
+def test_a_crowd_at_a_page_not_yet_kept_waits_for_one_answer() -> None:
+    """Twenty readers arrive at once at a page nobody read before: the page is made once, and all get it."""
+    import asyncio
+
+    calls: list[str] = []
+
+    async def run() -> list[bytes]:
+        release = asyncio.Event()
+
+        async def page(scope: object, receive: object, send: object) -> None:  # held until every reader is in
+            calls.append("/")
+            await release.wait()
+            await send({"type": "http.response.start", "status": 200, "headers": []})  # type: ignore[operator]
+            await send({"type": "http.response.body", "body": f"answer {len(calls)}".encode()})  # type: ignore[operator]
+
+        cache = MicroCache(page, ttl=3600.0)
+
+        async def reader() -> bytes:
+            body = b""
+
+            async def receive() -> dict[str, object]:
+                return {"type": "http.request", "body": b"", "more_body": False}
+
+            async def send(message: dict[str, object]) -> None:
+                nonlocal body
+                body += message.get("body", b"")  # type: ignore[operator]
+
+            scope = {"type": "http", "method": "GET", "path": "/", "query_string": b"", "headers": []}
+            await cache(scope, receive, send)  # type: ignore[arg-type]
+            return body
+
+        tasks = [asyncio.ensure_future(reader()) for _ in range(20)]
+        for _ in range(20):  # every reader runs until it waits: in the page, or behind its first reader
+            await asyncio.sleep(0)
+        release.set()
+        return list(await asyncio.gather(*tasks))
+
+    answers = asyncio.run(run())
+    assert answers == [b"answer 1"] * 20 and calls == ["/"]
