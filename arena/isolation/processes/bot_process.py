@@ -399,9 +399,13 @@ class BotProcess:
         ``settle`` seconds): a bot that writes to stderr and then replies must find its lines here
         when the reply is read, although a thread drains stderr. The wait ends as soon as they are
         kept; its bound is for a bot that never stops writing, and generous, because on a busy
-        machine the draining thread may wait a while for a core."""
+        machine the draining thread may wait a while for a core. A bot that has died is read to the end of its
+        pipe (within ``settle``): its last words, often the reason it died, were written before it exited, but
+        the draining thread may not have had a core since."""
         if self._stderr is not None and self.alive:
             self._stderr.settle(time.monotonic() + settle)
+        elif self._reader is not None and self._reader.is_alive():
+            self._reader.join(timeout=settle)
         return list(self._tail)
 
     def clear_stderr(self) -> None:

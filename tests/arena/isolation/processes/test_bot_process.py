@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from arena.isolation.processes.bot_process import BotOutputError, BotProcess, BotTimeout
+from arena.isolation.processes.bot_process import BotExited, BotOutputError, BotProcess, BotTimeout
+from arena.isolation.processes.stderr_tail import StderrTail
 
 
 def test_writing_to_a_bot_that_never_reads_stops_at_the_deadline() -> None:
@@ -53,5 +54,27 @@ def test_stderr_written_before_a_reply_is_in_the_tail_when_the_reply_arrives() -
             process.send("go", time.monotonic() + 120)
             assert process.receive(time.monotonic() + 120) == b"reply"
             assert process.stderr_tail(settle=10)[-1] == f"marker {i}"  # returns once it is settled
+    finally:
+        process.kill()
+
+
+def test_the_last_words_of_a_bot_that_died_are_in_the_tail(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The draining thread may not have had a core by the time the bot's death is seen (a busy machine): the
+    # tail then reads the pipe to its end rather than return without the reason the bot died. The thread is
+    # made late on purpose here; the old tail returned [] at once for a bot no longer alive.
+    drain = StderrTail.drain
+
+    def late_drain(self: StderrTail) -> None:
+        time.sleep(0.3)
+        drain(self)
+
+    monkeypatch.setattr(StderrTail, "drain", late_drain)
+    process = BotProcess(["sh", "-c", "echo 'python3: No such file or directory' >&2; exit 2"])
+    process.start()
+    try:
+        with pytest.raises(BotExited):
+            process.receive(time.monotonic() + 60)
+        assert process.exit_description() == "exited with code 2" and not process.alive
+        assert process.stderr_tail(settle=30) == ["python3: No such file or directory"]
     finally:
         process.kill()
