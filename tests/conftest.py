@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -75,6 +76,27 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # tests/test_fast_tier.py checks, without collecting the suite a second time.
     if whole_suite(config, TESTS):
         config.stash[SUITE] = {item.nodeid: frozenset(mark.name for mark in item.iter_markers()) for item in items}
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """``-m serial`` (the README's second pass) picks about 20 tests of 2,000: importing every other test
+    file only to deselect its tests cost about 9 s of CPU. ``serial`` is never added by a hook (see
+    ``pytest_collection_modifyitems``), only written in the file itself (``@pytest.mark.serial``,
+    ``pytestmark``), so a test file whose text never says ``serial`` holds no serial test and is skipped,
+    unless a conftest.py below this one mentions the word (it might mark that folder's tests)."""
+    if (config.option.markexpr or "").strip() != "serial" or collection_path.suffix != ".py":
+        return None
+    if not collection_path.name.startswith("test_") or not collection_path.is_file():
+        return None
+    try:
+        folder = collection_path.parent.relative_to(TESTS)
+    except ValueError:
+        return None  # outside the suite's folder: pytest decides
+    for depth in range(1, len(folder.parts) + 1):
+        conftest = TESTS.joinpath(*folder.parts[:depth], "conftest.py")
+        if conftest.is_file() and "serial" in conftest.read_text(encoding="utf-8"):
+            return None
+    return True if "serial" not in collection_path.read_text(encoding="utf-8") else None
 
 
 @pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: absent with `-p no:xdist`
