@@ -20,6 +20,7 @@ machine cannot make the sandbox.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -68,10 +69,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 item.add_marker(mark)
         if "kits" in marks and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(KIT_TIMEOUT))
-    # The files with slow tests first, each kept whole (its module fixtures are made once): with workers
-    # (pytest-xdist hands tests out in this order) the long ones start early instead of ending the run alone.
+    # The files with slow tests first, each kept whole (its module fixtures are made once), the longest
+    # measured first: with workers (pytest-xdist hands tests out in this order) the long ones start early
+    # instead of ending the run alone.
     files_with_slow = {item.path for item in items if item.get_closest_marker("slow") is not None}
-    items.sort(key=lambda item: item.path not in files_with_slow)
+    known = _file_seconds(items)
+    items.sort(key=lambda item: (item.path not in files_with_slow, -known.get(item.path, 0.0)))
     # Every test with its markers, before `-m` deselects any (this hook runs before pytest's own): what
     # tests/test_fast_tier.py checks, without collecting the suite a second time.
     if whole_suite(config, TESTS):
@@ -97,6 +100,88 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
         if conftest.is_file() and "serial" in conftest.read_text(encoding="utf-8"):
             return None
     return True if "serial" not in collection_path.read_text(encoding="utf-8") else None
+
+
+#: The last timing of the suite (benchmarks/suite_time.py): its slowest tests and their seconds, per tier.
+SUITE_TIME = TESTS.parent / "benchmarks" / "results" / "suite_time.json"
+
+
+def _file_seconds(items: list[pytest.Item]) -> dict[Path, float]:
+    """Each test file's seconds among the slowest tests of the last timing (none where it has none):
+    like pytest-split's stored durations, without a file to keep by hand. A test renamed since is not
+    found and its file sorts as unmeasured."""
+    try:
+        tiers = json.loads(SUITE_TIME.read_text(encoding="utf-8"))["tiers"]
+        timed: dict[str, float] = {}
+        for tier in tiers:  # a test among the slowest of two tiers: its longer time
+            for test, seconds in tier["slowest"]:
+                timed[test] = max(timed.get(test, 0.0), float(seconds))
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    seconds: dict[Path, float] = {}
+    for item in items:
+        if item.nodeid in timed:
+            seconds[item.path] = seconds.get(item.path, 0.0) + timed[item.nodeid]
+    return seconds
+
+
+class _DealToWorkers:
+    """A plugin of its own, since tests/conftest.py's own ``pytest_collection_modifyitems`` must run before
+    ``-m`` deselects (it keeps the whole suite's list) and this one after."""
+
+    @staticmethod
+    @pytest.hookimpl(trylast=True)  # after `-m` and `-k` deselected: the list xdist's controller deals out
+    def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+        deal_to_workers(items)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(_DealToWorkers(), "arena-deal-to-workers")
+
+
+def _guess(tests: list[pytest.Item]) -> float:
+    """Seconds for a file none of whose tests is among the last timing's slowest: a second per slow test,
+    a twentieth per other one (most take milliseconds)."""
+    slow = sum(1 for item in tests if item.get_closest_marker("slow") is not None)
+    return slow + (len(tests) - slow) / 20
+
+
+def deal_to_workers(items: list[pytest.Item]) -> None:
+    """Under workers (``worksteal``), give each worker's first block a fair share of the long files.
+    ``worksteal`` hands worker i the i-th contiguous block of the list and an idle worker steals from the
+    *end* of another's queue: with every slow file at the front of the list, the first worker would run
+    the longest ones one after another while the others steal only short tests. Here the slow files are
+    dealt, longest first, to the block with the least measured work so far (``_guess`` for a file not
+    measured), and each block is filled up to its size with the other tests in their order.
+    Every worker collects the same list, so every worker computes the same order."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0") or 0)
+    if workers < 2 or len(items) < 2 * workers:
+        return
+    slow_files = {item.path for item in items if item.get_closest_marker("slow") is not None}
+    known = _file_seconds(items)
+    files: dict[Path, list[pytest.Item]] = {}
+    rest: list[pytest.Item] = []
+    for item in items:
+        if item.path in slow_files:
+            files.setdefault(item.path, []).append(item)
+        else:
+            rest.append(item)
+    # The blocks' sizes as worksteal cuts them: len // workers, then the rest shared among the others.
+    sizes, left = [], len(items)
+    for nodes_remaining in range(workers, 0, -1):
+        sizes.append(left // nodes_remaining)
+        left -= sizes[-1]
+    blocks: list[list[pytest.Item]] = [[] for _ in range(workers)]
+    work = [0.0] * workers
+    for path in sorted(files, key=lambda path: -known.get(path, _guess(files[path]))):
+        chosen = min(range(workers), key=lambda block: (work[block], block))
+        blocks[chosen].extend(files[path])
+        work[chosen] += known.get(path, _guess(files[path]))
+    rest.reverse()
+    for block, size in zip(blocks, sizes, strict=True):
+        while len(block) < size and rest:
+            block.append(rest.pop())
+    items[:] = [item for block in blocks for item in block] + rest[::-1]
 
 
 @pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: absent with `-p no:xdist`
