@@ -26,6 +26,11 @@ KNOWN: set[str] = set()
 
 SCRIPT = """
 import json, sys
+# No numba cache at all, neither read nor written: every kernel is compiled here (a cached caller would bring
+# its callees along unseen), and writing the cache (serialising each kernel's machine code) cost about 5 s
+# of this process's 51 s of CPU.
+from numba.core.dispatcher import Dispatcher
+Dispatcher.enable_caching = lambda self: None
 from numba.core import types
 from numba.core.registry import CPUDispatcher
 from arena.results import records
