@@ -210,6 +210,37 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return WorkStealingScheduling(config, log)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Under workers, the controller compiles the built-in players' numba code once, before any worker starts.
+
+    Otherwise every worker that first meets a kernel compiles it at the same moment as the others (each its own
+    copy: three times the CPU of one compile) inside whichever test called it first, and on a busy machine with
+    a cold cache (a fresh clone) such a test ran past its 300 s timeout. This is the arena's own compile step
+    (``arena tournament`` runs it before its first game): a process per core, each kernel compiled by one, a stamp
+    when done; with a warm cache it finds nothing stale and costs a few file reads."""
+    config = session.config
+    if os.environ.get("PYTEST_XDIST_WORKER") or not getattr(config.option, "numprocesses", None):
+        return
+    from arena.config import PlayerRef, TournamentConfig
+    from arena.limits import Isolation
+    from arena.play.warmup import compile_players, stale_players
+    from engine import EXPERT, FirstClick
+    from players.builtin import BUILTIN_PLAYERS
+
+    players = tuple(PlayerRef(name=cls.name) for cls in BUILTIN_PLAYERS)
+    tournament = TournamentConfig.build(
+        EXPERT, FirstClick.SAFE, seed=1, games=1, players=players, isolation=Isolation.TRUSTED
+    )
+    stale = stale_players(tournament, [ref.key for ref in players])
+    if stale:
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            names = ", ".join(ref.key for ref in stale)
+            reporter.write_line(f"compiling the built-in players once before the workers start: {names}")
+        compile_players(tournament, stale, (), os.cpu_count() or 2)
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if item.get_closest_marker("sandbox") is not None:
         from arena.isolation.sandbox import bubblewrap as sandbox

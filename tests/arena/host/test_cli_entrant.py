@@ -6,9 +6,13 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from host_support import arena_bin, write_cup
+from typer.testing import CliRunner
+
+from arena.cli import app
 
 #: `arena` run as processes, a dozen of them.
 pytestmark = pytest.mark.slow
@@ -42,7 +46,10 @@ def test_add_list_revoke(tmp_path: Path) -> None:
     assert json.loads(arena("entrant", "list", file, "--json").stdout)[0]["revoked"] is True
 
 
-def test_bad_input_is_one_line(tmp_path: Path) -> None:
+def test_bad_input_is_one_line(tmp_path: Path, one_error_line: Any) -> None:
+    """Each bad input is one ``error:`` line and exit code 2. The cases run in-process (typer's CliRunner: the
+    same commands and checks, without starting Python and importing the arena eleven times); one of them also
+    runs as the real ``arena`` process, which proves the exit code and the absence of a traceback end to end."""
     file = write_cup(tmp_path / "cup")
     plain = tmp_path / "plain.toml"
     plain.write_text('name = "x"\n[boards]\ndifficulty = "beginner"\n[[entrants]]\nname = "a"\nowner = "A"\n'
@@ -51,21 +58,27 @@ def test_bad_input_is_one_line(tmp_path: Path) -> None:
     both.write_text(file.read_text() + '\n[[entrants]]\nname = "a"\nowner = "A"\ncommand = "true"\n')
     typo = tmp_path / "typo.toml"
     typo.write_text(file.read_text().replace("per_day", "per_dya"))
+
+    def cli(*args: str | Path, env: dict[str, str] | None = None) -> str:
+        return one_error_line(CliRunner().invoke(app, [str(arg) for arg in args], env=env))
+
     lines = {
-        "no owner": bad_input(arena("entrant", "add", file, "bob")),
-        "bad name": bad_input(arena("entrant", "add", file, "Bob!", "--owner", "B")),
-        "no name": bad_input(arena("entrant", "revoke", file)),
-        "unknown": bad_input(arena("entrant", "revoke", file, "nobody")),
-        "not hosted": bad_input(arena("host", plain)),
-        "both": bad_input(arena("entrant", "list", both)),
-        "typo": bad_input(arena("host", typo)),
-        "compete": bad_input(arena("compete", file)),
-        "no token": bad_input(arena("submit", "http://127.0.0.1:9/", tmp_path, env={"ARENA_TOKEN": ""})),
-        "bad url": bad_input(arena("submit", "ftp://x", tmp_path, env={"ARENA_TOKEN": "t"})),
-        "no folder": bad_input(arena("submit", "http://127.0.0.1:9/", tmp_path / "nope", env={"ARENA_TOKEN": "t"})),
+        "no owner": cli("entrant", "add", file, "bob"),
+        "bad name": cli("entrant", "add", file, "Bob!", "--owner", "B"),
+        "no name": cli("entrant", "revoke", file),
+        "unknown": cli("entrant", "revoke", file, "nobody"),
+        "not hosted": cli("host", plain),
+        "both": cli("entrant", "list", both),
+        "typo": cli("host", typo),
+        "compete": cli("compete", file),
+        "no token": cli("submit", "http://127.0.0.1:9/", tmp_path, env={"ARENA_TOKEN": ""}),
+        "bad url": cli("submit", "ftp://x", tmp_path, env={"ARENA_TOKEN": "t"}),
+        "no folder": cli("submit", "http://127.0.0.1:9/", tmp_path / "nope", env={"ARENA_TOKEN": "t"}),
     }
     assert "--owner" in lines["no owner"] and "not an entrant name" in lines["bad name"]
     assert "no [host] table" in lines["not hosted"] and "arena compete" in lines["not hosted"]
     assert "[[entrants]]" in lines["both"] and "unknown key" in lines["typo"] and "per_dya" in lines["typo"]
     assert "arena host" in lines["compete"] and "ARENA_TOKEN" in lines["no token"]
     assert len(lines) == 11
+    # The real process: the same line on stderr, exit code 2, no traceback.
+    assert bad_input(arena("entrant", "list", both)) == lines["both"]
