@@ -5,7 +5,6 @@ log say what happened, leaves no process behind, and the server keeps serving an
 
 from __future__ import annotations
 
-import os
 import socket
 import time
 import uuid
@@ -13,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from host_support import start_host, stop_host, wait_for, write_cup
+from process_support import running_with
 
 from arena.host import accounts
 from arena.host.archive import pack
@@ -31,20 +31,6 @@ def _folder(root: Path, name: str, build: str) -> Path:
     (folder / "build.sh").write_text("#!/bin/sh\n" + build)
     (folder / "run.sh").write_text("#!/bin/sh\nexec python3 bot.py\n")
     return folder
-
-
-def _alive(tag: str) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-                state = Path(f"/proc/{entry}/stat").read_text().rpartition(")")[2].split()[0]
-            except OSError:
-                continue
-            if tag in cmdline and state != "Z":
-                found.append(int(entry))
-    return found
 
 
 def test_hostile_builds_fail_with_their_reason_and_the_server_serves_on(tmp_path: Path) -> None:
@@ -111,9 +97,9 @@ def test_hostile_builds_fail_with_their_reason_and_the_server_serves_on(tmp_path
     assert reasons["flood"].startswith("build: log cut at 1 MB") and logs["flood"].count("flood\n") > 100_000
     assert reasons["forever"] == f"build: timed out after {BUILD_TIME} s" and "waiting" in logs["forever"]
     deadline = time.monotonic() + 30
-    while _alive(tag) and time.monotonic() < deadline:  # killed processes take a moment to be reaped
+    while running_with(tag) and time.monotonic() < deadline:  # killed processes take a moment to be reaped
         time.sleep(0.2)
-    assert _alive(tag) == []
+    assert running_with(tag) == []
     for name, log in logs.items():  # each log ends with the arena's own line, and names no folder of this machine
         assert log.splitlines()[-1].startswith("arena: "), name
         assert str(tmp_path) not in log and str(Path.home()) + "/" not in log, name

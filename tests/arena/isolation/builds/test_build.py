@@ -12,6 +12,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from process_support import running_with
 
 from arena.isolation.builds.build import BuildLimits, SandboxUnavailable, build_bot
 from arena.isolation.sandbox import bubblewrap as sandbox
@@ -62,28 +63,12 @@ def _script(folder: Path, body: str) -> Path:
     return folder
 
 
-def _running(tag: str) -> list[int]:
-    """The live processes (not zombies) whose command line holds ``tag``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-            state = Path(f"/proc/{entry}/stat").read_text().rpartition(")")[2].split()[0]
-        except OSError:
-            continue
-        if tag in cmdline and state != "Z":
-            found.append(int(entry))
-    return found
-
-
 def _gone(tag: str, within: float = 10.0) -> bool:
     """Whether every process of ``tag`` is gone (killed processes take a moment to be reaped on a busy machine)."""
     deadline = time.monotonic() + within
-    while _running(tag):
+    while running_with(tag):
         if time.monotonic() > deadline:
-            for pid in _running(tag):  # do not leave them to the next test
+            for pid in running_with(tag):  # do not leave them to the next test
                 os.kill(pid, signal.SIGKILL)
             return False
         time.sleep(0.05)

@@ -11,17 +11,16 @@ found built (the build is named by its sources' digest).
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+from myai_support import load_adapter
 from repo import BOTS, ROOT
 from shared_once import built_once
 
@@ -34,17 +33,7 @@ from arena.shells import SHELLS, agent_sources, build_folder, shell_of
 from engine import BEGINNER, EXPERT, INTERMEDIATE, BoardSpec, FirstClick, Game
 from engine.layout import player_seed
 
-
-def _host() -> ModuleType:
-    """The adapter, loaded as a module of this process (it runs as a program of its own in the sandbox)."""
-    spec = importlib.util.spec_from_file_location("myai_host_of_compiled_shells", SHELL_DIR / "host.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-host = _host()
+host = load_adapter()
 AGENTS = {language: BOTS / "myai" / language for language in ("java", "cpp")}
 LANGUAGES = ("java", "cpp")
 #: What each shell's build and run need (the C++ shell needs no JSON library, unlike the C++ kit).

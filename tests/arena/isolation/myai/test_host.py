@@ -8,15 +8,14 @@ play them as a tournament does.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+from myai_support import load_adapter
 from repo import BOTS
 
 from arena.isolation.protocol import messages as protocol
@@ -28,15 +27,7 @@ from engine.layout import player_seed
 AGENTS = BOTS / "myai"
 
 
-def _host() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("myai_host_under_test", SHELL_DIR / "host.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-host = _host()
+host = load_adapter()
 
 
 def play(agent: str, spec: BoardSpec = BEGINNER, rule: FirstClick = FirstClick.ZERO, board: int = 0) -> dict[str, Any]:
