@@ -26,10 +26,12 @@ from typing import Any
 import pytest
 from web_support import IMAGE, SCRIPT, SLOW_SOURCE, Stored, arena
 
+from arena.web.board_data import CHUNK as BOARD_CHUNK
 from arena.web.site import write_site
 from arena.web.site_data import CHUNK
 
-#: The hostile bot (tests/web_support.py): every page showing one of its games is opened in Chromium.
+#: The hostile bot (tests/web_support.py): a page showing one of its games is opened in Chromium for each way its
+#: game ended.
 HOSTILE = "evil"
 
 
@@ -166,34 +168,57 @@ def test_leaderboard_to_player_to_a_loss_to_its_replay(open_tab, served, site, s
         assert all(url.startswith(allowed) for url in tab.requests), tab.requests
 
 
-def _replay_of(url: str) -> tuple[str, ...] | None:
-    """The players a replay address shows (``/t/T/g/N/a[/vs/b]`` served, ``game.html?board=N&player=a[&vs=b]`` in
-    the site), or None for any other page."""
+def _per_board(url: str) -> tuple[int, tuple[str, ...]] | None:
+    """The board of a page drawn for one board (a replay: ``/t/T/g/N/a[/vs/b]`` served, ``game.html?board=N&player=a
+    [&vs=b]`` in the site; a board's page: ``/t/T/b/N/``, ``board.html?board=N``) and the page's kind (which page,
+    whose games, its query's keys: everything but the board); None for any other page."""
     parts = urllib.parse.urlsplit(url)
-    if parts.path.endswith("/game.html"):
-        query = urllib.parse.parse_qs(parts.query)
-        return (*query["player"], *query.get("vs", [])) if "board" in query else None
-    found = re.search(r"/t/[^/]+/g/\d+/([^/]+)(?:/vs/([^/]+))?/?$", parts.path)
+    query = urllib.parse.parse_qs(parts.query)
+    keys = tuple(sorted(k for k in query if k not in ("board", "player", "vs")))
+    name = parts.path.rsplit("/", 1)[-1]
+    if name in ("game.html", "board.html") and "board" in query:
+        return int(query["board"][0]), (name, *query.get("player", []), *query.get("vs", []), *keys)
+    found = re.search(r"/t/[^/]+/(?:g/(\d+)/([^/]+)(?:/vs/([^/]+))?|b/(\d+))/?$", parts.path)
     if found is None:
         return None
-    return tuple(urllib.parse.unquote(name) for name in found.groups() if name)
+    board, a, b, shown = found.groups()
+    if shown is not None:
+        return int(shown), ("board", *keys)
+    return int(board), ("game", *(urllib.parse.unquote(n) for n in (a, b) if n), *keys)
 
 
-def _check_replay_cheaply(url: str, players: tuple[str, ...]) -> list[str]:
-    """A replay that shows no hostile bot's game, checked without the browser; its links.
+def hostile_outcomes(site: Path) -> dict[int, str]:
+    """The hostile bot's outcome on each board, from the site's board data (the site and the server show one
+    store)."""
+    outcomes: dict[int, str] = {}
+    for data in site.glob("t/*/boards/*.js"):
+        text = data.read_text(encoding="utf-8").strip()
+        for board, shown in json.loads(text[len("ArenaBoardData(") : -2])["boards"].items():
+            outcomes.update({int(board): game[1] for game in shown["games"] if game[0] == HOSTILE})
+    return outcomes
+
+
+def _check_cheaply(url: str, board: int, kind: tuple[str, ...]) -> list[str]:
+    """A page drawn for one board, of a kind Chromium has already opened for a board where the hostile bot's game
+    (if it shows one) ended the same way, checked without the browser; its links.
 
     Served: the page answers 200, is not the error page and holds neither payload unescaped (the competition's
-    name, on every page, is one). Site: every replay is the one viewer page (opened in Chromium for the hostile
-    bot's games and the first game of each other player) over one data file; the file of the address's board
-    holds the game of each player it names (else the viewer could not show it)."""
+    name, on every page, is one). Site: every replay is the one viewer page and every board's page the one board
+    page (each opened in Chromium for its first board of each kind), over data files; the file of the address's
+    board holds the game of each player it names (else the page could not show it)."""
     parts = urllib.parse.urlsplit(url)
     if parts.scheme == "file":
-        board = int(urllib.parse.parse_qs(parts.query)["board"][0])
-        data = Path(urllib.parse.unquote(parts.path)).parent / "games" / f"{board // CHUNK}.js"
-        text = data.read_text(encoding="utf-8")
-        assert text.startswith("ArenaReplayData(") and text.rstrip().endswith(");"), data
-        games = json.loads(text.strip()[len("ArenaReplayData(") : -2])["boards"][str(board)]["games"]
-        assert all(player in games for player in players), (url, sorted(games))
+        folder = Path(urllib.parse.unquote(parts.path)).parent
+        if kind[0] == "board.html":
+            data, call = folder / "boards" / f"{board // BOARD_CHUNK}.js", "ArenaBoardData("
+        else:
+            data, call = folder / "games" / f"{board // CHUNK}.js", "ArenaReplayData("
+        text = data.read_text(encoding="utf-8").strip()
+        assert text.startswith(call) and text.endswith(");"), data
+        shown = json.loads(text[len(call) : -2])["boards"][str(board)]["games"]
+        players = {game[0] for game in shown} if kind[0] == "board.html" else set(shown)
+        named = urllib.parse.parse_qs(parts.query)
+        assert set(named.get("player", []) + named.get("vs", [])) <= players, (url, sorted(players))
         return []
     with urllib.request.urlopen(url) as answer:
         assert answer.status == 200, (url, answer.status)
@@ -205,15 +230,16 @@ def _check_replay_cheaply(url: str, players: tuple[str, ...]) -> list[str]:
     return [urllib.parse.urljoin(url, html.unescape(h[1])).split("#")[0] for h in hrefs if h]
 
 
-def crawl(tab: Tab, start: str, allowed: str) -> tuple[int, int]:
+def crawl(tab: Tab, start: str, allowed: str, outcomes: dict[int, str]) -> tuple[int, int]:
     """Open every page linked from ``start`` (within ``allowed``); each must be a page, not an error page.
 
-    Chromium opens every page but the replays of the honest players' games past the first of each (player, pair):
-    those differ from the replay Chromium opened only in the moves shown, hold no text the hostile bot wrote, and
-    are checked by ``_check_replay_cheaply``. Every replay of a game the hostile bot played (its notes, errors and
-    stderr) is opened in Chromium. Returns (pages, pages opened in Chromium)."""
+    A page drawn for one board (a replay, a board's page) is opened in Chromium for the first board of its kind
+    on which the hostile bot's game ended each way (``outcomes``: an error with its message and stderr, a loss,
+    a win, each with its notes; none for a page without its games); the same kind of page for another board
+    differs only in the moves shown, the hostile bot's texts being the same in every game, and is checked by
+    ``_check_cheaply``. Returns (pages, pages opened in Chromium)."""
     seen: set[str] = set()
-    viewed: set[tuple[str, ...]] = set()
+    viewed: set[tuple[object, ...]] = set()
     opened = 0
     todo = [start]
     while todo:
@@ -221,12 +247,14 @@ def crawl(tab: Tab, start: str, allowed: str) -> tuple[int, int]:
         if url in seen:
             continue
         seen.add(url)
-        players = _replay_of(url)
-        if players is not None and HOSTILE not in players and players in viewed:
-            todo.extend(h for h in _check_replay_cheaply(url, players) if h.startswith(allowed) and h not in seen)
-            continue
-        if players is not None:
-            viewed.add(players)
+        drawn = _per_board(url)
+        if drawn is not None:
+            board, kind = drawn
+            key = (*kind, outcomes[board] if HOSTILE in kind or kind[0] in ("board", "board.html") else None)
+            if key in viewed:
+                todo.extend(h for h in _check_cheaply(url, board, kind) if h.startswith(allowed) and h not in seen)
+                continue
+            viewed.add(key)
         opened += 1
         answer = tab.page.goto(url)
         assert answer is None or answer.status == 200, (url, answer.status)
@@ -240,11 +268,14 @@ def crawl(tab: Tab, start: str, allowed: str) -> tuple[int, int]:
 
 @pytest.mark.slow
 def test_a_crawl_finds_no_error_page(open_tab, served, site):
+    outcomes = hostile_outcomes(site)
+    assert {"error", "lost"} <= set(outcomes.values()), outcomes  # the hostile bot's texts of each kind are shown
     for name, allowed, home in origins(served, site):
         tab = open_tab(allowed)
-        pages, opened = crawl(tab, home, allowed)
-        assert pages > 60, (name, pages)  # every leaderboard, player, games list, comparison and replay
-        assert opened < pages, (name, opened, pages)  # the honest players' replays past the first: checked cheaply
+        pages, opened = crawl(tab, home, allowed, outcomes)
+        print(f"{name}: {pages} pages, {opened} opened in Chromium")
+        assert pages > 60, (name, pages)  # every leaderboard, player, games list, comparison, board and replay
+        assert opened < pages / 2, (name, opened, pages)  # the other boards' pages of each kind: checked cheaply
         assert all(url.startswith(allowed) for url in tab.requests), tab.requests
     site_pages = {p for p in site.rglob("*.html")}
     assert len(site_pages) > 20  # the replays are one page, game.html?board=N&player=NAME, crawled at each address
