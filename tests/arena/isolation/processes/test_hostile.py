@@ -33,7 +33,8 @@ HOSTILE = BOTS / "hostile"
 EXAMPLES = ROOT / "examples"
 LIMITS = Limits(move_time=2.0, game_time=60.0, grace=0.25, memory_mb=1024, startup_time=60)
 GENEROUS = Limits(move_time=60.0, game_time=600.0, memory_mb=1024, startup_time=120)
-GAMES = 3
+#: Two games each: the second is played by a bot started again after the first one's failure.
+GAMES = 2
 SEED = 7
 TIMINGS = ("cpu_ms", "wall_ms")
 
