@@ -38,7 +38,8 @@ Games = dict[str, list[tuple[int, str, tuple[Any, ...]]]]
 
 
 def play(command: str, tmp: Path) -> Games:
-    """Every run of ``command`` as the engine bot ``kit``: per run, (board, outcome, moves) by board."""
+    """Every run of ``command`` as the engine bot ``kit``: per run, (board, outcome, moves) by board; a game that
+    did not end won or lost has its error beside its outcome ("crashed: ..."), so that a failure says why."""
     games: Games = {}
     for label, options in RUNS.items():
         store = tmp / f"{label}.db"
@@ -52,7 +53,11 @@ def play(command: str, tmp: Path) -> Games:
         with Store(store, create=False, read_only=True) as db:
             tournament = db.latest()
             games[label] = [
-                (row.board, row.outcome.value, tuple(db.game_record(tournament, KIT_NAME, row.board).moves))
+                (
+                    row.board,
+                    row.outcome.value if row.outcome.value in ("won", "lost") else f"{row.outcome.value}: {row.error}",
+                    tuple(db.game_record(tournament, KIT_NAME, row.board).moves),
+                )
                 for row in db.games(tournament)
             ]
     return games
@@ -89,7 +94,9 @@ def test_the_kit_plays_the_same_moves_as_the_standalone_example(
         mine, theirs = games[label], reference[label]
         assert len(mine) == len(theirs), label
         for (board, outcome, moves), (_, expected_outcome, expected_moves) in zip(mine, theirs, strict=True):
-            assert outcome in ("won", "lost"), f"{label} board {board}: the {language} kit's game ended {outcome}"
+            assert outcome in ("won", "lost"), (
+                f"{label} board {board}: the {language} kit's game ended {outcome[-1500:]}"
+            )
             if moves != expected_moves:
                 at = next(
                     (i for i, (a, b) in enumerate(zip(moves, expected_moves, strict=False)) if a != b),
