@@ -43,8 +43,8 @@ SLOWEST = 20
 class Pass:
     args: list[str]
     seconds: float
-    #: CPU seconds (user + system) of pytest and every process it waited for: what the pass costs whatever
-    #: else runs on the machine; on an idle machine of N cores the wall time is at least this over N.
+    #: CPU seconds (user + system) of pytest and every process it waited for. An undercount: a process no one
+    #: waits for (a sandboxed bot whose bwrap was killed, a worker pytest-xdist leaves to init) is not in it.
     cpu_seconds: float
     exit_code: int
     tests: int
@@ -54,6 +54,10 @@ class Pass:
     load_after: tuple[float, float, float]
     #: The node ids of the tests that failed (a failure seen once in a timed run must be findable afterwards).
     failures: list[str] = field(default_factory=list)
+    #: Busy CPU seconds of the whole machine meanwhile (``/proc/stat``; None elsewhere): every process the pass
+    #: started, waited for or not, and whatever else ran; on a quiet machine, what the pass costs. On N cores the
+    #: wall time is at least this over N.
+    machine_cpu_seconds: float | None = None
 
 
 @dataclass
@@ -69,11 +73,14 @@ def run_pass(args: list[str], report: Path, env: dict[str, str]) -> tuple[Pass, 
     print("$", " ".join(command[1:]), flush=True)
     before = os.getloadavg()
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    busy = machine_busy()
     started = time.perf_counter()
     done = subprocess.run(command, cwd=ROOT, env=env, check=False, stdout=subprocess.PIPE, text=True)
     seconds = time.perf_counter() - started
     now = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (now.ru_utime - used.ru_utime) + (now.ru_stime - used.ru_stime)
+    busy_after = machine_busy()
+    machine = None if busy is None or busy_after is None else round(busy_after - busy, 1)
     after = os.getloadavg()
     print(done.stdout.strip().splitlines()[-1] if done.stdout.strip() else "(no output)", flush=True)
     cases = _cases(report)
@@ -82,9 +89,31 @@ def run_pass(args: list[str], report: Path, env: dict[str, str]) -> tuple[Pass, 
     timed = [(name, seconds) for name, seconds, _ in cases]
     failures = [name for name, _, outcome in cases if outcome == "failed"]
     result = Pass(
-        args, round(seconds, 1), round(cpu, 1), done.returncode, len(cases), failed, skipped, before, after, failures
+        args,
+        round(seconds, 1),
+        round(cpu, 1),
+        done.returncode,
+        len(cases),
+        failed,
+        skipped,
+        before,
+        after,
+        failures,
+        machine,
     )
     return result, timed
+
+
+def machine_busy() -> float | None:
+    """Seconds the machine's cores have been busy since boot (user, nice, system, irq, softirq in ``/proc/stat``),
+    or None where there is no ``/proc/stat``."""
+    try:
+        with open("/proc/stat", encoding="ascii") as stat:
+            ticks = [int(field) for field in stat.readline().split()[1:8]]
+    except OSError:
+        return None
+    user, nice, system, _idle, _iowait, irq, softirq = ticks
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
 
 
 def _cases(report: Path) -> list[tuple[str, float, str]]:
@@ -130,7 +159,8 @@ def show(tier: Tier) -> None:
     for result in tier.passes:
         load = "/".join(f"{x:.1f}" for x in result.load_before)
         print(
-            f"  pytest {' '.join(result.args):<28} {result.seconds:7.1f} s wall, {result.cpu_seconds:7.1f} s CPU, "
+            f"  pytest {' '.join(result.args):<28} {result.seconds:7.1f} s wall, {result.cpu_seconds:7.1f} s CPU "
+            f"(the machine: {'?' if result.machine_cpu_seconds is None else f'{result.machine_cpu_seconds:.1f}'} s), "
             f"{result.tests} tests, {result.failed} failed, {result.skipped} skipped, exit {result.exit_code}, "
             f"load before {load}"
         )
