@@ -325,12 +325,16 @@ def test_screenshots_of_each_kind_of_page(open_tab, served, stored: Stored, tmp_
 
 @pytest.mark.slow
 def test_a_live_page_follows_a_tournament_played_by_another_process(open_tab, serve, tmp_path: Path):
-    """A tournament runs in another process; its leaderboard page, served, shows its game count rise by itself."""
+    """A tournament runs in another process; its leaderboard page, served, shows its game count rise by itself.
+
+    The tournament is far longer than the test (it is stopped at the end): one that had played all its games when
+    the page opened would still be live for a few seconds (the page's live window), with a count that never
+    rises (3,000 games, played at about 170 a second on an idle machine, once ended so in a loaded run)."""
     plugin = tmp_path / "slow_bot.py"
     plugin.write_text(SLOW_SOURCE, encoding="utf-8")
     store = tmp_path / "live.db"
     command = [sys.executable, "-c", "from arena.cli import main; main()", "tournament", "-d", "beginner", "-n",
-               "3000", "-p", "slow", "--plugin", str(plugin), "--sandbox", "off", "--workers", "1",
+               "100000", "-p", "slow", "--plugin", str(plugin), "--sandbox", "off", "--workers", "1",
                "--store", str(store)]  # fmt: skip
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:

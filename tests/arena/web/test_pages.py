@@ -209,7 +209,7 @@ def test_a_page_follows_the_store_and_says_when_a_tournament_stopped(tab, serve_
         index.goto(served.url + "/")
         assert index.locator("#tournaments tbody tr").count() == 1
         command = [sys.executable, "-c", "from arena.cli import main; main()", "tournament", "--size", "8x8",
-                   "--mines", "10", "-n", "3000", "-p", "slow", "--plugin", str(plugin), "--sandbox", "off",
+                   "--mines", "10", "-n", "100000", "-p", "slow", "--plugin", str(plugin), "--sandbox", "off",
                    "--workers", "1", "--store", str(store)]  # fmt: skip
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         try:
@@ -228,10 +228,12 @@ def test_a_page_follows_the_store_and_says_when_a_tournament_stopped(tab, serve_
             process.wait(timeout=120)
         leaderboard.wait_for_selector("#status [data-field='incomplete']", timeout=120_000)
         resume = leaderboard.inner_text("#status [data-field='resume'] code")
-        assert resume.startswith("arena tournament --size 8x8 --mines 10 --seed 0 -n 3000 -p slow --plugin slow_bot.py")
+        assert resume.startswith(
+            "arena tournament --size 8x8 --mines 10 --seed 0 -n 100000 -p slow --plugin slow_bot.py"
+        )
         assert "--sandbox off" in resume and str(tmp_path) not in resume
         stored = int(leaderboard.inner_text('#status [data-field="stored"] b').replace(",", ""))
-        assert 0 < stored < 3000
+        assert 0 < stored < 100000
         index.wait_for_selector(f'#tournaments tr[data-tournament="{tid}"] .incomplete-badge', timeout=120_000)
         shoot(leaderboard, "leaderboard-incomplete-1280.png", tmp_path)
         # A finished tournament extended with a larger -n: its page, open and not live, shows the new count.
